@@ -1,0 +1,175 @@
+/** Chat completions, DeepNews and their stream chunks (facts §11). */
+import { z } from 'zod';
+import {
+  DEFAULT_CHAT_MODEL, DEFAULT_DEEPNEWS_MODEL, DeepNewsEngine, DeepNewsModel, DeepNewsModelType, DeepNewsSource,
+  InlineCitations,
+} from './enums.js';
+import { DateTime, FreeObject, record } from './common.js';
+import { SearchResponseDictItem, WebSearchResult } from './article.js';
+import { FilterParams } from './search.js';
+
+export const ChatMessage = z
+  .object({
+    role: z.string(),
+    content: z.string(),
+    name: z.string().nullable().optional(),
+    function_call: FreeObject.nullable().optional(),
+  })
+  .meta({ id: 'ChatMessage' });
+export type ChatMessage = z.infer<typeof ChatMessage>;
+
+const samplingShape = {
+  temperature: z.number().default(0.9),
+  top_p: z.number().default(1),
+  n: z.int().min(1).default(1),
+  stream: z.boolean().default(false),
+  stop: z.union([z.string(), z.array(z.string())]).nullable().optional(),
+  max_tokens: z.int().min(1).default(9999),
+  presence_penalty: z.int().default(0),
+  frequency_penalty: z.int().default(0),
+  user: z.string().nullable().optional(),
+};
+
+export const ChatCompletionRequest = z
+  .looseObject({
+    messages: z.array(ChatMessage).min(1),
+    model: z.string().default(DEFAULT_CHAT_MODEL),
+    ...samplingShape,
+    thread_id: z.string().nullable().optional(),
+    inline_citations: InlineCitations.default('markdown_link'),
+    append_references: z.boolean().default(true),
+    journalist_mode: z.boolean().default(true),
+    asknews_watermark: z.boolean().default(true),
+    conversational_awareness: z.boolean().default(true),
+    filter_params: FilterParams.nullable().optional(),
+  })
+  .meta({ id: 'CreateChatCompletionRequest' });
+export type ChatCompletionRequest = z.input<typeof ChatCompletionRequest>;
+
+export const ChatUsage = z.object({ prompt_tokens: z.int(), completion_tokens: z.int(), total_tokens: z.int() });
+const Delta = z.looseObject({
+  role: z.string().optional(),
+  content: z.string().optional(),
+  name: z.string().nullable().optional(),
+  function_call: FreeObject.nullable().optional(),
+});
+
+export const ChatCompletionResponse = record({
+  id: z.string(),
+  created: z.int(),
+  object: z.string().default('chat.completion'),
+  model: z.string().default(DEFAULT_CHAT_MODEL),
+  usage: ChatUsage,
+  choices: z.array(z.object({ index: z.int(), message: ChatMessage, finish_reason: z.string().nullable() })),
+}).meta({ id: 'CreateChatCompletionResponse' });
+export type ChatCompletionResponse = z.infer<typeof ChatCompletionResponse>;
+
+export const ChatCompletionChunk = record({
+  id: z.string(),
+  created: z.int(),
+  object: z.string().default('chat.completion.chunk'),
+  model: z.string().default(DEFAULT_CHAT_MODEL),
+  usage: ChatUsage,
+  choices: z.array(z.object({ index: z.int(), delta: Delta, finish_reason: z.string().nullable() })),
+}).meta({ id: 'CreateChatCompletionResponseStream' });
+
+/** In-stream error event (facts §2.4). */
+export const StreamError = z.object({ error: z.object({ message: z.string(), code: z.int() }) }).meta({ id: 'StreamError' });
+
+export const DeepNewsRequest = z
+  .looseObject({
+    messages: z.array(ChatMessage).min(1),
+    model: DeepNewsModel.nullable().default(DEFAULT_DEEPNEWS_MODEL),
+    filter_params: FilterParams.nullable().optional(),
+    search_depth: z.int().min(1).max(190).default(2),
+    max_depth: z.int().min(1).max(200).default(6),
+    sources: z.union([DeepNewsSource, z.array(DeepNewsSource)]).default('asknews'),
+    inline_citations: InlineCitations.default('markdown_link'),
+    start_citation_number: z.int().default(1),
+    return_sources: z.boolean().default(true),
+    only_cited_sources: z.boolean().default(true),
+    append_references: z.boolean().default(true),
+    journalist_mode: z.boolean().default(true),
+    conversational_awareness: z.boolean().default(true),
+    include_entities: z.boolean().default(true),
+    include_graphs: z.boolean().default(false),
+    include_coordinates: z.boolean().default(false),
+    asknews_watermark: z.boolean().default(true),
+    ...samplingShape,
+    thread_id: z.string().nullable().optional(),
+    max_parallel_tool_calls: z.int().min(1).max(4).default(1),
+    engine: DeepNewsEngine.default('v1.5'),
+    enable_source_pruning: z.boolean().default(false),
+    cutoff_datetime: DateTime.nullable().optional(),
+  })
+  .meta({ id: 'CreateDeepNewsRequest' });
+export type DeepNewsRequest = z.input<typeof DeepNewsRequest>;
+
+export const DeepNewsUsage = ChatUsage.extend({ tool_usage: z.record(z.string(), z.int()).nullable().optional() });
+export const DeepNewsSources = z
+  .object({
+    news: z.array(SearchResponseDictItem).nullable().optional(),
+    web: z.array(WebSearchResult).nullable().optional(),
+  })
+  .meta({ id: 'DeepNewsResponseSources' });
+
+export const DeepNewsResponse = record({
+  id: z.string(),
+  created: z.int(),
+  object: z.string().default('chat.completion'),
+  model: z.string().default(DEFAULT_DEEPNEWS_MODEL),
+  usage: DeepNewsUsage,
+  choices: z.array(z.object({ index: z.int(), message: ChatMessage, finish_reason: z.string().nullable() })),
+  sources: DeepNewsSources,
+}).meta({ id: 'CreateDeepNewsResponse' });
+export type DeepNewsResponse = z.infer<typeof DeepNewsResponse>;
+
+/** Engine v2.0 typed delta events. */
+export const ContentBlock = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: z.string() }),
+  z.object({ type: z.literal('thinking'), thinking: z.string() }),
+  z.object({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: FreeObject.optional() }),
+]);
+export const ContentBlockDelta = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text_delta'), text: z.string() }),
+  z.object({ type: z.literal('thinking_delta'), thinking: z.string() }),
+  z.object({ type: z.literal('input_json_delta'), partial_json: z.string() }),
+]);
+export const DeepNewsV2Event = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('message_start'), role: z.literal('assistant') }),
+  z.object({ type: z.literal('content_block_start'), index: z.int(), content_block: ContentBlock }),
+  z.object({ type: z.literal('content_block_delta'), index: z.int(), delta: ContentBlockDelta }),
+  z.object({ type: z.literal('content_block_stop'), index: z.int() }),
+  z.object({ type: z.literal('message_stop') }),
+]);
+
+export const DeepNewsStreamChunk = record({
+  id: z.string(),
+  created: z.int(),
+  object: z.literal('chat.completion.chunk'),
+  model: z.string().default(DEFAULT_DEEPNEWS_MODEL),
+  usage: DeepNewsUsage,
+  choices: z.array(
+    z.object({ index: z.int(), delta: z.union([DeepNewsV2Event, Delta]), finish_reason: z.string().nullable() }),
+  ),
+}).meta({ id: 'CreateDeepNewsResponseStreamChunk' });
+
+export const DeepNewsStreamSource = record({
+  id: z.string(),
+  created: z.int(),
+  object: z.literal('chat.completion.source'),
+  source: z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('news'), data: SearchResponseDictItem }),
+    z.object({ kind: z.literal('web'), data: WebSearchResult }),
+    z.object({ kind: z.literal('graph'), data: z.string() }),
+    z.object({ kind: z.literal('chart'), data: FreeObject }),
+  ]),
+}).meta({ id: 'CreateDeepNewsResponseStreamSource' });
+export const DeepNewsStreamEvent = z.union([DeepNewsStreamChunk, DeepNewsStreamSource]);
+
+export const DeepNewsModelsResponse = record({
+  models: z.array(z.object({ model: DeepNewsModel.or(z.string()), type: DeepNewsModelType.or(z.string()) })),
+}).meta({ id: 'ListDeepNewsModelResponse' });
+
+/** SSE framing (facts §11.1). */
+export const SSE = { contentType: 'text/event-stream', done: '[DONE]' } as const;

@@ -1,0 +1,163 @@
+/** Profile, rate-limit status, BYOK and the smaller endpoints (facts §12). */
+import { z } from 'zod';
+import { ByokProvider, FORECAST_MODELS, Plan, RedditSort, RedditTimeFilter, ReturnType } from './enums.js';
+import { DateTime, FreeObject, record } from './common.js';
+import { SearchResponseDictItem, WebSearchResult } from './article.js';
+import { FilterParams } from './search.js';
+import { RedditThread } from './stories.js';
+
+export const Subscription = z.object({
+  status: z.string(),
+  plan: z.union([Plan, z.string()]),
+  period_start: DateTime.nullable().optional(),
+  period_end: DateTime.nullable().optional(),
+});
+export const UserProfile = record({
+  identity_type: z.literal('user').default('user'),
+  id: z.string(),
+  subscription: Subscription,
+  organization: z.object({ id: z.string(), role: z.string() }).nullable().optional(),
+  suspended: z.boolean().default(false),
+});
+export const OrganizationProfile = record({
+  identity_type: z.literal('organization'),
+  id: z.string(),
+  subscription: Subscription,
+});
+export const ProfileResponse = record({
+  profile: z.discriminatedUnion('identity_type', [UserProfile.extend({ identity_type: z.literal('user') }), OrganizationProfile]),
+}).meta({ id: 'ProfileResponse' });
+export type ProfileResponse = z.infer<typeof ProfileResponse>;
+
+const limitState = {
+  request_rate: z.number(),
+  request_rate_capacity: z.number(),
+  request_rate_remaining: z.number(),
+  retry_after: z.number().nullable().optional(),
+  concurrency_limit: z.int(),
+  concurrency_remaining: z.int(),
+};
+export const LimitGroupState = z.object(limitState);
+export const RateLimitStatusResponse = record({
+  ...limitState,
+  deepnews_request_rate: z.number(),
+  deepnews_request_rate_capacity: z.number(),
+  deepnews_request_rate_remaining: z.number(),
+  deepnews_retry_after: z.number().nullable().optional(),
+  deepnews_concurrency_limit: z.int(),
+  deepnews_concurrency_remaining: z.int(),
+  /** newsflow addition: the state of every limiter group of the key. */
+  groups: z.record(z.string(), LimitGroupState).optional(),
+}).meta({ id: 'RateLimitStatusResponse' });
+export type RateLimitStatusResponse = z.infer<typeof RateLimitStatusResponse>;
+
+export const PingResponse = record({ app: z.string(), version: z.string() }).meta({ id: 'PingModel' });
+
+export const ByokPath = z.object({ provider: ByokProvider });
+export const ByokUpsertRequest = z.object({ api_key: z.string().min(10) }).meta({ id: 'UpsertApiKeyRequest' });
+export const ByokResponse = record({ provider: ByokProvider, key_hint: z.string() }).meta({ id: 'ApiKeyResponse' });
+
+export const AutofilterQuery = z.object({ query: z.string().min(1) });
+export const AutofilterResponse = record({
+  filter_params: FilterParams,
+  metadata: z.object({ title: z.string().default('') }),
+}).meta({ id: 'FilterParamsResponse' });
+
+export const ForecastQuery = z.object({
+  query: z.string().min(1),
+  lookback: z.int().min(1).default(14),
+  articles_to_use: z.int().min(1).default(15),
+  method: z.enum(['kw']).default('kw'),
+  model: z.enum(FORECAST_MODELS).default('gpt-4.1-2025-04-14'),
+  cutoff_date: z.string().regex(/^\d{4}-\d{2}-\d{2}-\d{2}:\d{2}$/, 'expected YYYY-MM-DD-HH:MM').optional(),
+  use_reddit: z.boolean().default(false),
+  additional_context: z.string().optional(),
+  web_search: z.boolean().default(false),
+  expert: z.enum(['general', 'sports']).default('general'),
+});
+export const ForecastResponse = record({
+  forecast: z.string(),
+  resolution_criteria: z.string(),
+  date: DateTime,
+  reasoning: z.string(),
+  sources: z.array(SearchResponseDictItem),
+  timeline: z.array(z.string()),
+  opposite_request: z.string(),
+  confidence: z.number(),
+  choice: z.union([z.boolean(), z.string()]),
+  llm_confidence: z.int(),
+  model_used: z.string(),
+  likelihood: z.string(),
+  probability: z.int(),
+  web_search_results: z.array(WebSearchResult),
+  summary: z.string(),
+  key_people: z.array(z.object({ name: z.string(), role: z.string() })),
+  key_facets: z.array(z.string()),
+  reconciled_information: z.string(),
+  candidate_models: z.array(z.string()),
+  unique_information: z.string(),
+  expert_information: FreeObject.default({}),
+}).meta({ id: 'ForecastResponse' });
+
+export const WebSearchQuery = z.object({
+  queries: z.array(z.string()).min(1),
+  lookback: z.int().nullable().optional(),
+  start_datetime: DateTime.nullable().optional(),
+  end_datetime: DateTime.nullable().optional(),
+  engine: z.enum(['v1', 'v1.5']).default('v1'),
+  domains: z.array(z.string()).optional(),
+  strict: z.boolean().default(false),
+  offset: z.union([z.int().min(0), z.string()]).default(0),
+});
+export const WebSearchResponse = record({
+  as_string: z.string(),
+  as_dicts: z.array(WebSearchResult),
+  offset: z.union([z.int(), z.string()]).nullable().optional(),
+}).meta({ id: 'WebSearchResponse' });
+
+export const ForumSearchQuery = z.object({
+  keywords: z.array(z.string()).min(1),
+  n_threads: z.int().min(1).default(5),
+  method: z.enum(['nl', 'kw']).default('kw'),
+  deep: z.boolean().default(false),
+  return_type: ReturnType.default('string'),
+  time_filter: RedditTimeFilter.default('day'),
+  sort: RedditSort.default('relevance'),
+});
+export const ForumSearchResponse = record({
+  as_dicts: z.array(RedditThread).nullable().optional(),
+  as_string: z.string().nullable().optional(),
+}).meta({ id: 'RedditResponse' });
+
+export const WikiSearchQuery = z.object({
+  query: z.string().default(''),
+  neighbor_chunks: z.int().min(0).max(10).nullable().default(1),
+  n_documents: z.int().min(1).max(20).nullable().default(5),
+  full_articles: z.boolean().nullable().default(false),
+  hybrid_search: z.boolean().nullable().default(false),
+  string_guarantee: z.array(z.string()).nullable().optional(),
+  diversify: z.number().min(0).max(1).nullable().default(0),
+  include_main_section: z.boolean().nullable().default(false),
+});
+export const WikiSearchResponse = record({
+  documents: z.array(
+    z.looseObject({
+      content: z.string(),
+      title: z.string(),
+      url: z.string(),
+      categories: z.array(z.string()),
+      timestamp: DateTime,
+      cirrus_metadata: z
+        .object({
+          create_timestamp: DateTime,
+          wikibase_item: z.string(),
+          version: z.int(),
+          popularity_score: z.number(),
+          text_bytes: z.int(),
+        })
+        .nullable()
+        .optional(),
+      point_id: z.string().nullable().optional(),
+    }),
+  ),
+}).meta({ id: 'WikiSearchResponse' });

@@ -1,0 +1,128 @@
+/**
+ * The route table: every path of the interface with its scope, limiter group, publisher rule,
+ * plan rule and schemas. The service registers routes from it, the client calls through it,
+ * the OpenAPI document is generated from it and the auth tests iterate it.
+ */
+import { z } from 'zod';
+import type { Plan, Scope } from './enums.js';
+import * as S from './search.js';
+import { SearchResponseDictItem } from './article.js';
+import * as N from './news.js';
+import * as C from './chat.js';
+import * as St from './stories.js';
+import * as A from './alerts.js';
+import * as D from './distribution.js';
+import * as P from './profile.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+/** Endpoint groups: one service/routes/<group>.ts file each. */
+export type RouteGroup =
+  | 'ping' | 'news' | 'graph' | 'index-urls' | 'index-counts' | 'chat' | 'deepnews' | 'stories' | 'alerts'
+  | 'distribution' | 'profile' | 'byok' | 'autofilter' | 'forecast' | 'websearch' | 'forum' | 'wiki';
+/** Rate/concurrency limiter groups (one limiter per key and group). */
+export const LIMIT_GROUPS = ['news', 'stories', 'chat', 'deepnews', 'distribution', 'profile'] as const;
+export type LimitGroup = (typeof LIMIT_GROUPS)[number];
+
+export interface RouteDef {
+  operationId: string;
+  method: HttpMethod;
+  /** OpenAPI-style path, e.g. /v1/news/{article_id} */
+  path: string;
+  group: RouteGroup;
+  summary: string;
+  /** null: no authentication (ping). [] : any valid key. */
+  scopes: Scope[] | null;
+  /** Limiter group; null: consumes nothing (ping, limits status). */
+  limit: LimitGroup | null;
+  /** Publisher organization keys may call it (interface Authentication item 3). */
+  publisher: boolean;
+  /** Only organization keys (distribution). */
+  orgOnly?: boolean;
+  /** Minimum plan for the whole route. */
+  plan?: Plan;
+  query?: z.ZodType;
+  params?: z.ZodType;
+  body?: z.ZodType;
+  bodyRequired?: boolean;
+  response: z.ZodType | null;
+  status: 200 | 201 | 204;
+  /** Also answers text/event-stream when the body says stream: true. */
+  stream?: boolean;
+}
+
+const r = (d: Omit<RouteDef, 'status'> & { status?: RouteDef['status'] }): RouteDef => ({ status: 200, ...d });
+const news = { scopes: ['news'] as Scope[], limit: 'news' as const, publisher: false };
+const chat = { scopes: ['chat'] as Scope[], limit: 'chat' as const, publisher: false };
+const dist = { group: 'distribution' as const, scopes: ['distribution'] as Scope[], limit: 'distribution' as const, publisher: true, orgOnly: true };
+
+export const ROUTES: RouteDef[] = [
+  r({ operationId: 'ping', method: 'GET', path: '/', group: 'ping', summary: 'Liveness check', scopes: null, limit: null, publisher: true, response: P.PingResponse }),
+  // news
+  r({ operationId: 'search_news', method: 'GET', path: '/v1/news/search', group: 'news', summary: 'Search news', ...news, publisher: true, query: S.SearchParams, response: S.SearchResponse }),
+  r({ operationId: 'get_articles', method: 'GET', path: '/v1/news', group: 'news', summary: 'Get articles by id', ...news, publisher: true, query: N.ArticlesQuery, response: N.ArticlesResponse }),
+  r({ operationId: 'get_article', method: 'GET', path: '/v1/news/{article_id}', group: 'news', summary: 'Get one article', ...news, publisher: true, params: N.ArticlePath, query: N.ArticleQuery, response: SearchResponseDictItem }),
+  r({ operationId: 'build_graph', method: 'POST', path: '/v1/news/graph', group: 'graph', summary: 'Build a knowledge graph', ...news, body: N.GraphRequest, response: N.GraphResponse }),
+  r({ operationId: 'index_urls', method: 'POST', path: '/v1/news/index_urls', group: 'index-urls', summary: 'Index article URLs', ...news, body: N.IndexUrlsRequest, bodyRequired: true, response: N.IndexUrlsResponse }),
+  r({ operationId: 'get_index_counts', method: 'GET', path: '/v1/index_counts', group: 'index-counts', summary: 'Articles indexed per source over time', ...news, query: N.IndexCountsQuery, response: N.IndexCountsResponse }),
+  // chat
+  r({ operationId: 'get_chat_completions', method: 'POST', path: '/v1/openai/chat/completions', group: 'chat', summary: 'News-infused chat completion', ...chat, body: C.ChatCompletionRequest, bodyRequired: true, response: C.ChatCompletionResponse, stream: true }),
+  r({ operationId: 'deep_news', method: 'POST', path: '/v1/chat/deepnews', group: 'deepnews', summary: 'DeepNews research agent', scopes: ['chat'], limit: 'deepnews', publisher: true, body: C.DeepNewsRequest, bodyRequired: true, response: C.DeepNewsResponse, stream: true }),
+  r({ operationId: 'list_deepnews_models', method: 'GET', path: '/v1/chat/deepnews-models', group: 'deepnews', summary: 'List DeepNews models', scopes: [], limit: 'chat', publisher: false, response: C.DeepNewsModelsResponse }),
+  r({ operationId: 'autofilter', method: 'GET', path: '/v1/chat/autofilter', group: 'autofilter', summary: 'Map a description to search filters', ...chat, query: P.AutofilterQuery, response: P.AutofilterResponse }),
+  r({ operationId: 'get_forecast', method: 'GET', path: '/v1/chat/forecast', group: 'forecast', summary: 'Forecast a news event', ...chat, query: P.ForecastQuery, response: P.ForecastResponse }),
+  r({ operationId: 'live_web_search', method: 'GET', path: '/v1/chat/websearch', group: 'websearch', summary: 'Live web search', ...chat, query: P.WebSearchQuery, response: P.WebSearchResponse }),
+  // alerts
+  r({ operationId: 'get_alerts', method: 'GET', path: '/v1/chat/alerts', group: 'alerts', summary: 'List alerts', ...chat, query: A.AlertsQuery, response: A.AlertsPage }),
+  r({ operationId: 'create_alert', method: 'POST', path: '/v1/chat/alerts', group: 'alerts', summary: 'Create an alert', ...chat, body: A.CreateAlertRequest, bodyRequired: true, response: A.AlertResponse, status: 201 }),
+  r({ operationId: 'get_all_alert_logs', method: 'GET', path: '/v1/chat/alerts/logs', group: 'alerts', summary: 'Logs of all alerts', ...chat, query: A.AlertLogsQuery, response: A.AlertLogsPage }),
+  r({ operationId: 'get_alert', method: 'GET', path: '/v1/chat/alerts/{alert_id}', group: 'alerts', summary: 'Get an alert', ...chat, params: A.AlertPath, query: A.AlertGetQuery, response: A.AlertResponse }),
+  r({ operationId: 'put_alert', method: 'PUT', path: '/v1/chat/alerts/{alert_id}', group: 'alerts', summary: 'Update an alert', ...chat, params: A.AlertPath, body: A.UpdateAlertRequest, bodyRequired: true, response: A.AlertResponse }),
+  r({ operationId: 'delete_alert', method: 'DELETE', path: '/v1/chat/alerts/{alert_id}', group: 'alerts', summary: 'Delete an alert', ...chat, params: A.AlertPath, response: null, status: 204 }),
+  r({ operationId: 'get_alert_logs', method: 'GET', path: '/v1/chat/alerts/{alert_id}/logs', group: 'alerts', summary: 'Logs of one alert', ...chat, params: A.AlertPath, query: A.OneAlertLogsQuery, response: A.AlertLogsPage }),
+  r({ operationId: 'run_alert', method: 'GET', path: '/v1/chat/alerts/{alert_id}/run', group: 'alerts', summary: 'Run an alert now', ...chat, params: A.AlertPath, query: A.AlertRunQuery, response: A.AlertResponse }),
+  // stories
+  r({ operationId: 'get_stories', method: 'GET', path: '/v1/stories', group: 'stories', summary: 'Filter stories', scopes: ['stories'], limit: 'stories', publisher: false, query: St.StoriesQuery, response: St.StoriesResponse }),
+  r({ operationId: 'get_story', method: 'GET', path: '/v1/stories/{story_id}', group: 'stories', summary: 'Get a story', scopes: ['stories'], limit: 'stories', publisher: false, params: St.StoryPath, query: St.StoryQuery, response: St.StoryResponse }),
+  // distribution
+  r({ operationId: 'domain_hit_share', method: 'GET', path: '/v1/distribution/stats/hit_share', summary: 'Share of all publisher hits', ...dist, query: D.HitShareQuery, response: D.HitShareResponse }),
+  r({ operationId: 'top_n_articles_for_domains', method: 'GET', path: '/v1/distribution/articles/top_n_for_domains', summary: 'Articles of the domains ranked by hits', ...dist, query: D.TopNForDomainsQuery, response: D.TopNForDomainsResponse }),
+  r({ operationId: 'get_domain_hits_surface', method: 'GET', path: '/v1/distribution/articles/domain_hits_surface', summary: 'Total hits and surfaced articles', ...dist, query: D.MonthQuery, response: D.DomainHitsSurfaceResponse }),
+  r({ operationId: 'get_domain_hits_surface_timewindow', method: 'GET', path: '/v1/distribution/articles/domain_hits_surface_timewindow', summary: 'Hits and surfaced articles per day', ...dist, query: D.MonthQuery, response: D.DomainHitsSurfaceTimeWindowResponse }),
+  r({ operationId: 'get_domain_queries', method: 'GET', path: '/v1/distribution/articles/domain_queries', summary: 'Queries that surfaced the domains', ...dist, query: D.DomainQueriesQuery, response: D.DomainQueriesResponse }),
+  r({ operationId: 'top_n_articles_by_hits', method: 'GET', path: '/v1/distribution/articles/top_n', summary: 'Top N articles by hits', ...dist, query: D.TopNArticlesQuery, response: D.TopNArticlesByHitsResponse }),
+  r({ operationId: 'top_n_articles_for_domain_timeseries', method: 'GET', path: '/v1/distribution/articles/top_n_for_domain_timeseries', summary: 'Top N articles of a domain per day', ...dist, query: D.TopNForDomainTimeseriesQuery, response: D.TopNArticlesTimeseriesResponse }),
+  r({ operationId: 'find_domains', method: 'GET', path: '/v1/distribution/domains', summary: 'Find domains', ...dist, query: D.FindDomainsQuery, response: D.DomainsPage }),
+  r({ operationId: 'top_n_domains_by_hits', method: 'GET', path: '/v1/distribution/domains/top_n', summary: 'Top N domains by hits', ...dist, query: D.TopNDomainsQuery, response: D.TopNDomainsResponse }),
+  r({ operationId: 'get_domain', method: 'GET', path: '/v1/distribution/domains/{name}', summary: 'Get a domain', ...dist, params: D.DomainPath, response: D.ReadDomainResponse }),
+  r({ operationId: 'get_article_hits', method: 'GET', path: '/v1/distribution/stats/count', summary: 'Hits of articles in a domain', ...dist, query: D.CountQuery, response: D.CountResponse }),
+  r({ operationId: 'get_domain_metrics', method: 'GET', path: '/v1/distribution/stats/metrics', summary: 'Raw event counts per domain', ...dist, query: D.MetricsQuery, response: D.DomainMetricsResponse }),
+  r({ operationId: 'get_domain_metrics_timeseries', method: 'GET', path: '/v1/distribution/stats/metrics_timeseries', summary: 'Raw event counts per day', ...dist, query: D.MetricsQuery, response: D.DomainMetricsTimeseriesResponse }),
+  // profile
+  r({ operationId: 'get_user_profile', method: 'GET', path: '/v1/profiles/me', group: 'profile', summary: 'Current profile', scopes: ['profile'], limit: 'profile', publisher: false, response: P.ProfileResponse }),
+  r({ operationId: 'get_rate_limit_status', method: 'GET', path: '/v1/profiles/me/limits', group: 'profile', summary: 'Rate and concurrency state (consumes nothing)', scopes: [], limit: null, publisher: true, response: P.RateLimitStatusResponse }),
+  // byok
+  r({ operationId: 'get_byok_key', method: 'GET', path: '/v1/byok/{provider}', group: 'byok', summary: 'Hint of a stored provider key', ...chat, plan: 'enterprise', params: P.ByokPath, response: P.ByokResponse }),
+  r({ operationId: 'upsert_byok_key', method: 'PUT', path: '/v1/byok/{provider}', group: 'byok', summary: 'Store a provider key', ...chat, plan: 'enterprise', params: P.ByokPath, body: P.ByokUpsertRequest, bodyRequired: true, response: P.ByokResponse }),
+  r({ operationId: 'delete_byok_key', method: 'DELETE', path: '/v1/byok/{provider}', group: 'byok', summary: 'Delete a provider key', ...chat, plan: 'enterprise', params: P.ByokPath, response: null, status: 204 }),
+  // forum, wiki
+  r({ operationId: 'search_reddit', method: 'GET', path: '/v1/reddit/search', group: 'forum', summary: 'Search forum threads', ...news, query: P.ForumSearchQuery, response: P.ForumSearchResponse }),
+  r({ operationId: 'search_forum', method: 'GET', path: '/v1/forum/search', group: 'forum', summary: 'Search forum threads (interface name of /v1/reddit/search)', ...news, query: P.ForumSearchQuery, response: P.ForumSearchResponse }),
+  r({ operationId: 'search_wiki', method: 'GET', path: '/v1/wiki/search', group: 'wiki', summary: 'Search encyclopedia content', ...news, query: P.WikiSearchQuery, response: P.WikiSearchResponse }),
+];
+
+export const ROUTES_BY_ID: Record<string, RouteDef> = Object.fromEntries(ROUTES.map((d) => [d.operationId, d]));
+export function route(operationId: string): RouteDef {
+  const d = ROUTES_BY_ID[operationId];
+  if (!d) throw new Error(`unknown operation ${operationId}`);
+  return d;
+}
+
+/** OAuth2 client-credentials token endpoint (facts §1.2), served by the service beside the API. */
+export const OAUTH_TOKEN_PATH = '/oauth2/token';
+export const OAuthTokenResponse = z
+  .object({ access_token: z.string(), token_type: z.literal('bearer').or(z.string()), expires_in: z.int(), scope: z.string() })
+  .meta({ id: 'OAuthTokenResponse' });
+export const OAuthTokenRequest = z.object({
+  grant_type: z.literal('client_credentials'),
+  scope: z.string().optional(),
+});
