@@ -11,3 +11,4 @@ export * from './profile.js';
 export * from './errors.js';
 export * from './routes.js';
 export * from './openapi.js';
+export * from './limits.js';

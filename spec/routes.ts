@@ -40,6 +40,8 @@ export interface RouteDef {
   orgOnly?: boolean;
   /** Minimum plan for the whole route. */
   plan?: Plan;
+  /** Parameters whose use (true or > 0) needs a minimum plan (interface Authentication item 5). */
+  paramPlans?: { name: string; plan: Plan }[];
   query?: z.ZodType;
   params?: z.ZodType;
   body?: z.ZodType;
@@ -58,7 +60,7 @@ const dist = { group: 'distribution' as const, scopes: ['distribution'] as Scope
 export const ROUTES: RouteDef[] = [
   r({ operationId: 'ping', method: 'GET', path: '/', group: 'ping', summary: 'Liveness check', scopes: null, limit: null, publisher: true, response: P.PingResponse }),
   // news
-  r({ operationId: 'search_news', method: 'GET', path: '/v1/news/search', group: 'news', summary: 'Search news', ...news, publisher: true, query: S.SearchParams, response: S.SearchResponse }),
+  r({ operationId: 'search_news', method: 'GET', path: '/v1/news/search', group: 'news', summary: 'Search news', ...news, publisher: true, query: S.SearchParams, response: S.SearchResponse, paramPlans: [{ name: 'return_graphs', plan: 'analyst' }, { name: 'return_geo', plan: 'analyst' }] }),
   r({ operationId: 'get_articles', method: 'GET', path: '/v1/news', group: 'news', summary: 'Get articles by id', ...news, publisher: true, query: N.ArticlesQuery, response: N.ArticlesResponse }),
   r({ operationId: 'get_article', method: 'GET', path: '/v1/news/{article_id}', group: 'news', summary: 'Get one article', ...news, publisher: true, params: N.ArticlePath, query: N.ArticleQuery, response: SearchResponseDictItem }),
   r({ operationId: 'build_graph', method: 'POST', path: '/v1/news/graph', group: 'graph', summary: 'Build a knowledge graph', ...news, body: N.GraphRequest, response: N.GraphResponse }),
@@ -81,8 +83,8 @@ export const ROUTES: RouteDef[] = [
   r({ operationId: 'get_alert_logs', method: 'GET', path: '/v1/chat/alerts/{alert_id}/logs', group: 'alerts', summary: 'Logs of one alert', ...chat, params: A.AlertPath, query: A.OneAlertLogsQuery, response: A.AlertLogsPage }),
   r({ operationId: 'run_alert', method: 'GET', path: '/v1/chat/alerts/{alert_id}/run', group: 'alerts', summary: 'Run an alert now', ...chat, params: A.AlertPath, query: A.AlertRunQuery, response: A.AlertResponse }),
   // stories
-  r({ operationId: 'get_stories', method: 'GET', path: '/v1/stories', group: 'stories', summary: 'Filter stories', scopes: ['stories'], limit: 'stories', publisher: false, query: St.StoriesQuery, response: St.StoriesResponse }),
-  r({ operationId: 'get_story', method: 'GET', path: '/v1/stories/{story_id}', group: 'stories', summary: 'Get a story', scopes: ['stories'], limit: 'stories', publisher: false, params: St.StoryPath, query: St.StoryQuery, response: St.StoryResponse }),
+  r({ operationId: 'get_stories', method: 'GET', path: '/v1/stories', group: 'stories', summary: 'Filter stories', scopes: ['stories'], limit: 'stories', publisher: false, query: St.StoriesQuery, response: St.StoriesResponse, paramPlans: [{ name: 'reddit', plan: 'pro' }] }),
+  r({ operationId: 'get_story', method: 'GET', path: '/v1/stories/{story_id}', group: 'stories', summary: 'Get a story', scopes: ['stories'], limit: 'stories', publisher: false, params: St.StoryPath, query: St.StoryQuery, response: St.StoryResponse, paramPlans: [{ name: 'reddit', plan: 'pro' }] }),
   // distribution
   r({ operationId: 'domain_hit_share', method: 'GET', path: '/v1/distribution/stats/hit_share', summary: 'Share of all publisher hits', ...dist, query: D.HitShareQuery, response: D.HitShareResponse }),
   r({ operationId: 'top_n_articles_for_domains', method: 'GET', path: '/v1/distribution/articles/top_n_for_domains', summary: 'Articles of the domains ranked by hits', ...dist, query: D.TopNForDomainsQuery, response: D.TopNForDomainsResponse }),

@@ -1,0 +1,185 @@
+/**
+ * The `newsflow` command line: the service, its admin commands and (later) the pipelines.
+ * Errors say what was wrong and how to fix it, and exit non-zero.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { buildOpenApi, PLANS, SCOPES } from '../spec/index.js';
+import { Db, StoreLockedError } from '../service/store/db.js';
+import { AdminInputError, KeyStore } from '../service/auth/keys.js';
+import { serviceConfig, storeFile } from '../service/config.js';
+import { startService } from '../service/server.js';
+
+class CliError extends Error {}
+
+const intArg = (name: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError(`${name} must be an integer 0-65535`);
+  return n;
+};
+const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
+
+async function withKeys<T>(dataDir: string | undefined, fn: (keys: KeyStore) => Promise<T>): Promise<T> {
+  const cfg = serviceConfig({ dataDir });
+  const db = await Db.open(storeFile(cfg.dataDir));
+  try {
+    return await fn(new KeyStore(db));
+  } finally {
+    db.close();
+  }
+}
+
+function table(rows: Record<string, unknown>[]): string {
+  if (rows.length === 0) return '(none)';
+  const cols = Object.keys(rows[0]!);
+  const cell = (v: unknown) => (v === null || v === undefined ? '' : v instanceof Date ? v.toISOString() : Array.isArray(v) ? v.join(',') : String(v));
+  const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
+  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(width[i]!)).join('  ').trimEnd();
+  return [line(cols), line(width.map((w) => '-'.repeat(w))), ...rows.map((r) => line(cols.map((c) => cell(r[c]))))].join('\n');
+}
+
+export function buildCli(): Command {
+  const program = new Command('newsflow')
+    .description('newsflow: news-intelligence API service and data-pipeline toolkit')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  const dataDirOpt = ['--data-dir <dir>', 'data directory (default: $NEWSFLOW_DATA_DIR or ./data)'] as const;
+
+  program
+    .command('serve')
+    .description('run the API service')
+    .option('--port <port>', 'port (default: $NEWSFLOW_PORT or 8080)', intArg('--port'))
+    .option('--host <host>', 'interface to bind (default: $NEWSFLOW_HOST or 127.0.0.1)')
+    .option(...dataDirOpt)
+    .option('--limits <spec>', 'rate limits, e.g. distribution=0.2:5:2,news=10:20:10 (GROUP=RATE:BURST:CONCURRENCY)')
+    .action(async (o: { port?: number; host?: string; dataDir?: string; limits?: string }) => {
+      await serve({ port: o.port, host: o.host, dataDir: o.dataDir, limitsText: o.limits });
+    });
+
+  program
+    .command('start')
+    .description('the main job on embedded defaults: the service on the data dir, with a demo key on first run')
+    .option('--port <port>', 'port', intArg('--port'))
+    .option(...dataDirOpt)
+    .action(async (o: { port?: number; dataDir?: string }) => {
+      await serve({ port: o.port, dataDir: o.dataDir, demoKey: true });
+    });
+
+  const orgs = program.command('orgs').description('organizations');
+  orgs
+    .command('create')
+    .description('create an organization owning domains')
+    .requiredOption('--name <name>', 'organization name')
+    .option('--domains <list>', 'comma-separated domains it owns, e.g. a.com,b.com', list, [])
+    .option('--publisher', 'a publisher organization (distribution, news search, article lookup and DeepNews only)')
+    .option('--plan <plan>', `plan of its keys: ${PLANS.join(', ')}`, 'enterprise')
+    .option(...dataDirOpt)
+    .option('--json', 'print JSON')
+    .action(async (o: { name: string; domains: string[]; publisher?: boolean; plan: string; dataDir?: string; json?: boolean }) => {
+      const org = await withKeys(o.dataDir, (k) => k.createOrg({ name: o.name, domains: o.domains, publisher: o.publisher, plan: o.plan }));
+      console.log(o.json ? JSON.stringify(org) : `created organization ${org.name} (${org.id}) domains=${org.domains.join(',') || '-'} publisher=${org.publisher}`);
+    });
+  orgs
+    .command('list')
+    .option(...dataDirOpt)
+    .option('--json', 'print JSON')
+    .action(async (o: { dataDir?: string; json?: boolean }) => {
+      const rows = await withKeys(o.dataDir, (k) => k.listOrgs());
+      console.log(o.json ? JSON.stringify(rows) : table(rows.map((r) => ({ id: r.id, name: r.name, domains: r.domains, publisher: r.publisher, plan: r.plan }))));
+    });
+
+  const keys = program.command('keys').description('API keys (stored hashed; the key is printed once)');
+  keys
+    .command('create')
+    .description('create an API key')
+    .requiredOption('--name <name>', 'a label for the key')
+    .option('--org <org>', 'organization name or id (an organization key); without it a personal key')
+    .requiredOption('--scopes <list>', `comma-separated scopes: ${SCOPES.join(', ')}`, list)
+    .option('--plan <plan>', `plan: ${PLANS.join(', ')} (default: the organization's, else free)`)
+    .option('--legacy', 'a key from before the distribution scope existed (never carries it)')
+    .option(...dataDirOpt)
+    .option('--json', 'print JSON')
+    .action(async (o: { name: string; org?: string; scopes: string[]; plan?: string; legacy?: boolean; dataDir?: string; json?: boolean }) => {
+      const { id, key, row } = await withKeys(o.dataDir, (k) => k.createKey(o));
+      if (o.json) {
+        console.log(JSON.stringify({ id, key, name: row.name, org: row.org_name, scopes: row.scopes, plan: row.plan, legacy: row.legacy }));
+      } else {
+        console.log(`created key ${id} (${row.name}) scopes=${row.scopes.join(',')} plan=${row.plan}${row.org_name ? ` org=${row.org_name}` : ' personal'}${row.legacy ? ' legacy' : ''}`);
+        console.log(`\n  ${key}\n\nThis is the only time the key is shown: it is stored hashed.`);
+      }
+    });
+  keys
+    .command('list')
+    .option(...dataDirOpt)
+    .option('--json', 'print JSON')
+    .action(async (o: { dataDir?: string; json?: boolean }) => {
+      const rows = await withKeys(o.dataDir, (k) => k.listKeys());
+      const view = rows.map((r) => ({
+        id: r.id, name: r.name, prefix: `${r.key_prefix}…`, org: r.org_name, scopes: r.scopes, plan: r.plan,
+        legacy: r.legacy, created: r.created_at, revoked: r.revoked_at,
+      }));
+      console.log(o.json ? JSON.stringify(view) : table(view));
+    });
+  keys
+    .command('revoke <id>')
+    .option(...dataDirOpt)
+    .action(async (id: string, o: { dataDir?: string }) => {
+      const ok = await withKeys(o.dataDir, (k) => k.revokeKey(id));
+      if (!ok) throw new CliError(`no key with id ${id}; list them with: newsflow keys list`);
+      console.log(`revoked ${id}`);
+    });
+
+  program
+    .command('openapi')
+    .description('print the OpenAPI 3.1 document generated from spec/')
+    .option('--out <file>', 'write to a file instead of stdout')
+    .action((o: { out?: string }) => {
+      const doc = JSON.stringify(buildOpenApi(), null, 2);
+      if (o.out) fs.writeFileSync(path.resolve(o.out), doc);
+      else console.log(doc);
+    });
+  return program;
+}
+
+async function serve(o: { port?: number; host?: string; dataDir?: string; limitsText?: string; demoKey?: boolean }) {
+  const svc = await startService({ port: o.port, host: o.host, dataDir: o.dataDir, limitsText: o.limitsText });
+  const log = svc.app.log;
+  if (o.demoKey && (await svc.services.keys.listKeys()).length === 0) {
+    const org = await svc.services.keys.createOrg({ name: 'demo', domains: ['bbc.co.uk', 'reuters.com', 'apnews.com'], plan: 'enterprise' });
+    const { key } = await svc.services.keys.createKey({ name: 'demo', org: org.name, scopes: [...SCOPES] });
+    console.log(`\nDemo organization key (shown once, stored hashed):\n\n  export NEWSFLOW_API_KEY=${key}\n  export NEWSFLOW_API_URL=${svc.url}\n`);
+  }
+  console.log(`newsflow service listening on ${svc.url}  (docs: ${svc.url}/docs, OpenAPI: ${svc.url}/openapi.json, data: ${svc.services.config.dataDir})`);
+  const stop = async (signal: string) => {
+    log.info({ signal }, 'shutting down');
+    await svc.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+}
+
+export async function main(argv = process.argv): Promise<void> {
+  try {
+    await buildCli().parseAsync(argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      process.exitCode = e.exitCode === 0 ? 0 : 2;
+      return;
+    }
+    if (e instanceof AdminInputError || e instanceof StoreLockedError || e instanceof CliError) {
+      console.error(`error: ${e.message}`);
+      process.exitCode = 1;
+      return;
+    }
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      console.error(`error: ${(e as Error).message}; choose another --port`);
+      process.exitCode = 1;
+      return;
+    }
+    throw e;
+  }
+}
+
+await main();

@@ -1,0 +1,194 @@
+/**
+ * The API server: every route of spec/routes.ts with authentication, scope, organization and
+ * plan rules, validation, rate limits and `{code, detail}` errors.
+ */
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import {
+  ERROR_CODES, OAUTH_TOKEN_PATH, ROUTES, buildOpenApi, planAtLeast, type RouteDef,
+} from '../spec/index.js';
+import type { Principal } from './auth/principal.js';
+import { HttpError, badRequest, forbidden, methodNotAllowed, notFound, notImplemented, unauthorized } from './errors.js';
+import { coerceQuery, parseOrThrow } from './validation.js';
+import { HANDLERS } from './routes/index.js';
+import type { GroupHandlers, Services } from './context.js';
+import { docsPage } from './docs.js';
+
+/** `/v1/news/{article_id}` -> `/v1/news/:article_id` */
+const toFastifyPath = (p: string) => p.replace(/\{([^}]+)\}/g, ':$1');
+const pathRegex = (p: string) => new RegExp(`^${p.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
+
+export interface AppOptions {
+  handlers?: GroupHandlers;
+  logger?: boolean | object;
+}
+
+export async function buildApp(services: Services, opts: AppOptions = {}): Promise<FastifyInstance> {
+  const handlers = { ...HANDLERS, ...(opts.handlers ?? {}) };
+  const app = Fastify({
+    logger: opts.logger ?? { level: services.config.logLevel },
+    bodyLimit: 10 * 1024 * 1024,
+    genReqId: () => crypto.randomUUID(),
+    requestIdHeader: 'x-request-id',
+    // Static routes beat parametric ones (/v1/chat/alerts/logs vs /{alert_id}).
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(String(body))));
+  });
+
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
+    if (err instanceof HttpError) {
+      return reply.code(err.status).headers(err.headers).send(err.body());
+    }
+    const status = err.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      // Fastify's own client errors: bad JSON, empty body, wrong content type, body too large
+      return reply.code(status).send({ code: status * 1000, detail: err.message });
+    }
+    req.log.error({ err }, 'unhandled error');
+    return reply.code(500).send({ code: ERROR_CODES.internal, detail: 'Internal Server Error' });
+  });
+
+  const patterns = ROUTES.map((d) => ({ d, re: pathRegex(d.path) }));
+  app.setNotFoundHandler((req, reply) => {
+    const url = req.url.split('?')[0]!;
+    const allowed = [...new Set(patterns.filter((p) => p.re.test(url)).map((p) => p.d.method))];
+    if (url === OAUTH_TOKEN_PATH) allowed.push('POST');
+    if (allowed.length) {
+      const e = methodNotAllowed(`method ${req.method} is not allowed on ${url}; allowed: ${allowed.join(', ')}`);
+      return reply.code(405).header('Allow', allowed.join(', ')).send(e.body());
+    }
+    return reply.code(404).send(notFound(`no route ${req.method} ${url}`).body());
+  });
+
+  const openapi = buildOpenApi();
+  app.get('/openapi.json', async () => openapi);
+  app.get('/docs', async (_req, reply) => reply.type('text/html; charset=utf-8').send(docsPage()));
+
+  app.post(OAUTH_TOKEN_PATH, async (req, reply) => oauthToken(services, req, reply));
+
+  for (const d of ROUTES) {
+    app.route({
+      method: d.method,
+      url: toFastifyPath(d.path),
+      handler: async (req, reply) => handle(services, handlers, d, req, reply),
+    });
+  }
+  return app;
+}
+
+function bearer(req: FastifyRequest): string | null {
+  const h = req.headers.authorization;
+  if (!h) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m ? m[1]! : null;
+}
+
+async function authorize(services: Services, d: RouteDef, req: FastifyRequest): Promise<Principal | null> {
+  if (d.scopes === null) return null;
+  const cred = bearer(req);
+  if (!cred) throw unauthorized('missing API key: send "Authorization: Bearer <key>"', { 'WWW-Authenticate': 'Bearer' });
+  const p = await services.keys.resolve(cred);
+  if (!p) throw unauthorized('invalid, expired or revoked API key', { 'WWW-Authenticate': 'Bearer' });
+  for (const s of d.scopes) {
+    if (!p.scopes.includes(s)) {
+      if (s === 'distribution' && p.legacy) {
+        throw forbidden('this key was created before the distribution scope existed; create a new organization key with the distribution scope');
+      }
+      throw forbidden(`this key lacks the "${s}" scope needed by ${d.method} ${d.path}`);
+    }
+  }
+  if (d.orgOnly && !p.org) throw forbidden(`${d.path} needs an organization API key; personal keys cannot call distribution endpoints`);
+  if (p.org?.publisher && !d.publisher) {
+    throw forbidden(`publisher organization keys may call only distribution, news search, article lookup and DeepNews; not ${d.method} ${d.path}`);
+  }
+  if (d.plan && !planAtLeast(p.plan, d.plan)) throw forbidden(`${d.method} ${d.path} needs the ${d.plan} plan; this key is on ${p.plan}`);
+  return p;
+}
+
+async function handle(services: Services, handlers: GroupHandlers, d: RouteDef, req: FastifyRequest, reply: FastifyReply) {
+  const principal = await authorize(services, d, req);
+
+  const params = d.params ? parseOrThrow(d.params, coerceQuery(d.params, req.params as Record<string, unknown>), 'path') : {};
+  const query = d.query ? parseOrThrow(d.query, coerceQuery(d.query, (req.query ?? {}) as Record<string, unknown>), 'query') : {};
+  let body: unknown;
+  if (d.body) {
+    if (req.body === undefined || req.body === null) {
+      if (d.bodyRequired) throw new HttpError(422, ERROR_CODES.validation, [{ loc: ['body'], msg: 'field required', type: 'value_error.missing' }]);
+      body = parseOrThrow(d.body, {}, 'body');
+    } else {
+      body = parseOrThrow(d.body, req.body, 'body');
+    }
+  }
+
+  if (principal && d.paramPlans) {
+    for (const { name, plan } of d.paramPlans) {
+      const v = (query as Record<string, unknown>)[name];
+      if ((v === true || (typeof v === 'number' && v > 0)) && !planAtLeast(principal.plan, plan)) {
+        throw forbidden(`${name} needs the ${plan} plan or above; this key is on ${principal.plan}`);
+      }
+    }
+  }
+
+  if (principal && d.limit) {
+    const a = services.limiter.admit(principal.keyId, d.limit);
+    if (!a.ok) {
+      throw new HttpError(429, a.code, a.code === 429001 ? 'Concurrency Limit Exceeded' : 'Rate Limit Exceeded', a.headers);
+    }
+    reply.headers(a.headers);
+    reply.raw.once('close', a.release);
+  }
+
+  const fn = handlers[d.operationId];
+  if (!fn) throw notImplemented(`${d.operationId} (${d.method} ${d.path}) is not implemented by this server yet`);
+  const out = await fn({ route: d, principal, query, params, body, services, req, reply });
+  if (reply.sent) return reply;
+  if (d.status === 204) return reply.code(204).send();
+  if (services.config.validateResponses && d.response) {
+    const r = (d.response as z.ZodType).safeParse(out);
+    if (!r.success) {
+      req.log.error({ issues: r.error.issues.slice(0, 5) }, `response of ${d.operationId} does not match spec`);
+      throw new HttpError(500, ERROR_CODES.internal, `response of ${d.operationId} does not match the spec`);
+    }
+  }
+  return reply.code(d.status).send(out);
+}
+
+async function oauthToken(services: Services, req: FastifyRequest, reply: FastifyReply) {
+  const oauthError = (status: number, error: string, detail: string) =>
+    reply.code(status).send({ code: status * 1000, detail, error, error_description: detail });
+  const h = req.headers.authorization ?? '';
+  const m = /^Basic\s+(\S+)$/i.exec(h);
+  let clientId: string | undefined;
+  let secret: string | undefined;
+  const body = (req.body ?? {}) as Record<string, string>;
+  if (m) {
+    const raw = Buffer.from(m[1]!, 'base64').toString('utf8');
+    const i = raw.indexOf(':');
+    if (i > 0) {
+      // The Python SDK URL-quotes each part before joining (facts §1.2); decoding is harmless for others.
+      clientId = decodeURIComponent(raw.slice(0, i));
+      secret = decodeURIComponent(raw.slice(i + 1));
+    }
+  } else if (body.client_id && body.client_secret) {
+    clientId = body.client_id;
+    secret = body.client_secret;
+  }
+  if (!clientId || !secret) {
+    reply.header('WWW-Authenticate', 'Basic realm="newsflow"');
+    return oauthError(401, 'invalid_client', 'client authentication required: HTTP Basic with client_id:client_secret');
+  }
+  if (body.grant_type !== 'client_credentials') {
+    return oauthError(400, 'unsupported_grant_type', `grant_type must be client_credentials (got ${JSON.stringify(body.grant_type ?? null)})`);
+  }
+  const scopes = body.scope ? body.scope.split(/[\s+]+/).filter(Boolean) : undefined;
+  const r = await services.keys.issueToken(clientId, secret, scopes);
+  if (!r.ok) return oauthError(r.error === 'invalid_client' ? 401 : 400, r.error, r.detail);
+  return reply.header('Cache-Control', 'no-store').send({
+    access_token: r.token, token_type: 'bearer', expires_in: r.expiresIn, scope: r.scopes.join(' '),
+  });
+}
+
+export { badRequest };

@@ -1,0 +1,26 @@
+/** Service configuration: options win over environment variables, which win over defaults. */
+import path from 'node:path';
+import { DEFAULT_LIMITS, parseLimits, type LimitsConfig } from './limits.js';
+
+export interface ServiceConfig {
+  dataDir: string;
+  host: string;
+  port: number;
+  limits: LimitsConfig;
+  logLevel: string;
+  /** Check every response against spec/ before sending (on in tests). */
+  validateResponses: boolean;
+}
+
+export function serviceConfig(opts: Partial<ServiceConfig> & { limitsText?: string } = {}, env = process.env): ServiceConfig {
+  return {
+    dataDir: path.resolve(opts.dataDir ?? env.NEWSFLOW_DATA_DIR ?? './data'),
+    host: opts.host ?? env.NEWSFLOW_HOST ?? '127.0.0.1',
+    port: opts.port ?? Number(env.NEWSFLOW_PORT ?? 8080),
+    limits: opts.limits ?? parseLimits(opts.limitsText ?? env.NEWSFLOW_LIMITS, DEFAULT_LIMITS),
+    logLevel: opts.logLevel ?? env.NEWSFLOW_LOG_LEVEL ?? 'info',
+    validateResponses: opts.validateResponses ?? env.NEWSFLOW_VALIDATE_RESPONSES === '1',
+  };
+}
+
+export const storeFile = (dataDir: string) => path.join(dataDir, 'service.duckdb');

@@ -1,0 +1,31 @@
+/** What a route handler receives. */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Db } from './store/db.js';
+import type { KeyStore } from './auth/keys.js';
+import type { Principal } from './auth/principal.js';
+import type { RateLimiter } from './limits.js';
+import type { ServiceConfig } from './config.js';
+import type { RouteDef } from '../spec/index.js';
+
+export interface Services {
+  db: Db;
+  keys: KeyStore;
+  limiter: RateLimiter;
+  config: ServiceConfig;
+}
+
+export interface HandlerCtx {
+  route: RouteDef;
+  principal: Principal | null;
+  /* Parsed by the route's zod schemas; handlers narrow with z.output<typeof Schema>. */
+  query: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  params: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  services: Services;
+  req: FastifyRequest;
+  reply: FastifyReply;
+}
+
+export type Handler = (ctx: HandlerCtx) => Promise<unknown> | unknown;
+/** A group file exports handlers by operationId. */
+export type GroupHandlers = Record<string, Handler>;

@@ -1,0 +1,9 @@
+/** Handlers of every endpoint group; an operation without a handler answers 501. */
+import type { GroupHandlers } from '../context.js';
+import { pingHandlers } from './ping.js';
+import { profileHandlers } from './profile.js';
+
+export const HANDLERS: GroupHandlers = {
+  ...pingHandlers,
+  ...profileHandlers,
+};

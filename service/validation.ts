@@ -1,0 +1,87 @@
+/**
+ * Request validation against spec/: query strings are coerced by the target schema's type
+ * (repeated keys -> arrays, "true" -> true, "10" -> 10), then parsed by zod.
+ */
+import { z } from 'zod';
+import { validationError, zodIssuesToItems } from './errors.js';
+
+type Def = { type: string; innerType?: z.ZodType; in?: z.ZodType; element?: z.ZodType; options?: z.ZodType[]; shape?: Record<string, z.ZodType> };
+const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
+
+const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'readonly', 'catch', 'nonoptional']);
+
+function unwrap(s: z.ZodType): z.ZodType {
+  let cur = s;
+  for (;;) {
+    const d = defOf(cur);
+    if (WRAPPERS.has(d.type) && d.innerType) cur = d.innerType;
+    else if (d.type === 'pipe' && d.in) cur = d.in;
+    else return cur;
+  }
+}
+
+function coerceScalar(s: z.ZodType, raw: unknown): unknown {
+  if (typeof raw !== 'string') return raw;
+  const d = defOf(unwrap(s));
+  switch (d.type) {
+    case 'number':
+    case 'bigint':
+      return raw.trim() !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+    case 'boolean':
+      if (raw === 'true' || raw === '1') return true;
+      if (raw === 'false' || raw === '0') return false;
+      return raw;
+    case 'union': {
+      for (const o of d.options ?? []) {
+        const t = defOf(unwrap(o)).type;
+        if ((t === 'number' || t === 'bigint') && /^-?\d+(\.\d+)?$/.test(raw)) return Number(raw);
+        if (t === 'boolean' && (raw === 'true' || raw === 'false')) return raw === 'true';
+      }
+      return raw;
+    }
+    default:
+      return raw;
+  }
+}
+
+/** Coerce one raw query value to the shape the schema expects. */
+export function coerceValue(schema: z.ZodType, raw: unknown): unknown {
+  const inner = unwrap(schema);
+  const d = defOf(inner);
+  if (d.type === 'array' && d.element) {
+    const list = Array.isArray(raw) ? raw : [raw];
+    return list.map((x) => coerceScalar(d.element!, x));
+  }
+  if (d.type === 'union') {
+    const arrayOpt = (d.options ?? []).find((o) => defOf(unwrap(o)).type === 'array');
+    if (Array.isArray(raw)) return arrayOpt ? coerceValue(arrayOpt, raw) : raw;
+    const scalar = (d.options ?? []).filter((o) => defOf(unwrap(o)).type !== 'array');
+    if (scalar.length === 0 && arrayOpt) return coerceValue(arrayOpt, raw);
+    return coerceScalar(inner, raw);
+  }
+  return coerceScalar(inner, raw);
+}
+
+function shapeOf(schema: z.ZodType): Record<string, z.ZodType> | undefined {
+  const d = defOf(unwrap(schema));
+  return d.type === 'object' ? (d.shape as Record<string, z.ZodType>) : undefined;
+}
+
+export function coerceQuery(schema: z.ZodType, raw: Record<string, unknown>): Record<string, unknown> {
+  const shape = shapeOf(schema) ?? {};
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    // `k[]=a` is a common client spelling of a repeated key
+    const key = k.endsWith('[]') ? k.slice(0, -2) : k;
+    const field = shape[key];
+    out[key] = field ? coerceValue(field, v) : v;
+  }
+  return out;
+}
+
+/** Parse `input` with `schema`, or throw a 422 whose items are located under `location`. */
+export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown, location: 'query' | 'path' | 'body'): z.output<T> {
+  const r = schema.safeParse(input);
+  if (!r.success) throw validationError(zodIssuesToItems(location, r.error.issues, input));
+  return r.data;
+}
