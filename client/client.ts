@@ -188,7 +188,8 @@ export class NewsClient {
         attempt--;
         continue;
       }
-      const retryable = status === 429 || status >= 500;
+      // 501 Not Implemented and 505 will not change on a retry
+      const retryable = status === 429 || (status >= 500 && status !== 501 && status !== 505);
       if (retryable && attempt < this.retry.max) {
         const ra = Number(headers['retry-after']);
         const raMs = Number.isFinite(ra) && ra >= 0 ? ra * 1000 : 0;

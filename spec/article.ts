@@ -32,7 +32,7 @@ export const Assets = z.object({
   videos: z.array(z.string()).nullable().optional(),
 });
 
-/** All 36 Article fields; `as_string_key` makes the 37th on SearchResponseDictItem. */
+/** The 34 Article fields of the interface table; `as_string_key` makes the 35th on SearchResponseDictItem. */
 export const articleShape = {
   article_url: Url,
   article_id: Uuid,
