@@ -194,7 +194,7 @@ export class NewsClient {
         const ra = Number(headers['retry-after']);
         const raMs = Number.isFinite(ra) && ra >= 0 ? ra * 1000 : 0;
         const delayMs = Math.max(raMs, this.backoff(attempt));
-        if (status === 429 && lim) lim.bucket.pauseUntil(Date.now() + delayMs);
+        if (status === 429 && lim) lim.bucket.pauseFor(delayMs);
         this.opts.onEvent?.({ type: 'retry', operationId, status, delayMs, attempt });
         await sleep(delayMs);
         continue;

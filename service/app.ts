@@ -21,6 +21,8 @@ const pathRegex = (p: string) => new RegExp(`^${p.replace(/\{[^}]+\}/g, '[^/]+')
 export interface AppOptions {
   handlers?: GroupHandlers;
   logger?: boolean | object;
+  /** Extra hooks or plugins, registered before the routes (metrics, tracing, tests). */
+  configure?: (app: FastifyInstance) => void;
 }
 
 export async function buildApp(services: Services, opts: AppOptions = {}): Promise<FastifyInstance> {
@@ -33,6 +35,8 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     // Static routes beat parametric ones (/v1/chat/alerts/logs vs /{alert_id}).
     routerOptions: { ignoreTrailingSlash: true },
   });
+
+  opts.configure?.(app);
 
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(String(body))));
@@ -138,6 +142,9 @@ async function handle(services: Services, handlers: GroupHandlers, d: RouteDef, 
       throw new HttpError(429, a.code, a.code === 429001 ? 'Concurrency Limit Exceeded' : 'Rate Limit Exceeded', a.headers);
     }
     reply.headers(a.headers);
+    // 'finish': the response is handed to the socket, so the slot is free before the client can
+    // send its next request; 'close' covers aborted connections.
+    reply.raw.once('finish', a.release);
     reply.raw.once('close', a.release);
   }
 

@@ -39,6 +39,7 @@ export async function startTestService(opts: {
   handlers?: GroupHandlers;
   keys?: Record<string, KeySpec>;
   validateResponses?: boolean;
+  configure?: (app: import('fastify').FastifyInstance) => void;
 } = {}): Promise<TestService> {
   const dataDir = tempDir();
   const config = serviceConfig({ dataDir, port: 0, host: '127.0.0.1', limitsText: opts.limitsText, logLevel: 'silent', validateResponses: opts.validateResponses ?? true });
@@ -52,7 +53,7 @@ export async function startTestService(opts: {
     keys[name] = key;
     keyIds[name] = id;
   }
-  const svc = await startService({ services, handlers: opts.handlers, logger: false });
+  const svc = await startService({ services, handlers: opts.handlers, configure: opts.configure, logger: false });
   return {
     ...svc,
     dataDir,
