@@ -1,0 +1,83 @@
+/** The newsflow CLI as a user runs it: real processes, a real data dir. */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../helpers/paths.js';
+import { tempDir } from '../helpers/service.js';
+
+const bin = path.join(repoRoot, 'bin', 'newsflow.js');
+const dataDir = tempDir('newsflow-cli-');
+const run = (...args: string[]) => {
+  const r = spawnSync(process.execPath, [bin, ...args, '--data-dir', dataDir], { encoding: 'utf8', env: { ...process.env, NEWSFLOW_LOG_LEVEL: 'warn' } });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+};
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+describe('newsflow admin CLI', () => {
+  it('creates organizations and keys, prints the key once, lists and revokes', () => {
+    expect(run('orgs', 'create', '--name', 'acme', '--domains', 'acme.com,www.b.com').out).toMatch(/created organization acme .* domains=acme.com,b.com/);
+    const created = run('keys', 'create', '--name', 'etl', '--org', 'acme', '--scopes', 'news,distribution', '--json');
+    expect(created.code).toBe(0);
+    const k = JSON.parse(created.out) as { id: string; key: string; scopes: string[]; plan: string };
+    expect(k.key).toMatch(/^nfk_/);
+    expect(k.scopes).toEqual(['news', 'distribution']);
+    expect(k.plan).toBe('enterprise');
+    const listed = run('keys', 'list');
+    expect(listed.out).toContain(k.id);
+    expect(listed.out).not.toContain(k.key);
+    const legacy = JSON.parse(run('keys', 'create', '--name', 'old', '--org', 'acme', '--scopes', 'news,distribution', '--legacy', '--json').out);
+    expect(legacy.scopes).toEqual(['news']);
+    expect(run('keys', 'revoke', k.id).out).toContain(`revoked ${k.id}`);
+    expect(JSON.parse(run('keys', 'list', '--json').out).find((r: { id: string }) => r.id === k.id).revoked).toBeTruthy();
+  });
+
+  it('says what was wrong and exits non-zero', () => {
+    const cases: [string[], RegExp][] = [
+      [['keys', 'create', '--name', 'x', '--scopes', 'news,wizardry'], /unknown scope\(s\) wizardry; use any of news, stories, chat, distribution, profile/],
+      [['keys', 'create', '--name', 'x', '--scopes', 'distribution'], /needs an organization key: add --org ORG/],
+      [['keys', 'create', '--name', 'x', '--org', 'nobody', '--scopes', 'news'], /no organization "nobody"; create it with: newsflow orgs create/],
+      [['keys', 'create', '--name', 'x'], /required option '--scopes/],
+      [['keys', 'revoke', 'key_missing'], /no key with id key_missing/],
+      [['orgs', 'create', '--name', 'bad', '--domains', 'not a domain'], /is not a domain name/],
+      [['orgs', 'create', '--name', 'acme2', '--plan', 'gold'], /unknown plan "gold"/],
+      [['serve', '--port', 'eighty'], /--port must be an integer/],
+    ];
+    for (const [args, msg] of cases) {
+      const r = run(...args);
+      expect(r.code, args.join(' ')).not.toBe(0);
+      expect(r.err, args.join(' ')).toMatch(msg);
+      expect(r.err).not.toMatch(/\n\s+at /); // no stack trace
+    }
+  });
+
+  it('serves the API on the data dir, and admin commands say the store is busy meanwhile', async () => {
+    const key = JSON.parse(run('keys', 'create', '--name', 'svc', '--org', 'acme', '--scopes', 'profile', '--json').out).key as string;
+    const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--data-dir', dataDir], { env: { ...process.env, NEWSFLOW_LOG_LEVEL: 'warn' } });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let buf = '';
+        child.stdout.on('data', (d) => {
+          buf += String(d);
+          const m = /listening on (http:\/\/\S+)/.exec(buf);
+          if (m) resolve(m[1]!);
+        });
+        child.once('exit', (c) => reject(new Error(`serve exited ${c}`)));
+      });
+      const res = await fetch(`${url}/v1/profiles/me`, { headers: { authorization: `Bearer ${key}` } });
+      expect(res.status).toBe(200);
+      const busy = run('keys', 'list');
+      expect(busy.code).not.toBe(0);
+      expect(busy.err).toMatch(/in use by another process .*stop it first/);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
+    expect(child.exitCode).toBe(0);
+  });
+
+  it('prints the OpenAPI document', () => {
+    const r = spawnSync(process.execPath, [bin, 'openapi'], { encoding: 'utf8' });
+    expect(JSON.parse(r.stdout).openapi).toBe('3.1.0');
+  });
+});
