@@ -10,7 +10,7 @@ export async function benchAuth(): Promise<Record<string, number | string>> {
   const db = await Db.open(path.join(dir, 'service.duckdb'));
   const keys = new KeyStore(db);
   await keys.createOrg({ name: 'acme', domains: ['acme.com'] });
-  const created = [];
+  const created: { key: string }[] = [];
   for (let i = 0; i < 50; i++) created.push(await keys.createKey({ name: `k${i}`, org: 'acme', scopes: ['news'] }));
   const n = 2000;
   const time = async (fn: (i: number) => Promise<unknown>) => {
