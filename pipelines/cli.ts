@@ -9,13 +9,20 @@ import { buildOpenApi, PLANS, SCOPES } from '../spec/index.js';
 import { Db, StoreLockedError } from '../service/store/db.js';
 import { AdminInputError, KeyStore } from '../service/auth/keys.js';
 import { serviceConfig, storeFile } from '../service/config.js';
-import { startService } from '../service/server.js';
+import { openServices, startService } from '../service/server.js';
+import { progress } from './progress.js';
+import { CorpusError } from '../service/corpus/read.js';
 
 class CliError extends Error {}
 
 const intArg = (name: string) => (v: string) => {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError(`${name} must be an integer 0-65535`);
+  return n;
+};
+const floatArg = (name: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number`);
   return n;
 };
 const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
@@ -53,8 +60,34 @@ export function buildCli(): Command {
     .option('--host <host>', 'interface to bind (default: $NEWSFLOW_HOST or 127.0.0.1)')
     .option(...dataDirOpt)
     .option('--limits <spec>', 'rate limits, e.g. distribution=0.2:5:2,news=10:20:10 (GROUP=RATE:BURST:CONCURRENCY)')
-    .action(async (o: { port?: number; host?: string; dataDir?: string; limits?: string }) => {
-      await serve({ port: o.port, host: o.host, dataDir: o.dataDir, limitsText: o.limits });
+    .option('--seed <path>', 'load a news corpus first (default: $NEWSFLOW_CORPUS)')
+    .option('--rebase-dates', 'shift dates so the newest article of each source is now')
+    .option('--replay <speed>', 'release articles in publication order at SPEED x real time', floatArg('--replay'))
+    .action(async (o: { port?: number; host?: string; dataDir?: string; limits?: string; seed?: string; rebaseDates?: boolean; replay?: number }) => {
+      await serve({ port: o.port, host: o.host, dataDir: o.dataDir, limitsText: o.limits, seed: o.seed ?? process.env.NEWSFLOW_CORPUS, rebaseDates: o.rebaseDates, replay: o.replay });
+    });
+
+  program
+    .command('seed')
+    .description('load a news corpus into the service store (idempotent: unchanged articles are skipped)')
+    .option('--corpus <path>', 'corpus directory or file (default: $NEWSFLOW_CORPUS)')
+    .option('--rebase-dates', 'shift dates so the newest article of each source is now, keeping spacing')
+    .option(...dataDirOpt)
+    .option('--json', 'print the result as JSON')
+    .action(async (o: { corpus?: string; rebaseDates?: boolean; dataDir?: string; json?: boolean }) => {
+      const corpus = o.corpus ?? process.env.NEWSFLOW_CORPUS;
+      if (!corpus) throw new CliError('no corpus: pass --corpus PATH (for example ../shared/data) or set NEWSFLOW_CORPUS');
+      const cfg = serviceConfig({ dataDir: o.dataDir });
+      const services = await openServices(cfg);
+      try {
+        const bar = progress('seed');
+        const r = await services.news!.seed(corpus, { rebaseDates: o.rebaseDates, onProgress: (d, t, ph) => bar.update(d, t, ph) });
+        bar.stop();
+        console.log(o.json ? JSON.stringify(r) : `read ${r.read}, enriched ${r.enriched} (${r.inserted} new, ${r.updated} updated), unchanged ${r.unchanged}; store holds ${r.total} articles, ${r.indexed} indexed`);
+      } finally {
+        await services.news?.close();
+        services.db.close();
+      }
     });
 
   program
@@ -142,9 +175,17 @@ export function buildCli(): Command {
   return program;
 }
 
-async function serve(o: { port?: number; host?: string; dataDir?: string; limitsText?: string; demoKey?: boolean }) {
+async function serve(o: { port?: number; host?: string; dataDir?: string; limitsText?: string; demoKey?: boolean; seed?: string; rebaseDates?: boolean; replay?: number }) {
   const svc = await startService({ port: o.port, host: o.host, dataDir: o.dataDir, limitsText: o.limitsText });
   const log = svc.app.log;
+  if (o.seed) {
+    const bar = progress('seed');
+    const r = await svc.services.news!.seed(o.seed, { rebaseDates: o.rebaseDates, replay: o.replay, onProgress: (d, t, ph) => bar.update(d, t, ph) });
+    bar.stop();
+    log.info({ ...r, replay: o.replay ?? null }, 'corpus loaded');
+  } else if (o.replay) {
+    svc.services.news!.startReplay(o.replay);
+  }
   if (o.demoKey && (await svc.services.keys.listKeys()).length === 0) {
     const org = await svc.services.keys.createOrg({ name: 'demo', domains: ['bbc.co.uk', 'reuters.com', 'apnews.com'], plan: 'enterprise' });
     const { key } = await svc.services.keys.createKey({ name: 'demo', org: org.name, scopes: [...SCOPES] });
@@ -168,7 +209,7 @@ export async function main(argv = process.argv): Promise<void> {
       process.exitCode = e.exitCode === 0 ? 0 : 2;
       return;
     }
-    if (e instanceof AdminInputError || e instanceof StoreLockedError || e instanceof CliError) {
+    if (e instanceof AdminInputError || e instanceof StoreLockedError || e instanceof CliError || e instanceof CorpusError) {
       console.error(`error: ${e.message}`);
       process.exitCode = 1;
       return;

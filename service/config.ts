@@ -10,6 +10,10 @@ export interface ServiceConfig {
   logLevel: string;
   /** Check every response against spec/ before sending (on in tests). */
   validateResponses: boolean;
+  /** 'local' (the packaged model), 'none', or an OpenAI-compatible base URL */
+  embeddings: string;
+  embeddingsModel: string;
+  embeddingsKey?: string;
 }
 
 export function serviceConfig(opts: Partial<ServiceConfig> & { limitsText?: string } = {}, env = process.env): ServiceConfig {
@@ -20,6 +24,9 @@ export function serviceConfig(opts: Partial<ServiceConfig> & { limitsText?: stri
     limits: opts.limits ?? parseLimits(opts.limitsText ?? env.NEWSFLOW_LIMITS, DEFAULT_LIMITS),
     logLevel: opts.logLevel ?? env.NEWSFLOW_LOG_LEVEL ?? 'info',
     validateResponses: opts.validateResponses ?? env.NEWSFLOW_VALIDATE_RESPONSES === '1',
+    embeddings: opts.embeddings ?? env.NEWSFLOW_EMBEDDINGS_URL ?? env.NEWSFLOW_EMBEDDINGS ?? 'local',
+    embeddingsModel: opts.embeddingsModel ?? env.NEWSFLOW_EMBEDDINGS_MODEL ?? 'text-embedding-3-small',
+    embeddingsKey: opts.embeddingsKey ?? env.NEWSFLOW_EMBEDDINGS_KEY,
   };
 }
 

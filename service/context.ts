@@ -6,12 +6,15 @@ import type { Principal } from './auth/principal.js';
 import type { RateLimiter } from './limits.js';
 import type { ServiceConfig } from './config.js';
 import type { RouteDef } from '../spec/index.js';
+import type { NewsService } from './news/service.js';
 
 export interface Services {
   db: Db;
   keys: KeyStore;
   limiter: RateLimiter;
   config: ServiceConfig;
+  /** the news core; absent only in services built without a corpus store (admin commands) */
+  news?: NewsService;
 }
 
 export interface HandlerCtx {

@@ -6,6 +6,10 @@ import { RateLimiter } from './limits.js';
 import { serviceConfig, storeFile, type ServiceConfig } from './config.js';
 import { buildApp, type AppOptions } from './app.js';
 import type { Services } from './context.js';
+import { NewsService } from './news/service.js';
+import { HttpEmbedder, type Embedder } from './search/embedder.js';
+import { LocalEmbedder } from './search/local-embedder.js';
+import { MiniLmEmbedder, miniLmPresent } from './search/minilm-embedder.js';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -14,9 +18,29 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-export async function openServices(config: ServiceConfig, db?: Db): Promise<Services> {
+export async function makeEmbedder(config: ServiceConfig): Promise<Embedder | null> {
+  if (config.embeddings === 'none') return null;
+  if (config.embeddings === 'local') {
+    if (miniLmPresent()) return MiniLmEmbedder.load();
+    process.emitWarning('MiniLM model files not found (run scripts/fetch-model.sh); using the npm USE-lite model');
+    return LocalEmbedder.load();
+  }
+  if (config.embeddings === 'use-lite') return LocalEmbedder.load();
+  return new HttpEmbedder(config.embeddings, config.embeddingsModel, config.embeddingsKey);
+}
+
+let sharedEmbedder: Promise<Embedder | null> | null = null;
+/** One model per process: loading it twice only costs memory. */
+function embedderFor(config: ServiceConfig): Promise<Embedder | null> {
+  if (config.embeddings !== 'local') return makeEmbedder(config);
+  sharedEmbedder ??= makeEmbedder(config);
+  return sharedEmbedder;
+}
+
+export async function openServices(config: ServiceConfig, db?: Db, opts: { clock?: () => number } = {}): Promise<Services> {
   const store = db ?? (await Db.open(storeFile(config.dataDir)));
-  return { db: store, keys: new KeyStore(store), limiter: new RateLimiter(config.limits), config };
+  const news = await NewsService.open(store, { embedder: await embedderFor(config), clock: opts.clock });
+  return { db: store, keys: new KeyStore(store), limiter: new RateLimiter(config.limits), config, news };
 }
 
 export async function startService(
@@ -36,6 +60,7 @@ export async function startService(
       if (closed) return;
       closed = true;
       await app.close();
+      await services.news?.close();
       if (!opts.services) services.db.close();
     },
   };

@@ -2,8 +2,10 @@
 import type { GroupHandlers } from '../context.js';
 import { pingHandlers } from './ping.js';
 import { profileHandlers } from './profile.js';
+import { newsHandlers } from './news.js';
 
 export const HANDLERS: GroupHandlers = {
   ...pingHandlers,
   ...profileHandlers,
+  ...newsHandlers,
 };

@@ -100,6 +100,11 @@ export class Db {
     }
   }
 
+  /** Exclusive use of the connection (appenders, multi-statement work), in the serial queue. */
+  withConnection<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+    return this.serial(() => fn(this.conn));
+  }
+
   async checkpoint(): Promise<void> {
     await this.run('CHECKPOINT');
   }

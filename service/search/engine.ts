@@ -1,0 +1,216 @@
+/**
+ * The news index and search: BM25 (kw), embedding cosine (nl), both fused with reciprocal rank
+ * fusion, every filter of the interface, strategies, windows, diversification and stable
+ * offset paging. Documents are the indexed (visible) articles, appended as they arrive.
+ */
+import { SEARCH_LIMITS, type SearchParamsParsed } from '../../spec/index.js';
+import type { NewsArticle } from '../news/model.js';
+import { Bm25Index } from './bm25.js';
+import { VectorIndex } from './vectors.js';
+import { calibrated, cosineFor, type Embedder } from './embedder.js';
+import { compileFilter, type DocView } from './filters.js';
+import { terms } from './tokenize.js';
+
+const HOUR = 3_600_000;
+/** RRF constant (Cormack et al. 2009). */
+const RRF_K = 60;
+
+export interface SearchContext {
+  now: number;
+  /** names of the query parameters the caller actually sent (hours_back only counts when sent) */
+  given: Set<string>;
+  onlyDomains: string[] | null;
+}
+
+export interface Ranked {
+  docs: NewsArticle[];
+  /** relevance of each returned doc (method-specific scale) */
+  scores: number[];
+  /** offset to ask for the next page */
+  nextOffset: number;
+  total: number;
+  method: 'kw' | 'nl' | 'both' | 'recency';
+}
+
+export class NewsIndex {
+  readonly views: DocView[] = [];
+  private readonly byId = new Map<string, number>();
+  readonly bm25 = new Bm25Index();
+  vectors: VectorIndex | null = null;
+
+  constructor(readonly embedder: Embedder | null) {}
+
+  get size(): number {
+    return this.views.length;
+  }
+
+  has(id: string): boolean {
+    return this.byId.has(id);
+  }
+
+  get(id: string): NewsArticle | undefined {
+    const i = this.byId.get(id);
+    return i === undefined ? undefined : this.views[i]!.a;
+  }
+
+  /** Add an indexed article (crawlDate set) with its index terms and embedding. */
+  add(a: NewsArticle, indexTerms: string[], embedding: Float32Array | null, fullText: string | null): void {
+    if (this.byId.has(a.articleId)) return;
+    const doc = this.views.length;
+    const entityKeys = new Set<string>();
+    for (const [t, vs] of Object.entries(a.entities)) for (const v of vs) entityKeys.add(`${t.toLowerCase()}:${v.toLowerCase()}`);
+    const points: [number, number][] = Object.values(a.geo ?? {}).map((g) => [g.latitude, g.longitude]);
+    const text = [a.title, a.summary, ...a.keyPoints, fullText ?? ''].join('\n').toLowerCase();
+    this.views.push({ a: { ...a, fullText: null }, text, entityKeys, points });
+    this.byId.set(a.articleId, doc);
+    this.bm25.add(doc, indexTerms);
+    if (embedding) {
+      this.vectors ??= new VectorIndex(embedding.length, 16_384);
+      this.vectors.set(doc, embedding);
+    }
+  }
+
+  /** The effective method and time window of a request (strategies, historical, hours_back). */
+  plan(p: SearchParamsParsed, ctx: SearchContext) {
+    let method = p.method;
+    let historical = p.historical;
+    let from: number | null = null;
+    let to: number | null = null;
+    if (p.strategy === 'latest news') {
+      method = 'nl';
+      historical = false;
+      from = ctx.now - SEARCH_LIMITS.latestNewsHours * HOUR;
+    } else if (p.strategy === 'news knowledge') {
+      method = 'kw';
+      historical = true;
+      from = ctx.now - SEARCH_LIMITS.newsKnowledgeDays * 24 * HOUR;
+    } else {
+      if (!historical) from = ctx.now - SEARCH_LIMITS.recentWindowHours * HOUR;
+      if (ctx.given.has('hours_back')) from = ctx.now - p.hours_back * HOUR;
+      if (p.start_timestamp != null) from = p.start_timestamp * 1000;
+      if (p.end_timestamp != null) to = p.end_timestamp * 1000;
+    }
+    if (!historical && to === null) to = ctx.now;
+    return { method, historical, window: { field: p.time_filter, from, to } };
+  }
+
+  async search(p: SearchParamsParsed, ctx: SearchContext): Promise<Ranked> {
+    const plan = this.plan(p, ctx);
+    const filter = compileFilter(p, { window: plan.window, onlyDomains: ctx.onlyDomains });
+    const cache = new Map<number, boolean>();
+    const accept = (doc: number) => {
+      let v = cache.get(doc);
+      if (v === undefined) {
+        v = filter(this.views[doc]!);
+        cache.set(doc, v);
+      }
+      return v;
+    };
+    const q = p.query.trim();
+    let ranked: { doc: number; score: number }[];
+    let method: Ranked['method'] = plan.method;
+    if (!q) {
+      // filters only: newest first
+      method = 'recency';
+      ranked = [];
+      for (let i = 0; i < this.views.length; i++) if (accept(i)) ranked.push({ doc: i, score: 0 });
+      const t = (i: number) => (plan.window.field === 'pub_date' ? this.views[i]!.a.pubDate : this.views[i]!.a.crawlDate!).getTime();
+      ranked.sort((a, b) => t(b.doc) - t(a.doc) || this.tie(a.doc, b.doc));
+    } else if (plan.method === 'kw') {
+      ranked = this.sorted(this.kw(q, accept));
+    } else if (plan.method === 'nl') {
+      ranked = this.sorted(await this.nl(q, accept, p.similarity_score_threshold));
+    } else {
+      const [kw, nl] = [this.sorted(this.kw(q, accept)), this.sorted(await this.nl(q, accept, p.similarity_score_threshold))];
+      const fused = new Map<number, number>();
+      kw.forEach((r, i) => fused.set(r.doc, (fused.get(r.doc) ?? 0) + 1 / (RRF_K + i + 1)));
+      nl.forEach((r, i) => fused.set(r.doc, (fused.get(r.doc) ?? 0) + 1 / (RRF_K + i + 1)));
+      ranked = this.sorted({ docs: Int32Array.from(fused.keys()), scores: Float64Array.from(fused.values()) });
+    }
+    if (p.diversify_sources) ranked = this.diversify(ranked, (this.startOf(p, ranked) + p.n_articles) * 3);
+    const start = this.startOf(p, ranked);
+    const page = ranked.slice(start, start + p.n_articles);
+    return {
+      docs: page.map((r) => this.views[r.doc]!.a),
+      scores: page.map((r) => r.score),
+      nextOffset: start + page.length,
+      total: ranked.length,
+      method,
+    };
+  }
+
+  /** Offset as a count, or as the id of the last article already seen (continue after it). */
+  private startOf(p: SearchParamsParsed, ranked: { doc: number }[]): number {
+    if (typeof p.offset === 'number') return p.offset;
+    const doc = this.byId.get(p.offset);
+    const at = doc === undefined ? -1 : ranked.findIndex((r) => r.doc === doc);
+    return at + 1;
+  }
+
+  private tie(a: number, b: number): number {
+    const x = this.views[a]!.a.articleId;
+    const y = this.views[b]!.a.articleId;
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+
+  private sorted(r: { docs: Int32Array; scores: Float64Array }): { doc: number; score: number }[] {
+    const out = Array.from(r.docs, (doc, i) => ({ doc, score: r.scores[i]! }));
+    out.sort((a, b) => b.score - a.score || this.tie(a.doc, b.doc));
+    return out;
+  }
+
+  private kw(q: string, accept: (doc: number) => boolean) {
+    return this.bm25.score(terms(q, 'en'), accept);
+  }
+
+  async embedQuery(q: string): Promise<Float32Array | null> {
+    if (!this.embedder || !this.vectors) return null;
+    const [v] = await this.embedder.embed([q]);
+    if (!v) return null;
+    let n = 0;
+    for (const x of v) n += x * x;
+    n = Math.sqrt(n) || 1;
+    return v.map((x) => x / n);
+  }
+
+  private async nl(q: string, accept: (doc: number) => boolean, threshold: number) {
+    const v = await this.embedQuery(q);
+    if (!v || !this.vectors || !this.embedder) return { docs: new Int32Array(0), scores: new Float64Array(0) };
+    const r = this.embedder.relevantCosine;
+    const hits = this.vectors.search(v, { candidates: null, accept, threshold: cosineFor(threshold, r) });
+    return { docs: hits.docs, scores: hits.scores.map((c) => calibrated(c, r)) };
+  }
+
+  /**
+   * Balance sources: greedy re-rank of the head of the list, each pick discounted by how many
+   * earlier picks share its publisher (x0.6 each) and its country (x0.85 each).
+   */
+  private diversify(ranked: { doc: number; score: number }[], head: number): { doc: number; score: number }[] {
+    const pool = ranked.slice(0, Math.max(head, 1));
+    const rest = ranked.slice(pool.length);
+    const out: { doc: number; score: number }[] = [];
+    const perDomain = new Map<string, number>();
+    const perCountry = new Map<string, number>();
+    const base = (i: number) => (pool[i]!.score > 0 ? pool[i]!.score : 1 / (i + 1));
+    const used = new Set<number>();
+    while (out.length < pool.length) {
+      let best = -1;
+      let bestS = -Infinity;
+      for (let i = 0; i < pool.length; i++) {
+        if (used.has(i)) continue;
+        const a = this.views[pool[i]!.doc]!.a;
+        const s = base(i) * 0.6 ** (perDomain.get(a.domain) ?? 0) * 0.85 ** (perCountry.get(a.country) ?? 0);
+        if (s > bestS) {
+          bestS = s;
+          best = i;
+        }
+      }
+      used.add(best);
+      const a = this.views[pool[best]!.doc]!.a;
+      perDomain.set(a.domain, (perDomain.get(a.domain) ?? 0) + 1);
+      perCountry.set(a.country, (perCountry.get(a.country) ?? 0) + 1);
+      out.push(pool[best]!);
+    }
+    return [...out, ...rest];
+  }
+}

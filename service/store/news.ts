@@ -1,0 +1,228 @@
+/** Articles, their children, publishers and hit events in the service store. */
+import crypto from 'node:crypto';
+import type { Db } from './db.js';
+import { micros, stage, type ColSpec } from './bulk.js';
+import type { LoadedArticle, NewsArticle } from '../news/model.js';
+import { ENTITY_TYPES, type EntityType } from '../../spec/index.js';
+
+const ARTICLE_COLS: readonly ColSpec[] = [
+  ['article_id', 'varchar'], ['source', 'varchar'], ['source_key', 'varchar'], ['article_url', 'varchar'], ['domain_url', 'varchar'],
+  ['title', 'varchar'], ['eng_title', 'varchar'], ['summary', 'varchar'], ['key_points', 'varchar[]'], ['keywords', 'varchar[]'],
+  ['full_text', 'varchar'], ['language', 'varchar'], ['pub_date', 'bigint'], ['crawl_date', 'bigint'], ['classification', 'varchar[]'],
+  ['sentiment', 'int'], ['provocative', 'varchar'], ['reporting_voice', 'varchar'], ['content_type', 'varchar'], ['bias', 'varchar'],
+  ['country', 'varchar'], ['continent', 'varchar'], ['page_rank', 'int'], ['source_id', 'varchar'], ['authors', 'varchar'],
+  ['is_podcast', 'bool'], ['is_premium', 'bool'], ['centroid_distance', 'double'], ['cluster_probability', 'double'],
+  ['entities', 'varchar'], ['geo_coordinates', 'varchar'], ['n_terms', 'int'], ['url_derived', 'bool'], ['date_derived', 'bool'],
+  ['content_hash', 'varchar'],
+];
+
+function articleRow(a: NewsArticle): unknown[] {
+  return [
+    a.articleId, a.source, a.sourceKey, a.url, a.domain, a.title, a.engTitle, a.summary, a.keyPoints, a.keywords,
+    a.fullText, a.language, micros(a.pubDate), micros(a.crawlDate), a.classification, a.sentiment, a.provocative,
+    a.reportingVoice, a.contentType, a.bias, a.country, a.continent, a.pageRank, a.sourceId,
+    a.authors ? JSON.stringify(a.authors) : null, a.isPodcast, a.isPremium, a.centroidDistance, a.clusterProbability,
+    JSON.stringify(a.entities), a.geo ? JSON.stringify(a.geo) : null, a.nTerms, a.urlDerived, a.dateDerived, a.contentHash,
+  ];
+}
+
+const selectCols = (full: boolean) => `article_id::VARCHAR AS article_id, source, source_key, article_url, domain_url, title, eng_title, summary,
+  key_points, keywords, ${full ? 'full_text' : 'NULL AS full_text'}, language, epoch_ms(pub_date) AS pub_ms, epoch_ms(crawl_date) AS crawl_ms,
+  classification, sentiment, provocative, reporting_voice, content_type, bias, country, continent, page_rank, source_id,
+  authors::VARCHAR AS authors, is_podcast, is_premium, centroid_distance, cluster_probability, entities::VARCHAR AS entities,
+  geo_coordinates::VARCHAR AS geo, n_terms, url_derived, date_derived, content_hash`;
+
+type Row = Record<string, unknown>;
+function fromRow(r: Row): NewsArticle {
+  const ents = JSON.parse(String(r.entities)) as Partial<Record<EntityType, string[]>>;
+  const entities = Object.fromEntries(ENTITY_TYPES.map((t) => [t, ents[t] ?? []])) as Record<EntityType, string[]>;
+  return {
+    articleId: String(r.article_id), source: String(r.source), sourceKey: String(r.source_key), url: String(r.article_url),
+    domain: String(r.domain_url), title: String(r.title), engTitle: String(r.eng_title), summary: String(r.summary),
+    keyPoints: (r.key_points as string[]) ?? [], keywords: (r.keywords as string[]) ?? [], fullText: (r.full_text as string | null) ?? null,
+    language: String(r.language), pubDate: new Date(Number(r.pub_ms)), crawlDate: r.crawl_ms == null ? null : new Date(Number(r.crawl_ms)),
+    classification: (r.classification as string[]) ?? [], sentiment: Number(r.sentiment), provocative: String(r.provocative),
+    reportingVoice: String(r.reporting_voice), contentType: String(r.content_type), bias: String(r.bias), country: String(r.country),
+    continent: (r.continent as string | null) ?? null, pageRank: Number(r.page_rank), sourceId: String(r.source_id),
+    authors: r.authors ? JSON.parse(String(r.authors)) : null, isPodcast: !!r.is_podcast, isPremium: !!r.is_premium,
+    centroidDistance: Number(r.centroid_distance), clusterProbability: Number(r.cluster_probability), entities,
+    geo: r.geo ? JSON.parse(String(r.geo)) : null, nTerms: Number(r.n_terms), urlDerived: !!r.url_derived,
+    dateDerived: !!r.date_derived, contentHash: String(r.content_hash),
+  };
+}
+
+const toF32 = (b: Uint8Array) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+
+export interface HitEvent {
+  ts: Date;
+  kind: 'surface' | 'citation' | 'full_text' | 'grounded';
+  keyId: string | null;
+  orgId: string | null;
+  domain: string;
+  articleId: string;
+  query: string | null;
+  synthetic?: boolean;
+}
+
+export class NewsStore {
+  constructor(readonly db: Db) {}
+
+  /** article_id -> content_hash of what is stored. */
+  async hashes(): Promise<Map<string, string>> {
+    const rows = await this.db.all<{ id: string; h: string }>('SELECT article_id::VARCHAR AS id, content_hash AS h FROM articles');
+    return new Map(rows.map((r) => [r.id, r.h]));
+  }
+
+  /**
+   * Upsert articles with their entities, postings and embeddings in one transaction: appender
+   * into staging, then MERGE for articles and replace-by-article for the children.
+   */
+  async write(batch: LoadedArticle[], model: string | null): Promise<{ inserted: number; updated: number }> {
+    if (batch.length === 0) return { inserted: 0, updated: 0 };
+    return this.db.withConnection(async (conn) => {
+      const stgA = await stage(conn, 'articles', ARTICLE_COLS, batch.map((b) => articleRow(b.article)));
+      const ents: unknown[][] = [];
+      const posts: unknown[][] = [];
+      const vecs: unknown[][] = [];
+      for (const { article: a, terms, embedding } of batch) {
+        for (const t of ENTITY_TYPES) for (const v of a.entities[t]) ents.push([a.articleId, t, v]);
+        const tf = new Map<string, number>();
+        for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
+        for (const [t, n] of tf) posts.push([t, a.articleId, n]);
+        if (embedding && model) vecs.push([a.articleId, model, embedding.length, new Uint8Array(embedding.buffer, embedding.byteOffset, embedding.byteLength)]);
+      }
+      const stgE = await stage(conn, 'entities', [['article_id', 'varchar'], ['type', 'varchar'], ['value', 'varchar']], ents);
+      const stgP = await stage(conn, 'postings', [['term', 'varchar'], ['article_id', 'varchar'], ['tf', 'int']], posts);
+      const stgV = await stage(conn, 'embeddings', [['article_id', 'varchar'], ['model', 'varchar'], ['dim', 'int'], ['vec', 'blob']], vecs);
+      await conn.run('BEGIN TRANSACTION');
+      try {
+        const before = Number((await conn.runAndReadAll(`SELECT count(*) AS n FROM articles WHERE article_id IN (SELECT article_id::UUID FROM ${stgA})`)).getRowObjectsJS()[0]!.n);
+        const cols = ARTICLE_COLS.map(([c]) => c);
+        const expr = (c: string) =>
+          c === 'article_id' ? 's.article_id::UUID'
+          : c === 'pub_date' || c === 'crawl_date' ? `make_timestamp(s.${c})`
+          : c === 'authors' || c === 'entities' || c === 'geo_coordinates' ? `s.${c}::JSON`
+          : `s.${c}`;
+        await conn.run(`MERGE INTO articles t USING ${stgA} s ON t.article_id = s.article_id::UUID
+          WHEN MATCHED THEN UPDATE SET ${cols.filter((c) => c !== 'article_id').map((c) => `${c} = ${expr(c)}`).join(', ')}, enriched_at = now()
+          WHEN NOT MATCHED THEN INSERT (${cols.join(', ')}, enriched_at) VALUES (${cols.map(expr).join(', ')}, now())`);
+        for (const [table, stg] of [['article_entities', stgE], ['postings', stgP]] as const) {
+          await conn.run(`DELETE FROM ${table} WHERE article_id IN (SELECT article_id::UUID FROM ${stgA})`);
+          await conn.run(`INSERT INTO ${table} SELECT * REPLACE (article_id::UUID AS article_id) FROM ${stg}`);
+        }
+        if (vecs.length) {
+          await conn.run(`DELETE FROM embeddings WHERE article_id IN (SELECT article_id::UUID FROM ${stgV})`);
+          await conn.run(`INSERT INTO embeddings SELECT article_id::UUID, model, dim, vec FROM ${stgV}`);
+        }
+        await conn.run('COMMIT');
+        return { inserted: batch.length - before, updated: before };
+      } catch (e) {
+        await conn.run('ROLLBACK');
+        throw e;
+      }
+    });
+  }
+
+  async count(): Promise<{ total: number; indexed: number }> {
+    const r = await this.db.one<{ total: bigint; indexed: bigint }>('SELECT count(*) AS total, count(crawl_date) AS indexed FROM articles');
+    return { total: Number(r?.total ?? 0), indexed: Number(r?.indexed ?? 0) };
+  }
+
+  /** Every article (without full text), in (crawl, pub) order. */
+  async all(): Promise<NewsArticle[]> {
+    return (await this.db.all<Row>(`SELECT ${selectCols(false)} FROM articles ORDER BY crawl_date NULLS LAST, pub_date, article_id`)).map(fromRow);
+  }
+
+  async byIds(ids: string[], fullText: boolean): Promise<NewsArticle[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.all<Row>(
+      `SELECT ${selectCols(fullText)} FROM articles WHERE article_id IN (SELECT unnest(string_split($1, ','))::UUID) AND crawl_date IS NOT NULL`,
+      [ids.join(',')],
+    );
+    return rows.map(fromRow);
+  }
+
+  /** Postings grouped per article (the BM25 index is rebuilt from them at start). */
+  async postings(): Promise<Map<string, string[]>> {
+    const rows = await this.db.all<{ id: string; terms: string[]; tfs: number[] }>(
+      `SELECT article_id::VARCHAR AS id, list(term) AS terms, list(tf) AS tfs FROM postings GROUP BY article_id`,
+    );
+    const out = new Map<string, string[]>();
+    for (const r of rows) {
+      const terms: string[] = [];
+      r.terms.forEach((t, i) => {
+        for (let k = 0; k < Number(r.tfs[i]); k++) terms.push(t);
+      });
+      out.set(r.id, terms);
+    }
+    return out;
+  }
+
+  async embeddings(model: string): Promise<Map<string, Float32Array>> {
+    const rows = await this.db.all<{ id: string; vec: Uint8Array }>(
+      `SELECT article_id::VARCHAR AS id, vec FROM embeddings WHERE model = $1`, [model],
+    );
+    return new Map(rows.map((r) => [r.id, toF32(r.vec)]));
+  }
+
+  async postingsOf(ids: string[]): Promise<Map<string, string[]>> {
+    const rows = await this.db.all<{ id: string; terms: string[]; tfs: number[] }>(
+      `SELECT article_id::VARCHAR AS id, list(term) AS terms, list(tf) AS tfs FROM postings
+       WHERE article_id IN (SELECT unnest(string_split($1, ','))::UUID) GROUP BY article_id`, [ids.join(',')],
+    );
+    return new Map(rows.map((r) => [r.id, r.terms.flatMap((t, i) => Array<string>(Number(r.tfs[i])).fill(t))]));
+  }
+
+  async embeddingsOf(ids: string[], model: string): Promise<Map<string, Float32Array>> {
+    const rows = await this.db.all<{ id: string; vec: Uint8Array }>(
+      `SELECT article_id::VARCHAR AS id, vec FROM embeddings WHERE model = $2 AND article_id IN (SELECT unnest(string_split($1, ','))::UUID)`,
+      [ids.join(','), model],
+    );
+    return new Map(rows.map((r) => [r.id, toF32(r.vec)]));
+  }
+
+  async writeEmbeddings(rows: [string, Float32Array][], model: string): Promise<void> {
+    if (rows.length === 0) return;
+    await this.db.withConnection(async (conn) => {
+      const stg = await stage(conn, 'embeddings', [['article_id', 'varchar'], ['model', 'varchar'], ['dim', 'int'], ['vec', 'blob']],
+        rows.map(([id, v]) => [id, model, v.length, new Uint8Array(v.buffer, v.byteOffset, v.byteLength)]));
+      await conn.run('BEGIN TRANSACTION');
+      await conn.run(`DELETE FROM embeddings WHERE article_id IN (SELECT article_id::UUID FROM ${stg})`);
+      await conn.run(`INSERT INTO embeddings SELECT article_id::UUID, model, dim, vec FROM ${stg}`);
+      await conn.run('COMMIT');
+    });
+  }
+
+  /** Mark held-back articles as indexed now (replay). */
+  async release(ids: string[], at: Date): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.run(
+      `UPDATE articles SET crawl_date = make_timestamp($2::BIGINT) WHERE article_id IN (SELECT unnest(string_split($1, ','))::UUID)`,
+      [ids.join(','), at.getTime() * 1000],
+    );
+  }
+
+  async writePublishers(rows: { domain: string; country: string; countrySource: string; continent: string | null; pageRank: number; articles: number; isPodcast: boolean; isPremium: boolean }[]): Promise<void> {
+    await this.db.withConnection(async (conn) => {
+      const stg = await stage(conn, 'publishers', [
+        ['domain', 'varchar'], ['country', 'varchar'], ['country_source', 'varchar'], ['continent', 'varchar'], ['page_rank', 'int'],
+        ['articles', 'int'], ['is_podcast', 'bool'], ['is_premium', 'bool'],
+      ], rows.map((r) => [r.domain, r.country, r.countrySource, r.continent, r.pageRank, r.articles, r.isPodcast, r.isPremium]));
+      await conn.run('BEGIN TRANSACTION');
+      await conn.run('DELETE FROM publishers');
+      await conn.run(`INSERT INTO publishers SELECT * FROM ${stg}`);
+      await conn.run('COMMIT');
+    });
+  }
+
+  async recordHits(events: HitEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    await this.db.withConnection(async (conn) => {
+      const stg = await stage(conn, 'hits', [
+        ['event_id', 'varchar'], ['ts', 'bigint'], ['kind', 'varchar'], ['key_id', 'varchar'], ['org_id', 'varchar'],
+        ['domain', 'varchar'], ['article_id', 'varchar'], ['query', 'varchar'], ['synthetic', 'bool'],
+      ], events.map((e) => [crypto.randomUUID(), micros(e.ts), e.kind, e.keyId, e.orgId, e.domain, e.articleId, e.query, !!e.synthetic]));
+      await conn.run(`INSERT INTO hit_events SELECT event_id::UUID, make_timestamp(ts), kind, key_id, org_id, domain, article_id::UUID, query, synthetic FROM ${stg}`);
+    });
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Global setup: one service store seeded from the real shared corpus, built once and cached in
+ * the OS temp dir under a key of everything that shapes it (corpus files, enrichment, store
+ * schema and search code), so a second run starts in seconds. Test files copy it.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { repoRoot, sharedDir } from '../helpers/paths.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    corpusStore: string;
+  }
+}
+
+function filesUnder(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+}
+
+export function corpusKey(): string {
+  const h = crypto.createHash('sha1');
+  const data = path.join(sharedDir, 'data', 'news');
+  for (const f of filesUnder(data).sort()) h.update(`${path.relative(data, f)}:${fs.statSync(f).size}`);
+  for (const dir of ['service/enrich', 'service/corpus', 'service/store', 'service/search', 'service/news']) {
+    for (const f of filesUnder(path.join(repoRoot, dir)).sort()) h.update(fs.readFileSync(f));
+  }
+  return h.digest('hex').slice(0, 16);
+}
+
+export default async function setup(project: TestProject): Promise<void> {
+  const dir = path.join(os.tmpdir(), 'newsflow-test-cache', corpusKey());
+  const file = path.join(dir, 'service.duckdb');
+  if (!fs.existsSync(path.join(dir, 'done'))) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    const { serviceConfig } = await import('../../service/config.js');
+    const { openServices } = await import('../../service/server.js');
+    const t0 = Date.now();
+    const services = await openServices(serviceConfig({ dataDir: dir, logLevel: 'silent' }));
+    const r = await services.news!.seed(path.join(sharedDir, 'data'));
+    await services.news!.close();
+    await services.db.checkpoint();
+    services.db.close();
+    fs.writeFileSync(path.join(dir, 'done'), JSON.stringify({ ...r, seconds: (Date.now() - t0) / 1000 }));
+    console.log(`seeded test corpus store: ${r.total} articles in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  }
+  project.provide('corpusStore', file);
+}
