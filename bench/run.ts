@@ -1,5 +1,6 @@
 /** `npm run bench`: runs every benchmark and prints one JSON line each (ratios measured in one run). */
 import { benchAuth } from './auth.js';
+import { benchSearch } from './search.js';
 
-const benches = [benchAuth];
+const benches = [benchAuth, benchSearch];
 for (const b of benches) console.log(JSON.stringify(await b()));

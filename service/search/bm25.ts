@@ -46,14 +46,25 @@ export class Bm25Index {
     return id === undefined ? 0 : this.postDocs[id]!.length;
   }
 
+  private acc = new Float64Array(0);
+  private state = new Int8Array(0);
+
   /**
    * Score every document that holds at least one query term and passes `accept`.
-   * Returns parallel arrays of doc ids and scores (unsorted).
+   * Returns parallel arrays of doc ids and scores (unsorted). Accumulates in typed arrays sized
+   * to the corpus; `accept` runs once per touched document.
    */
   score(queryTerms: string[], accept?: (doc: number) => boolean): { docs: Int32Array; scores: Float64Array } {
     const { k1, b } = this.opts;
+    const n = this.docLen.length;
+    if (this.acc.length < n) {
+      this.acc = new Float64Array(n * 2);
+      this.state = new Int8Array(n * 2);
+    }
+    const acc = this.acc;
+    const state = this.state; // 0 untouched, 1 accepted, 2 rejected
+    const touched: number[] = [];
     const avgdl = this.docs ? this.totalLen / this.docs : 1;
-    const acc = new Map<number, number>();
     const seen = new Set<string>();
     for (const t of queryTerms) {
       if (seen.has(t)) continue;
@@ -63,27 +74,34 @@ export class Bm25Index {
       const docs = this.postDocs[id]!;
       const tfs = this.postTf[id]!;
       const idf = Math.log(1 + (this.docs - docs.length + 0.5) / (docs.length + 0.5));
+      const norm = k1 * (1 - b);
+      const lenW = (k1 * b) / avgdl;
       for (let i = 0; i < docs.length; i++) {
         const d = docs[i]!;
-        const prev = acc.get(d);
-        if (prev === undefined && accept && !accept(d)) {
-          acc.set(d, Number.NaN); // rejected: remember, skip later terms cheaply
-          continue;
+        let st = state[d]!;
+        if (st === 0) {
+          st = !accept || accept(d) ? 1 : 2;
+          state[d] = st;
+          touched.push(d);
         }
-        if (prev !== undefined && Number.isNaN(prev)) continue;
+        if (st === 2) continue;
         const f = tfs[i]!;
-        const s = (idf * f * (k1 + 1)) / (f + k1 * (1 - b + (b * this.docLen[d]!) / avgdl));
-        acc.set(d, (prev ?? 0) + s);
+        acc[d]! += (idf * f * (k1 + 1)) / (f + norm + lenW * this.docLen[d]!);
       }
     }
-    const docs: number[] = [];
-    const scores: number[] = [];
-    for (const [d, s] of acc) {
-      if (!Number.isNaN(s)) {
-        docs.push(d);
-        scores.push(s);
+    let m = 0;
+    for (const d of touched) if (state[d] === 1) m++;
+    const outDocs = new Int32Array(m);
+    const outScores = new Float64Array(m);
+    let j = 0;
+    for (const d of touched) {
+      if (state[d] === 1) {
+        outDocs[j] = d;
+        outScores[j++] = acc[d]!;
       }
+      acc[d] = 0;
+      state[d] = 0;
     }
-    return { docs: Int32Array.from(docs), scores: Float64Array.from(scores) };
+    return { docs: outDocs, scores: outScores };
   }
 }

@@ -14,6 +14,8 @@ import { terms } from './tokenize.js';
 const HOUR = 3_600_000;
 /** RRF constant (Cormack et al. 2009). */
 const RRF_K = 60;
+/** `both` fuses the best FUSION_DEPTH of each list, whatever the page (pages past it widen the head). */
+const FUSION_DEPTH = 1000;
 
 export interface SearchContext {
   now: number;
@@ -97,15 +99,19 @@ export class NewsIndex {
   async search(p: SearchParamsParsed, ctx: SearchContext): Promise<Ranked> {
     const plan = this.plan(p, ctx);
     const filter = compileFilter(p, { window: plan.window, onlyDomains: ctx.onlyDomains });
-    const cache = new Map<number, boolean>();
+    const cache = new Int8Array(this.views.length); // 0 unknown, 1 yes, 2 no
     const accept = (doc: number) => {
-      let v = cache.get(doc);
-      if (v === undefined) {
-        v = filter(this.views[doc]!);
-        cache.set(doc, v);
+      let v = cache[doc]!;
+      if (v === 0) {
+        v = filter(this.views[doc]!) ? 1 : 2;
+        cache[doc] = v;
       }
-      return v;
+      return v === 1;
     };
+    // how much of the ranking a page needs (the rest is never sorted)
+    const uuidOffset = typeof p.offset === 'string' ? this.byId.get(p.offset) : undefined;
+    const need = (typeof p.offset === 'number' ? p.offset : 0) + p.n_articles;
+    const depth = (p.diversify_sources ? need * 3 : need) + 1;
     const q = p.query.trim();
     let ranked: { doc: number; score: number }[];
     let method: Ranked['method'] = plan.method;
@@ -117,11 +123,13 @@ export class NewsIndex {
       const t = (i: number) => (plan.window.field === 'pub_date' ? this.views[i]!.a.pubDate : this.views[i]!.a.crawlDate!).getTime();
       ranked.sort((a, b) => t(b.doc) - t(a.doc) || this.tie(a.doc, b.doc));
     } else if (plan.method === 'kw') {
-      ranked = this.sorted(this.kw(q, accept));
+      ranked = this.top(this.kw(q, accept), depth, uuidOffset);
     } else if (plan.method === 'nl') {
-      ranked = this.sorted(await this.nl(q, accept, p.similarity_score_threshold));
+      ranked = this.top(await this.nl(q, accept, p.similarity_score_threshold), depth, uuidOffset);
     } else {
-      const [kw, nl] = [this.sorted(this.kw(q, accept)), this.sorted(await this.nl(q, accept, p.similarity_score_threshold))];
+      // RRF over the heads of both lists; a fixed head keeps pages consistent with each other
+      const head = Math.max(FUSION_DEPTH, depth);
+      const [kw, nl] = [this.top(this.kw(q, accept), head, uuidOffset), this.top(await this.nl(q, accept, p.similarity_score_threshold), head, uuidOffset)];
       const fused = new Map<number, number>();
       kw.forEach((r, i) => fused.set(r.doc, (fused.get(r.doc) ?? 0) + 1 / (RRF_K + i + 1)));
       nl.forEach((r, i) => fused.set(r.doc, (fused.get(r.doc) ?? 0) + 1 / (RRF_K + i + 1)));
@@ -151,6 +159,39 @@ export class NewsIndex {
     const x = this.views[a]!.a.articleId;
     const y = this.views[b]!.a.articleId;
     return x < y ? -1 : x > y ? 1 : 0;
+  }
+
+  /**
+   * The best `k` results in ranking order (score, then article id). With a UUID offset the
+   * ranking runs at least to that article, so the page after it can be cut.
+   */
+  private top(r: { docs: Int32Array; scores: Float64Array }, k: number, through?: number): { doc: number; score: number }[] {
+    const n = r.docs.length;
+    if (through !== undefined) {
+      const at = r.docs.indexOf(through);
+      if (at >= 0) {
+        const s = r.scores[at]!;
+        let before = 0;
+        for (let i = 0; i < n; i++) if (r.scores[i]! > s || (r.scores[i] === s && this.tie(r.docs[i]!, through) < 0)) before++;
+        k += before + 1;
+      }
+    }
+    if (n <= k * 4 || n < 2048) return this.sorted(r).slice(0, Math.max(k, 0) || n);
+    // a score threshold from a sample, then sort only what clears it
+    const sample = Array.from({ length: 1024 }, (_, i) => r.scores[Math.floor((i * n) / 1024)]!).sort((a, b) => b - a);
+    let cut = sample[Math.min(1023, Math.ceil((k / n) * 1024 * 2) + 8)]!;
+    for (;;) {
+      const docs: number[] = [];
+      const scores: number[] = [];
+      for (let i = 0; i < n; i++) {
+        if (r.scores[i]! >= cut) {
+          docs.push(r.docs[i]!);
+          scores.push(r.scores[i]!);
+        }
+      }
+      if (docs.length >= k || cut === -Infinity) return this.sorted({ docs: Int32Array.from(docs), scores: Float64Array.from(scores) }).slice(0, k);
+      cut = -Infinity;
+    }
   }
 
   private sorted(r: { docs: Int32Array; scores: Float64Array }): { doc: number; score: number }[] {

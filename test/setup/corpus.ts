@@ -5,7 +5,6 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { repoRoot, sharedDir } from '../helpers/paths.js';
@@ -31,20 +30,6 @@ export function corpusKey(): string {
 }
 
 export default async function setup(project: TestProject): Promise<void> {
-  const dir = path.join(os.tmpdir(), 'newsflow-test-cache', corpusKey());
-  const file = path.join(dir, 'service.duckdb');
-  if (!fs.existsSync(path.join(dir, 'done'))) {
-    fs.rmSync(dir, { recursive: true, force: true });
-    const { serviceConfig } = await import('../../service/config.js');
-    const { openServices } = await import('../../service/server.js');
-    const t0 = Date.now();
-    const services = await openServices(serviceConfig({ dataDir: dir, logLevel: 'silent' }));
-    const r = await services.news!.seed(path.join(sharedDir, 'data'));
-    await services.news!.close();
-    await services.db.checkpoint();
-    services.db.close();
-    fs.writeFileSync(path.join(dir, 'done'), JSON.stringify({ ...r, seconds: (Date.now() - t0) / 1000 }));
-    console.log(`seeded test corpus store: ${r.total} articles in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-  }
-  project.provide('corpusStore', file);
+  const { seededCorpusStore } = await import('../helpers/corpus-store.js');
+  project.provide('corpusStore', await seededCorpusStore((m) => console.log(`test setup: ${m}`)));
 }
