@@ -58,7 +58,7 @@ describe('limits over HTTP', () => {
     expect(r.headers.get('x-ratelimit-limit')).toBe('5');
     expect(r.headers.get('x-ratelimit-remaining')).toBe('0');
     // the news group of the same key is not touched
-    expect((await api(svc.url, 'GET', '/v1/news/search', svc.keys.org)).status).toBe(501);
+    expect((await api(svc.url, 'GET', '/v1/news/search', svc.keys.org)).status).toBe(200);
   });
   it('answers 429 429001 past the concurrency limit', async () => {
     let release!: () => void;

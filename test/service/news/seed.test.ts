@@ -1,0 +1,67 @@
+/** Loading: idempotent seeds, rebased dates, replay feeding articles over time. */
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { repoRoot } from '../../helpers/paths.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
+import { search, sql } from '../../helpers/news.js';
+
+const fixture = path.join(repoRoot, 'test', 'fixtures', 'corpus', 'headlines-sample.json');
+let svc: TestService | undefined;
+afterEach(async () => {
+  await svc?.stop();
+  svc = undefined;
+});
+const count = async (s: TestService, table: string) => Number((await sql<{ n: bigint }>(s, `SELECT count(*) AS n FROM ${table}`))[0]!.n);
+
+describe('seeding', () => {
+  it('loading twice gives the same articles (the second load enriches nothing)', async () => {
+    svc = await startTestService({ limitsText: 'news=1000:1000:50' });
+    const first = await svc.services.news!.seed(fixture);
+    expect(first).toMatchObject({ read: 20, enriched: 20, inserted: 20, total: 20, indexed: 20 });
+    const ids = (await sql<{ id: string }>(svc, 'SELECT article_id::VARCHAR AS id FROM articles ORDER BY 1')).map((r) => r.id);
+    const postings = await count(svc, 'postings');
+    const second = await svc.services.news!.seed(fixture);
+    expect(second).toMatchObject({ read: 20, enriched: 0, unchanged: 20, total: 20 });
+    expect((await sql<{ id: string }>(svc, 'SELECT article_id::VARCHAR AS id FROM articles ORDER BY 1')).map((r) => r.id)).toEqual(ids);
+    expect(await count(svc, 'postings')).toBe(postings);
+    expect(await count(svc, 'embeddings')).toBe(20);
+    expect((await search(svc, { historical: true, n_articles: 101 })).dicts).toHaveLength(20);
+  });
+
+  it('--rebase-dates moves the newest article to now, keeping the spacing', async () => {
+    const now = Date.parse('2026-11-21T10:00:00Z');
+    svc = await startTestService({ limitsText: 'news=1000:1000:50', clock: () => now });
+    await svc.services.news!.seed(fixture, { rebaseDates: true });
+    const times = (await sql<{ ms: number }>(svc, 'SELECT epoch_ms(pub_date) AS ms FROM articles ORDER BY pub_date')).map((r) => Number(r.ms));
+    expect(times[times.length - 1]).toBe(now);
+    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBe(3_600_000);
+    // so the default 48-hour window has news
+    expect((await search(svc, { n_articles: 101 })).dicts).toHaveLength(20);
+  });
+
+  it('--replay releases articles in publication order over time, with crawl_date = release time', async () => {
+    svc = await startTestService({ limitsText: 'news=1000:1000:50' });
+    const t0 = Date.now();
+    // 19 hours of news in about 1.9 s
+    const r = await svc.services.news!.seed(fixture, { replay: 36_000 });
+    expect(r.total).toBe(20);
+    let seen = 0;
+    const early = (await search(svc, { historical: true, n_articles: 101 })).dicts.length;
+    expect(early).toBeLessThan(20);
+    for (let i = 0; i < 80 && seen < 20; i++) {
+      await new Promise((res) => setTimeout(res, 100));
+      seen = (await search(svc, { historical: true, n_articles: 101 })).dicts.length;
+    }
+    expect(seen).toBe(20);
+    const rows = await sql<{ crawl: number }>(svc, 'SELECT epoch_ms(crawl_date) AS crawl FROM articles ORDER BY pub_date');
+    const crawl = rows.map((x) => Number(x.crawl));
+    expect(crawl.every((c) => c >= t0 - 1000)).toBe(true);
+    for (let i = 1; i < crawl.length; i++) expect(crawl[i]!).toBeGreaterThanOrEqual(crawl[i - 1]!);
+    expect(crawl[crawl.length - 1]! - crawl[0]!).toBeGreaterThan(1000); // spread over time, not at once
+  });
+
+  it('a corpus path that does not exist is a clear error', async () => {
+    svc = await startTestService({ limitsText: 'news=1000:1000:50' });
+    await expect(svc.services.news!.seed('/nonexistent/corpus')).rejects.toThrow(/does not exist; point --corpus/);
+  });
+});
