@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { buildOpenApi, PLANS, SCOPES } from '../spec/index.js';
 import { Db, StoreLockedError } from '../service/store/db.js';
@@ -14,6 +15,12 @@ import { progress } from './progress.js';
 import { CorpusError } from '../service/corpus/read.js';
 
 class CliError extends Error {}
+
+/** ../shared/data beside the repository, when it is there. */
+function defaultCorpus(): string | undefined {
+  const p = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'shared', 'data');
+  return fs.existsSync(p) ? p : undefined;
+}
 
 const intArg = (name: string) => (v: string) => {
   const n = Number(v);
@@ -92,11 +99,14 @@ export function buildCli(): Command {
 
   program
     .command('start')
-    .description('the main job on embedded defaults: the service on the data dir, with a demo key on first run')
+    .description('the main job on embedded defaults: the service on the data dir, loaded from the shared corpus (dates rebased to now), with a demo key on first run')
     .option('--port <port>', 'port', intArg('--port'))
+    .option('--corpus <path>', 'news corpus (default: $NEWSFLOW_CORPUS, else ../shared/data beside the repo)')
     .option(...dataDirOpt)
-    .action(async (o: { port?: number; dataDir?: string }) => {
-      await serve({ port: o.port, dataDir: o.dataDir, demoKey: true });
+    .action(async (o: { port?: number; dataDir?: string; corpus?: string }) => {
+      const corpus = o.corpus ?? process.env.NEWSFLOW_CORPUS ?? defaultCorpus();
+      if (!corpus) throw new CliError('no corpus found: pass --corpus PATH or set NEWSFLOW_CORPUS (the shared data folder, e.g. ../shared/data)');
+      await serve({ port: o.port, dataDir: o.dataDir, demoKey: true, seed: corpus, rebaseDates: true });
     });
 
   const orgs = program.command('orgs').description('organizations');

@@ -15,12 +15,15 @@ import { bias, classify, contentType, provocative, reportingVoice } from './clas
 import { continentOf, isPodcast, isPremium, publisherCountry, sourceIdOf } from './publishers.js';
 import { gazetteer } from './geo.js';
 
-/** What changes the enrichment output: the hash decides whether a reload re-enriches. */
+/**
+ * What changes the enrichment output: the hash decides whether a reload re-enriches. Dates are
+ * not part of it (a rebased reload only moves dates; see NewsService.seed).
+ */
 export const ENRICHMENT_VERSION = 1;
 export function contentHash(r: RawArticle): string {
   return crypto
     .createHash('sha1')
-    .update(JSON.stringify([ENRICHMENT_VERSION, r.url, r.title, r.text, r.pubDate.getTime(), [...r.sourceCategories].sort()]))
+    .update(JSON.stringify([ENRICHMENT_VERSION, r.url, r.title, r.text, [...r.sourceCategories].sort()]))
     .digest('hex');
 }
 

@@ -26,6 +26,8 @@ export interface SeedResult {
   read: number;
   enriched: number;
   unchanged: number;
+  /** unchanged articles whose dates moved (rebase) */
+  redated: number;
   inserted: number;
   updated: number;
   total: number;
@@ -103,7 +105,15 @@ export class NewsService {
     let raws = readCorpus(corpusPath);
     if (opts.rebaseDates) raws = rebase(raws, now);
     const known = await this.store.hashes();
-    const todo = raws.filter((r) => known.get(r.articleId) !== contentHash(r));
+    const todo = raws.filter((r) => known.get(r.articleId)?.hash !== contentHash(r));
+    const moved = raws.filter((r) => {
+      const k = known.get(r.articleId);
+      return k && k.hash === contentHash(r) && k.pubMs !== r.pubDate.getTime();
+    });
+    if (moved.length) {
+      await this.store.moveDates(moved.map((r) => ({ id: r.articleId, pubMs: r.pubDate.getTime() })));
+      for (const r of moved) this.index.moveDates(r.articleId, r.pubDate);
+    }
     const counts = new Map<string, number>();
     for (const r of raws) counts.set(r.domain, (counts.get(r.domain) ?? 0) + 1);
     const stored = await this.db.all<{ d: string; n: bigint }>('SELECT domain_url AS d, count(*) AS n FROM articles WHERE article_id NOT IN (SELECT unnest(string_split($1, \',\'))::UUID) GROUP BY 1', [raws.map((r) => r.articleId).join(',')]);
@@ -132,7 +142,7 @@ export class NewsService {
     await this.writePublishers(counts, ranks);
     if (opts.replay) this.startReplay(opts.replay);
     const c = await this.store.count();
-    return { read: raws.length, enriched: todo.length, unchanged: raws.length - todo.length, inserted, updated, total: c.total, indexed: c.indexed };
+    return { read: raws.length, enriched: todo.length, unchanged: raws.length - todo.length, redated: moved.length, inserted, updated, total: c.total, indexed: c.indexed };
   }
 
   private async writePublishers(counts: Map<string, number>, ranks: Map<string, number>): Promise<void> {

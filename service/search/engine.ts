@@ -72,6 +72,14 @@ export class NewsIndex {
     }
   }
 
+  /** A rebased reload moved an article's dates. */
+  moveDates(id: string, pubDate: Date): void {
+    const i = this.byId.get(id);
+    if (i === undefined) return;
+    const a = this.views[i]!.a;
+    this.views[i]!.a = { ...a, pubDate, crawlDate: a.crawlDate ? pubDate : null };
+  }
+
   /** The effective method and time window of a request (strategies, historical, hours_back). */
   plan(p: SearchParamsParsed, ctx: SearchContext) {
     let method = p.method;

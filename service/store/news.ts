@@ -67,10 +67,20 @@ export interface HitEvent {
 export class NewsStore {
   constructor(readonly db: Db) {}
 
-  /** article_id -> content_hash of what is stored. */
-  async hashes(): Promise<Map<string, string>> {
-    const rows = await this.db.all<{ id: string; h: string }>('SELECT article_id::VARCHAR AS id, content_hash AS h FROM articles');
-    return new Map(rows.map((r) => [r.id, r.h]));
+  /** article_id -> content_hash and pub_date (epoch ms) of what is stored. */
+  async hashes(): Promise<Map<string, { hash: string; pubMs: number }>> {
+    const rows = await this.db.all<{ id: string; h: string; ms: number }>('SELECT article_id::VARCHAR AS id, content_hash AS h, epoch_ms(pub_date) AS ms FROM articles');
+    return new Map(rows.map((r) => [r.id, { hash: r.h, pubMs: Number(r.ms) }]));
+  }
+
+  /** Move dates of unchanged articles (a rebased reload); crawl_date follows pub_date unless held back. */
+  async moveDates(rows: { id: string; pubMs: number }[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.db.withConnection(async (conn) => {
+      const stg = await stage(conn, 'dates', [['article_id', 'varchar'], ['pub', 'bigint']], rows.map((r) => [r.id, r.pubMs * 1000]));
+      await conn.run(`UPDATE articles SET pub_date = make_timestamp(s.pub), crawl_date = CASE WHEN articles.crawl_date IS NULL THEN NULL ELSE make_timestamp(s.pub) END
+        FROM ${stg} s WHERE articles.article_id = s.article_id::UUID`);
+    });
   }
 
   /**

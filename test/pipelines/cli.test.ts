@@ -81,3 +81,24 @@ describe('newsflow admin CLI', () => {
     expect(JSON.parse(r.stdout).openapi).toBe('3.1.0');
   });
 });
+
+describe('newsflow seed', () => {
+  it('loads a corpus, and a second load changes nothing', () => {
+    const fixture = path.join(repoRoot, 'test', 'fixtures', 'corpus', 'headlines-sample.json');
+    const dir = tempDir('newsflow-seed-');
+    const seed = () => spawnSync(process.execPath, [bin, 'seed', '--corpus', fixture, '--data-dir', dir, '--json'], { encoding: 'utf8', env: { ...process.env, NEWSFLOW_LOG_LEVEL: 'warn' } });
+    const a = seed();
+    expect(a.status, a.stderr).toBe(0);
+    expect(JSON.parse(a.stdout.trim().split('\n').pop()!)).toMatchObject({ read: 20, enriched: 20, total: 20 });
+    const b = seed();
+    expect(JSON.parse(b.stdout.trim().split('\n').pop()!)).toMatchObject({ read: 20, enriched: 0, total: 20 });
+    const missing = spawnSync(process.execPath, [bin, 'seed', '--data-dir', dir], { encoding: 'utf8', env: { ...process.env, NEWSFLOW_CORPUS: '' } });
+    expect(missing.status).not.toBe(0);
+    expect(missing.stderr).toMatch(/no corpus: pass --corpus PATH/);
+    const bad = spawnSync(process.execPath, [bin, 'seed', '--corpus', '/nope', '--data-dir', dir], { encoding: 'utf8' });
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toMatch(/does not exist/);
+    expect(bad.stderr).not.toMatch(/\n\s+at /);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});

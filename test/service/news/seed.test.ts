@@ -65,3 +65,18 @@ describe('seeding', () => {
     await expect(svc.services.news!.seed('/nonexistent/corpus')).rejects.toThrow(/does not exist; point --corpus/);
   });
 });
+
+describe('rebased reloads', () => {
+  it('move dates without enriching again', async () => {
+    let now = Date.parse('2026-11-21T10:00:00Z');
+    svc = await startTestService({ limitsText: 'news=1000:1000:50', clock: () => now });
+    await svc.services.news!.seed(fixture, { rebaseDates: true });
+    now += 86_400_000;
+    const again = await svc.services.news!.seed(fixture, { rebaseDates: true });
+    expect(again).toMatchObject({ enriched: 0, redated: 20, total: 20 });
+    const newest = Number((await sql<{ ms: number }>(svc, 'SELECT max(epoch_ms(pub_date)) AS ms FROM articles'))[0]!.ms);
+    expect(newest).toBe(now);
+    // the index follows: the last 48 hours hold all 20 again
+    expect((await search(svc, { n_articles: 101 })).dicts).toHaveLength(20);
+  });
+});
