@@ -12,6 +12,10 @@ import { AdminInputError, KeyStore } from '../service/auth/keys.js';
 import { serviceConfig, storeFile } from '../service/config.js';
 import { openServices, startService } from '../service/server.js';
 import { progress } from './progress.js';
+import { startWorker, temporalClient, temporalEndpoint, warehouseDir } from './runtime.js';
+import { TASK_QUEUES } from './worker.js';
+import { TemporalSetupError } from './temporal.js';
+import { WarehouseReadError, exportParquet, formatRows, openSnapshot, type SqlFormat } from '../warehouse/read.js';
 import { CorpusError } from '../service/corpus/read.js';
 
 class CliError extends Error {}
@@ -174,6 +178,109 @@ export function buildCli(): Command {
     });
 
   program
+    .command('worker')
+    .description('run the Temporal worker (all workflows and activities); stops cleanly on SIGINT/SIGTERM')
+    .option(...dataDirOpt)
+    .action(async (o: { dataDir?: string }) => {
+      const dataDir = serviceConfig({ dataDir: o.dataDir }).dataDir;
+      const endpoint = await temporalEndpoint({ dataDir, log: (m) => console.error(m) });
+      const w = await startWorker({ endpoint, dataDir });
+      console.log(`worker running on ${endpoint.address}${endpoint.uiUrl ? ` (Temporal UI ${endpoint.uiUrl})` : ''}; warehouse ${warehouseDir(dataDir)}`);
+      const stop = async () => {
+        await w.stop();
+        await endpoint.stop();
+        process.exit(0);
+      };
+      process.once('SIGINT', () => void stop());
+      process.once('SIGTERM', () => void stop());
+      await w.running;
+    });
+
+  program
+    .command('run <pipeline>')
+    .description('run a pipeline once now and wait for it (pipelines: news-ingest)')
+    .requiredOption('--from <time>', 'window start (ISO date or date-time, UTC)')
+    .requiredOption('--to <time>', 'window end (ISO date or date-time, UTC)')
+    .option('--query <q>', 'search query (default: every article in the window)', '')
+    .option('--page-size <n>', 'articles per page (1-101)', intArg('--page-size'), 100)
+    .option(...dataDirOpt)
+    .action(async (pipeline: string, o: { from: string; to: string; query: string; pageSize: number; dataDir?: string }) => {
+      if (pipeline !== 'news-ingest') throw new CliError(`unknown pipeline "${pipeline}"; pipelines: news-ingest`);
+      const from = Date.parse(o.from);
+      const to = Date.parse(o.to);
+      if (Number.isNaN(from) || Number.isNaN(to)) throw new CliError('--from and --to must be ISO dates, e.g. 2026-01-15 or 2026-01-15T06:00:00Z');
+      if (to < from) throw new CliError(`--from (${o.from}) is after --to (${o.to})`);
+      if (o.pageSize < 1 || o.pageSize > 101) throw new CliError('--page-size must be 1..101');
+      const dataDir = serviceConfig({ dataDir: o.dataDir }).dataDir;
+      const endpoint = await temporalEndpoint({ dataDir, log: (m) => console.error(m) });
+      const w = process.env.TEMPORAL_ADDRESS ? null : await startWorker({ endpoint, dataDir });
+      const client = await temporalClient(endpoint);
+      const bar = progress('news-ingest');
+      const handle = await client.workflow.start('newsIngest', {
+        taskQueue: TASK_QUEUES.news, workflowId: `news-ingest-manual-${Date.now()}`,
+        args: [{ query: o.query, from: new Date(from).toISOString(), to: new Date(to).toISOString(), pageSize: o.pageSize }],
+      });
+      const result = (await handle.result()) as { pages: number; received: number; inserted: number; updated: number; loadId: string };
+      bar.update(result.pages, result.pages, 'done');
+      bar.stop();
+      console.log(JSON.stringify(result));
+      await w?.stop();
+      await endpoint.stop();
+    });
+
+  program
+    .command('sql [query]')
+    .description('run SQL on the warehouse (a REPL without a query); safe while pipelines are landing')
+    .option('--format <f>', 'table, csv, json or arrow', 'table')
+    .option('--out <file>', 'write to a file (arrow output needs it unless stdout is redirected)')
+    .option('--warehouse <dir>', 'warehouse folder (default: the data dir)')
+    .option(...dataDirOpt)
+    .action(async (query: string | undefined, o: { format: string; out?: string; warehouse?: string; dataDir?: string }) => {
+      if (!['table', 'csv', 'json', 'arrow'].includes(o.format)) throw new CliError(`unknown --format "${o.format}"; use table, csv, json or arrow`);
+      const dir = o.warehouse ? path.resolve(o.warehouse) : warehouseDir(serviceConfig({ dataDir: o.dataDir }).dataDir);
+      const db = await openSnapshot(dir);
+      const runOne = async (q: string) => {
+        try {
+          const out = formatRows(await db.all(q), o.format as SqlFormat);
+          if (o.out) fs.writeFileSync(o.out, out);
+          else process.stdout.write(out);
+          return true;
+        } catch (e) {
+          console.error(`error: ${(e as Error).message.split('\n')[0]}`);
+          return false;
+        }
+      };
+      try {
+        if (query) {
+          if (!(await runOne(query))) process.exitCode = 1;
+          return;
+        }
+        const rl = (await import('node:readline')).createInterface({ input: process.stdin, output: process.stdout, prompt: 'newsflow> ' });
+        rl.prompt();
+        for await (const line of rl) {
+          if (line.trim() === '.exit' || line.trim() === '\\q') break;
+          if (line.trim()) await runOne(line);
+          rl.prompt();
+        }
+      } finally {
+        db.close();
+      }
+    });
+
+  program
+    .command('export')
+    .description('export warehouse tables to Parquet, hive-partitioned by month (written atomically)')
+    .option('--table <name>', 'one table (default: all)')
+    .option('--out <dir>', 'output folder', './export')
+    .option('--warehouse <dir>', 'warehouse folder (default: the data dir)')
+    .option(...dataDirOpt)
+    .action(async (o: { table?: string; out: string; warehouse?: string; dataDir?: string }) => {
+      const dir = o.warehouse ? path.resolve(o.warehouse) : warehouseDir(serviceConfig({ dataDir: o.dataDir }).dataDir);
+      const counts = await exportParquet(dir, path.resolve(o.out), o.table ? [o.table] : undefined);
+      console.log(JSON.stringify(counts));
+    });
+
+  program
     .command('openapi')
     .description('print the OpenAPI 3.1 document generated from spec/')
     .option('--out <file>', 'write to a file instead of stdout')
@@ -219,7 +326,7 @@ export async function main(argv = process.argv): Promise<void> {
       process.exitCode = e.exitCode === 0 ? 0 : 2;
       return;
     }
-    if (e instanceof AdminInputError || e instanceof StoreLockedError || e instanceof CliError || e instanceof CorpusError) {
+    if (e instanceof AdminInputError || e instanceof StoreLockedError || e instanceof CliError || e instanceof CorpusError || e instanceof TemporalSetupError || e instanceof WarehouseReadError) {
       console.error(`error: ${e.message}`);
       process.exitCode = 1;
       return;

@@ -132,9 +132,9 @@ export class Warehouse {
   /** Record (or complete) a load in `_loads`; replaying the same load id updates its row. */
   recordLoad(meta: LoadMeta, counts: LoadCounts, startedAt: Date, invariants: Record<string, unknown> = {}): Promise<void> {
     return this.serial(async () => {
-      const us = (d: Date | null) => (d ? BigInt(d.getTime() * 1000) : null);
+      const us = (d: Date | null) => (d ? d.getTime() * 1000 : null);
       await this.conn.run(
-        `INSERT INTO _loads VALUES ($1, $2, $3, $4, make_timestamp($5), make_timestamp($6), $7, $8, $9, make_timestamp($10), now(), $11::JSON)
+        `INSERT INTO _loads VALUES ($1, $2, $3, $4, make_timestamp($5::BIGINT), make_timestamp($6::BIGINT), $7, $8, $9, make_timestamp($10::BIGINT), now(), $11::JSON)
          ON CONFLICT (load_id) DO UPDATE SET rows_received = excluded.rows_received, rows_inserted = excluded.rows_inserted,
            rows_updated = excluded.rows_updated, finished_at = excluded.finished_at, invariants = excluded.invariants`,
         [meta.loadId, meta.pipeline, meta.workflowId, meta.runId, us(meta.windowStart), us(meta.windowEnd), counts.received, counts.inserted, counts.updated, us(startedAt), JSON.stringify(invariants)] as never,
