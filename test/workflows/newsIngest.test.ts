@@ -69,7 +69,7 @@ describe('newsIngest', () => {
     expect(r2).toMatchObject({ received: expected.length, inserted: 0, updated: 0 });
     const c2 = await counts();
     expect({ ...c2, _loads: 0 }).toEqual({ ...c1, _loads: 0 });
-    expect(c2._loads).toBe(c1._loads + 1);
+    expect(c2._loads).toBe(c1._loads! + 1);
     const loads = await warehouse.query<{ load_id: string; rows_received: bigint; rows_inserted: bigint; pipeline: string; invariants: string }>('SELECT * FROM _loads ORDER BY started_at');
     expect(loads.map((l) => l.load_id)).toEqual([r1.loadId, r2.loadId]);
     expect(loads.map((l) => Number(l.rows_inserted))).toEqual([expected.length, 0]);
