@@ -14,6 +14,8 @@ import { openServices, startService } from '../service/server.js';
 import { progress } from './progress.js';
 import { startWorker, temporalClient, temporalEndpoint, warehouseDir } from './runtime.js';
 import { TASK_QUEUES } from './worker.js';
+import { SCHEDULES, applySchedules, listOurs } from './schedules.js';
+import { ScheduleOverlapPolicy } from '@temporalio/client';
 import { TemporalSetupError } from './temporal.js';
 import { WarehouseReadError, exportParquet, formatRows, openSnapshot, type SqlFormat } from '../warehouse/read.js';
 import { CorpusError } from '../service/corpus/read.js';
@@ -103,14 +105,13 @@ export function buildCli(): Command {
 
   program
     .command('start')
-    .description('the main job on embedded defaults: the service on the data dir, loaded from the shared corpus (dates rebased to now), with a demo key on first run')
-    .option('--port <port>', 'port', intArg('--port'))
+    .description('the main job: the service (corpus in replay), a Temporal dev server, the worker, the schedules; each pipeline triggered once')
+    .option('--port <port>', 'service port', intArg('--port'))
     .option('--corpus <path>', 'news corpus (default: $NEWSFLOW_CORPUS, else ../shared/data beside the repo)')
+    .option('--replay <speed>', 'replay speed: corpus time per real time', floatArg('--replay'), 3600)
     .option(...dataDirOpt)
-    .action(async (o: { port?: number; dataDir?: string; corpus?: string }) => {
-      const corpus = o.corpus ?? process.env.NEWSFLOW_CORPUS ?? defaultCorpus();
-      if (!corpus) throw new CliError('no corpus found: pass --corpus PATH or set NEWSFLOW_CORPUS (the shared data folder, e.g. ../shared/data)');
-      await serve({ port: o.port, dataDir: o.dataDir, demoKey: true, seed: corpus, rebaseDates: true });
+    .action(async (o: { port?: number; dataDir?: string; corpus?: string; replay: number }) => {
+      await mainJob(o);
     });
 
   const orgs = program.command('orgs').description('organizations');
@@ -220,13 +221,48 @@ export function buildCli(): Command {
         taskQueue: TASK_QUEUES.news, workflowId: `news-ingest-manual-${Date.now()}`,
         args: [{ query: o.query, from: new Date(from).toISOString(), to: new Date(to).toISOString(), pageSize: o.pageSize }],
       });
-      const result = (await handle.result()) as { pages: number; received: number; inserted: number; updated: number; loadId: string };
-      bar.update(result.pages, result.pages, 'done');
+      const poll = setInterval(() => {
+        handle.query<{ pages: number; received: number }>('progress').then((p) => bar.update(p.received, Math.max(p.received, 1), `${p.pages} pages`), () => {});
+      }, 1000);
+      const result = (await handle.result().finally(() => clearInterval(poll))) as { pages: number; received: number; inserted: number; updated: number; loadId: string };
+      bar.update(result.received, result.received, `${result.pages} pages`);
       bar.stop();
       console.log(JSON.stringify(result));
       await w?.stop();
       await endpoint.stop();
     });
+
+  const schedule = program.command('schedule').description('Temporal schedules declared in pipelines/schedules.ts');
+  const withTemporal = async <T>(dataDir: string | undefined, fn: (c: Awaited<ReturnType<typeof temporalClient>>) => Promise<T>): Promise<T> => {
+    if (!process.env.TEMPORAL_ADDRESS) throw new CliError('set TEMPORAL_ADDRESS to the Temporal server (newsflow start prints it), e.g. TEMPORAL_ADDRESS=127.0.0.1:7233');
+    const ep = await temporalEndpoint({ dataDir: serviceConfig({ dataDir }).dataDir });
+    return fn(await temporalClient(ep));
+  };
+  schedule.command('apply').description('make the server\'s schedules match the declaration (idempotent)').option(...dataDirOpt)
+    .action(async (o: { dataDir?: string }) => console.log(JSON.stringify(await withTemporal(o.dataDir, (c) => applySchedules(c)))));
+  schedule.command('list').option(...dataDirOpt).action(async (o: { dataDir?: string }) => {
+    const rows = await withTemporal(o.dataDir, async (c) => Promise.all((await listOurs(c)).map(async (s) => {
+      const d = await c.schedule.getHandle(s.id).describe();
+      return { id: s.id, paused: d.state.paused, next: d.info.nextActionTimes[0] ?? null, recent: d.info.recentActions.length };
+    })));
+    console.log(table(rows));
+  });
+  schedule.command('trigger <id>').option(...dataDirOpt).action(async (id: string, o: { dataDir?: string }) => {
+    await withTemporal(o.dataDir, (c) => c.schedule.getHandle(id).trigger());
+    console.log(`triggered ${id}`);
+  });
+  schedule.command('backfill <id>').requiredOption('--from <time>').requiredOption('--to <time>').option(...dataDirOpt)
+    .action(async (id: string, o: { from: string; to: string; dataDir?: string }) => {
+      const start = new Date(o.from);
+      const end = new Date(o.to);
+      if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime()) || end < start) throw new CliError('--from and --to must be ISO dates with --from before --to');
+      await withTemporal(o.dataDir, (c) => c.schedule.getHandle(id).backfill({ start, end, overlap: ScheduleOverlapPolicy.BUFFER_ALL }));
+      console.log(`backfilling ${id} from ${start.toISOString()} to ${end.toISOString()}`);
+    });
+  schedule.command('delete <id>').option(...dataDirOpt).action(async (id: string, o: { dataDir?: string }) => {
+    await withTemporal(o.dataDir, (c) => c.schedule.getHandle(id).delete());
+    console.log(`deleted ${id}`);
+  });
 
   program
     .command('sql [query]')
@@ -290,6 +326,58 @@ export function buildCli(): Command {
       else console.log(doc);
     });
   return program;
+}
+
+/** `newsflow start`: everything on embedded defaults, or against NEWSFLOW_API_URL/KEY when both are set. */
+async function mainJob(o: { port?: number; dataDir?: string; corpus?: string; replay: number }) {
+  const dataDir = serviceConfig({ dataDir: o.dataDir }).dataDir;
+  let apiUrl = process.env.NEWSFLOW_API_URL;
+  let apiKey = process.env.NEWSFLOW_API_KEY;
+  let svc: Awaited<ReturnType<typeof startService>> | null = null;
+  if (!(apiUrl && apiKey)) {
+    const corpus = o.corpus ?? process.env.NEWSFLOW_CORPUS ?? defaultCorpus();
+    if (!corpus) throw new CliError('no corpus found: pass --corpus PATH or set NEWSFLOW_CORPUS (the shared data folder, e.g. ../shared/data)');
+    svc = await startService({ port: o.port, dataDir });
+    const keys = svc.services.keys;
+    if ((await keys.listKeys()).length === 0) {
+      const org = await keys.createOrg({ name: 'demo', domains: ['reuters.com', 'theguardian.com', 'bbc.co.uk'], plan: 'enterprise' });
+      const demo = await keys.createKey({ name: 'demo', org: org.name, scopes: [...SCOPES] });
+      console.log(`\nDemo organization key (shown once, stored hashed):\n  export NEWSFLOW_API_KEY=${demo.key}\n  export NEWSFLOW_API_URL=${svc.url}\n`);
+    }
+    // the worker's own key, rotated on every start
+    for (const k of await keys.listKeys()) if (k.name === 'newsflow-worker' && !k.revoked_at) await keys.revokeKey(k.id);
+    const demoOrg = (await keys.listOrgs())[0];
+    apiKey = (await keys.createKey({ name: 'newsflow-worker', org: demoOrg?.name, scopes: [...SCOPES], plan: 'enterprise' })).key;
+    apiUrl = svc.url;
+    const bar = progress('seed');
+    const r = await svc.services.news!.seed(corpus, { rebaseDates: true, replay: o.replay, onProgress: (d, t, ph) => bar.update(d, t, ph) });
+    bar.stop();
+    console.log(`service ${svc.url}: ${r.total} articles, replaying at ${o.replay}x (articles arrive with crawl_date = now)`);
+  }
+  const endpoint = await temporalEndpoint({ dataDir, log: (m) => console.error(m) });
+  const worker = await startWorker({ endpoint, dataDir, apiUrl, apiKey });
+  const client = await temporalClient(endpoint);
+  const applied = await applySchedules(client);
+  for (const d of SCHEDULES) await client.schedule.getHandle(d.id).trigger();
+  const wh = path.join(warehouseDir(dataDir), 'warehouse.duckdb');
+  console.log(`schedules: ${JSON.stringify(applied)}; each triggered once
+Temporal UI: ${endpoint.uiUrl ?? `(external server ${endpoint.address})`}
+Temporal:    ${endpoint.address}
+Warehouse:   ${wh}
+Try:
+  newsflow sql "SELECT domain_url, count(*) AS articles FROM articles GROUP BY 1 ORDER BY 2 DESC LIMIT 10"
+  newsflow sql "SELECT category, count(*) FROM article_classifications GROUP BY 1 ORDER BY 2 DESC"
+  newsflow sql "SELECT load_id, rows_received, rows_inserted, finished_at FROM _loads ORDER BY started_at DESC LIMIT 5"
+Ctrl-C stops everything.`);
+  const stop = async () => {
+    await worker.stop();
+    await endpoint.stop();
+    await svc?.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+  await worker.running;
 }
 
 async function serve(o: { port?: number; host?: string; dataDir?: string; limitsText?: string; demoKey?: boolean; seed?: string; rebaseDates?: boolean; replay?: number }) {

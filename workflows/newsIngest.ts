@@ -2,7 +2,7 @@
  * newsIngest: page through a search window (offset paging) and land every page; then write the
  * load's `_loads` row. Pure orchestration: every I/O step is an activity.
  */
-import { continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { NewsIngestActivities } from '../activities/newsIngest.js';
 
 export interface NewsIngestInput {
@@ -13,7 +13,7 @@ export interface NewsIngestInput {
   to?: string;
   pageSize?: number;
   /** carried across continue-as-new */
-  state?: { offset: number; received: number; inserted: number; updated: number; pages: number; startedAt: string; loadId: string; ids: number };
+  state?: { offset: number; received: number; inserted: number; updated: number; pages: number; startedAt: string; loadId: string };
 }
 export interface NewsIngestResult {
   loadId: string;
@@ -29,16 +29,21 @@ const { ingestPage, recordLoad } = proxyActivities<NewsIngestActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
 });
 
+export const progressQuery = defineQuery<{ pages: number; received: number; offset: number }>('progress');
+
 /** Pages per run before continuing as new (keeps history small). */
 const PAGES_PER_RUN = 200;
 
 export async function newsIngest(input: NewsIngestInput): Promise<NewsIngestResult> {
   const info = workflowInfo();
-  const started = info.startTime;
+  // a scheduled (or backfilled) run covers the hour before its scheduled time, not its start time
+  const scheduled = (info.searchAttributes?.TemporalScheduledStartTime as unknown[] | undefined)?.[0];
+  const started = scheduled ? new Date(scheduled as string | Date) : info.startTime;
   const to = input.to ?? started.toISOString();
   const from = input.from ?? new Date(started.getTime() - 3_600_000).toISOString();
   const pageSize = input.pageSize ?? 100;
-  const s = input.state ?? { offset: 0, received: 0, inserted: 0, updated: 0, pages: 0, startedAt: started.toISOString(), loadId: `${info.workflowId}/${info.runId}`, ids: 0 };
+  const s = input.state ?? { offset: 0, received: 0, inserted: 0, updated: 0, pages: 0, startedAt: info.startTime.toISOString(), loadId: `${info.workflowId}/${info.runId}` };
+  setHandler(progressQuery, () => ({ pages: s.pages, received: s.received, offset: s.offset }));
   for (let n = 0; ; n++) {
     if (n >= PAGES_PER_RUN) {
       return continueAsNew<typeof newsIngest>({ ...input, from, to, pageSize, state: s });

@@ -102,3 +102,33 @@ describe('newsflow seed', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });
+
+describe('newsflow start', () => {
+  it('runs the main job on a small corpus: service, Temporal, worker, schedules, one ingest; Ctrl-C stops it', async () => {
+    const fixture = path.join(repoRoot, 'test', 'fixtures', 'corpus', 'headlines-sample.json');
+    const dir = tempDir('newsflow-start-');
+    const child = spawn(process.execPath, [bin, 'start', '--corpus', fixture, '--replay', '36000', '--port', '0', '--data-dir', dir], {
+      env: { ...process.env, NEWSFLOW_LOG_LEVEL: 'warn', NEWSFLOW_API_URL: '', NEWSFLOW_API_KEY: '', TEMPORAL_ADDRESS: '' },
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', () => {});
+    const until = Date.now() + 90_000;
+    while (!/Ctrl-C stops everything/.test(out) && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+    expect(out).toMatch(/Temporal UI: http:\/\/127\.0\.0\.1:\d+/);
+    expect(out).toMatch(/Warehouse: +.*warehouse\.duckdb/);
+    expect(out.match(/newsflow sql "/g)).toHaveLength(3);
+    // the triggered ingest lands a load
+    let loads = 0;
+    while (loads === 0 && Date.now() < until) {
+      const r = spawnSync(process.execPath, [bin, 'sql', 'SELECT count(*) AS n FROM _loads', '--format', 'json', '--warehouse', dir], { encoding: 'utf8' });
+      if (r.status === 0) loads = JSON.parse(r.stdout)[0].n;
+      if (loads === 0) await new Promise((res) => setTimeout(res, 500));
+    }
+    expect(loads).toBeGreaterThanOrEqual(1);
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((r) => child.once('exit', r));
+    expect(code).toBe(0);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }, 120_000);
+});

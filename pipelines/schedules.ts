@@ -1,0 +1,79 @@
+/**
+ * Schedules declared in code. `newsflow schedule apply` makes Temporal's schedules match this
+ * list: creates what is missing, updates what changed (a hash of the declaration kept in the
+ * schedule's memo), deletes newsflow schedules no longer declared. Idempotent.
+ */
+import crypto from 'node:crypto';
+import { ScheduleOverlapPolicy, type Client, type ScheduleSpec } from '@temporalio/client';
+import { TASK_QUEUES } from './worker.js';
+
+export interface ScheduleDecl {
+  id: string;
+  description: string;
+  workflowType: string;
+  taskQueue: string;
+  spec: ScheduleSpec;
+  overlap: ScheduleOverlapPolicy;
+  /** how far back missed runs are caught up after an outage */
+  catchupWindow: string;
+  args: unknown[];
+}
+
+export const SCHEDULES: ScheduleDecl[] = [
+  {
+    id: 'news-ingest-15m',
+    description: 'news ingest: every 15 minutes, the hour before each run',
+    workflowType: 'newsIngest',
+    taskQueue: TASK_QUEUES.news,
+    spec: { intervals: [{ every: '15 minutes' }] },
+    overlap: ScheduleOverlapPolicy.SKIP,
+    catchupWindow: '1 hour',
+    args: [{ pageSize: 100 }],
+  },
+];
+
+const MEMO_KEY = 'newsflow';
+const hashOf = (d: ScheduleDecl) => crypto.createHash('sha1').update(JSON.stringify([d.workflowType, d.taskQueue, d.spec, d.overlap, d.catchupWindow, d.args])).digest('hex').slice(0, 16);
+
+export interface ApplyResult {
+  created: string[];
+  updated: string[];
+  deleted: string[];
+  unchanged: string[];
+}
+
+export async function listOurs(client: Client): Promise<{ id: string; hash: string | null }[]> {
+  const out: { id: string; hash: string | null }[] = [];
+  for await (const s of client.schedule.list()) {
+    const memo = s.memo?.[MEMO_KEY] as { hash?: string } | undefined;
+    if (memo) out.push({ id: s.scheduleId, hash: memo.hash ?? null });
+  }
+  return out;
+}
+
+export async function applySchedules(client: Client, decls: ScheduleDecl[] = SCHEDULES): Promise<ApplyResult> {
+  const existing = new Map((await listOurs(client)).map((s) => [s.id, s.hash]));
+  const r: ApplyResult = { created: [], updated: [], deleted: [], unchanged: [] };
+  for (const d of decls) {
+    const hash = hashOf(d);
+    const action = { type: 'startWorkflow' as const, workflowType: d.workflowType, taskQueue: d.taskQueue, args: d.args, workflowId: `${d.id}-run` };
+    const policies = { overlap: d.overlap, catchupWindow: d.catchupWindow };
+    if (!existing.has(d.id)) {
+      await client.schedule.create({ scheduleId: d.id, spec: d.spec, action, policies, memo: { [MEMO_KEY]: { hash, description: d.description } } });
+      r.created.push(d.id);
+    } else if (existing.get(d.id) !== hash) {
+      // the memo cannot be updated in place: recreate
+      await client.schedule.getHandle(d.id).delete();
+      await client.schedule.create({ scheduleId: d.id, spec: d.spec, action, policies, memo: { [MEMO_KEY]: { hash, description: d.description } } });
+      r.updated.push(d.id);
+    } else {
+      r.unchanged.push(d.id);
+    }
+    existing.delete(d.id);
+  }
+  for (const id of existing.keys()) {
+    await client.schedule.getHandle(id).delete();
+    r.deleted.push(id);
+  }
+  return r;
+}

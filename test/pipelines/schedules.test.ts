@@ -1,0 +1,42 @@
+/** `schedule apply` against the real dev server: idempotent, updates changed, removes undeclared. */
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Client, Connection, ScheduleOverlapPolicy } from '@temporalio/client';
+import { applySchedules, listOurs, SCHEDULES, type ScheduleDecl } from '../../pipelines/schedules.js';
+
+let client: Client;
+beforeAll(async () => {
+  client = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }) });
+});
+afterAll(async () => {
+  for (const s of await listOurs(client)) if (s.id.startsWith('test-')) await client.schedule.getHandle(s.id).delete();
+});
+
+const decl = (id: string, every: string): ScheduleDecl => ({
+  id, description: 'test', workflowType: 'newsIngest', taskQueue: 'newsflow-test-none', spec: { intervals: [{ every }] },
+  overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour', args: [{ pageSize: 10 }],
+});
+
+describe('schedule apply', () => {
+  it('creates, leaves alone, updates and deletes to match the declaration', async () => {
+    const a = decl('test-a', '15 minutes');
+    const b = decl('test-b', '1 hour');
+    expect(await applySchedules(client, [a, b])).toEqual({ created: ['test-a', 'test-b'], updated: [], deleted: [], unchanged: [] });
+    expect(await applySchedules(client, [a, b])).toEqual({ created: [], updated: [], deleted: [], unchanged: ['test-a', 'test-b'] });
+    const a2 = decl('test-a', '30 minutes');
+    expect(await applySchedules(client, [a2])).toEqual({ created: [], updated: ['test-a'], deleted: ['test-b'], unchanged: [] });
+    const d = await client.schedule.getHandle('test-a').describe();
+    expect(d.spec.intervals?.[0]?.every).toBe(30 * 60 * 1000);
+    expect((await listOurs(client)).map((s) => s.id).filter((id) => id.startsWith('test-'))).toEqual(['test-a']);
+  });
+  it('trigger starts a run now', async () => {
+    const h = client.schedule.getHandle('test-a');
+    await h.trigger();
+    for (let i = 0; i < 50 && (await h.describe()).info.recentActions.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect((await h.describe()).info.recentActions.length).toBe(1);
+  });
+  it('declares news ingest every 15 minutes, skipping overlaps', () => {
+    const n = SCHEDULES.find((s) => s.id === 'news-ingest-15m')!;
+    expect(n.spec.intervals).toEqual([{ every: '15 minutes' }]);
+    expect(n.overlap).toBe(ScheduleOverlapPolicy.SKIP);
+  });
+});
