@@ -4,7 +4,7 @@
  * schedule's memo), deletes newsflow schedules no longer declared. Idempotent.
  */
 import crypto from 'node:crypto';
-import { ScheduleOverlapPolicy, type Client, type ScheduleSpec } from '@temporalio/client';
+import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleSpec } from '@temporalio/client';
 import { TASK_QUEUES } from './worker.js';
 
 export interface ScheduleDecl {
@@ -51,8 +51,25 @@ export async function listOurs(client: Client): Promise<{ id: string; hash: stri
   return out;
 }
 
+/** The hash of a declared schedule on the server (describe is consistent; listing is not), or undefined. */
+async function serverHash(client: Client, id: string): Promise<string | null | undefined> {
+  try {
+    const d = await client.schedule.getHandle(id).describe();
+    return ((d.memo?.[MEMO_KEY] as { hash?: string } | undefined)?.hash) ?? null;
+  } catch (e) {
+    if (e instanceof ScheduleNotFoundError) return undefined;
+    throw e;
+  }
+}
+
 export async function applySchedules(client: Client, decls: ScheduleDecl[] = SCHEDULES): Promise<ApplyResult> {
+  // schedules of ours the server lists (eventually consistent), to find the undeclared ones
   const existing = new Map((await listOurs(client)).map((s) => [s.id, s.hash]));
+  for (const d of decls) {
+    const h = await serverHash(client, d.id);
+    if (h === undefined) existing.delete(d.id);
+    else existing.set(d.id, h);
+  }
   const r: ApplyResult = { created: [], updated: [], deleted: [], unchanged: [] };
   for (const d of decls) {
     const hash = hashOf(d);
@@ -72,8 +89,12 @@ export async function applySchedules(client: Client, decls: ScheduleDecl[] = SCH
     existing.delete(d.id);
   }
   for (const id of existing.keys()) {
-    await client.schedule.getHandle(id).delete();
-    r.deleted.push(id);
+    try {
+      await client.schedule.getHandle(id).delete();
+      r.deleted.push(id);
+    } catch (e) {
+      if (!(e instanceof ScheduleNotFoundError)) throw e; // already gone: the listing lagged
+    }
   }
   return r;
 }

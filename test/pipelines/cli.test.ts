@@ -132,3 +132,34 @@ describe('newsflow start', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   }, 120_000);
 });
+
+describe('newsflow run news-ingest', () => {
+  it('runs one window through its own dev server and worker, printing progress and the result', async () => {
+    const { startCorpusService } = await import('../helpers/news.js');
+    const svc = await startCorpusService();
+    const dir = tempDir('newsflow-run-');
+    try {
+      const r = await new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+        const p = spawn(process.execPath, [bin, 'run', 'news-ingest', '--from', '2022-07-10T00:00:00Z', '--to', '2022-07-10T06:00:00Z', '--page-size', '20', '--data-dir', dir], {
+          env: { ...process.env, NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: svc.keys.org, TEMPORAL_ADDRESS: '', NEWSFLOW_LOG_LEVEL: 'warn' },
+        });
+        let out = '';
+        let err = '';
+        p.stdout.on('data', (d) => (out += d));
+        p.stderr.on('data', (d) => (err += d));
+        p.on('close', (code) => resolve({ code, out, err }));
+      });
+      expect(r.code, r.err.slice(-500)).toBe(0);
+      const result = JSON.parse(r.out.trim().split('\n').pop()!);
+      expect(result.received).toBeGreaterThan(10);
+      expect(result.inserted).toBe(result.received);
+      expect(r.err).toMatch(/"msg":"news-ingest"/); // plain progress lines when not a terminal
+      const bad = spawnSync(process.execPath, [bin, 'run', 'news-ingest', '--from', '2022-07-10', '--to', '2022-07-01', '--data-dir', dir], { encoding: 'utf8' });
+      expect(bad.status).not.toBe(0);
+      expect(bad.stderr).toMatch(/is after --to/);
+    } finally {
+      await svc.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});

@@ -22,6 +22,8 @@ describe('schedule apply', () => {
     const b = decl('test-b', '1 hour');
     expect(await applySchedules(client, [a, b])).toEqual({ created: ['test-a', 'test-b'], updated: [], deleted: [], unchanged: [] });
     expect(await applySchedules(client, [a, b])).toEqual({ created: [], updated: [], deleted: [], unchanged: ['test-a', 'test-b'] });
+    // listing schedules is eventually consistent: let it catch up before asking apply to delete
+    for (let i = 0; i < 100 && (await listOurs(client)).filter((s) => s.id.startsWith('test-')).length < 2; i++) await new Promise((r) => setTimeout(r, 100));
     const a2 = decl('test-a', '30 minutes');
     expect(await applySchedules(client, [a2])).toEqual({ created: [], updated: ['test-a'], deleted: ['test-b'], unchanged: [] });
     const d = await client.schedule.getHandle('test-a').describe();
@@ -33,6 +35,17 @@ describe('schedule apply', () => {
     await h.trigger();
     for (let i = 0; i < 50 && (await h.describe()).info.recentActions.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
     expect((await h.describe()).info.recentActions.length).toBe(1);
+  });
+  it('backfill starts one run per interval of the range', async () => {
+    const h = client.schedule.getHandle('test-a'); // every 30 minutes
+    const before = (await h.describe()).info.numActionsTaken;
+    await h.backfill({ start: new Date('2026-01-01T00:00:00Z'), end: new Date('2026-01-01T02:00:00Z'), overlap: ScheduleOverlapPolicy.ALLOW_ALL });
+    let taken = before;
+    for (let i = 0; i < 50 && taken < before + 4; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      taken = (await h.describe()).info.numActionsTaken;
+    }
+    expect(taken - before).toBeGreaterThanOrEqual(4);
   });
   it('declares news ingest every 15 minutes, skipping overlaps', () => {
     const n = SCHEDULES.find((s) => s.id === 'news-ingest-15m')!;

@@ -104,6 +104,24 @@ describe('newsIngest', () => {
     expect(seen.every((n, i) => i === 0 || n >= seen[i - 1]!)).toBe(true); // never goes back
   });
 
+  it('newsflow sql writes Arrow IPC that reads back, and csv/table formats', async () => {
+    const { tableFromIPC } = await import('apache-arrow');
+    const { spawnSync } = await import('node:child_process');
+    const bin = path.join(repoRoot, 'bin', 'newsflow.js');
+    const out = path.join(tempDir('newsflow-arrow-'), 'a.arrow');
+    const q = 'SELECT article_id::VARCHAR AS id, title, pub_date, sentiment FROM articles ORDER BY pub_date LIMIT 50';
+    const r = spawnSync(process.execPath, [bin, 'sql', q, '--format', 'arrow', '--out', out, '--warehouse', whDir], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const t = tableFromIPC(fs.readFileSync(out));
+    expect(t.numRows).toBe(50);
+    expect(t.schema.fields.map((f) => f.name)).toEqual(['id', 'title', 'pub_date', 'sentiment']);
+    const csv = spawnSync(process.execPath, [bin, 'sql', q, '--format', 'csv', '--warehouse', whDir], { encoding: 'utf8' });
+    expect(csv.stdout.trim().split('\n')).toHaveLength(51);
+    const bad = spawnSync(process.execPath, [bin, 'sql', 'SELECT * FROM nope', '--warehouse', whDir], { encoding: 'utf8' });
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toMatch(/nope/);
+  });
+
   it('exports Parquet by month that reads back with equal counts per table', async () => {
     const out = tempDir('newsflow-parquet-');
     const exported = await exportParquet(whDir, out);
