@@ -179,6 +179,28 @@ export function buildCli(): Command {
     });
 
   program
+    .command('simulate <what>')
+    .description('write a synthetic hit history (what: hits), marked synthetic in the store: events spread Zipf-like (s = 1.1) over a seeded ordering of the articles; kinds 70% surface, 15% citation, 10% full_text, 5% grounded')
+    .option('--months <n>', 'months back from today', intArg('--months'), 6)
+    .option('--seed <n>', 'random seed (the same seed writes the same history)', intArg('--seed'), 1)
+    .option('--events-per-day <n>', 'events per day', intArg('--events-per-day'), 2000)
+    .option(...dataDirOpt)
+    .action(async (what: string, o: { months: number; seed: number; eventsPerDay: number; dataDir?: string }) => {
+      if (what !== 'hits') throw new CliError(`unknown simulation "${what}"; use: newsflow simulate hits`);
+      const { Db } = await import('../service/store/db.js');
+      const { DistributionStore } = await import('../service/store/distribution.js');
+      const db = await Db.open(storeFile(serviceConfig({ dataDir: o.dataDir }).dataDir));
+      try {
+        const r = await new DistributionStore(db).simulate({ months: o.months, seed: o.seed, eventsPerDay: o.eventsPerDay, now: new Date() });
+        console.log(JSON.stringify(r));
+      } catch (e) {
+        throw new CliError((e as Error).message);
+      } finally {
+        db.close();
+      }
+    });
+
+  program
     .command('worker')
     .description('run the Temporal worker (all workflows and activities); stops cleanly on SIGINT/SIGTERM')
     .option(...dataDirOpt)

@@ -3,9 +3,11 @@ import type { GroupHandlers } from '../context.js';
 import { pingHandlers } from './ping.js';
 import { profileHandlers } from './profile.js';
 import { newsHandlers } from './news.js';
+import { distributionHandlers } from './distribution.js';
 
 export const HANDLERS: GroupHandlers = {
   ...pingHandlers,
   ...profileHandlers,
   ...newsHandlers,
+  ...distributionHandlers,
 };

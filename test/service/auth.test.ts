@@ -60,7 +60,7 @@ describe('organization and plan rules', () => {
   const hitShare = '/v1/distribution/stats/hit_share?domain_names=acme.com&start_date=1767225600&end_date=1767312000';
   it('lets publisher keys reach distribution, search, article lookup and DeepNews', async () => {
     for (const [m, p, body] of [
-      ['GET', hitShare],
+      ['GET', hitShare.replace('acme.com', 'dailypaper.com')],
       ['GET', '/v1/news/search?query=x'],
       ['GET', '/v1/news?article_ids=00000000-0000-4000-8000-000000000001'],
       ['GET', '/v1/news/00000000-0000-4000-8000-000000000001'],
