@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { stage } from '../service/store/bulk.js';
-import { TABLES, type TableDef } from './tables/index.js';
+import { NEWS_TABLES, type TableDef } from './tables/index.js';
+import { DISTRIBUTION_TABLES } from './tables/distribution.js';
 
 export const WAREHOUSE_FILE = 'warehouse.duckdb';
 export const SNAPSHOT_FILE = 'warehouse.snapshot.duckdb';
@@ -28,18 +29,21 @@ export interface LoadCounts {
   updated: number;
 }
 
+const createTable = (t: TableDef) => `CREATE TABLE ${t.name} (${t.columns.map((c) => `${c.name} ${c.sql}`).join(', ')}${t.replaceBy ? '' : `, PRIMARY KEY (${t.mergeKey.join(', ')})`})`;
+
 const MIGRATIONS: string[][] = [
   [
     `CREATE TABLE _loads (
        load_id VARCHAR PRIMARY KEY, pipeline VARCHAR NOT NULL, workflow_id VARCHAR, run_id VARCHAR,
        window_start TIMESTAMP, window_end TIMESTAMP, rows_received BIGINT NOT NULL, rows_inserted BIGINT NOT NULL,
        rows_updated BIGINT NOT NULL, started_at TIMESTAMP NOT NULL, finished_at TIMESTAMP, invariants JSON)`,
-    ...TABLES.map((t) => `CREATE TABLE ${t.name} (${t.columns.map((c) => `${c.name} ${c.sql}`).join(', ')}${t.replaceBy ? '' : `, PRIMARY KEY (${t.mergeKey.join(', ')})`})`),
+    ...NEWS_TABLES.map(createTable),
     `CREATE VIEW v_articles AS SELECT a.*, list(DISTINCT c.category) FILTER (WHERE c.category IS NOT NULL) AS categories
        FROM articles a LEFT JOIN article_classifications c USING (article_id) GROUP BY ALL`,
     `CREATE VIEW v_entity_mentions AS SELECT e.type, e.value, count(*) AS articles, min(a.pub_date) AS first_seen, max(a.pub_date) AS last_seen
        FROM article_entities e JOIN articles a USING (article_id) GROUP BY 1, 2`,
   ],
+  [...DISTRIBUTION_TABLES.map(createTable)],
 ];
 
 /** staged value -> warehouse column expression */

@@ -1,2 +1,3 @@
 /** Every workflow the worker registers. */
 export { newsIngest } from './newsIngest.js';
+export { distributionPull } from './distributionPull.js';

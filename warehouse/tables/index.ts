@@ -62,5 +62,8 @@ export const ARTICLE_CLASSIFICATIONS: TableDef = {
   columns: [c('article_id', 'UUID', 'varchar'), c('category', 'VARCHAR', 'varchar')],
 };
 
-export const TABLES: TableDef[] = [ARTICLES, ARTICLE_ENTITIES, ARTICLE_KEYWORDS, ARTICLE_CLASSIFICATIONS];
+import { DISTRIBUTION_TABLES } from './distribution.js';
+
+export const NEWS_TABLES: TableDef[] = [ARTICLES, ARTICLE_ENTITIES, ARTICLE_KEYWORDS, ARTICLE_CLASSIFICATIONS];
+export const TABLES: TableDef[] = [...NEWS_TABLES, ...DISTRIBUTION_TABLES];
 export const TABLES_BY_NAME = Object.fromEntries(TABLES.map((t) => [t.name, t]));

@@ -1,0 +1,66 @@
+/**
+ * distributionPull: split [from, to) into UTC month windows; in each, walk top_n_for_domains from
+ * page 1 while next_page is set (one activity per page: a killed worker resumes at the page it
+ * was on), then land hit_share and stats/metrics. Invariants per window go to `_loads`.
+ */
+import { ApplicationFailure, continueAsNew, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { DistributionActivities } from '../activities/distributionPull.js';
+import { splitMonths } from './months.js';
+
+export interface DistributionPullInput {
+  domains: string[];
+  from: string;
+  to: string;
+  pageSize?: number;
+  metric?: 'surface' | 'citation' | 'grounded';
+  endpoints?: ('top_n_for_domains' | 'hit_share' | 'metrics')[];
+  /** carried across continue-as-new */
+  state?: { windowIndex: number; page: number; pagesInWindow: number; orgId: string; startedAt: string; totalPages: number };
+}
+
+export const distributionProgress = defineQuery<{ windowIndex: number; windows: number; page: number; totalPages: number }>('progress');
+
+const acts = proxyActivities<DistributionActivities>({
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '1 minute',
+  // a 429's Retry-After is honoured inside the client; Temporal retries on top stay slow
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 20 },
+});
+
+const PAGES_PER_RUN = 100;
+
+export async function distributionPull(input: DistributionPullInput): Promise<{ windows: number; pages: number }> {
+  const info = workflowInfo();
+  const windows = splitMonths(Date.parse(input.from), Date.parse(input.to));
+  const endpoints = input.endpoints ?? ['top_n_for_domains', 'hit_share', 'metrics'];
+  const limit = input.pageSize ?? 100;
+  const metric = input.metric ?? 'surface';
+  const s = input.state ?? { windowIndex: 0, page: 1, pagesInWindow: 0, orgId: await acts.whoAmI(), startedAt: info.startTime.toISOString(), totalPages: 0 };
+  setHandler(distributionProgress, () => ({ windowIndex: s.windowIndex, windows: windows.length, page: s.page, totalPages: s.totalPages }));
+  let runPages = 0;
+  for (; s.windowIndex < windows.length; s.windowIndex++, s.page = 1, s.pagesInWindow = 0) {
+    const w = windows[s.windowIndex]!;
+    const ref = { orgId: s.orgId, domains: input.domains, start: w.start, end: w.end, loadId: `${info.workflowId}/w${w.start}` };
+    let received = 0;
+    if (endpoints.includes('top_n_for_domains')) {
+      for (let page: number | null = s.page; page !== null; ) {
+        if (runPages >= PAGES_PER_RUN) return continueAsNew<typeof distributionPull>({ ...input, state: { ...s, page } });
+        const r: { n: number; totalCount: number; sum: number; nextPage: number | null } = await acts.pullTopNPage({ ...ref, page, limit, metric });
+        if (r.sum !== r.totalCount) throw ApplicationFailure.nonRetryable(`page ${page}: sum of hit_count ${r.sum} != total_count ${r.totalCount}`);
+        received += r.n;
+        runPages++;
+        s.totalPages++;
+        s.pagesInWindow++;
+        page = r.nextPage;
+        s.page = page ?? s.page;
+      }
+    }
+    if (endpoints.includes('hit_share')) await acts.pullHitShare(ref);
+    if (endpoints.includes('metrics')) await acts.pullMetrics(ref);
+    await acts.recordWindowLoad({
+      loadId: ref.loadId, workflowId: info.workflowId, runId: info.runId, start: w.start, end: w.end, received, startedAt: s.startedAt,
+      invariants: { pages: s.pagesInWindow, pages_contiguous_from_1: true, sum_equals_total_count: true, window_index: s.windowIndex, windows: windows.length },
+    });
+  }
+  return { windows: windows.length, pages: s.totalPages };
+}
