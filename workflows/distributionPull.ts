@@ -22,7 +22,8 @@ export const distributionProgress = defineQuery<{ windowIndex: number; windows: 
 
 const acts = proxyActivities<DistributionActivities>({
   startToCloseTimeout: '2 minutes',
-  heartbeatTimeout: '1 minute',
+  // a page is short: a lost worker is noticed within 10 s and the page runs again elsewhere
+  heartbeatTimeout: '10 seconds',
   // a 429's Retry-After is honoured inside the client; Temporal retries on top stay slow
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 20 },
 });
