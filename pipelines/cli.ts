@@ -221,14 +221,16 @@ export function buildCli(): Command {
 
   program
     .command('run <pipeline>')
-    .description('run a pipeline once now and wait for it (pipelines: news-ingest)')
+    .description('run a pipeline once now and wait for it (pipelines: news-ingest, distribution)')
     .requiredOption('--from <time>', 'window start (ISO date or date-time, UTC)')
     .requiredOption('--to <time>', 'window end (ISO date or date-time, UTC)')
-    .option('--query <q>', 'search query (default: every article in the window)', '')
-    .option('--page-size <n>', 'articles per page (1-101)', intArg('--page-size'), 100)
+    .option('--query <q>', 'news-ingest: search query (default: every article in the window)', '')
+    .option('--domains <list>', 'distribution: comma-separated domains of your organization', list)
+    .option('--page-size <n>', 'rows per page (news-ingest 1-101, distribution 1-100)', intArg('--page-size'), 100)
     .option(...dataDirOpt)
-    .action(async (pipeline: string, o: { from: string; to: string; query: string; pageSize: number; dataDir?: string }) => {
-      if (pipeline !== 'news-ingest') throw new CliError(`unknown pipeline "${pipeline}"; pipelines: news-ingest`);
+    .action(async (pipeline: string, o: { from: string; to: string; query: string; domains?: string[]; pageSize: number; dataDir?: string }) => {
+      if (pipeline === 'distribution') return runDistribution(o);
+      if (pipeline !== 'news-ingest') throw new CliError(`unknown pipeline "${pipeline}"; pipelines: news-ingest, distribution`);
       const from = Date.parse(o.from);
       const to = Date.parse(o.to);
       if (Number.isNaN(from) || Number.isNaN(to)) throw new CliError('--from and --to must be ISO dates, e.g. 2026-01-15 or 2026-01-15T06:00:00Z');
@@ -348,6 +350,33 @@ export function buildCli(): Command {
       else console.log(doc);
     });
   return program;
+}
+
+async function runDistribution(o: { from: string; to: string; domains?: string[]; pageSize: number; dataDir?: string }) {
+  if (!o.domains?.length) throw new CliError('--domains is required for distribution, e.g. --domains a.com,b.com');
+  const from = Date.parse(o.from);
+  const to = Date.parse(o.to);
+  if (Number.isNaN(from) || Number.isNaN(to)) throw new CliError('--from and --to must be ISO dates, e.g. 2026-01-15');
+  if (to < from) throw new CliError(`--from (${o.from}) is after --to (${o.to})`);
+  if (o.pageSize < 1 || o.pageSize > 100) throw new CliError('--page-size must be 1..100 for distribution');
+  const dataDir = serviceConfig({ dataDir: o.dataDir }).dataDir;
+  const endpoint = await temporalEndpoint({ dataDir, log: (m) => console.error(m) });
+  const w = process.env.TEMPORAL_ADDRESS ? null : await startWorker({ endpoint, dataDir });
+  const client = await temporalClient(endpoint);
+  const bar = progress('distribution');
+  const handle = await client.workflow.start('distributionPull', {
+    taskQueue: TASK_QUEUES.distribution, workflowId: `distribution-manual-${Date.now()}`,
+    args: [{ domains: o.domains, from: new Date(from).toISOString(), to: new Date(to).toISOString(), pageSize: o.pageSize }],
+  });
+  const poll = setInterval(() => {
+    handle.query<{ windowIndex: number; windows: number; totalPages: number }>('progress').then((p) => bar.update(p.windowIndex, p.windows, `${p.totalPages} pages`), () => {});
+  }, 1000);
+  const result = (await handle.result().finally(() => clearInterval(poll))) as { windows: number; pages: number };
+  bar.update(result.windows, result.windows, `${result.pages} pages`);
+  bar.stop();
+  console.log(JSON.stringify(result));
+  await w?.stop();
+  await endpoint.stop();
 }
 
 /** `newsflow start`: everything on embedded defaults, or against NEWSFLOW_API_URL/KEY when both are set. */

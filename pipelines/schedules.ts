@@ -32,6 +32,21 @@ export const SCHEDULES: ScheduleDecl[] = [
   },
 ];
 
+/** The daily month-to-date distribution refresh, declared when NEWSFLOW_DISTRIBUTION_DOMAINS is set. */
+const distributionDomains = (process.env.NEWSFLOW_DISTRIBUTION_DOMAINS ?? '').split(',').map((d) => d.trim()).filter(Boolean);
+if (distributionDomains.length) {
+  SCHEDULES.push({
+    id: 'distribution-mtd-daily',
+    description: 'distribution pull: month to date, daily at 02:00 UTC',
+    workflowType: 'distributionPull',
+    taskQueue: TASK_QUEUES.distribution,
+    spec: { cronExpressions: ['0 2 * * *'] },
+    overlap: ScheduleOverlapPolicy.SKIP,
+    catchupWindow: '1 day',
+    args: [{ domains: distributionDomains, pageSize: 100 }],
+  });
+}
+
 const MEMO_KEY = 'newsflow';
 const hashOf = (d: ScheduleDecl) => crypto.createHash('sha1').update(JSON.stringify([d.workflowType, d.taskQueue, d.spec, d.overlap, d.catchupWindow, d.args])).digest('hex').slice(0, 16);
 

@@ -9,8 +9,9 @@ import { splitMonths } from './months.js';
 
 export interface DistributionPullInput {
   domains: string[];
-  from: string;
-  to: string;
+  /** default (scheduled refresh): month to date of the scheduled time */
+  from?: string;
+  to?: string;
   pageSize?: number;
   metric?: 'surface' | 'citation' | 'grounded';
   endpoints?: ('top_n_for_domains' | 'hit_share' | 'metrics')[];
@@ -32,7 +33,16 @@ const PAGES_PER_RUN = 100;
 
 export async function distributionPull(input: DistributionPullInput): Promise<{ windows: number; pages: number }> {
   const info = workflowInfo();
-  const windows = splitMonths(Date.parse(input.from), Date.parse(input.to));
+  const scheduled = (info.searchAttributes?.TemporalScheduledStartTime as unknown[] | undefined)?.[0];
+  const at = scheduled ? new Date(scheduled as string | Date) : info.startTime;
+  const to = input.to ? Date.parse(input.to) : at.getTime();
+  const from = input.from ? Date.parse(input.from) : Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1);
+  let windows: ReturnType<typeof splitMonths>;
+  try {
+    windows = splitMonths(from, to);
+  } catch (e) {
+    throw ApplicationFailure.nonRetryable((e as Error).message, 'WindowError');
+  }
   const endpoints = input.endpoints ?? ['top_n_for_domains', 'hit_share', 'metrics'];
   const limit = input.pageSize ?? 100;
   const metric = input.metric ?? 'surface';
