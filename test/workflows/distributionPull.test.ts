@@ -60,8 +60,9 @@ describe('distributionPull', () => {
       expect(p.ok).toBe(true);
       expect(p.pages).toEqual(Array.from({ length: p.pages.length }, (_, i) => i + 1));
     }
-    const loads = await warehouse.query<{ n: bigint }>(`SELECT count(*) AS n FROM _loads WHERE pipeline = 'distribution-pull'`);
-    expect(Number(loads[0]!.n)).toBe(6);
+    const loads = await warehouse.query<{ invariants: string }>(`SELECT invariants FROM _loads WHERE pipeline = 'distribution-pull' ORDER BY window_start`);
+    expect(loads).toHaveLength(6);
+    for (const l of loads) expect(JSON.parse(String(l.invariants))).toMatchObject({ pages_contiguous: true, sum_equals_total_count: true, windows_cover_range_once: true });
     const metrics = await warehouse.query<{ s: bigint }>(`SELECT sum(surfaces) AS s FROM distribution_metrics`);
     expect(Number(metrics[0]!.s)).toBe(expected.reduce((s, x) => s + Number(x.n), 0));
     expect(Number((await warehouse.query<{ n: bigint }>('SELECT count(*) AS n FROM distribution_hit_share'))[0]!.n)).toBe(12);
