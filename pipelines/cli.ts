@@ -229,31 +229,22 @@ export function buildCli(): Command {
     .option('--page-size <n>', 'rows per page (news-ingest 1-101, distribution 1-100)', intArg('--page-size'), 100)
     .option(...dataDirOpt)
     .action(async (pipeline: string, o: { from: string; to: string; query: string; domains?: string[]; pageSize: number; dataDir?: string }) => {
-      if (pipeline === 'distribution') return runDistribution(o);
-      if (pipeline !== 'news-ingest') throw new CliError(`unknown pipeline "${pipeline}"; pipelines: news-ingest, distribution`);
+      if (pipeline !== 'news-ingest' && pipeline !== 'distribution') throw new CliError(`unknown pipeline "${pipeline}"; pipelines: news-ingest, distribution`);
       const from = Date.parse(o.from);
       const to = Date.parse(o.to);
       if (Number.isNaN(from) || Number.isNaN(to)) throw new CliError('--from and --to must be ISO dates, e.g. 2026-01-15 or 2026-01-15T06:00:00Z');
       if (to < from) throw new CliError(`--from (${o.from}) is after --to (${o.to})`);
-      if (o.pageSize < 1 || o.pageSize > 101) throw new CliError('--page-size must be 1..101');
-      const dataDir = serviceConfig({ dataDir: o.dataDir }).dataDir;
-      const endpoint = await temporalEndpoint({ dataDir, log: (m) => console.error(m) });
-      const w = process.env.TEMPORAL_ADDRESS ? null : await startWorker({ endpoint, dataDir });
-      const client = await temporalClient(endpoint);
-      const bar = progress('news-ingest');
-      const handle = await client.workflow.start('newsIngest', {
-        taskQueue: TASK_QUEUES.news, workflowId: `news-ingest-manual-${Date.now()}`,
-        args: [{ query: o.query, from: new Date(from).toISOString(), to: new Date(to).toISOString(), pageSize: o.pageSize }],
-      });
-      const poll = setInterval(() => {
-        handle.query<{ pages: number; received: number }>('progress').then((p) => bar.update(p.received, Math.max(p.received, 1), `${p.pages} pages`), () => {});
-      }, 1000);
-      const result = (await handle.result().finally(() => clearInterval(poll))) as { pages: number; received: number; inserted: number; updated: number; loadId: string };
-      bar.update(result.received, result.received, `${result.pages} pages`);
-      bar.stop();
-      console.log(JSON.stringify(result));
-      await w?.stop();
-      await endpoint.stop();
+      const window = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
+      if (pipeline === 'news-ingest') {
+        if (o.pageSize < 1 || o.pageSize > 101) throw new CliError('--page-size must be 1..101');
+        await runOnce(o.dataDir, 'newsIngest', TASK_QUEUES.news, { query: o.query, ...window, pageSize: o.pageSize },
+          (p: { pages: number; received: number }) => [p.received, Math.max(p.received, 1), `${p.pages} pages`]);
+      } else {
+        if (!o.domains?.length) throw new CliError('--domains is required for distribution, e.g. --domains a.com,b.com');
+        if (o.pageSize < 1 || o.pageSize > 100) throw new CliError('--page-size must be 1..100 for distribution');
+        await runOnce(o.dataDir, 'distributionPull', TASK_QUEUES.distribution, { domains: o.domains, ...window, pageSize: o.pageSize },
+          (p: { windowIndex: number; windows: number; totalPages: number }) => [p.windowIndex, p.windows, `${p.totalPages} pages`]);
+      }
     });
 
   const schedule = program.command('schedule').description('Temporal schedules declared in pipelines/schedules.ts');
@@ -352,27 +343,23 @@ export function buildCli(): Command {
   return program;
 }
 
-async function runDistribution(o: { from: string; to: string; domains?: string[]; pageSize: number; dataDir?: string }) {
-  if (!o.domains?.length) throw new CliError('--domains is required for distribution, e.g. --domains a.com,b.com');
-  const from = Date.parse(o.from);
-  const to = Date.parse(o.to);
-  if (Number.isNaN(from) || Number.isNaN(to)) throw new CliError('--from and --to must be ISO dates, e.g. 2026-01-15');
-  if (to < from) throw new CliError(`--from (${o.from}) is after --to (${o.to})`);
-  if (o.pageSize < 1 || o.pageSize > 100) throw new CliError('--page-size must be 1..100 for distribution');
-  const dataDir = serviceConfig({ dataDir: o.dataDir }).dataDir;
+/**
+ * Run one workflow now and wait for it: our own dev server and worker unless TEMPORAL_ADDRESS
+ * is set; progress from the workflow's `progress` query (a bar on a terminal, JSON lines
+ * otherwise); the result printed as JSON.
+ */
+async function runOnce<P>(dataDirOpt: string | undefined, workflowType: string, taskQueue: string, input: Record<string, unknown>, show: (p: P) => [number, number, string]) {
+  const dataDir = serviceConfig({ dataDir: dataDirOpt }).dataDir;
   const endpoint = await temporalEndpoint({ dataDir, log: (m) => console.error(m) });
   const w = process.env.TEMPORAL_ADDRESS ? null : await startWorker({ endpoint, dataDir });
   const client = await temporalClient(endpoint);
-  const bar = progress('distribution');
-  const handle = await client.workflow.start('distributionPull', {
-    taskQueue: TASK_QUEUES.distribution, workflowId: `distribution-manual-${Date.now()}`,
-    args: [{ domains: o.domains, from: new Date(from).toISOString(), to: new Date(to).toISOString(), pageSize: o.pageSize }],
-  });
+  const bar = progress(workflowType);
+  const handle = await client.workflow.start(workflowType, { taskQueue, workflowId: `${workflowType}-manual-${Date.now()}`, args: [input] });
   const poll = setInterval(() => {
-    handle.query<{ windowIndex: number; windows: number; totalPages: number }>('progress').then((p) => bar.update(p.windowIndex, p.windows, `${p.totalPages} pages`), () => {});
+    handle.query<P>('progress').then((p) => bar.update(...show(p)), () => {});
   }, 1000);
-  const result = (await handle.result().finally(() => clearInterval(poll))) as { windows: number; pages: number };
-  bar.update(result.windows, result.windows, `${result.pages} pages`);
+  const result = (await handle.result().finally(() => clearInterval(poll))) as Record<string, unknown>;
+  bar.update(1, 1, 'done');
   bar.stop();
   console.log(JSON.stringify(result));
   await w?.stop();

@@ -153,7 +153,7 @@ describe('newsflow run news-ingest', () => {
       const result = JSON.parse(r.out.trim().split('\n').pop()!);
       expect(result.received).toBeGreaterThan(10);
       expect(result.inserted).toBe(result.received);
-      expect(r.err).toMatch(/"msg":"news-ingest"/); // plain progress lines when not a terminal
+      expect(r.err).toMatch(/"msg":"newsIngest"/); // plain progress lines when not a terminal
       const bad = spawnSync(process.execPath, [bin, 'run', 'news-ingest', '--from', '2022-07-10', '--to', '2022-07-01', '--data-dir', dir], { encoding: 'utf8' });
       expect(bad.status).not.toBe(0);
       expect(bad.stderr).toMatch(/is after --to/);
