@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/paths.js';
 import { tempDir } from '../helpers/service.js';
+import { runCli } from '../helpers/cli.js';
 
 const bin = path.join(repoRoot, 'bin', 'newsflow.js');
 const dataDir = tempDir('newsflow-cli-');
@@ -139,16 +140,8 @@ describe('newsflow run news-ingest', () => {
     const svc = await startCorpusService();
     const dir = tempDir('newsflow-run-');
     try {
-      const r = await new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-        const p = spawn(process.execPath, [bin, 'run', 'news-ingest', '--from', '2022-07-10T00:00:00Z', '--to', '2022-07-10T06:00:00Z', '--page-size', '20', '--data-dir', dir], {
-          env: { ...process.env, NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: svc.keys.org, TEMPORAL_ADDRESS: '', NEWSFLOW_LOG_LEVEL: 'warn' },
-        });
-        let out = '';
-        let err = '';
-        p.stdout.on('data', (d) => (out += d));
-        p.stderr.on('data', (d) => (err += d));
-        p.on('close', (code) => resolve({ code, out, err }));
-      });
+      const r = await runCli(['run', 'news-ingest', '--from', '2022-07-10T00:00:00Z', '--to', '2022-07-10T06:00:00Z', '--page-size', '20', '--data-dir', dir],
+        { NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: svc.keys.org!, TEMPORAL_ADDRESS: '', NEWSFLOW_LOG_LEVEL: 'warn' });
       expect(r.code, r.err.slice(-500)).toBe(0);
       const result = JSON.parse(r.out.trim().split('\n').pop()!);
       expect(result.received).toBeGreaterThan(10);
@@ -174,16 +167,8 @@ describe('newsflow run distribution', () => {
     const key = (await svc.services.keys.createKey({ name: 'w', org: 'wires', scopes: ['distribution', 'profile'] })).key;
     const dir = tempDir('newsflow-rundist-');
     try {
-      const r = await new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-        const p = spawn(process.execPath, [bin, 'run', 'distribution', '--from', '2022-05-10', '--to', '2022-07-01', '--domains', 'reuters.com', '--page-size', '10', '--data-dir', dir], {
-          env: { ...process.env, NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: key, TEMPORAL_ADDRESS: '', NEWSFLOW_LIMITS: 'distribution=50:10:2', NEWSFLOW_LOG_LEVEL: 'warn' },
-        });
-        let out = '';
-        let err = '';
-        p.stdout.on('data', (d) => (out += d));
-        p.stderr.on('data', (d) => (err += d));
-        p.on('close', (code) => resolve({ code, out, err }));
-      });
+      const r = await runCli(['run', 'distribution', '--from', '2022-05-10', '--to', '2022-07-01', '--domains', 'reuters.com', '--page-size', '10', '--data-dir', dir],
+        { NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: key, TEMPORAL_ADDRESS: '', NEWSFLOW_LIMITS: 'distribution=50:10:2', NEWSFLOW_LOG_LEVEL: 'warn' });
       expect(r.code, r.err.slice(-500)).toBe(0);
       const result = JSON.parse(r.out.trim().split('\n').pop()!);
       expect(result.windows).toBe(2);

@@ -1,5 +1,4 @@
 /** newsIngest on the real Temporal dev server against the real service: exact, idempotent, readable while landing. */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -11,7 +10,7 @@ import { createWorkers, TASK_QUEUES } from '../../pipelines/worker.js';
 import { exportParquet, openSnapshot } from '../../warehouse/read.js';
 import { startCorpusService } from '../helpers/news.js';
 import { tempDir, type TestService } from '../helpers/service.js';
-import { repoRoot } from '../helpers/paths.js';
+import { bin, runCli } from '../helpers/cli.js';
 
 let svc: TestService;
 let warehouse: Warehouse;
@@ -77,20 +76,12 @@ describe('newsIngest', () => {
   });
 
   it('newsflow sql answers while the worker is landing', async () => {
-    const bin = path.join(repoRoot, 'bin', 'newsflow.js');
     const landing = ingest(`ingest-c-${Date.now()}`, { from: '2022-06-01T00:00:00.000Z', to: '2022-07-11T00:00:00.000Z', pageSize: 25 });
     let done = false;
     void landing.finally(() => (done = true));
     const results: { code: number | null; out: string; err: string }[] = [];
     while (!done || results.length < 3) {
-      results.push(await new Promise((resolve) => {
-        const p = spawn(process.execPath, [bin, 'sql', 'SELECT count(*) AS n FROM articles', '--format', 'json', '--warehouse', whDir]);
-        let out = '';
-        let err = '';
-        p.stdout.on('data', (d) => (out += d));
-        p.stderr.on('data', (d) => (err += d));
-        p.on('close', (code) => resolve({ code, out, err }));
-      }));
+      results.push(await runCli(['sql', 'SELECT count(*) AS n FROM articles', '--format', 'json', '--warehouse', whDir]));
       if (results.length >= 15) break;
     }
     const r = await landing;
@@ -107,7 +98,6 @@ describe('newsIngest', () => {
   it('newsflow sql writes Arrow IPC that reads back, and csv/table formats', async () => {
     const { tableFromIPC } = await import('apache-arrow');
     const { spawnSync } = await import('node:child_process');
-    const bin = path.join(repoRoot, 'bin', 'newsflow.js');
     const out = path.join(tempDir('newsflow-arrow-'), 'a.arrow');
     const q = 'SELECT article_id::VARCHAR AS id, title, pub_date, sentiment FROM articles ORDER BY pub_date LIMIT 50';
     const r = spawnSync(process.execPath, [bin, 'sql', q, '--format', 'arrow', '--out', out, '--warehouse', whDir], { encoding: 'utf8' });
