@@ -107,3 +107,46 @@ MIGRATIONS.push({
        synthetic BOOLEAN NOT NULL DEFAULT false)`,
   ],
 });
+
+MIGRATIONS.push({
+  version: 3,
+  name: 'alerts and alert logs',
+  sql: [
+    // One row per alert; deleted alerts stay (include_deleted) with deleted_at set.
+    `CREATE TABLE alerts (
+       id UUID PRIMARY KEY,
+       user_id UUID NOT NULL,
+       org_id VARCHAR,
+       api_key_id VARCHAR,
+       created_at TIMESTAMP NOT NULL,
+       updated_at TIMESTAMP NOT NULL,
+       deleted_at TIMESTAMP,
+       expires_at TIMESTAMP,
+       query VARCHAR,
+       cron VARCHAR NOT NULL,
+       model VARCHAR,
+       share_link VARCHAR,
+       sources JSON,
+       report JSON,
+       triggers JSON NOT NULL,
+       always_trigger BOOLEAN NOT NULL,
+       repeat BOOLEAN NOT NULL,
+       active BOOLEAN NOT NULL,
+       alert_type VARCHAR,
+       title VARCHAR,
+       -- articles indexed (crawl_date) up to this instant have been checked
+       checked_through TIMESTAMP)`,
+    `CREATE TABLE alert_logs (
+       id UUID PRIMARY KEY,
+       alert_id UUID NOT NULL,
+       user_id UUID NOT NULL,
+       created_at TIMESTAMP NOT NULL,
+       alert BOOLEAN NOT NULL,
+       reasoning VARCHAR NOT NULL,
+       report VARCHAR,
+       report_url VARCHAR,
+       article_ids UUID[] NOT NULL,
+       webhook JSON,
+       is_test BOOLEAN NOT NULL DEFAULT false)`,
+  ],
+});
