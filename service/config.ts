@@ -14,6 +14,8 @@ export interface ServiceConfig {
   embeddings: string;
   embeddingsModel: string;
   embeddingsKey?: string;
+  /** OpenAI-compatible chat model that judges alert runs (NEWSFLOW_LLM_URL); null: retrieval decides */
+  llm: { url: string; model: string; key?: string } | null;
 }
 
 export function serviceConfig(opts: Partial<ServiceConfig> & { limitsText?: string } = {}, env = process.env): ServiceConfig {
@@ -27,6 +29,12 @@ export function serviceConfig(opts: Partial<ServiceConfig> & { limitsText?: stri
     embeddings: opts.embeddings ?? env.NEWSFLOW_EMBEDDINGS_URL ?? env.NEWSFLOW_EMBEDDINGS ?? 'local',
     embeddingsModel: opts.embeddingsModel ?? env.NEWSFLOW_EMBEDDINGS_MODEL ?? 'text-embedding-3-small',
     embeddingsKey: opts.embeddingsKey ?? env.NEWSFLOW_EMBEDDINGS_KEY,
+    llm:
+      opts.llm !== undefined
+        ? opts.llm
+        : env.NEWSFLOW_LLM_URL
+          ? { url: env.NEWSFLOW_LLM_URL, model: env.NEWSFLOW_LLM_MODEL ?? 'gpt-4o-mini', key: env.NEWSFLOW_LLM_KEY }
+          : null,
   };
 }
 

@@ -77,7 +77,7 @@ export const AlertTrigger = z.discriminatedUnion('action', [
   z.object({
     action: z.literal('webhook'),
     params: z.object({
-      url: Url,
+      url: Url.pipe(z.url({ protocol: /^https?$/, error: 'webhook url must be an absolute http(s) URL' })),
       headers: z.record(z.string(), z.string()).nullable().optional(),
       payload: FreeObject.nullable().optional(),
     }),
