@@ -279,6 +279,67 @@ export function buildCli(): Command {
     console.log(`deleted ${id}`);
   });
 
+  const alerts = program.command('alerts').description('the alert runner: one Temporal schedule per active alert, deliveries to its triggers');
+  alerts.command('sync').description('make the per-alert schedules match the active alerts now (needs TEMPORAL_ADDRESS)').option(...dataDirOpt)
+    .action(async (o: { dataDir?: string }) => {
+      if (!process.env.TEMPORAL_ADDRESS) throw new CliError('set TEMPORAL_ADDRESS to the Temporal server the alert schedules live on (newsflow start prints it)');
+      const dataDir = serviceConfig({ dataDir: o.dataDir }).dataDir;
+      const endpoint = await temporalEndpoint({ dataDir });
+      // a worker of our own unless one already runs on this data dir (it holds the warehouse)
+      let w: Awaited<ReturnType<typeof startWorker>> | null = null;
+      try {
+        w = await startWorker({ endpoint, dataDir });
+      } catch (e) {
+        if (!/lock/i.test((e as Error).message)) throw e;
+      }
+      const client = await temporalClient(endpoint);
+      try {
+        const handle = await client.workflow.start('alertSync', { taskQueue: TASK_QUEUES.alerts, workflowId: `alerts-sync-manual-${Date.now()}`, args: [] });
+        const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new CliError(
+          `no worker picked up the sync within 60 s on task queue ${TASK_QUEUES.alerts}; start one with "newsflow worker" (or "newsflow start")`)), 60_000).unref());
+        const r = await Promise.race([handle.result(), timeout]).catch(async (e) => {
+          await handle.terminate('no worker').catch(() => undefined);
+          throw e;
+        });
+        console.log(JSON.stringify(r));
+      } finally {
+        await w?.stop();
+        await client.connection.close();
+      }
+    });
+  alerts.command('status').description('alerts with their schedule, last run and deliveries (from the warehouse; schedules when TEMPORAL_ADDRESS is set)')
+    .option('--warehouse <dir>', 'warehouse folder (default: the data dir)').option(...dataDirOpt)
+    .action(async (o: { warehouse?: string; dataDir?: string }) => {
+      const dir = o.warehouse ? path.resolve(o.warehouse) : warehouseDir(serviceConfig({ dataDir: o.dataDir }).dataDir);
+      const db = await openSnapshot(dir);
+      const rows = await db.all(`
+        SELECT a.alert_id::VARCHAR AS alert_id, coalesce(a.title, a.query) AS title, a.cron, a.active, a.deleted,
+          (SELECT max(l.created_at) FROM alert_logs l WHERE l.alert_id = a.alert_id) AS last_run,
+          (SELECT count(*) FROM alert_logs l WHERE l.alert_id = a.alert_id AND l.alert) AS triggered,
+          (SELECT count(*) FROM alert_deliveries d WHERE d.alert_id = a.alert_id AND d.status = 'delivered') AS delivered,
+          (SELECT count(*) FROM alert_deliveries d WHERE d.alert_id = a.alert_id AND d.status IN ('pending', 'failed')) AS owed,
+          (SELECT count(*) FROM alert_deliveries d WHERE d.alert_id = a.alert_id AND d.status = 'skipped') AS skipped
+        FROM alerts a ORDER BY a.deleted, a.created_at`);
+      db.close();
+      if (process.env.TEMPORAL_ADDRESS) {
+        const c = await temporalClient(await temporalEndpoint({ dataDir: serviceConfig({ dataDir: o.dataDir }).dataDir }));
+        for (const r of rows) {
+          try {
+            const d = await c.schedule.getHandle(`alert-${r.alert_id}`).describe();
+            r.schedule = `alert-${r.alert_id}`;
+            r.next_run = d.info.nextActionTimes[0] ?? null;
+          } catch {
+            r.schedule = '(none)';
+            r.next_run = null;
+          }
+        }
+        await c.connection.close();
+      } else {
+        for (const r of rows) r.schedule = '(set TEMPORAL_ADDRESS)';
+      }
+      console.log(table(rows.map((r) => ({ ...r, alert_id: String(r.alert_id).slice(0, 8) }))));
+    });
+
   program
     .command('sql [query]')
     .description('run SQL on the warehouse (a REPL without a query); safe while pipelines are landing')

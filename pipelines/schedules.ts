@@ -5,7 +5,7 @@
  */
 import crypto from 'node:crypto';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleSpec } from '@temporalio/client';
-import { TASK_QUEUES } from './worker.js';
+import { TASK_QUEUES } from './queues.js';
 
 export interface ScheduleDecl {
   id: string;
@@ -47,6 +47,25 @@ if (distributionDomains.length) {
   });
 }
 
+/** The alert sync: every minute, one schedule per active alert (see activities/alertRunner.ts). */
+if (process.env.NEWSFLOW_ALERTS !== '0') {
+  SCHEDULES.push({
+    id: 'alerts-sync-1m',
+    description: 'alert runner: keep one schedule per active alert, every minute',
+    workflowType: 'alertSync',
+    taskQueue: TASK_QUEUES.alerts,
+    spec: { intervals: [{ every: '1 minute' }] },
+    overlap: ScheduleOverlapPolicy.SKIP,
+    catchupWindow: '5 minutes',
+    args: [],
+  });
+}
+
+/** Schedules of single alerts (`alert-<uuid>`) are kept by the alert sync, not by `schedule apply`. */
+export const ALERT_SCHEDULE_PREFIX = 'alert-';
+export const isAlertSchedule = (id: string) => /^alert-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+const notAlertSchedule = (id: string) => !isAlertSchedule(id);
+
 const MEMO_KEY = 'newsflow';
 const hashOf = (d: ScheduleDecl) => crypto.createHash('sha1').update(JSON.stringify([d.workflowType, d.taskQueue, d.spec, d.overlap, d.catchupWindow, d.args])).digest('hex').slice(0, 16);
 
@@ -57,11 +76,12 @@ export interface ApplyResult {
   unchanged: string[];
 }
 
-export async function listOurs(client: Client): Promise<{ id: string; hash: string | null }[]> {
+/** Our schedules the server lists, within `scope` (default: all of ours). */
+export async function listOurs(client: Client, scope: (id: string) => boolean = () => true): Promise<{ id: string; hash: string | null }[]> {
   const out: { id: string; hash: string | null }[] = [];
   for await (const s of client.schedule.list()) {
     const memo = s.memo?.[MEMO_KEY] as { hash?: string } | undefined;
-    if (memo) out.push({ id: s.scheduleId, hash: memo.hash ?? null });
+    if (memo && scope(s.scheduleId)) out.push({ id: s.scheduleId, hash: memo.hash ?? null });
   }
   return out;
 }
@@ -77,9 +97,13 @@ async function serverHash(client: Client, id: string): Promise<string | null | u
   }
 }
 
-export async function applySchedules(client: Client, decls: ScheduleDecl[] = SCHEDULES): Promise<ApplyResult> {
+/**
+ * Make the server's schedules within `scope` match `decls`. The default scope is every newsflow
+ * schedule but the per-alert ones, which the alert sync applies with scope isAlertSchedule.
+ */
+export async function applySchedules(client: Client, decls: ScheduleDecl[] = SCHEDULES, scope: (id: string) => boolean = notAlertSchedule): Promise<ApplyResult> {
   // schedules of ours the server lists (eventually consistent), to find the undeclared ones
-  const existing = new Map((await listOurs(client)).map((s) => [s.id, s.hash]));
+  const existing = new Map((await listOurs(client, scope)).map((s) => [s.id, s.hash]));
   for (const d of decls) {
     const h = await serverHash(client, d.id);
     if (h === undefined) existing.delete(d.id);

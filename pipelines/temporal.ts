@@ -92,7 +92,11 @@ export interface TemporalEndpoint {
   stop(): Promise<void>;
 }
 
-export async function startDevServer(opts: { dataDir: string; port?: number; uiPort?: number; log?: (m: string) => void }): Promise<TemporalEndpoint> {
+export async function startDevServer(opts: {
+  dataDir: string; port?: number; uiPort?: number; log?: (m: string) => void;
+  /** namespaces to register besides `default` */
+  namespaces?: string[];
+}): Promise<TemporalEndpoint> {
   const bin = findTemporalCli({ log: opts.log });
   const port = opts.port ?? (await freePort());
   const uiPort = opts.uiPort ?? (await freePort());
@@ -101,7 +105,8 @@ export async function startDevServer(opts: { dataDir: string; port?: number; uiP
   const logFile = fs.openSync(path.join(opts.dataDir, 'temporal.log'), 'a');
   const child = spawn(bin, [
     'server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--ui-port', String(uiPort),
-    '--db-filename', dbFile, '--log-level', 'warn', '--namespace', 'default',
+    '--db-filename', dbFile, '--log-level', 'warn',
+    ...['default', ...(opts.namespaces ?? [])].flatMap((n) => ['--namespace', n]),
   ], { stdio: ['ignore', logFile, logFile] });
   await waitForPort(port, child, 30_000);
   const stop = () =>

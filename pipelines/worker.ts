@@ -4,14 +4,17 @@
  */
 import { createRequire } from 'node:module';
 import { NativeConnection, Worker } from '@temporalio/worker';
+import { Client, Connection } from '@temporalio/client';
 import { DEFAULT_LIMITS, parseLimits, type LimitsConfig } from '../spec/index.js';
 import { NewsClient } from '../client/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { createNewsIngestActivities } from '../activities/newsIngest.js';
 import { createDistributionActivities } from '../activities/distributionPull.js';
+import { createAlertRunnerActivities } from '../activities/alertRunner.js';
 
 const require = createRequire(import.meta.url);
-export const TASK_QUEUES = { news: 'newsflow-news', distribution: 'newsflow-distribution' } as const;
+import { TASK_QUEUES } from './queues.js';
+export { TASK_QUEUES };
 
 export interface WorkerDeps {
   address: string;
@@ -21,13 +24,21 @@ export interface WorkerDeps {
   /** per-group rates for maxTaskQueueActivitiesPerSecond (default: $NEWSFLOW_LIMITS over the interface defaults) */
   limits?: LimitsConfig;
   onPage?: (page: number) => void;
+  /** email triggers go out through this SMTP URL (default $NEWSFLOW_SMTP_URL; unset: recorded as skipped) */
+  smtpUrl?: string | null;
 }
 
 export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<void>; shutdown(): void }> {
   const connection = await NativeConnection.connect({ address: deps.address });
   const limits = deps.limits ?? parseLimits(process.env.NEWSFLOW_LIMITS, DEFAULT_LIMITS);
+  let temporal: Promise<Client> | null = null;
+  const temporalClient = () => (temporal ??= Connection.connect({ address: deps.address }).then((c) => new Client({ connection: c, namespace: deps.namespace })));
   const activities = {
     ...createNewsIngestActivities({ client: deps.client, warehouse: deps.warehouse }),
+    ...createAlertRunnerActivities({
+      client: deps.client, warehouse: deps.warehouse, temporal: temporalClient, taskQueue: TASK_QUEUES.alerts,
+      smtpUrl: deps.smtpUrl !== undefined ? deps.smtpUrl : process.env.NEWSFLOW_SMTP_URL ?? null,
+    }),
     ...createDistributionActivities({ client: deps.client, warehouse: deps.warehouse, onPage: deps.onPage }),
   };
   const workflowsPath = require.resolve('../workflows/index.ts');
@@ -40,11 +51,18 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
     maxTaskQueueActivitiesPerSecond: limits.distribution.rate,
     maxConcurrentActivityTaskExecutions: limits.distribution.concurrency,
   });
-  const workers = [news, distribution];
+  const alerts = await Worker.create({
+    connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.alerts, workflowsPath, activities,
+    maxTaskQueueActivitiesPerSecond: limits.chat.rate,
+    maxConcurrentActivityTaskExecutions: limits.chat.concurrency,
+  });
+  const deliveries = await Worker.create({ connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.deliveries, workflowsPath, activities, maxConcurrentActivityTaskExecutions: 10 });
+  const workers = [news, distribution, alerts, deliveries];
   return {
     run: async () => {
       await Promise.all(workers.map((w) => w.run()));
       await connection.close();
+      if (temporal) await (await temporal).connection.close();
     },
     shutdown: () => workers.forEach((w) => w.shutdown()),
   };

@@ -11,6 +11,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { stage } from '../service/store/bulk.js';
 import { NEWS_TABLES, type TableDef } from './tables/index.js';
 import { DISTRIBUTION_TABLES } from './tables/distribution.js';
+import { ALERT_TABLES } from './tables/alerts.js';
 
 export const WAREHOUSE_FILE = 'warehouse.duckdb';
 export const SNAPSHOT_FILE = 'warehouse.snapshot.duckdb';
@@ -44,6 +45,7 @@ const MIGRATIONS: string[][] = [
        FROM article_entities e JOIN articles a USING (article_id) GROUP BY 1, 2`,
   ],
   [...DISTRIBUTION_TABLES.map(createTable)],
+  [...ALERT_TABLES.map(createTable)],
 ];
 
 /** staged value -> warehouse column expression */
@@ -146,8 +148,29 @@ export class Warehouse {
     }).then(() => this.publish());
   }
 
-  async query<T = Record<string, unknown>>(sql: string): Promise<T[]> {
-    return this.serial(async () => (await this.conn.runAndReadAll(sql)).getRowObjectsJS() as T[]);
+  async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
+    return this.serial(async () => (await this.conn.runAndReadAll(sql, params as never)).getRowObjectsJS() as T[]);
+  }
+
+  /** Statements in one transaction, then one snapshot. */
+  execMany(stmts: [sql: string, params?: unknown[]][]): Promise<void> {
+    return this.serial(async () => {
+      await this.conn.run('BEGIN TRANSACTION');
+      try {
+        for (const [q, p] of stmts) await this.conn.run(q, p as never);
+        await this.conn.run('COMMIT');
+      } catch (e) {
+        await this.conn.run('ROLLBACK');
+        throw e;
+      }
+    }).then(() => this.publish());
+  }
+
+  /** A statement that changes the warehouse outside `land` (ledgers); the snapshot is republished. */
+  exec(sql: string, params?: unknown[]): Promise<void> {
+    return this.serial(async () => {
+      await this.conn.run(sql, params as never);
+    }).then(() => this.publish());
   }
 
   /** Checkpoint and publish the read snapshot (copy, then rename over the old one). */

@@ -5,7 +5,7 @@ import { applySchedules, listOurs, SCHEDULES, type ScheduleDecl } from '../../pi
 
 let client: Client;
 beforeAll(async () => {
-  client = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }) });
+  client = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }), namespace: 'nf-schedules' });
 });
 afterAll(async () => {
   for (const s of await listOurs(client)) if (s.id.startsWith('test-')) await client.schedule.getHandle(s.id).delete();

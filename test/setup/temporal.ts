@@ -5,6 +5,12 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startDevServer } from '../../pipelines/temporal.js';
 
+/**
+ * One namespace per test file that runs workers, so that a workflow is never picked up by
+ * another file's worker (each file's worker talks to its own service and warehouse).
+ */
+export const TEST_NAMESPACES = ['nf-ingest', 'nf-distribution', 'nf-dist-kill', 'nf-schedules', 'nf-alerts', 'nf-alerts-kill', 'nf-alerts-outage', 'nf-counts', 'nf-stories'] as const;
+
 declare module 'vitest' {
   export interface ProvidedContext {
     temporalAddress: string;
@@ -13,7 +19,7 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'newsflow-temporal-'));
-  const ep = await startDevServer({ dataDir: dir });
+  const ep = await startDevServer({ dataDir: dir, namespaces: [...TEST_NAMESPACES] });
   project.provide('temporalAddress', ep.address);
   return async () => {
     await ep.stop();

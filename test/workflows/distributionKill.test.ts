@@ -18,7 +18,7 @@ beforeAll(async () => {
   await new DistributionStore(svc.services.db).simulate({ months: 4, seed: 2, eventsPerDay: 300, now: new Date('2022-07-15T00:00:00Z') });
   await svc.services.keys.createOrg({ name: 'wires', domains: ['reuters.com', 'apnews.com'] });
   key = (await svc.services.keys.createKey({ name: 'w', org: 'wires', scopes: ['distribution', 'profile'] })).key;
-  temporal = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }) });
+  temporal = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }), namespace: 'nf-dist-kill' });
 }, 180_000);
 afterAll(async () => svc?.stop());
 
@@ -26,7 +26,7 @@ afterAll(async () => svc?.stop());
 function worker(dataDir: string): { proc: ChildProcess; pages: () => number; exited: Promise<number | null> } {
   let landed = 0;
   const proc = spawn(process.execPath, [path.join(repoRoot, 'bin', 'newsflow.js'), 'worker', '--data-dir', dataDir], {
-    env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: key, NEWSFLOW_LIMITS: limits },
+    env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: 'nf-dist-kill', NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: key, NEWSFLOW_LIMITS: limits },
   });
   const count = (d: Buffer) => (landed += (String(d).match(/landed page/g) ?? []).length);
   proc.stdout!.on('data', count);

@@ -25,9 +25,9 @@ beforeAll(async () => {
   const key = (await svc.services.keys.createKey({ name: 'w', org: 'wires', scopes: ['distribution', 'profile'] })).key;
   api = new NewsClient({ baseUrl: svc.url, apiKey: key, limits: parseLimits(limits), onEvent: (e) => e.type === 'response' && e.operationId.startsWith('top_n') && responses.push(e.status) });
   warehouse = await Warehouse.open(tempDir('newsflow-dist-wh-'));
-  workers = await createWorkers({ address: inject('temporalAddress'), namespace: 'default', client: api, warehouse, limits: parseLimits(limits) });
+  workers = await createWorkers({ address: inject('temporalAddress'), namespace: 'nf-distribution', client: api, warehouse, limits: parseLimits(limits) });
   running = workers.run();
-  temporal = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }) });
+  temporal = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }), namespace: 'nf-distribution' });
 }, 180_000);
 afterAll(async () => {
   workers?.shutdown();

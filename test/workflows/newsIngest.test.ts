@@ -25,9 +25,9 @@ beforeAll(async () => {
   whDir = tempDir('newsflow-wh-');
   warehouse = await Warehouse.open(whDir);
   api = new NewsClient({ baseUrl: svc.url, apiKey: svc.keys.org, limits: { news: { rate: 500, burst: 100, concurrency: 10 } } });
-  workers = await createWorkers({ address: inject('temporalAddress'), namespace: 'default', client: api, warehouse });
+  workers = await createWorkers({ address: inject('temporalAddress'), namespace: 'nf-ingest', client: api, warehouse });
   running = workers.run();
-  temporal = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }) });
+  temporal = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }), namespace: 'nf-ingest' });
 }, 180_000);
 afterAll(async () => {
   workers?.shutdown();

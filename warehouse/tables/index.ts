@@ -63,7 +63,8 @@ export const ARTICLE_CLASSIFICATIONS: TableDef = {
 };
 
 import { DISTRIBUTION_TABLES } from './distribution.js';
+import { ALERT_TABLES } from './alerts.js';
 
 export const NEWS_TABLES: TableDef[] = [ARTICLES, ARTICLE_ENTITIES, ARTICLE_KEYWORDS, ARTICLE_CLASSIFICATIONS];
-export const TABLES: TableDef[] = [...NEWS_TABLES, ...DISTRIBUTION_TABLES];
+export const TABLES: TableDef[] = [...NEWS_TABLES, ...DISTRIBUTION_TABLES, ...ALERT_TABLES];
 export const TABLES_BY_NAME = Object.fromEntries(TABLES.map((t) => [t.name, t]));

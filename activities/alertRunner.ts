@@ -1,0 +1,271 @@
+/**
+ * Activities of the alert runner: keep one Temporal schedule per active alert, run an alert
+ * through the API and land its logs, plan and perform deliveries.
+ *
+ * Delivery is at-least-once with a stable Idempotency-Key per (log, trigger), recorded in the
+ * warehouse ledger `alert_deliveries`: the attempt is counted before the POST and the outcome
+ * after it, so a worker killed between the two repeats the POST with the same key on retry, and
+ * a delivered row is never sent again.
+ */
+import crypto from 'node:crypto';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+import { NotFoundError, type NewsClient } from '../client/index.js';
+import type { AlertLog, AlertResponse } from '../spec/index.js';
+import type { Warehouse } from '../warehouse/warehouse.js';
+import { ALERTS, ALERT_LOGS } from '../warehouse/tables/alerts.js';
+import { ALERT_SCHEDULE_PREFIX, applySchedules, isAlertSchedule, type ApplyResult, type ScheduleDecl } from '../pipelines/schedules.js';
+import { sendMail } from './smtp.js';
+
+export interface AlertRunnerDeps {
+  client: NewsClient;
+  warehouse: Warehouse;
+  temporal: () => Promise<Client>;
+  /** task queue of the alertRun workflows the schedules start */
+  taskQueue: string;
+  /** smtp(s)://[user:pass@]host:port[?from=addr]; unset: email triggers are recorded as skipped */
+  smtpUrl?: string | null;
+  /** per-request timeout of a webhook POST */
+  webhookTimeoutMs?: number;
+}
+
+export interface SyncResult extends ApplyResult {
+  alerts: number;
+  active: number;
+}
+export interface RunAlertResult {
+  gone: boolean;
+  active: boolean;
+  logs: number;
+  planned: number;
+}
+export interface DeliveryRef {
+  logId: string;
+  triggerIndex: number;
+}
+export interface DeliverResult {
+  status: 'delivered' | 'skipped';
+  attempts: number;
+  responseCode: number | null;
+}
+
+const us = (iso: string | null | undefined) => (iso ? Date.parse(iso) * 1000 : null);
+
+/** Five-field form of the cron macros (Temporal reads plain cron fields). */
+const MACROS: Record<string, string> = {
+  '@yearly': '0 0 1 1 *', '@annually': '0 0 1 1 *', '@monthly': '0 0 1 * *', '@weekly': '0 0 * * 0', '@daily': '0 0 * * *', '@midnight': '0 0 * * *', '@hourly': '0 * * * *',
+};
+export const cronFields = (cron: string) => MACROS[cron.trim()] ?? cron.trim();
+
+export function alertSchedule(a: { id: string; cron: string; title?: string | null }, taskQueue: string): ScheduleDecl {
+  return {
+    id: `${ALERT_SCHEDULE_PREFIX}${a.id}`,
+    description: `alert ${a.title ?? a.id}: ${a.cron}`,
+    workflowType: 'alertRun',
+    taskQueue,
+    spec: { cronExpressions: [cronFields(a.cron)] },
+    // a run that is still delivering delays the next one instead of dropping it
+    overlap: ScheduleOverlapPolicy.BUFFER_ONE,
+    catchupWindow: '10 minutes',
+    args: [{ alertId: a.id }],
+  };
+}
+
+export const idempotencyKey = (logId: string, triggerIndex: number, trigger: { action: string; target: string | null }) =>
+  `${logId}.${triggerIndex}.${crypto.createHash('sha256').update(`${trigger.action}:${trigger.target ?? ''}`).digest('hex').slice(0, 12)}`;
+
+function targetOf(t: { action?: unknown; params?: Record<string, unknown> }): string | null {
+  if (t.action === 'webhook') return String(t.params?.url ?? '');
+  if (t.action === 'email') return String(t.params?.to ?? '');
+  return null;
+}
+
+function alertRow(a: AlertResponse, deleted: boolean) {
+  return {
+    alert_id: a.id, user_id: a.user_id, title: a.title ?? null, query: a.query ?? null, cron: a.cron, alert_type: a.alert_type ?? null,
+    active: a.active, repeat: a.repeat, always_trigger: a.always_trigger, expires_at: us(a.expires_at), created_at: us(a.created_at),
+    updated_at: us(a.updated_at), deleted, triggers: JSON.stringify(a.triggers), raw: JSON.stringify(a),
+  };
+}
+
+const isTestLog = (l: AlertLog) => (l.webhook as { test?: unknown } | null | undefined)?.test === true;
+
+export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
+  const wh = deps.warehouse;
+
+  async function listAll(includeDeleted: boolean): Promise<AlertResponse[]> {
+    const page = await deps.client.getAlerts({ all: true, include_deleted: includeDeleted });
+    return page.items as AlertResponse[];
+  }
+
+  return {
+    /** One schedule per active, unexpired alert; schedules of other alerts are removed. */
+    async syncAlertSchedules(): Promise<SyncResult> {
+      const loadId = `alert-sync/${Context.current().info.workflowExecution?.runId ?? Date.now()}`;
+      const live = await listAll(false);
+      const liveIds = new Set(live.map((a) => a.id));
+      const deleted = (await listAll(true)).filter((a) => !liveIds.has(a.id));
+      await wh.land(ALERTS, [...live.map((a) => alertRow(a, false)), ...deleted.map((a) => alertRow(a, true))], [], loadId);
+      const now = Date.now();
+      const active = live.filter((a) => a.active && !(a.expires_at && Date.parse(a.expires_at) <= now));
+      Context.current().heartbeat({ alerts: live.length });
+      const r = await applySchedules(await deps.temporal(), active.map((a) => alertSchedule(a, deps.taskQueue)), isAlertSchedule);
+      return { ...r, alerts: live.length, active: active.length };
+    },
+
+    /** Run the alert through the API, land the alert and its new logs, plan their deliveries. */
+    async runAlert(input: { alertId: string }): Promise<RunAlertResult> {
+      const wf = Context.current().info.workflowExecution;
+      const loadId = `alert-run/${wf?.workflowId ?? input.alertId}/${wf?.runId ?? Date.now()}`;
+      let alert: AlertResponse;
+      try {
+        alert = await deps.client.runAlert(input.alertId);
+      } catch (e) {
+        if (e instanceof NotFoundError) {
+          await wh.exec('UPDATE alerts SET deleted = true, active = false WHERE alert_id = $1::UUID', [input.alertId]);
+          return { gone: true, active: false, logs: 0, planned: 0 };
+        }
+        throw e;
+      }
+      await wh.land(ALERTS, [alertRow(alert, false)], [], loadId);
+      // logs since the newest one landed (a second of overlap; the merge on log id absorbs it)
+      const [last] = await wh.query<{ t: Date | null }>('SELECT max(created_at) AS t FROM alert_logs WHERE alert_id = $1::UUID', [input.alertId]);
+      const since = last?.t ? Math.floor(new Date(last.t).getTime() / 1000) - 1 : undefined;
+      const logs = (await deps.client.getAlertLogs(input.alertId, { all: true, ...(since !== undefined ? { start_timestamp: since } : {}) })).items as AlertLog[];
+      await wh.land(ALERT_LOGS, logs.map((l) => ({
+        log_id: l.id, alert_id: l.alert_id, user_id: l.user_id, created_at: us(l.created_at), alert: l.alert, reasoning: l.reasoning,
+        report: l.report ?? null, article_ids: l.article_ids, is_test: isTestLog(l), raw: JSON.stringify(l),
+      })), [], loadId);
+      const triggers = (alert.triggers ?? []) as { action?: string; params?: Record<string, unknown> }[];
+      const plan: unknown[][] = [];
+      for (const l of logs.filter((x) => x.alert && !isTestLog(x))) {
+        triggers.forEach((t, i) => {
+          const target = targetOf(t);
+          plan.push([l.id, i, l.alert_id, us(l.created_at), String(t.action), target, idempotencyKey(l.id, i, { action: String(t.action), target })]);
+        });
+      }
+      if (plan.length) {
+        await wh.execMany(plan.map((p) => [
+          `INSERT INTO alert_deliveries (log_id, trigger_index, alert_id, log_created_at, action, target, idempotency_key, status, attempts)
+           VALUES ($1::UUID, $2, $3::UUID, make_timestamp($4::BIGINT), $5, $6, $7, 'pending', 0) ON CONFLICT DO NOTHING`, p,
+        ]));
+      }
+      return { gone: false, active: alert.active, logs: logs.length, planned: plan.length };
+    },
+
+    /** Deliveries of the alert not yet done, oldest log first (the order they must go out in). */
+    async pendingDeliveries(input: { alertId: string; limit?: number }): Promise<DeliveryRef[]> {
+      const rows = await wh.query<{ log_id: string; trigger_index: number }>(
+        `SELECT log_id::VARCHAR AS log_id, trigger_index FROM alert_deliveries WHERE alert_id = $1::UUID AND status IN ('pending', 'failed')
+         ORDER BY log_created_at, log_id, trigger_index LIMIT ${Math.max(1, input.limit ?? 200)}`,
+        [input.alertId],
+      );
+      return rows.map((r) => ({ logId: r.log_id, triggerIndex: Number(r.trigger_index) }));
+    },
+
+    async deliver(ref: DeliveryRef): Promise<DeliverResult> {
+      const [d] = await wh.query<{ status: string; attempts: number; idempotency_key: string; action: string; log: string; triggers: string; title: string | null }>(
+        `SELECT d.status, d.attempts, d.idempotency_key, d.action, l.raw::VARCHAR AS log, a.triggers::VARCHAR AS triggers, a.title
+         FROM alert_deliveries d JOIN alert_logs l USING (log_id) JOIN alerts a ON a.alert_id = d.alert_id
+         WHERE d.log_id = $1::UUID AND d.trigger_index = $2`,
+        [ref.logId, ref.triggerIndex],
+      );
+      if (!d) throw ApplicationFailure.nonRetryable(`no planned delivery for log ${ref.logId} trigger ${ref.triggerIndex}`);
+      if (d.status === 'delivered' || d.status === 'skipped') return { status: d.status, attempts: Number(d.attempts), responseCode: null };
+      const log = JSON.parse(d.log) as AlertLog;
+      const trigger = (JSON.parse(d.triggers) as { action: string; params?: Record<string, unknown> }[])[ref.triggerIndex];
+      const where = 'WHERE log_id = $1::UUID AND trigger_index = $2';
+      const skip = async (reason: string) => {
+        await wh.exec(`UPDATE alert_deliveries SET status = 'skipped', error = $3, last_attempt_at = now() ${where}`, [ref.logId, ref.triggerIndex, reason]);
+        return { status: 'skipped' as const, attempts: Number(d.attempts), responseCode: null };
+      };
+      if (!trigger) return skip('the alert no longer has this trigger');
+      if (trigger.action === 'email' && !deps.smtpUrl) return skip('email not sent: NEWSFLOW_SMTP_URL is not set');
+      if (trigger.action !== 'webhook' && trigger.action !== 'email') return skip(`action ${trigger.action} cannot be performed by this runner (webhook and email only)`);
+
+      // count the attempt before sending: a crash after the send is then visible as an attempt without outcome
+      await wh.exec(
+        `UPDATE alert_deliveries SET attempts = attempts + 1, first_attempt_at = coalesce(first_attempt_at, now()), last_attempt_at = now(), status = 'pending' ${where}`,
+        [ref.logId, ref.triggerIndex],
+      );
+      const beat = setInterval(() => Context.current().heartbeat(), 1000);
+      let code: number | null = null;
+      try {
+        const body = await payload(deps.client, log, d.title, d.idempotency_key, trigger.params?.payload);
+        if (trigger.action === 'webhook') {
+          const res = await fetch(String(trigger.params!.url), {
+            method: 'POST',
+            headers: {
+              ...((trigger.params?.headers as Record<string, string> | null) ?? {}),
+              'content-type': 'application/json',
+              'idempotency-key': d.idempotency_key,
+              'user-agent': 'newsflow-alert-runner',
+            },
+            body: JSON.stringify(body),
+            signal: AbortSignal.timeout(deps.webhookTimeoutMs ?? 10_000),
+          });
+          code = res.status;
+          await res.arrayBuffer().catch(() => undefined);
+          if (!res.ok) throw new Error(`webhook answered HTTP ${res.status}`);
+        } else {
+          const p = trigger.params ?? {};
+          await sendMail(deps.smtpUrl!, {
+            to: String(p.to),
+            subject: String(p.subject ?? `Alert: ${d.title ?? log.alert_id}`),
+            text: mailText(body),
+            messageId: `<${d.idempotency_key}@newsflow>`,
+          });
+          code = 250;
+        }
+      } catch (e) {
+        const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+        const msg = `${(e as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`.slice(0, 500);
+        await wh.exec(`UPDATE alert_deliveries SET status = 'failed', response_code = $3, error = $4 ${where}`, [ref.logId, ref.triggerIndex, code, msg]);
+        throw ApplicationFailure.retryable(`delivery of log ${ref.logId} trigger ${ref.triggerIndex} failed: ${msg}`, 'DeliveryFailed');
+      } finally {
+        clearInterval(beat);
+      }
+      await wh.exec(`UPDATE alert_deliveries SET status = 'delivered', response_code = $3, delivered_at = now(), error = NULL ${where}`, [ref.logId, ref.triggerIndex, code]);
+      return { status: 'delivered', attempts: Number(d.attempts) + 1, responseCode: code };
+    },
+  };
+}
+
+export type AlertRunnerActivities = ReturnType<typeof createAlertRunnerActivities>;
+
+interface Payload {
+  idempotency_key: string;
+  alert_id: string;
+  alert_title: string | null;
+  log_id: string;
+  created_at: string;
+  reasoning: string;
+  report: string | null;
+  articles: { article_id: string; title: string | null; url: string | null; pub_date: string | null }[];
+  payload?: unknown;
+}
+
+/** The JSON body: the log, the articles' titles and links, and the trigger's own `payload`. */
+async function payload(client: NewsClient, log: AlertLog, title: string | null, key: string, extra: unknown): Promise<Payload> {
+  const ids = log.article_ids.slice(0, 100);
+  const found = ids.length ? await client.getArticles({ article_ids: ids }) : [];
+  const byId = new Map(found.map((a) => [a.article_id, a]));
+  return {
+    idempotency_key: key,
+    alert_id: log.alert_id,
+    alert_title: title,
+    log_id: log.id,
+    created_at: log.created_at,
+    reasoning: log.reasoning,
+    report: log.report ?? null,
+    articles: ids.map((id) => {
+      const a = byId.get(id);
+      return { article_id: id, title: a?.title ?? null, url: a?.article_url ?? null, pub_date: a?.pub_date ?? null };
+    }),
+    ...(extra != null ? { payload: extra } : {}),
+  };
+}
+
+function mailText(p: Payload): string {
+  return [p.reasoning, '', ...p.articles.map((a) => `- ${a.title ?? a.article_id}${a.url ? `\n  ${a.url}` : ''}`), '', p.report ?? ''].join('\n').trim();
+}

@@ -1,0 +1,9 @@
+/** Task queues: one per rate-limited scope group (the worker sets each queue's activity rate). */
+export const TASK_QUEUES = {
+  news: 'newsflow-news',
+  distribution: 'newsflow-distribution',
+  /** alert sync and runs: API calls of the chat scope */
+  alerts: 'newsflow-alerts',
+  /** webhook and email deliveries: no API calls, not limited by the API's rates */
+  deliveries: 'newsflow-deliveries',
+} as const;

@@ -1,0 +1,60 @@
+/**
+ * The alert runner. `alertSync` (its own schedule, every minute) keeps one Temporal schedule per
+ * active alert; each alert's schedule starts `alertRun`, which runs the alert through the API,
+ * lands its logs and delivers every triggered log to the alert's triggers, oldest first.
+ *
+ * Delivery order per alert: a delivery that still fails after its retries stops the run's
+ * deliveries (later logs wait behind it); the next scheduled run starts again with the oldest
+ * undelivered one, so a receiver that was down gets everything, in order, once it is back.
+ */
+import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
+import type { AlertRunnerActivities, SyncResult } from '../activities/alertRunner.js';
+import { TASK_QUEUES } from '../pipelines/queues.js';
+
+const api = proxyActivities<AlertRunnerActivities>({
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 8 },
+});
+
+/** Per-delivery retries within a run: about a minute of backoff before the run gives up for now. */
+const delivery = proxyActivities<AlertRunnerActivities>({
+  taskQueue: TASK_QUEUES.deliveries,
+  startToCloseTimeout: '30 seconds',
+  // a worker that dies mid-delivery is noticed within seconds, and the delivery retried
+  heartbeatTimeout: '5 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '15 seconds', maximumAttempts: 6, nonRetryableErrorTypes: [] },
+});
+
+export async function alertSync(): Promise<SyncResult> {
+  return api.syncAlertSchedules();
+}
+
+export interface AlertRunResult {
+  alertId: string;
+  gone: boolean;
+  logs: number;
+  delivered: number;
+  skipped: number;
+  /** deliveries left for a later run (the receiver still failing) */
+  pending: number;
+}
+
+export async function alertRun(input: { alertId: string }): Promise<AlertRunResult> {
+  const r = await api.runAlert({ alertId: input.alertId });
+  const out: AlertRunResult = { alertId: input.alertId, gone: r.gone, logs: r.logs, delivered: 0, skipped: 0, pending: 0 };
+  // deliveries are still owed for a deleted alert's landed logs
+  const todo = await api.pendingDeliveries({ alertId: input.alertId });
+  for (let i = 0; i < todo.length; i++) {
+    try {
+      const d = await delivery.deliver(todo[i]!);
+      if (d.status === 'delivered') out.delivered++;
+      else out.skipped++;
+    } catch (e) {
+      if (!(e instanceof ActivityFailure)) throw e;
+      out.pending = todo.length - i;
+      break;
+    }
+  }
+  return out;
+}
