@@ -222,3 +222,27 @@ describe('scheduled runs and deliveries', () => {
     await down.down();
   }, 480_000);
 });
+
+describe('triggers the runner cannot send', () => {
+  it('email without NEWSFLOW_SMTP_URL and other actions are recorded as skipped, with the reason', async () => {
+    const a = await createAlert({
+      query: 'anything', cron: '0 0 1 1 *', alert_type: 'ReportAbout', report: { prompt: 'digest' },
+      triggers: [
+        { action: 'email', params: { to: 'team@example.com' } },
+        { action: 'resend_broadcast', params: { sender: 'A <a@example.com>', audience_id: 'aud', resend_api_key: 're_x' } },
+      ],
+    });
+    const r = (await temporal.workflow.execute('alertRun', { taskQueue: TASK_QUEUES.alerts, workflowId: `alert-skip-${Date.now()}`, args: [{ alertId: a.id }] })) as { logs: number; delivered: number; skipped: number; pending: number };
+    expect(r).toMatchObject({ logs: 1, delivered: 0, skipped: 2, pending: 0 });
+    const rows = await warehouse.query<{ action: string; status: string; error: string; attempts: number }>(
+      'SELECT action, status, error, attempts FROM alert_deliveries WHERE alert_id = $1::UUID ORDER BY trigger_index', [a.id]);
+    expect(rows).toEqual([
+      { action: 'email', status: 'skipped', error: 'email not sent: NEWSFLOW_SMTP_URL is not set', attempts: 0 },
+      { action: 'resend_broadcast', status: 'skipped', error: 'action resend_broadcast cannot be performed by this runner (webhook and email only)', attempts: 0 },
+    ]);
+    // a second run owes nothing for the first log
+    const r2 = (await temporal.workflow.execute('alertRun', { taskQueue: TASK_QUEUES.alerts, workflowId: `alert-skip2-${Date.now()}`, args: [{ alertId: a.id }] })) as { skipped: number };
+    expect(r2.skipped).toBe(2);
+    expect(Number((await warehouse.query<{ n: bigint }>('SELECT count(*) AS n FROM alert_deliveries WHERE alert_id = $1::UUID', [a.id]))[0]!.n)).toBe(4);
+  });
+});
