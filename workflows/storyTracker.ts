@@ -1,0 +1,45 @@
+/**
+ * storyTracker: for each declared tracker (a stories query or strategy), fetch its stories with
+ * their updates, land stories, updates, update articles and one metrics row per story for this
+ * run; then the load's `_loads` row. Pure orchestration.
+ */
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { StoryTrackerActivities, Tracker, TrackResult } from '../activities/storyTracker.js';
+import type { NewsIngestActivities } from '../activities/newsIngest.js';
+
+const { trackStories } = proxyActivities<StoryTrackerActivities>({
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+});
+const { recordLoad } = proxyActivities<NewsIngestActivities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 10 } });
+
+export const DEFAULT_TRACKERS: Tracker[] = [{ name: 'top', strategy: 'topstories', stories: 20 }];
+
+export interface StoryTrackerInput {
+  trackers?: Tracker[];
+  /** the time the run stands for (default: its scheduled time, else its start) */
+  runAt?: string;
+}
+export interface StoryTrackerResult {
+  loadId: string;
+  runAt: string;
+  trackers: Record<string, TrackResult>;
+}
+
+export async function storyTracker(input: StoryTrackerInput = {}): Promise<StoryTrackerResult> {
+  const info = workflowInfo();
+  const scheduled = (info.searchAttributes?.TemporalScheduledStartTime as unknown[] | undefined)?.[0];
+  const runAt = input.runAt ?? (scheduled ? new Date(scheduled as string | Date) : info.startTime).toISOString();
+  const loadId = `${info.workflowId}/${info.runId}`;
+  const startedAt = new Date().toISOString();
+  const out: Record<string, TrackResult> = {};
+  for (const tracker of input.trackers ?? DEFAULT_TRACKERS) out[tracker.name] = await trackStories({ tracker, runAt, loadId });
+  const sum = (f: (r: TrackResult) => number) => Object.values(out).reduce((s, r) => s + f(r), 0);
+  await recordLoad({
+    loadId, pipeline: 'story-tracker', workflowId: info.workflowId, runId: info.runId, from: runAt, to: runAt,
+    received: sum((r) => r.stories), inserted: sum((r) => r.inserted), updated: sum((r) => r.updated), startedAt,
+    invariants: { trackers: Object.keys(out), updates: sum((r) => r.updates), articles: sum((r) => r.articles) },
+  });
+  return { loadId, runAt, trackers: out };
+}
