@@ -4,10 +4,12 @@ import { pingHandlers } from './ping.js';
 import { profileHandlers } from './profile.js';
 import { newsHandlers } from './news.js';
 import { distributionHandlers } from './distribution.js';
+import { indexCountsHandlers } from './index-counts.js';
 
 export const HANDLERS: GroupHandlers = {
   ...pingHandlers,
   ...profileHandlers,
   ...newsHandlers,
   ...distributionHandlers,
+  ...indexCountsHandlers,
 };
