@@ -9,6 +9,7 @@ import { NewsClient } from '../client/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { createNewsIngestActivities } from '../activities/newsIngest.js';
 import { createDistributionActivities } from '../activities/distributionPull.js';
+import { createIndexCountSamplerActivities } from '../activities/indexCountSampler.js';
 
 const require = createRequire(import.meta.url);
 export const TASK_QUEUES = { news: 'newsflow-news', distribution: 'newsflow-distribution' } as const;
@@ -29,6 +30,7 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
   const activities = {
     ...createNewsIngestActivities({ client: deps.client, warehouse: deps.warehouse }),
     ...createDistributionActivities({ client: deps.client, warehouse: deps.warehouse, onPage: deps.onPage }),
+    ...createIndexCountSamplerActivities({ client: deps.client, warehouse: deps.warehouse }),
   };
   const workflowsPath = require.resolve('../workflows/index.ts');
   const news = await Worker.create({

@@ -1,3 +1,4 @@
 /** Every workflow the worker registers. */
 export { newsIngest } from './newsIngest.js';
 export { distributionPull } from './distributionPull.js';
+export { indexCountSampler } from './indexCountSampler.js';
