@@ -13,8 +13,9 @@ const NOT_FILTERS = new Set(['start_datetime', 'end_datetime', 'domains', 'sampl
 
 /**
  * The canonical form of a filter set, so equal filters give one filter_hash: validated by spec/,
- * defaults filled in (time_filter pub_date, string_guarantee_op AND, entity_guarantee_op OR),
- * empty values dropped, keys sorted, lists sorted without repeats. Throws on invalid filters.
+ * defaults filled in (time_filter pub_date; string_guarantee_op AND and entity_guarantee_op OR when
+ * their list is given, else dropped), empty values dropped, keys sorted, lists sorted without
+ * repeats. Throws on invalid filters.
  */
 export function canonicalFilters(filters: Record<string, unknown>): Record<string, unknown> {
   const reserved = Object.keys(filters).filter((k) => NOT_FILTERS.has(k));
@@ -22,8 +23,10 @@ export function canonicalFilters(filters: Record<string, unknown>): Record<strin
   const r = IndexCountsQuery.safeParse(filters);
   if (!r.success) throw new Error(`invalid index-count filters: ${r.error.issues.map((i) => `${i.path.join('.') || '(filters)'}: ${i.message}`).join('; ')}`);
   const out: Record<string, unknown> = {};
+  // an operator without its list changes nothing
+  const idle = new Set([...(r.data.string_guarantee?.length ? [] : ['string_guarantee_op']), ...(r.data.entity_guarantee?.length ? [] : ['entity_guarantee_op'])]);
   for (const [k, v] of Object.entries(r.data).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    if (NOT_FILTERS.has(k) || v === null || v === undefined) continue;
+    if (NOT_FILTERS.has(k) || idle.has(k) || v === null || v === undefined) continue;
     if (k === 'bad_domain_url' || Array.isArray(v)) {
       const list = [...new Set((Array.isArray(v) ? v : [v]) as string[])].sort();
       if (list.length) out[k] = list;
