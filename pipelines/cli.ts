@@ -19,6 +19,8 @@ import { ScheduleOverlapPolicy } from '@temporalio/client';
 import { TemporalSetupError } from './temporal.js';
 import { WarehouseReadError, exportParquet, formatRows, openSnapshot, type SqlFormat } from '../warehouse/read.js';
 import { CorpusError } from '../service/corpus/read.js';
+import { Sampling } from '../spec/index.js';
+import { canonicalFilters } from '../activities/indexCountSampler.js';
 
 class CliError extends Error {}
 
@@ -221,20 +223,35 @@ export function buildCli(): Command {
 
   program
     .command('run <pipeline>')
-    .description('run a pipeline once now and wait for it (pipelines: news-ingest, distribution)')
+    .description('run a pipeline once now and wait for it (pipelines: news-ingest, distribution, index-counts)')
     .requiredOption('--from <time>', 'window start (ISO date or date-time, UTC)')
     .requiredOption('--to <time>', 'window end (ISO date or date-time, UTC)')
     .option('--query <q>', 'news-ingest: search query (default: every article in the window)', '')
     .option('--domains <list>', 'distribution: comma-separated domains of your organization', list)
+    .option('--sampling <s>', 'index-counts: bucket size 5m, 1h, 12h, 1d, 1w or 1m; with --domains one series per domain, else one over every domain', '1d')
+    .option('--filters <json>', 'index-counts: index_counts filters as JSON, e.g. \'{"languages":["en"],"time_filter":"crawl_date"}\'')
     .option('--page-size <n>', 'rows per page (news-ingest 1-101, distribution 1-100)', intArg('--page-size'), 100)
     .option(...dataDirOpt)
-    .action(async (pipeline: string, o: { from: string; to: string; query: string; domains?: string[]; pageSize: number; dataDir?: string }) => {
-      if (pipeline !== 'news-ingest' && pipeline !== 'distribution') throw new CliError(`unknown pipeline "${pipeline}"; pipelines: news-ingest, distribution`);
+    .action(async (pipeline: string, o: { from: string; to: string; query: string; domains?: string[]; pageSize: number; sampling: string; filters?: string; dataDir?: string }) => {
+      if (!['news-ingest', 'distribution', 'index-counts'].includes(pipeline)) throw new CliError(`unknown pipeline "${pipeline}"; pipelines: news-ingest, distribution, index-counts`);
       const from = Date.parse(o.from);
       const to = Date.parse(o.to);
       if (Number.isNaN(from) || Number.isNaN(to)) throw new CliError('--from and --to must be ISO dates, e.g. 2026-01-15 or 2026-01-15T06:00:00Z');
       if (to < from) throw new CliError(`--from (${o.from}) is after --to (${o.to})`);
       const window = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
+      if (pipeline === 'index-counts') {
+        if (!Sampling.safeParse(o.sampling).success) throw new CliError(`unknown --sampling "${o.sampling}"; samplings: ${Sampling.options.join(', ')}`);
+        let filters: Record<string, unknown> = {};
+        try {
+          filters = o.filters ? JSON.parse(o.filters) : {};
+          canonicalFilters(filters);
+        } catch (e) {
+          throw new CliError(`--filters: ${(e as Error).message}; e.g. --filters '{"languages":["en"],"categories":["Politics"]}'`);
+        }
+        await runOnce(o.dataDir, 'indexCountSampler', TASK_QUEUES.news, { sampling: o.sampling, domains: o.domains, filters, ...window },
+          (p: { done: number; domains: number; buckets: number }) => [p.done, p.domains, `${p.buckets} buckets`]);
+        return;
+      }
       if (pipeline === 'news-ingest') {
         if (o.pageSize < 1 || o.pageSize > 101) throw new CliError('--page-size must be 1..101');
         await runOnce(o.dataDir, 'newsIngest', TASK_QUEUES.news, { query: o.query, ...window, pageSize: o.pageSize },

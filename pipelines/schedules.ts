@@ -5,7 +5,9 @@
  */
 import crypto from 'node:crypto';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleSpec } from '@temporalio/client';
+import type { z } from 'zod';
 import { TASK_QUEUES } from './queues.js';
+import { Sampling } from '../spec/index.js';
 
 export interface ScheduleDecl {
   id: string;
@@ -65,6 +67,39 @@ if (process.env.NEWSFLOW_ALERTS !== '0') {
 export const ALERT_SCHEDULE_PREFIX = 'alert-';
 export const isAlertSchedule = (id: string) => /^alert-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
 const notAlertSchedule = (id: string) => !isAlertSchedule(id);
+
+/** Index-count sampling: when each sampling's schedule runs (UTC) and how far back missed runs are caught up. */
+export const INDEX_COUNT_CADENCE: Record<z.infer<typeof Sampling>, { cron: string; catchupWindow: string }> = {
+  '5m': { cron: '*/5 * * * *', catchupWindow: '15 minutes' },
+  '1h': { cron: '0 * * * *', catchupWindow: '3 hours' },
+  '12h': { cron: '0 0,12 * * *', catchupWindow: '1 day' },
+  '1d': { cron: '0 0 * * *', catchupWindow: '2 days' },
+  '1w': { cron: '0 0 * * 1', catchupWindow: '1 week' },
+  '1m': { cron: '0 0 1 * *', catchupWindow: '1 week' },
+};
+/**
+ * One schedule per sampling in NEWSFLOW_INDEX_COUNT_SAMPLINGS (default `1h,1d`; empty: none), each
+ * over NEWSFLOW_INDEX_COUNT_DOMAINS (comma-separated; default: one series over every domain).
+ * Unknown samplings are reported and left out.
+ */
+export function indexCountSchedules(env: NodeJS.ProcessEnv): ScheduleDecl[] {
+  const split = (v: string) => v.split(',').map((x) => x.trim()).filter(Boolean);
+  const wanted = split(env.NEWSFLOW_INDEX_COUNT_SAMPLINGS ?? '1h,1d');
+  const bad = wanted.filter((x) => !Sampling.safeParse(x).success);
+  if (bad.length) console.warn(`newsflow: NEWSFLOW_INDEX_COUNT_SAMPLINGS: unknown sampling ${bad.join(', ')} left out; samplings: ${Sampling.options.join(', ')}`);
+  const domains = split(env.NEWSFLOW_INDEX_COUNT_DOMAINS ?? '');
+  return Sampling.options.filter((x) => wanted.includes(x)).map((sampling) => ({
+    id: `index-counts-${sampling}`,
+    description: `index counts: ${sampling} buckets (${INDEX_COUNT_CADENCE[sampling].cron} UTC), re-sampling the lookback before each run`,
+    workflowType: 'indexCountSampler',
+    taskQueue: TASK_QUEUES.news,
+    spec: { cronExpressions: [INDEX_COUNT_CADENCE[sampling].cron] },
+    overlap: ScheduleOverlapPolicy.SKIP,
+    catchupWindow: INDEX_COUNT_CADENCE[sampling].catchupWindow,
+    args: [domains.length ? { sampling, domains } : { sampling }],
+  }));
+}
+SCHEDULES.push(...indexCountSchedules(process.env));
 
 const MEMO_KEY = 'newsflow';
 const hashOf = (d: ScheduleDecl) => crypto.createHash('sha1').update(JSON.stringify([d.workflowType, d.taskQueue, d.spec, d.overlap, d.catchupWindow, d.args])).digest('hex').slice(0, 16);

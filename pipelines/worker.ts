@@ -11,6 +11,7 @@ import type { Warehouse } from '../warehouse/warehouse.js';
 import { createNewsIngestActivities } from '../activities/newsIngest.js';
 import { createDistributionActivities } from '../activities/distributionPull.js';
 import { createAlertRunnerActivities } from '../activities/alertRunner.js';
+import { createIndexCountSamplerActivities } from '../activities/indexCountSampler.js';
 
 const require = createRequire(import.meta.url);
 import { TASK_QUEUES } from './queues.js';
@@ -40,6 +41,7 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
       smtpUrl: deps.smtpUrl !== undefined ? deps.smtpUrl : process.env.NEWSFLOW_SMTP_URL ?? null,
     }),
     ...createDistributionActivities({ client: deps.client, warehouse: deps.warehouse, onPage: deps.onPage }),
+    ...createIndexCountSamplerActivities({ client: deps.client, warehouse: deps.warehouse }),
   };
   const workflowsPath = require.resolve('../workflows/index.ts');
   const news = await Worker.create({

@@ -6,7 +6,7 @@ import {
 } from './enums.js';
 import { DateTime, FreeObject, oneOrMany, record, Uuid } from './common.js';
 import { SearchResponseDictItem } from './article.js';
-import { FilterParams } from './search.js';
+import { EntityGuaranteeItem, FilterParams } from './search.js';
 
 export const ARTICLE_LOOKUP_MAX = 100;
 export const ArticlesQuery = z.object({
@@ -55,6 +55,23 @@ export const IndexUrlsResponse = record({ status: z.string(), job_id: z.string()
   id: 'IndexUrlsResponse',
 });
 
+/**
+ * Index counts (facts §7). Rules of this implementation, written once here:
+ * - buckets are aligned in UTC and half-open [start, end): 5m, 1h, 12h (00:00 and 12:00) and 1d
+ *   from midnight; 1w from Monday 00:00; 1m from the 1st of the month 00:00;
+ * - the answer lists every bucket that meets [start_datetime, end_datetime), zero counts included,
+ *   oldest first; each bucket is counted whole (its count does not depend on the requested range);
+ * - start_datetime == end_datetime is an empty range (no buckets);
+ * - without end_datetime the range ends at the service's now; without start_datetime it starts
+ *   defaultBuckets[sampling] - 1 buckets before the bucket holding the range's last instant;
+ * - at most maxBuckets buckets per request (else 422 on start_datetime).
+ */
+export const INDEX_COUNTS_LIMITS = {
+  maxBuckets: 10_000,
+  /** default number of buckets per sampling when start_datetime is omitted */
+  defaultBuckets: { '5m': 288, '1h': 168, '12h': 60, '1d': 30, '1w': 26, '1m': 12 },
+} as const;
+
 export const IndexCountsQuery = z.object({
   start_datetime: DateTime.nullable().optional(),
   end_datetime: DateTime.nullable().optional(),
@@ -69,13 +86,19 @@ export const IndexCountsQuery = z.object({
   string_guarantee: z.array(z.string()).nullable().optional(),
   string_guarantee_op: StringOp.default('AND'),
   reverse_string_guarantee: z.array(z.string()).nullable().optional(),
-  entity_guarantee: z.array(z.string().regex(/^[^:]+:.+$/)).nullable().optional(),
+  entity_guarantee: z.array(EntityGuaranteeItem).nullable().optional(),
   entity_guarantee_op: StringOp.default('OR'),
   languages: z.array(Language).nullable().optional(),
-  countries: z.array(z.string()).nullable().optional(),
-  countries_blacklist: z.array(z.string()).nullable().optional(),
+  // ISO 3166 alpha-2 of the publisher, as on search (facts §3.1)
+  countries: z.array(z.string().length(2)).nullable().optional(),
+  countries_blacklist: z.array(z.string().length(2)).nullable().optional(),
   continents: z.array(Continent).nullable().optional(),
   sentiment: SentimentFilter.nullable().optional(),
+}).superRefine((v, ctx) => {
+  if (v.start_datetime && v.end_datetime && Date.parse(v.end_datetime) < Date.parse(v.start_datetime)) {
+    ctx.addIssue({ code: 'custom', path: ['end_datetime'], message: `end_datetime ${v.end_datetime} is before start_datetime ${v.start_datetime}` });
+  }
 });
+export type IndexCountsQueryParsed = z.output<typeof IndexCountsQuery>;
 export const IndexCountItem = record({ start: DateTime, end: DateTime, count: z.int() }).meta({ id: 'IndexCountItem' });
 export const IndexCountsResponse = z.array(IndexCountItem);

@@ -28,7 +28,7 @@ export const GeoPolygon = z
 export type GeoPolygon = z.infer<typeof GeoPolygon>;
 
 /** Entity guarantee item `<entity_type>:<entity_value>`. */
-const EntityGuaranteeItem = z.string().regex(/^[^:]+:.+$/, 'expected "<entity_type>:<entity_value>"');
+export const EntityGuaranteeItem = z.string().regex(/^[^:]+:.+$/, 'expected "<entity_type>:<entity_value>"');
 
 /** The filter set shared by search, chat filter_params, graph filter_params and alert sources. */
 export const filterShape = {

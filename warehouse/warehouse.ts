@@ -12,6 +12,8 @@ import { stage } from '../service/store/bulk.js';
 import { NEWS_TABLES, type TableDef } from './tables/index.js';
 import { DISTRIBUTION_TABLES } from './tables/distribution.js';
 import { ALERT_TABLES } from './tables/alerts.js';
+import { INDEX_COUNT_TABLES } from './tables/indexCounts.js';
+import { STORY_TABLES } from './tables/stories.js';
 
 export const WAREHOUSE_FILE = 'warehouse.duckdb';
 export const SNAPSHOT_FILE = 'warehouse.snapshot.duckdb';
@@ -46,6 +48,15 @@ const MIGRATIONS: string[][] = [
   ],
   [...DISTRIBUTION_TABLES.map(createTable)],
   [...ALERT_TABLES.map(createTable)],
+];
+/**
+ * Migrations that name their version (a branch may take a later version than one another branch
+ * adds: alert tables are version 3). Every version is applied once, in ascending order; a version
+ * that arrives after a later one was applied is applied when it arrives.
+ */
+const VERSIONED_MIGRATIONS: [version: number, sql: string[]][] = [
+  [4, INDEX_COUNT_TABLES.map(createTable)],
+  [5, STORY_TABLES.map(createTable)],
 ];
 
 /** staged value -> warehouse column expression */
@@ -82,11 +93,16 @@ export class Warehouse {
   private async migrate(): Promise<void> {
     await this.conn.run('CREATE TABLE IF NOT EXISTS _migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMP DEFAULT now())');
     const done = new Set((await this.conn.runAndReadAll('SELECT version FROM _migrations')).getRowObjectsJS().map((r) => Number(r.version)));
-    for (const [i, stmts] of MIGRATIONS.entries()) {
-      if (done.has(i + 1)) continue;
+    const all = new Map(MIGRATIONS.map((stmts, i) => [i + 1, stmts] as const));
+    for (const [v, stmts] of VERSIONED_MIGRATIONS) {
+      if (all.has(v)) throw new Error(`warehouse migration ${v} is declared twice`);
+      all.set(v, stmts);
+    }
+    for (const v of [...all.keys()].sort((a, b) => a - b)) {
+      if (done.has(v)) continue;
       await this.conn.run('BEGIN TRANSACTION');
-      for (const s of stmts) await this.conn.run(s);
-      await this.conn.run('INSERT INTO _migrations (version) VALUES ($1)', [i + 1]);
+      for (const s of all.get(v)!) await this.conn.run(s);
+      await this.conn.run('INSERT INTO _migrations (version) VALUES ($1)', [v]);
       await this.conn.run('COMMIT');
     }
   }
@@ -190,5 +206,6 @@ export class Warehouse {
 }
 
 function rowHash(t: TableDef, r: Record<string, unknown>): string {
-  return crypto.createHash('sha1').update(JSON.stringify(t.columns.filter((c) => c.name !== 'row_hash' && c.name !== 'last_load_id').map((c) => r[c.name] ?? null))).digest('hex');
+  const skip = new Set(['row_hash', 'last_load_id', ...(t.loadColumns ?? [])]);
+  return crypto.createHash('sha1').update(JSON.stringify(t.columns.filter((c) => !skip.has(c.name)).map((c) => r[c.name] ?? null))).digest('hex');
 }

@@ -5,6 +5,7 @@ import { profileHandlers } from './profile.js';
 import { newsHandlers } from './news.js';
 import { distributionHandlers } from './distribution.js';
 import { alertHandlers } from './alerts.js';
+import { indexCountsHandlers } from './index-counts.js';
 
 export const HANDLERS: GroupHandlers = {
   ...pingHandlers,
@@ -12,4 +13,5 @@ export const HANDLERS: GroupHandlers = {
   ...newsHandlers,
   ...distributionHandlers,
   ...alertHandlers,
+  ...indexCountsHandlers,
 };

@@ -20,6 +20,8 @@ export interface TableDef {
   replaceBy?: string[];
   /** timestamp column the Parquet export partitions by month */
   monthColumn?: string;
+  /** columns describing the load (when, which), not the data: left out of the row hash */
+  loadColumns?: string[];
   description: string;
 }
 
@@ -64,7 +66,9 @@ export const ARTICLE_CLASSIFICATIONS: TableDef = {
 
 import { DISTRIBUTION_TABLES } from './distribution.js';
 import { ALERT_TABLES } from './alerts.js';
+import { INDEX_COUNT_TABLES } from './indexCounts.js';
+import { STORY_TABLES } from './stories.js';
 
 export const NEWS_TABLES: TableDef[] = [ARTICLES, ARTICLE_ENTITIES, ARTICLE_KEYWORDS, ARTICLE_CLASSIFICATIONS];
-export const TABLES: TableDef[] = [...NEWS_TABLES, ...DISTRIBUTION_TABLES, ...ALERT_TABLES];
+export const TABLES: TableDef[] = [...NEWS_TABLES, ...DISTRIBUTION_TABLES, ...ALERT_TABLES, ...INDEX_COUNT_TABLES, ...STORY_TABLES];
 export const TABLES_BY_NAME = Object.fromEntries(TABLES.map((t) => [t.name, t]));

@@ -1,0 +1,116 @@
+/** Activities of indexCountSampler: one GET /v1/index_counts per domain and window, landed idempotently. */
+import crypto from 'node:crypto';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { IndexCountsQuery, type IndexCountsQueryParsed } from '../spec/index.js';
+import { ApiError, RateLimitError, type NewsClient } from '../client/index.js';
+import type { Warehouse } from '../warehouse/warehouse.js';
+import { ALL_DOMAINS, INDEX_COUNTS } from '../warehouse/tables/indexCounts.js';
+
+export type Sampling = IndexCountsQueryParsed['sampling'];
+
+/** Parameters of index_counts the sampler sets itself; the rest are filters. */
+const NOT_FILTERS = new Set(['start_datetime', 'end_datetime', 'domains', 'sampling']);
+
+/**
+ * The canonical form of a filter set, so equal filters give one filter_hash: validated by spec/,
+ * defaults filled in (time_filter pub_date; string_guarantee_op AND and entity_guarantee_op OR when
+ * their list is given, else dropped), empty values dropped, keys sorted, lists sorted without
+ * repeats. Throws on invalid filters.
+ */
+export function canonicalFilters(filters: Record<string, unknown>): Record<string, unknown> {
+  const reserved = Object.keys(filters).filter((k) => NOT_FILTERS.has(k));
+  if (reserved.length) throw new Error(`filters may not set ${reserved.join(', ')} (the sampler sets them)`);
+  const r = IndexCountsQuery.safeParse(filters);
+  if (!r.success) throw new Error(`invalid index-count filters: ${r.error.issues.map((i) => `${i.path.join('.') || '(filters)'}: ${i.message}`).join('; ')}`);
+  const out: Record<string, unknown> = {};
+  // an operator without its list changes nothing
+  const idle = new Set([...(r.data.string_guarantee?.length ? [] : ['string_guarantee_op']), ...(r.data.entity_guarantee?.length ? [] : ['entity_guarantee_op'])]);
+  for (const [k, v] of Object.entries(r.data).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (NOT_FILTERS.has(k) || idle.has(k) || v === null || v === undefined) continue;
+    if (k === 'bad_domain_url' || Array.isArray(v)) {
+      const list = [...new Set((Array.isArray(v) ? v : [v]) as string[])].sort();
+      if (list.length) out[k] = list;
+    } else {
+      out[k] = v;
+    }
+  }
+  return out;
+}
+
+/** 16 hex characters of the SHA-1 of the canonical filters. */
+export const filterHash = (canonical: Record<string, unknown>) => crypto.createHash('sha1').update(JSON.stringify(canonical)).digest('hex').slice(0, 16);
+
+export interface SampleInput {
+  loadId: string;
+  sampling: Sampling;
+  /** one domain (its subdomains included, as the API matches them), or null for every domain */
+  domain: string | null;
+  filters: Record<string, unknown>;
+  /** ISO; the API answers every bucket that meets [from, to) */
+  from: string;
+  to: string;
+}
+export interface SampleResult {
+  buckets: number;
+  inserted: number;
+  updated: number;
+  /** sum of the counts */
+  articles: number;
+  /** each bucket ends where the next starts */
+  contiguous: boolean;
+}
+
+export function createIndexCountSamplerActivities(deps: { client: NewsClient; warehouse: Warehouse }) {
+  return {
+    async sampleIndexCounts(input: SampleInput): Promise<SampleResult> {
+      Context.current().heartbeat({ domain: input.domain });
+      let filters: Record<string, unknown>;
+      try {
+        filters = canonicalFilters(input.filters);
+      } catch (e) {
+        throw ApplicationFailure.nonRetryable((e as Error).message, 'InvalidFilters');
+      }
+      const domain = input.domain === null ? null : input.domain.trim().toLowerCase();
+      let items;
+      try {
+        items = await deps.client.getIndexCounts({
+          ...(filters as Parameters<NewsClient['getIndexCounts']>[0]),
+          sampling: input.sampling, start_datetime: input.from, end_datetime: input.to, domains: domain ? [domain] : undefined,
+        });
+      } catch (e) {
+        // still limited after the client's own waits: let Temporal retry no sooner than Retry-After
+        if (e instanceof RateLimitError) throw ApplicationFailure.create({ message: e.message, type: 'RateLimited', nextRetryDelay: `${Math.max(1, e.retryAfter ?? 5)}s` });
+        // a request the API refuses (422, 403, ...) will not succeed on a retry
+        if (e instanceof ApiError && e.status < 500) throw ApplicationFailure.nonRetryable(e.message, e.name);
+        throw e;
+      }
+      const hash = filterHash(filters);
+      const json = JSON.stringify(filters);
+      const loadedAt = Date.now() * 1000;
+      const rows = items.map((i) => ({
+        domain: domain ?? ALL_DOMAINS, bucket_start: Date.parse(i.start) * 1000, bucket_end: Date.parse(i.end) * 1000, sampling: input.sampling,
+        filter_hash: hash, filters: json, count: i.count, loaded_at: loadedAt, load_id: input.loadId,
+      }));
+      const counts = await deps.warehouse.land(INDEX_COUNTS, rows, [], input.loadId);
+      Context.current().heartbeat({ domain: input.domain, buckets: rows.length });
+      return {
+        buckets: rows.length, inserted: counts.inserted, updated: counts.updated,
+        articles: items.reduce((n, i) => n + i.count, 0),
+        contiguous: items.every((it, k) => k === 0 || it.start === items[k - 1]!.end),
+      };
+    },
+
+    async recordIndexCountLoad(input: {
+      loadId: string; workflowId: string; runId: string; from: string; to: string;
+      received: number; inserted: number; updated: number; startedAt: string; invariants: Record<string, unknown>;
+    }): Promise<void> {
+      await deps.warehouse.recordLoad(
+        { loadId: input.loadId, pipeline: 'index-count-sampler', workflowId: input.workflowId, runId: input.runId, windowStart: new Date(input.from), windowEnd: new Date(input.to) },
+        { received: input.received, inserted: input.inserted, updated: input.updated },
+        new Date(input.startedAt),
+        input.invariants,
+      );
+    },
+  };
+}
+export type IndexCountSamplerActivities = ReturnType<typeof createIndexCountSamplerActivities>;
