@@ -223,17 +223,33 @@ export function buildCli(): Command {
 
   program
     .command('run <pipeline>')
-    .description('run a pipeline once now and wait for it (pipelines: news-ingest, distribution, index-counts)')
-    .requiredOption('--from <time>', 'window start (ISO date or date-time, UTC)')
-    .requiredOption('--to <time>', 'window end (ISO date or date-time, UTC)')
+    .description('run a pipeline once now and wait for it (pipelines: news-ingest, distribution, index-counts, story-tracker)')
+    .option('--from <time>', 'window start (ISO date or date-time, UTC); all but story-tracker')
+    .option('--to <time>', 'window end (ISO date or date-time, UTC); all but story-tracker')
+    .option('--trackers <json>', 'story-tracker: JSON array of trackers, e.g. \'[{"name":"top","strategy":"topstories","stories":20}]\'')
     .option('--query <q>', 'news-ingest: search query (default: every article in the window)', '')
     .option('--domains <list>', 'distribution: comma-separated domains of your organization', list)
     .option('--sampling <s>', 'index-counts: bucket size 5m, 1h, 12h, 1d, 1w or 1m; with --domains one series per domain, else one over every domain', '1d')
     .option('--filters <json>', 'index-counts: index_counts filters as JSON, e.g. \'{"languages":["en"],"time_filter":"crawl_date"}\'')
     .option('--page-size <n>', 'rows per page (news-ingest 1-101, distribution 1-100)', intArg('--page-size'), 100)
     .option(...dataDirOpt)
-    .action(async (pipeline: string, o: { from: string; to: string; query: string; domains?: string[]; pageSize: number; sampling: string; filters?: string; dataDir?: string }) => {
-      if (!['news-ingest', 'distribution', 'index-counts'].includes(pipeline)) throw new CliError(`unknown pipeline "${pipeline}"; pipelines: news-ingest, distribution, index-counts`);
+    .action(async (pipeline: string, o: { from?: string; to?: string; query: string; domains?: string[]; pageSize: number; sampling: string; filters?: string; trackers?: string; dataDir?: string }) => {
+      if (!['news-ingest', 'distribution', 'index-counts', 'story-tracker'].includes(pipeline)) throw new CliError(`unknown pipeline "${pipeline}"; pipelines: news-ingest, distribution, index-counts, story-tracker`);
+      if (pipeline === 'story-tracker') {
+        let trackers: unknown;
+        try {
+          trackers = o.trackers ? JSON.parse(o.trackers) : undefined;
+        } catch (e) {
+          throw new CliError(`--trackers is not JSON (${(e as Error).message}); e.g. --trackers '[{"name":"top","strategy":"topstories","stories":20}]'`);
+        }
+        if (trackers !== undefined && (!Array.isArray(trackers) || !trackers.every((t) => t && typeof t === 'object' && typeof t.name === 'string'))) {
+          throw new CliError('--trackers must be a JSON array of objects with a "name", e.g. [{"name":"ukraine","query":"Ukraine war","method":"both"}]');
+        }
+        await runOnce(o.dataDir, 'storyTracker', TASK_QUEUES.stories, trackers ? { trackers } : {},
+          (p: { done: number; trackers: number; stories: number }) => [p.done, p.trackers, `${p.stories} stories`]);
+        return;
+      }
+      if (!o.from || !o.to) throw new CliError(`--from and --to are required for ${pipeline}, e.g. --from 2022-07-01 --to 2022-07-11`);
       const from = Date.parse(o.from);
       const to = Date.parse(o.to);
       if (Number.isNaN(from) || Number.isNaN(to)) throw new CliError('--from and --to must be ISO dates, e.g. 2026-01-15 or 2026-01-15T06:00:00Z');

@@ -2,6 +2,8 @@
 export const TASK_QUEUES = {
   news: 'newsflow-news',
   distribution: 'newsflow-distribution',
+  /** story tracking: API calls of the stories scope */
+  stories: 'newsflow-stories',
   /** alert sync and runs: API calls of the chat scope */
   alerts: 'newsflow-alerts',
   /** webhook and email deliveries: no API calls, not limited by the API's rates */

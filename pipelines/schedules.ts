@@ -63,6 +63,38 @@ if (process.env.NEWSFLOW_ALERTS !== '0') {
   });
 }
 
+/**
+ * Story tracking, hourly at :05: the trackers of NEWSFLOW_STORY_TRACKERS (a JSON array of
+ * {name, query?, method?, strategy?, categories?, continent?, sort_by?, stories?, maxUpdates?,
+ * maxArticles?}; default: the 20 top stories), `0` for none.
+ */
+export function storyTrackerSchedules(env: NodeJS.ProcessEnv): ScheduleDecl[] {
+  const raw = env.NEWSFLOW_STORY_TRACKERS;
+  if (raw === '0') return [];
+  let trackers: unknown = undefined;
+  if (raw) {
+    try {
+      trackers = JSON.parse(raw);
+    } catch (e) {
+      throw new Error(`NEWSFLOW_STORY_TRACKERS is not JSON (${(e as Error).message}); e.g. [{"name":"top","strategy":"topstories","stories":20}]`);
+    }
+    if (!Array.isArray(trackers) || !trackers.every((t) => t && typeof t === 'object' && typeof (t as { name?: unknown }).name === 'string')) {
+      throw new Error('NEWSFLOW_STORY_TRACKERS must be a JSON array of objects with a "name"');
+    }
+  }
+  return [{
+    id: 'story-tracker-hourly',
+    description: 'story tracker: the declared story queries, hourly at :05 UTC',
+    workflowType: 'storyTracker',
+    taskQueue: TASK_QUEUES.stories,
+    spec: { cronExpressions: ['5 * * * *'] },
+    overlap: ScheduleOverlapPolicy.SKIP,
+    catchupWindow: '3 hours',
+    args: [trackers ? { trackers } : {}],
+  }];
+}
+SCHEDULES.push(...storyTrackerSchedules(process.env));
+
 /** Schedules of single alerts (`alert-<uuid>`) are kept by the alert sync, not by `schedule apply`. */
 export const ALERT_SCHEDULE_PREFIX = 'alert-';
 export const isAlertSchedule = (id: string) => /^alert-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);

@@ -11,6 +11,7 @@ import type { Warehouse } from '../warehouse/warehouse.js';
 import { createNewsIngestActivities } from '../activities/newsIngest.js';
 import { createDistributionActivities } from '../activities/distributionPull.js';
 import { createAlertRunnerActivities } from '../activities/alertRunner.js';
+import { createStoryTrackerActivities } from '../activities/storyTracker.js';
 import { createIndexCountSamplerActivities } from '../activities/indexCountSampler.js';
 
 const require = createRequire(import.meta.url);
@@ -42,6 +43,7 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
     }),
     ...createDistributionActivities({ client: deps.client, warehouse: deps.warehouse, onPage: deps.onPage }),
     ...createIndexCountSamplerActivities({ client: deps.client, warehouse: deps.warehouse }),
+    ...createStoryTrackerActivities({ client: deps.client, warehouse: deps.warehouse }),
   };
   const workflowsPath = require.resolve('../workflows/index.ts');
   const news = await Worker.create({
@@ -59,7 +61,12 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
     maxConcurrentActivityTaskExecutions: limits.chat.concurrency,
   });
   const deliveries = await Worker.create({ connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.deliveries, workflowsPath, activities, maxConcurrentActivityTaskExecutions: 10 });
-  const workers = [news, distribution, alerts, deliveries];
+  const stories = await Worker.create({
+    connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.stories, workflowsPath, activities,
+    maxTaskQueueActivitiesPerSecond: limits.stories.rate,
+    maxConcurrentActivityTaskExecutions: limits.stories.concurrency,
+  });
+  const workers = [news, distribution, alerts, deliveries, stories];
   return {
     run: async () => {
       await Promise.all(workers.map((w) => w.run()));

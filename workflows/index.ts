@@ -3,3 +3,4 @@ export { newsIngest } from './newsIngest.js';
 export { distributionPull } from './distributionPull.js';
 export { alertSync, alertRun } from './alertRunner.js';
 export { indexCountSampler } from './indexCountSampler.js';
+export { storyTracker } from './storyTracker.js';

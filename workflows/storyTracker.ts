@@ -3,7 +3,7 @@
  * their updates, land stories, updates, update articles and one metrics row per story for this
  * run; then the load's `_loads` row. Pure orchestration.
  */
-import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { StoryTrackerActivities, Tracker, TrackResult } from '../activities/storyTracker.js';
 import type { NewsIngestActivities } from '../activities/newsIngest.js';
 
@@ -27,6 +27,8 @@ export interface StoryTrackerResult {
   trackers: Record<string, TrackResult>;
 }
 
+export const storyProgressQuery = defineQuery<{ done: number; trackers: number; stories: number }>('progress');
+
 export async function storyTracker(input: StoryTrackerInput = {}): Promise<StoryTrackerResult> {
   const info = workflowInfo();
   const scheduled = (info.searchAttributes?.TemporalScheduledStartTime as unknown[] | undefined)?.[0];
@@ -34,7 +36,9 @@ export async function storyTracker(input: StoryTrackerInput = {}): Promise<Story
   const loadId = `${info.workflowId}/${info.runId}`;
   const startedAt = new Date().toISOString();
   const out: Record<string, TrackResult> = {};
-  for (const tracker of input.trackers ?? DEFAULT_TRACKERS) out[tracker.name] = await trackStories({ tracker, runAt, loadId });
+  const trackers = input.trackers ?? DEFAULT_TRACKERS;
+  setHandler(storyProgressQuery, () => ({ done: Object.keys(out).length, trackers: trackers.length, stories: Object.values(out).reduce((s, r) => s + r.stories, 0) }));
+  for (const tracker of trackers) out[tracker.name] = await trackStories({ tracker, runAt, loadId });
   const sum = (f: (r: TrackResult) => number) => Object.values(out).reduce((s, r) => s + f(r), 0);
   await recordLoad({
     loadId, pipeline: 'story-tracker', workflowId: info.workflowId, runId: info.runId, from: runAt, to: runAt,
