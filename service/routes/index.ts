@@ -4,10 +4,12 @@ import { pingHandlers } from './ping.js';
 import { profileHandlers } from './profile.js';
 import { newsHandlers } from './news.js';
 import { distributionHandlers } from './distribution.js';
+import { storiesHandlers } from './stories.js';
 
 export const HANDLERS: GroupHandlers = {
   ...pingHandlers,
   ...profileHandlers,
   ...newsHandlers,
   ...distributionHandlers,
+  ...storiesHandlers,
 };
