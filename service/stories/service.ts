@@ -122,7 +122,7 @@ export class StoryService {
       const todo: ClusterInput[] = [];
       for (const [id] of this.docOf) {
         if (this.members.has(id)) continue;
-        const input = this.inputOf(id);
+        const input = this.clusterInput(id);
         if (input) todo.push(input);
       }
       if (todo.length === 0) return 0;
@@ -175,7 +175,7 @@ export class StoryService {
     this.clusterer = new StoryClusterer(this.params);
     const ordered = [...this.stories.values()].sort((a, b) => this.members.get(a.foundingId)!.seq - this.members.get(b.foundingId)!.seq);
     for (const s of ordered) {
-      const inputs = s.articleIds.map((id) => this.inputOf(id)).filter((x): x is ClusterInput => x !== null);
+      const inputs = s.articleIds.map((id) => this.clusterInput(id)).filter((x): x is ClusterInput => x !== null);
       if (inputs.length) this.clusterer.restore(s.id, s.foundingId, inputs);
     }
   }
@@ -197,7 +197,8 @@ export class StoryService {
     return this.index.get(id);
   }
 
-  private inputOf(id: string): ClusterInput | null {
+  /** What the clusterer sees of an indexed article (null without an embedding). */
+  clusterInput(id: string): ClusterInput | null {
     const a = this.index.get(id);
     const v = this.vectorOf(id);
     if (!a || !v) return null;

@@ -149,7 +149,7 @@ export function summarizeUpdate(u: UpdateInput): UpdateSummary {
     articles,
     centroid,
     ts: Math.floor(Math.max(...articles.map((a) => a.pubDate.getTime())) / 1000),
-    sentiment: Math.round(articles.reduce((s, a) => s + a.sentiment, 0) / n),
+    sentiment: Math.round(articles.reduce((s, a) => s + a.sentiment, 0) / n) || 0, // never -0
     confidence: round(confidence / n, 4),
     provocative,
     continent: continentOf(articles),
