@@ -11,6 +11,7 @@ import { NewsIndex } from '../search/engine.js';
 import type { Embedder } from '../search/embedder.js';
 import type { LoadedArticle, NewsArticle } from './model.js';
 import { HitRecorder } from './hits.js';
+import { StoryService } from '../stories/service.js';
 
 export interface SeedOptions {
   /** shift each source's dates so its newest article is `now`, keeping the spacing */
@@ -46,6 +47,8 @@ export class NewsService {
   readonly searchCache = new Map<string, CachedSearch>();
   readonly store: NewsStore;
   readonly hits: HitRecorder;
+  /** stories: articles clustered as they become visible (seed, replay, start) */
+  readonly stories: StoryService;
   private replayTimer: NodeJS.Timeout | null = null;
   private pending: NewsArticle[] = [];
 
@@ -57,12 +60,14 @@ export class NewsService {
   ) {
     this.store = new NewsStore(db);
     this.hits = new HitRecorder(this.store);
+    this.stories = new StoryService(db, index, clock);
   }
 
   /** Build the in-memory index from what the store holds. */
   static async open(db: Db, opts: { embedder: Embedder | null; clock?: () => number }): Promise<NewsService> {
     const svc = new NewsService(db, new NewsIndex(opts.embedder), opts.embedder, opts.clock ?? Date.now);
     await svc.rebuild();
+    await svc.stories.open();
     return svc;
   }
 
@@ -140,6 +145,7 @@ export class NewsService {
       opts.onProgress?.(i + chunk.length, todo.length, 'store');
     }
     await this.writePublishers(counts, ranks);
+    await this.stories.ingest({ refresh: moved.length > 0 });
     if (opts.replay) this.startReplay(opts.replay);
     const c = await this.store.count();
     return { read: raws.length, enriched: todo.length, unchanged: raws.length - todo.length, redated: moved.length, inserted, updated, total: c.total, indexed: c.indexed };
@@ -194,6 +200,7 @@ export class NewsService {
     ]);
     const texts = new Map(full.map((a) => [a.articleId, a.fullText]));
     for (const a of articles) this.index.add({ ...a, crawlDate: at }, postings.get(a.articleId) ?? [], vectors.get(a.articleId) ?? null, texts.get(a.articleId) ?? null);
+    await this.stories.ingest();
   }
 
   cacheSearch(key: string, entry: CachedSearch): void {

@@ -6,6 +6,7 @@ import { newsHandlers } from './news.js';
 import { distributionHandlers } from './distribution.js';
 import { alertHandlers } from './alerts.js';
 import { indexCountsHandlers } from './index-counts.js';
+import { storiesHandlers } from './stories.js';
 
 export const HANDLERS: GroupHandlers = {
   ...pingHandlers,
@@ -14,4 +15,5 @@ export const HANDLERS: GroupHandlers = {
   ...distributionHandlers,
   ...alertHandlers,
   ...indexCountsHandlers,
+  ...storiesHandlers,
 };

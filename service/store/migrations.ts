@@ -150,3 +150,30 @@ MIGRATIONS.push({
        is_test BOOLEAN NOT NULL DEFAULT false)`,
   ],
 });
+
+MIGRATIONS.push({
+  version: 4,
+  name: 'stories: stories, story updates, update articles',
+  sql: [
+    // A story is founded by its first article; its id derives from that article (stable reseeds).
+    `CREATE TABLE stories (
+       story_id UUID PRIMARY KEY,
+       founding_article_id UUID NOT NULL,
+       created_at TIMESTAMP NOT NULL)`,
+    // One update per time window (window_index counts windows from the founding article).
+    `CREATE TABLE story_updates (
+       update_id UUID PRIMARY KEY,
+       story_id UUID NOT NULL,
+       window_index INTEGER NOT NULL,
+       created_at TIMESTAMP NOT NULL)`,
+    // An article belongs to one update of one story; seq = the order articles joined (centroids are rebuilt in it).
+    `CREATE TABLE story_update_articles (
+       article_id UUID PRIMARY KEY,
+       story_id UUID NOT NULL,
+       update_id UUID NOT NULL,
+       seq BIGINT NOT NULL,
+       cosine DOUBLE NOT NULL,
+       score DOUBLE NOT NULL,
+       clustered_at TIMESTAMP NOT NULL)`,
+  ],
+});

@@ -39,7 +39,7 @@ describe('NewsClient', () => {
     // 501 is not retried: it would not change
     const events: string[] = [];
     const c2 = new NewsClient({ baseUrl: svc.url, apiKey: svc.keys.org, onEvent: (e) => events.push(e.type) });
-    const ni = await c2.getStories().catch((e: unknown) => e);
+    const ni = await c2.searchWiki().catch((e: unknown) => e);
     expect((ni as ApiError).code).toBe(501000);
     expect(events.filter((e) => e === 'retry')).toEqual([]);
     await Promise.all([c.close(), legacy.close(), bad.close(), c2.close()]);

@@ -108,9 +108,9 @@ describe('error shapes', () => {
     expect(JSON.stringify(body)).not.toMatch(/at .*\.(ts|js):\d+/);
   });
   it('answers an unimplemented operation with 501 501000', async () => {
-    const r = await api(svc.url, 'GET', '/v1/stories', svc.keys.org);
+    const r = await api(svc.url, 'GET', '/v1/wiki/search', svc.keys.org);
     expect(r.status).toBe(501);
-    expect(r.body).toEqual({ code: 501000, detail: expect.stringContaining('get_stories') });
+    expect(r.body).toEqual({ code: 501000, detail: expect.stringContaining('search_wiki') });
   });
   it('serves the OpenAPI document and the docs page', async () => {
     const doc = await api(svc.url, 'GET', '/openapi.json');

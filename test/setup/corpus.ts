@@ -23,7 +23,7 @@ export function corpusKey(): string {
   const h = crypto.createHash('sha1');
   const data = path.join(sharedDir, 'data', 'news');
   for (const f of filesUnder(data).sort()) h.update(`${path.relative(data, f)}:${fs.statSync(f).size}`);
-  for (const dir of ['service/enrich', 'service/corpus', 'service/store', 'service/search', 'service/news']) {
+  for (const dir of ['service/enrich', 'service/corpus', 'service/store', 'service/search', 'service/news', 'service/stories']) {
     for (const f of filesUnder(path.join(repoRoot, dir)).sort()) h.update(fs.readFileSync(f));
   }
   return h.digest('hex').slice(0, 16);

@@ -1,0 +1,74 @@
+/**
+ * GET /v1/stories and GET /v1/stories/{story_id} (facts §8). Selection and ranking live in
+ * service/stories/query.ts, the response shapes in service/stories/build.ts.
+ *
+ * Updates shown: with expand_updates false only the requested update; with true the newest
+ * max_updates updates, newest first, always including the requested one. max_articles caps each
+ * update's cluster_articles (prompt_articles are its three most central, within that cap).
+ * `reddit` asks for forum threads: the service keeps no forum data, so reddit_threads are [].
+ */
+import type { z } from 'zod';
+import type { StoryQuery } from '../../spec/index.js';
+import type { GroupHandlers, HandlerCtx } from '../context.js';
+import { notFound } from '../errors.js';
+import { storyDict, type BuildOptions, type CitationMethod } from '../stories/build.js';
+import { listStories, UpdateTextIndex, type StoriesParams } from '../stories/query.js';
+import type { StoryService } from '../stories/service.js';
+import type { UpdateSummary } from '../stories/summary.js';
+
+const textIndexes = new WeakMap<StoryService, UpdateTextIndex>();
+function textIndex(s: StoryService): UpdateTextIndex {
+  let t = textIndexes.get(s);
+  if (!t) textIndexes.set(s, (t = new UpdateTextIndex(s)));
+  return t;
+}
+
+const storiesOf = (ctx: HandlerCtx) => ctx.services.news!.stories;
+
+function buildOptions(s: StoryService, maxArticles: number, citation: CitationMethod): BuildOptions {
+  return { maxArticles, citation, df: s.df, windowStats: (from, to) => s.windowStats(from, to) };
+}
+
+/** The updates a response shows, newest first (see the file comment). */
+function shownUpdates(all: UpdateSummary[], requested: UpdateSummary, expand: boolean, max: number): UpdateSummary[] {
+  if (!expand) return [requested];
+  const newestFirst = [...all].reverse();
+  const shown = newestFirst.slice(0, max);
+  if (max > 0 && !shown.includes(requested)) {
+    shown[shown.length - 1] = requested;
+    shown.sort((a, b) => newestFirst.indexOf(a) - newestFirst.indexOf(b));
+  }
+  return shown;
+}
+
+export const storiesHandlers: GroupHandlers = {
+  get_stories: async (ctx) => {
+    const p = ctx.query as StoriesParams;
+    const s = storiesOf(ctx);
+    const { hits, next, updateLevel } = await listStories(s, textIndex(s), p, ctx.services.news!.clock());
+    const o = buildOptions(s, p.max_articles, p.citation_method);
+    const stories = hits.map((h) => {
+      // ["story", "story_update"]: the story's matching updates are the ones shown
+      const pool = !updateLevel && p.obj_type.includes('story_update') ? h.matching : h.story.updates;
+      return storyDict(h.story, h.update, shownUpdates(pool, h.update, p.expand_updates || (!updateLevel && p.obj_type.includes('story_update')), p.max_updates), o);
+    });
+    return { stories, offset: next };
+  },
+
+  get_story: (ctx) => {
+    const { story_id } = ctx.params as { story_id: string };
+    const q = ctx.query as z.output<typeof StoryQuery>;
+    const s = storiesOf(ctx);
+    const found = s.resolve(story_id);
+    if (!found) throw notFound(`no story, story update or url-safe title ${JSON.stringify(story_id)}`);
+    let story = found.story;
+    let requestedId = found.requested ?? story.updates[story.updates.length - 1]!.id;
+    if (q.condense_auxillary_updates) {
+      const c = s.condensed(story);
+      story = c.story;
+      requestedId = c.mapping.get(requestedId) ?? requestedId;
+    }
+    const requested = story.updates.find((u) => u.id === requestedId)!;
+    return storyDict(story, requested, shownUpdates(story.updates, requested, q.expand_updates, q.max_updates), buildOptions(s, q.max_articles, q.citation_method));
+  },
+};

@@ -1,0 +1,127 @@
+/**
+ * Stories are clustered incrementally: a restart keeps every story and update id and clusters
+ * nothing again; articles released by a replay join existing stories as new updates.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it, inject } from 'vitest';
+import { serviceConfig } from '../../../service/config.js';
+import { openServices } from '../../../service/server.js';
+import type { Services } from '../../../service/context.js';
+import { tempDir, type TestService } from '../../helpers/service.js';
+import { sql } from '../../helpers/news.js';
+import { HOUR, NOW, startStoriesService, stories, story } from '../../helpers/stories.js';
+
+let svc: TestService | undefined;
+let open: Services[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  await svc?.stop();
+  svc = undefined;
+  for (const s of open) {
+    await s.news?.close();
+    s.db.close();
+  }
+  open = [];
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+async function openAt(dir: string): Promise<Services> {
+  const s = await openServices(serviceConfig({ dataDir: dir, logLevel: 'silent' }), undefined, { clock: () => NOW });
+  open.push(s);
+  return s;
+}
+async function closeLast(): Promise<void> {
+  const s = open.pop()!;
+  await s.news?.close();
+  s.db.close();
+}
+const snapshot = (s: Services) => ({
+  stories: [...s.news!.stories.stories.keys()].sort(),
+  updates: [...s.news!.stories.updates.keys()].sort(),
+  members: [...s.news!.stories.members.entries()].map(([a, m]) => `${a}:${m.storyId}:${m.updateId}:${m.seq}`).sort(),
+});
+
+describe('incremental stories', () => {
+  it('a restart keeps every story, update and membership and clusters nothing again', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    fs.copyFileSync(inject('corpusStore'), path.join(dir, 'service.duckdb'));
+    const first = await openAt(dir);
+    const before = snapshot(first);
+    expect(before.stories.length).toBeGreaterThan(1000);
+    expect(await first.news!.stories.ingest()).toBe(0);
+    await closeLast();
+    const again = await openAt(dir);
+    expect(snapshot(again)).toEqual(before);
+    expect(await again.news!.stories.ingest()).toBe(0);
+    const rows = await again.db.all<{ n: bigint }>('SELECT count(*) AS n FROM story_update_articles');
+    expect(Number(rows[0]!.n)).toBe(before.members.length);
+  });
+
+  it('articles the store holds without a story (e.g. clustered by an older version) are clustered at start, the rest untouched', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    fs.copyFileSync(inject('corpusStore'), path.join(dir, 'service.duckdb'));
+    const first = await openAt(dir);
+    const before = snapshot(first);
+    // forget the newest 50 memberships (and stories/updates nothing else refers to)
+    await first.db.run(`DELETE FROM story_update_articles WHERE seq >= (SELECT max(seq) - 49 FROM story_update_articles)`);
+    await first.db.run('DELETE FROM story_updates WHERE update_id NOT IN (SELECT update_id FROM story_update_articles)');
+    await first.db.run('DELETE FROM stories WHERE story_id NOT IN (SELECT story_id FROM story_update_articles)');
+    await closeLast();
+    const again = await openAt(dir);
+    // the same corpus in the same order: the same stories, ids and updates come back
+    const after = snapshot(again);
+    expect(after.stories).toEqual(before.stories);
+    expect(after.updates).toEqual(before.updates);
+    expect(after.members).toEqual(before.members);
+  });
+
+  it('articles released by a replay join their story as a new update', async () => {
+    // replay needs a clock that moves: the corpus clock, running from now on
+    const t0 = Date.now();
+    svc = await startStoriesService({ clock: () => NOW + (Date.now() - t0) });
+    const news = svc.services.news!;
+    // a story still active at the end of the corpus, and headlines of it published 13-15 hours after its last one
+    const list = (await stories(svc, { sort_by: 'published', limit: 20, expand_updates: true, max_updates: 1000, max_articles: 1000 })).list;
+    const target = list.find((s) => s.n_articles.reduce((a: number, b: number) => a + b, 0) >= 3)!;
+    const arts = target.updates.flatMap((u: any) => u.cluster_articles);
+    const last = Math.max(...arts.map((a: any) => Date.parse(a.pub_date)));
+    const dir = tempDir();
+    dirs.push(dir);
+    const file = path.join(dir, 'headlines-replay.json');
+    const rows = arts.slice(0, 3).map((a: any, i: number) => ({
+      title: a.title, domain: 'replay.example.org', link: `https://replay.example.org/story/${i}`, category: 'news',
+      timestamp: Math.floor((last + (13 + i) * HOUR) / 1000), sentiment: 0, published: '',
+    }));
+    rows.push({ title: 'Llama sanctuary on the far side of the Moon opens its gift shop', domain: 'replay.example.org', link: 'https://replay.example.org/other', category: 'news', timestamp: Math.floor((last + 14 * HOUR) / 1000), sentiment: 0, published: '' });
+    fs.writeFileSync(file, JSON.stringify(rows));
+    const updatesBefore = target.update_uuids.length;
+    const storiesBefore = news.stories.stories.size;
+    // two hours of news at 36,000x: released within a fraction of a second, in publication order
+    await news.seed(file, { replay: 36_000 });
+    let now: any;
+    for (let i = 0; i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      now = (await story(svc, target.uuid, { condense_auxillary_updates: false, max_updates: 1000, max_articles: 1000 })).body;
+      if (news.pendingCount === 0 && now.n_articles.reduce((a: number, b: number) => a + b, 0) >= arts.length + 3) break;
+    }
+    expect(news.pendingCount).toBe(0);
+    expect(now.uuid).toBe(target.uuid);
+    expect(now.update_uuids.slice(0, updatesBefore)).toEqual(target.update_uuids);
+    expect(now.update_uuids.length).toBeGreaterThan(updatesBefore);
+    const fresh = now.updates.filter((u: any) => !target.update_uuids.includes(u.uuid));
+    const joined = fresh.flatMap((u: any) => u.cluster_articles.map((a: any) => a.article_url));
+    expect(joined.sort()).toEqual(rows.slice(0, 3).map((r: { link: string }) => r.link).sort());
+    expect(now.current_update_uuid).toBe(fresh[0].uuid);
+    // the unrelated headline founded a story of its own, which is not surfaced
+    expect(news.stories.stories.size).toBe(storiesBefore + 1);
+    const other = await sql<{ s: string }>(svc, `SELECT m.story_id::VARCHAR AS s FROM story_update_articles m JOIN articles a USING (article_id) WHERE a.article_url = 'https://replay.example.org/other'`);
+    expect(other).toHaveLength(1);
+    expect((await story(svc, other[0]!.s)).status).toBe(404);
+    // and it is all in the store
+    const stored = await sql<{ n: bigint }>(svc, `SELECT count(*) AS n FROM story_update_articles m JOIN articles a USING (article_id) WHERE a.domain_url = 'replay.example.org'`);
+    expect(Number(stored[0]!.n)).toBe(4);
+  });
+});
