@@ -93,7 +93,7 @@ describe('newsIngest', () => {
     }
     const seen = results.map((x) => JSON.parse(x.out)[0].n as number);
     expect(seen.every((n, i) => i === 0 || n >= seen[i - 1]!)).toBe(true); // never goes back
-  });
+  }, 240_000); // up to 15 CLI processes while a 40-day ingest lands: minutes on a loaded 2-core machine
 
   it('newsflow sql writes Arrow IPC that reads back, and csv/table formats', async () => {
     const { tableFromIPC } = await import('apache-arrow');
