@@ -50,6 +50,10 @@ export class NewsService {
   /** stories: articles clustered as they become visible (seed, replay, start) */
   readonly stories: StoryService;
   private replayTimer: NodeJS.Timeout | null = null;
+  /** bumped by stopReplay: a tick of an older generation stops */
+  private replayGen = 0;
+  /** the release a replay tick is doing, awaited on close */
+  private releasing: Promise<void> | null = null;
   private pending: NewsArticle[] = [];
 
   private constructor(
@@ -167,6 +171,7 @@ export class NewsService {
    */
   startReplay(speed: number): void {
     this.stopReplay();
+    const gen = this.replayGen;
     this.pending.sort((a, b) => a.pubDate.getTime() - b.pubDate.getTime() || (a.articleId < b.articleId ? -1 : 1));
     const t0 = this.clock();
     const first = this.pending[0]?.pubDate.getTime() ?? 0;
@@ -174,7 +179,13 @@ export class NewsService {
       const elapsed = this.clock() - t0;
       const due: NewsArticle[] = [];
       while (this.pending.length && (this.pending[0]!.pubDate.getTime() - first) / speed <= elapsed) due.push(this.pending.shift()!);
-      if (due.length) await this.release(due, new Date(this.clock()));
+      if (due.length) {
+        this.releasing = this.release(due, new Date(this.clock()));
+        await this.releasing;
+        this.releasing = null;
+      }
+      // stopped (or restarted) while this tick was releasing: do not re-arm
+      if (gen !== this.replayGen) return;
       if (this.pending.length) this.replayTimer = setTimeout(() => void tick(), 250);
       else this.replayTimer = null;
     };
@@ -182,6 +193,7 @@ export class NewsService {
   }
 
   stopReplay(): void {
+    this.replayGen++;
     if (this.replayTimer) clearTimeout(this.replayTimer);
     this.replayTimer = null;
   }
@@ -214,6 +226,7 @@ export class NewsService {
 
   async close(): Promise<void> {
     this.stopReplay();
+    await this.releasing?.catch(() => undefined);
     await this.hits.flush();
   }
 }
