@@ -119,6 +119,7 @@ describe('alert delivery survives SIGKILL between the POST and its record', () =
       expect(new Set(posts.map((p) => p.hook)).size).toBe(1);
       expect(posts[0]!.hook).toBe(key.split('.')[1] === '0' ? 'a' : 'b');
     }
+    console.log(`kill test: ${triggered.length} triggered logs x 2 webhooks = ${expected.length} deliveries; ${got.length} POSTs received; killed at key ${killedKey}`);
     // the ledger: all delivered; the interrupted one took two attempts
     const wh = await Warehouse.open(dir);
     try {

@@ -207,6 +207,7 @@ describe('scheduled runs and deliveries', () => {
         `SELECT log_id::VARCHAR AS log_id, status, attempts, response_code, first_attempt_at, last_attempt_at FROM alert_deliveries WHERE alert_id = $1::UUID ORDER BY log_created_at`, [alert.id]);
       expect(ledger.map((x) => x.log_id)).toEqual(triggered.map((l) => l.id));
       for (const row of ledger) expect(row).toMatchObject({ status: 'delivered', response_code: 200 });
+      console.log(`alert ${outage ? 'quake (receiver down)' : 'flood (receiver up)'}: ${logs.length} logs, ${triggered.length} triggered, ${rec.got.length} POSTs, ${new Set(rec.got.map((g) => g.key)).size} keys, attempts ${ledger.map((x) => Number(x.attempts)).join('/')}`);
       if (outage) {
         // the oldest log was retried with backoff across scheduled runs while the receiver was down
         // (the later ones wait behind it, to keep the order); all arrived after it came back
