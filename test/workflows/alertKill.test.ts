@@ -14,6 +14,7 @@ import { TASK_QUEUES } from '../../pipelines/queues.js';
 import { Warehouse } from '../../warehouse/warehouse.js';
 import { api, startTestService, tempDir, type TestService } from '../helpers/service.js';
 import { repoRoot } from '../helpers/paths.js';
+import { holdFeed, releaseUntil } from '../helpers/pipeline.js';
 
 const NS = 'nf-alerts-kill';
 const LIMITS = 'chat=1000:1000:50,news=1000:1000:50';
@@ -23,8 +24,7 @@ let temporal: Client;
 
 beforeAll(async () => {
   svc = await startTestService({ limitsText: LIMITS });
-  await svc.services.news!.seed(FEED, { rebaseDates: true, replay: 1 });
-  svc.services.news!.stopReplay();
+  await holdFeed(svc, FEED);
   temporal = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }), namespace: NS });
 }, 180_000);
 afterAll(async () => svc?.stop());
@@ -49,14 +49,7 @@ function worker(dataDir: string): { proc: ChildProcess; ready: Promise<void>; ex
   return { proc, ready, exited };
 }
 
-/** Release held-back articles until at most `left` remain. */
-async function release(left: number) {
-  const news = svc.services.news!;
-  news.startReplay(3000);
-  while (news.pendingCount > left) await sleep(20);
-  news.stopReplay();
-  await sleep(300); // a release in flight lands
-}
+const release = (left: number) => releaseUntil(svc, left, 3000);
 
 describe('alert delivery survives SIGKILL between the POST and its record', () => {
   it('every triggered log reaches every webhook; a repeated POST has the same key and body', async () => {

@@ -6,43 +6,36 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Client, Connection, ScheduleNotFoundError } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, ScheduleNotFoundError } from '@temporalio/client';
 import { NewsClient } from '../../client/index.js';
 import { Warehouse } from '../../warehouse/warehouse.js';
-import { createWorkers, TASK_QUEUES } from '../../pipelines/worker.js';
+import { TASK_QUEUES } from '../../pipelines/worker.js';
 import { isAlertSchedule, listOurs } from '../../pipelines/schedules.js';
-import { api, startTestService, tempDir, type TestService } from '../helpers/service.js';
+import { api, startTestService, type TestService } from '../helpers/service.js';
 import { repoRoot } from '../helpers/paths.js';
+import { holdFeed, startHarness, type Harness } from '../helpers/pipeline.js';
 
 const NS = 'nf-alerts';
 const FEED = path.join(repoRoot, 'test/fixtures/corpus/alerts-feed.json');
 const LIMITS = 'chat=1000:1000:50,news=1000:1000:50';
 
 let svc: TestService;
+let h: Harness;
 let warehouse: Warehouse;
-let workers: Awaited<ReturnType<typeof createWorkers>>;
-let running: Promise<void>;
 let temporal: Client;
-let client: NewsClient;
 
 beforeAll(async () => {
   svc = await startTestService({ limitsText: LIMITS });
   // the feed is held back: it arrives through replay once the alerts exist
-  await svc.services.news!.seed(FEED, { rebaseDates: true, replay: 1 });
-  svc.services.news!.stopReplay();
-  warehouse = await Warehouse.open(tempDir('newsflow-wh-alerts-'));
-  client = new NewsClient({ baseUrl: svc.url, apiKey: svc.keys.org, limits: { chat: { rate: 500, burst: 100, concurrency: 10 }, news: { rate: 500, burst: 100, concurrency: 10 } } });
-  workers = await createWorkers({ address: inject('temporalAddress'), namespace: NS, client, warehouse, smtpUrl: null });
-  running = workers.run();
-  temporal = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }), namespace: NS });
+  await holdFeed(svc, FEED);
+  const client = new NewsClient({ baseUrl: svc.url, apiKey: svc.keys.org, limits: { chat: { rate: 500, burst: 100, concurrency: 10 }, news: { rate: 500, burst: 100, concurrency: 10 } } });
+  h = await startHarness({ namespace: NS, client, smtpUrl: null });
+  ({ warehouse, temporal } = h);
 }, 180_000);
 afterAll(async () => {
   for (const s of await listOurs(temporal, isAlertSchedule)) await temporal.schedule.getHandle(s.id).delete().catch(() => undefined);
-  workers?.shutdown();
-  await running;
-  warehouse?.close();
-  await client?.close();
+  await h?.stop();
   await svc?.stop();
 });
 

@@ -1,18 +1,18 @@
 /** distributionPull on the real dev server: a 6-month walk lands exactly what the service holds. */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@temporalio/client';
 import { NewsClient } from '../../client/index.js';
 import { Warehouse } from '../../warehouse/warehouse.js';
-import { createWorkers, TASK_QUEUES } from '../../pipelines/worker.js';
+import { TASK_QUEUES } from '../../pipelines/worker.js';
 import { parseLimits } from '../../spec/index.js';
 import { DistributionStore } from '../../service/store/distribution.js';
 import { startCorpusService, sql } from '../helpers/news.js';
-import { tempDir, type TestService } from '../helpers/service.js';
+import { type TestService } from '../helpers/service.js';
+import { startHarness, type Harness } from '../helpers/pipeline.js';
 
 let svc: TestService;
 let warehouse: Warehouse;
-let workers: Awaited<ReturnType<typeof createWorkers>>;
-let running: Promise<void>;
+let h: Harness;
 let temporal: Client;
 let api: NewsClient;
 const limits = 'distribution=20:5:2,news=1000:1000:50';
@@ -24,16 +24,11 @@ beforeAll(async () => {
   await svc.services.keys.createOrg({ name: 'wires', domains: ['reuters.com', 'apnews.com'] });
   const key = (await svc.services.keys.createKey({ name: 'w', org: 'wires', scopes: ['distribution', 'profile'] })).key;
   api = new NewsClient({ baseUrl: svc.url, apiKey: key, limits: parseLimits(limits), onEvent: (e) => e.type === 'response' && e.operationId.startsWith('top_n') && responses.push(e.status) });
-  warehouse = await Warehouse.open(tempDir('newsflow-dist-wh-'));
-  workers = await createWorkers({ address: inject('temporalAddress'), namespace: 'nf-distribution', client: api, warehouse, limits: parseLimits(limits) });
-  running = workers.run();
-  temporal = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }), namespace: 'nf-distribution' });
+  h = await startHarness({ namespace: 'nf-distribution', client: api, limits: parseLimits(limits) });
+  ({ warehouse, temporal } = h);
 }, 180_000);
 afterAll(async () => {
-  workers?.shutdown();
-  await running;
-  warehouse?.close();
-  await api?.close();
+  await h?.stop();
   await svc?.stop();
 });
 

@@ -5,38 +5,33 @@
  */
 import path from 'node:path';
 import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@temporalio/client';
 import { NewsClient } from '../../client/index.js';
 import { Warehouse } from '../../warehouse/warehouse.js';
-import { createWorkers, TASK_QUEUES } from '../../pipelines/worker.js';
+import { TASK_QUEUES } from '../../pipelines/worker.js';
 import { canonicalFilters, filterHash } from '../../activities/indexCountSampler.js';
 import type { IndexCountSamplerInput, IndexCountSamplerResult } from '../../workflows/indexCountSampler.js';
 import { NOW, startCorpusService } from '../helpers/news.js';
-import { tempDir, type TestService } from '../helpers/service.js';
+import { type TestService } from '../helpers/service.js';
 import { repoRoot } from '../helpers/paths.js';
+import { startHarness, type Harness } from '../helpers/pipeline.js';
 
 let now = NOW;
 let svc: TestService;
 let warehouse: Warehouse;
-let workers: Awaited<ReturnType<typeof createWorkers>>;
-let running: Promise<void>;
+let h: Harness;
 let temporal: Client;
 let api: NewsClient;
 
 beforeAll(async () => {
   svc = await startCorpusService({ clock: () => now });
-  warehouse = await Warehouse.open(tempDir('newsflow-counts-wh-'));
   api = new NewsClient({ baseUrl: svc.url, apiKey: svc.keys.org, limits: { news: { rate: 500, burst: 100, concurrency: 10 } } });
-  workers = await createWorkers({ address: inject('temporalAddress'), namespace: 'nf-counts', client: api, warehouse });
-  running = workers.run();
-  temporal = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }), namespace: 'nf-counts' });
+  h = await startHarness({ namespace: 'nf-counts', client: api });
+  ({ warehouse, temporal } = h);
 }, 180_000);
 afterAll(async () => {
-  workers?.shutdown();
-  await running;
-  warehouse?.close();
-  await api?.close();
+  await h?.stop();
   await svc?.stop();
 });
 

@@ -1,39 +1,33 @@
 /** newsIngest on the real Temporal dev server against the real service: exact, idempotent, readable while landing. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@temporalio/client';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { NewsClient } from '../../client/index.js';
 import { Warehouse } from '../../warehouse/warehouse.js';
-import { createWorkers, TASK_QUEUES } from '../../pipelines/worker.js';
+import { TASK_QUEUES } from '../../pipelines/worker.js';
 import { exportParquet, openSnapshot } from '../../warehouse/read.js';
 import { startCorpusService } from '../helpers/news.js';
 import { tempDir, type TestService } from '../helpers/service.js';
 import { bin, runCli } from '../helpers/cli.js';
+import { startHarness, type Harness } from '../helpers/pipeline.js';
 
 let svc: TestService;
+let h: Harness;
 let warehouse: Warehouse;
-let workers: Awaited<ReturnType<typeof createWorkers>>;
-let running: Promise<void>;
 let temporal: Client;
 let api: NewsClient;
 let whDir: string;
 
 beforeAll(async () => {
   svc = await startCorpusService();
-  whDir = tempDir('newsflow-wh-');
-  warehouse = await Warehouse.open(whDir);
   api = new NewsClient({ baseUrl: svc.url, apiKey: svc.keys.org, limits: { news: { rate: 500, burst: 100, concurrency: 10 } } });
-  workers = await createWorkers({ address: inject('temporalAddress'), namespace: 'nf-ingest', client: api, warehouse });
-  running = workers.run();
-  temporal = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }), namespace: 'nf-ingest' });
+  h = await startHarness({ namespace: 'nf-ingest', client: api });
+  ({ warehouse, temporal, whDir } = h);
 }, 180_000);
 afterAll(async () => {
-  workers?.shutdown();
-  await running;
-  warehouse?.close();
-  await api?.close();
+  await h?.stop();
   await svc?.stop();
 });
 

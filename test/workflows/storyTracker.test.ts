@@ -4,50 +4,37 @@
  * the update's articles as the API gave them, and one metrics row per story and run.
  */
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@temporalio/client';
 import { NewsClient } from '../../client/index.js';
 import { Warehouse } from '../../warehouse/warehouse.js';
-import { createWorkers, TASK_QUEUES } from '../../pipelines/worker.js';
+import { TASK_QUEUES } from '../../pipelines/worker.js';
 import type { StoryResponse } from '../../spec/index.js';
-import { startTestService, tempDir, type TestService } from '../helpers/service.js';
+import { startTestService, type TestService } from '../helpers/service.js';
 import { repoRoot } from '../helpers/paths.js';
+import { holdFeed, releaseUntil, startHarness, type Harness } from '../helpers/pipeline.js';
 
 const NS = 'nf-stories';
 const FEED = path.join(repoRoot, 'test/fixtures/corpus/story-feed.json');
 let svc: TestService;
+let h: Harness;
 let warehouse: Warehouse;
-let workers: Awaited<ReturnType<typeof createWorkers>>;
-let running: Promise<void>;
 let temporal: Client;
 let client: NewsClient;
 
 beforeAll(async () => {
   svc = await startTestService({ limitsText: 'stories=1000:1000:50,news=1000:1000:50' });
-  await svc.services.news!.seed(FEED, { rebaseDates: true, replay: 1 });
-  svc.services.news!.stopReplay();
-  warehouse = await Warehouse.open(tempDir('newsflow-wh-stories-'));
+  await holdFeed(svc, FEED);
   client = new NewsClient({ baseUrl: svc.url, apiKey: svc.keys.org, limits: { stories: { rate: 500, burst: 100, concurrency: 10 } } });
-  workers = await createWorkers({ address: inject('temporalAddress'), namespace: NS, client, warehouse });
-  running = workers.run();
-  temporal = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }), namespace: NS });
+  h = await startHarness({ namespace: NS, client });
+  ({ warehouse, temporal } = h);
 }, 180_000);
 afterAll(async () => {
-  workers?.shutdown();
-  await running;
-  warehouse?.close();
-  await client?.close();
+  await h?.stop();
   await svc?.stop();
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function release(left: number) {
-  const news = svc.services.news!;
-  news.startReplay(5000);
-  while (news.pendingCount > left) await sleep(20);
-  news.stopReplay();
-  await sleep(500);
-}
+const release = (left: number) => releaseUntil(svc, left);
 const trackers = [
   { name: 'floods', query: 'Severn flooding', method: 'kw' as const, stories: 10, maxUpdates: 10, maxArticles: 25 },
   { name: 'latest', sort_by: 'published' as const, stories: 10, maxUpdates: 10, maxArticles: 25 },
