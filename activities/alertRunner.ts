@@ -10,7 +10,7 @@
 import crypto from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import { NotFoundError, type NewsClient } from '../client/index.js';
+import { ApiError, NotFoundError, RateLimitError, type NewsClient } from '../client/index.js';
 import type { AlertLog, AlertResponse } from '../spec/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { ALERTS, ALERT_LOGS } from '../warehouse/tables/alerts.js';
@@ -124,6 +124,10 @@ export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
         if (e instanceof NotFoundError) {
           await wh.exec('UPDATE alerts SET deleted = true, active = false WHERE alert_id = $1::UUID', [input.alertId]);
           return { gone: true, active: false, logs: 0, planned: 0 };
+        }
+        // the API refused this alert (e.g. a source it cannot reach): retrying will not help
+        if (e instanceof ApiError && e.status >= 400 && e.status < 500 && !(e instanceof RateLimitError)) {
+          throw ApplicationFailure.nonRetryable(e.message, 'AlertRejected');
         }
         throw e;
       }

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, ScheduleNotFoundError } from '@temporalio/client';
+import { RetryState } from '@temporalio/common';
 import { NewsClient } from '../../client/index.js';
 import { Warehouse } from '../../warehouse/warehouse.js';
 import { TASK_QUEUES } from '../../pipelines/worker.js';
@@ -238,5 +239,18 @@ describe('triggers the runner cannot send', () => {
     const r2 = (await temporal.workflow.execute('alertRun', { taskQueue: TASK_QUEUES.alerts, workflowId: `alert-skip2-${Date.now()}`, args: [{ alertId: a.id }] })) as { skipped: number };
     expect(r2.skipped).toBe(2);
     expect(Number((await warehouse.query<{ n: bigint }>('SELECT count(*) AS n FROM alert_deliveries WHERE alert_id = $1::UUID', [a.id]))[0]!.n)).toBe(4);
+  });
+});
+
+describe('an alert the API refuses to run', () => {
+  it('fails its run at once with the API\'s reason instead of retrying', async () => {
+    const a = await createAlert({ query: 'x', cron: '0 0 1 1 *', triggers: [{ action: 'webhook', params: { url: 'https://hooks.example.com/x' } }], sources: [{ identifier: 'telegram', params: { channel_name: 'news' } }] });
+    const run = temporal.workflow.execute('alertRun', { taskQueue: TASK_QUEUES.alerts, workflowId: `alert-refused-${Date.now()}`, args: [{ alertId: a.id }] });
+    const err = await run.then(() => null, (e: Error & { cause?: { retryState?: unknown; cause?: { message?: string; type?: string } } }) => e);
+    expect(err).not.toBeNull();
+    // the activity was not retried: its failure is non-retryable, typed, and names the source
+    expect(err!.cause?.retryState).toBe(RetryState.NON_RETRYABLE_FAILURE);
+    expect(err!.cause?.cause).toMatchObject({ type: 'AlertRejected' });
+    expect(err!.cause?.cause?.message).toMatch(/telegram/);
   });
 });
