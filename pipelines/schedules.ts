@@ -76,10 +76,12 @@ export function storyTrackerSchedules(env: NodeJS.ProcessEnv): ScheduleDecl[] {
     try {
       trackers = JSON.parse(raw);
     } catch (e) {
-      throw new Error(`NEWSFLOW_STORY_TRACKERS is not JSON (${(e as Error).message}); e.g. [{"name":"top","strategy":"topstories","stories":20}]`);
+      console.warn(`newsflow: NEWSFLOW_STORY_TRACKERS is not JSON (${(e as Error).message}); story-tracker schedule left out. e.g. [{"name":"top","strategy":"topstories","stories":20}]`);
+      return [];
     }
     if (!Array.isArray(trackers) || !trackers.every((t) => t && typeof t === 'object' && typeof (t as { name?: unknown }).name === 'string')) {
-      throw new Error('NEWSFLOW_STORY_TRACKERS must be a JSON array of objects with a "name"');
+      console.warn('newsflow: NEWSFLOW_STORY_TRACKERS must be a JSON array of objects with a "name"; story-tracker schedule left out');
+      return [];
     }
   }
   return [{

@@ -1,5 +1,5 @@
 /** `schedule apply` against the real dev server: idempotent, updates changed, removes undeclared. */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { Client, Connection, ScheduleOverlapPolicy } from '@temporalio/client';
 import { applySchedules, listOurs, SCHEDULES, type ScheduleDecl } from '../../pipelines/schedules.js';
 
@@ -51,5 +51,21 @@ describe('schedule apply', () => {
     const n = SCHEDULES.find((s) => s.id === 'news-ingest-15m')!;
     expect(n.spec.intervals).toEqual([{ every: '15 minutes' }]);
     expect(n.overlap).toBe(ScheduleOverlapPolicy.SKIP);
+  });
+});
+
+describe('story-tracker schedule', () => {
+  it('hourly at :05 with NEWSFLOW_STORY_TRACKERS (default: top stories); 0 or a bad value declares none', async () => {
+    const { storyTrackerSchedules } = await import('../../pipelines/schedules.js');
+    const [d] = storyTrackerSchedules({});
+    expect(d).toMatchObject({ id: 'story-tracker-hourly', workflowType: 'storyTracker', taskQueue: 'newsflow-stories', spec: { cronExpressions: ['5 * * * *'] }, args: [{}] });
+    const custom = storyTrackerSchedules({ NEWSFLOW_STORY_TRACKERS: '[{"name":"ukraine","query":"Ukraine war","method":"both"}]' });
+    expect(custom[0]!.args).toEqual([{ trackers: [{ name: 'ukraine', query: 'Ukraine war', method: 'both' }] }]);
+    expect(storyTrackerSchedules({ NEWSFLOW_STORY_TRACKERS: '0' })).toEqual([]);
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    expect(storyTrackerSchedules({ NEWSFLOW_STORY_TRACKERS: 'nope' })).toEqual([]);
+    expect(storyTrackerSchedules({ NEWSFLOW_STORY_TRACKERS: '[{"query":"no name"}]' })).toEqual([]);
+    expect(warn.mock.calls.map((c) => String(c[0]))).toEqual([expect.stringMatching(/is not JSON/), expect.stringMatching(/with a "name"/)]);
+    warn.mockRestore();
   });
 });
