@@ -114,13 +114,8 @@ function continentOf(articles: NewsArticle[]): string {
   return ranked(articles.map((a) => (a.continent ? [a.continent] : [])), 1)[0] ?? '';
 }
 
-export interface UpdateInput {
-  id: string;
-  storyId: string;
-  windowIndex: number;
-  windowStart: number;
-  windowMs: number;
-  articles: NewsArticle[];
+/** What summarizeUpdate needs: the update's identity and window, its articles, and lookups. */
+export interface UpdateInput extends Pick<UpdateSummary, 'id' | 'storyId' | 'windowIndex' | 'windowStart' | 'windowMs' | 'articles'> {
   storyCentroid: Float32Array | null;
   vectorOf: (id: string) => Float32Array | null;
   memberOf: (id: string) => { score: number } | undefined;
