@@ -171,5 +171,11 @@ export const DeepNewsModelsResponse = record({
   models: z.array(z.object({ model: DeepNewsModel.or(z.string()), type: DeepNewsModelType.or(z.string()) })),
 }).meta({ id: 'ListDeepNewsModelResponse' });
 
+/** GET /v1/openai/models (facts §11.3; called by the official Python and TypeScript clients). */
+export const ModelsResponse = record({
+  object: z.literal('list'),
+  data: z.array(record({ id: z.string(), object: z.literal('model'), created: z.int(), owned_by: z.string() })),
+}).meta({ id: 'ListModelResponse' });
+
 /** SSE framing (facts §11.1). */
 export const SSE = { contentType: 'text/event-stream', done: '[DONE]' } as const;
