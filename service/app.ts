@@ -67,7 +67,8 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     return reply.code(404).send(notFound(`no route ${req.method} ${url}`).body());
   });
 
-  const openapi = buildOpenApi();
+  // the document of this server: operations without a handler document their 501
+  const openapi = buildOpenApi({ notImplemented: ROUTES.filter((d) => !handlers[d.operationId]).map((d) => d.operationId) });
   app.get('/openapi.json', async () => openapi);
   app.get('/docs', async (_req, reply) => reply.type('text/html; charset=utf-8').send(docsPage()));
 

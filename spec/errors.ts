@@ -52,5 +52,3 @@ export const ErrorBody = z.object({
   detail: z.union([z.string(), z.array(ValidationErrorItem), z.unknown()]),
 });
 
-/** Statuses every operation documents (interface "Errors"). */
-export const DOCUMENTED_ERROR_STATUSES = [400, 401, 403, 405, 422, 500] as const;

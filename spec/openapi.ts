@@ -1,7 +1,7 @@
 /** Generates the OpenAPI 3.1 document from the route table and the zod schemas. */
 import { z } from 'zod';
-import { ROUTES, OAUTH_TOKEN_PATH, OAuthTokenResponse, type RouteDef } from './routes.js';
-import { APIErrorModel, DOCUMENTED_ERROR_STATUSES, ValidationErrorModel } from './errors.js';
+import { ROUTES, OAUTH_TOKEN_PATH, OAuthErrorModel, OAuthTokenResponse, type RouteDef } from './routes.js';
+import { APIErrorModel, ValidationErrorModel } from './errors.js';
 
 export const API_VERSION = '0.32.4';
 type Json = Record<string, unknown>;
@@ -51,44 +51,128 @@ function parameters(sink: SchemaSink, schema: z.ZodType | undefined, where: 'que
   });
 }
 
-function operation(sink: SchemaSink, d: RouteDef): Json {
-  const err = { content: { 'application/json': { schema: sink.convert(APIErrorModel) } } };
+/**
+ * The statuses an operation answers, derived from its route definition (item 15: a schema-driven
+ * client or fuzzer meets no undocumented status):
+ * - its success status (200, 201 or 204);
+ * - 400 (a malformed request: bad JSON, bad percent-encoding), 405 (another method on its path)
+ *   and 500 everywhere;
+ * - 401 where a key is needed; 403 where a scope, an organization, a plan or the publisher rule
+ *   can refuse that key;
+ * - 404 on lookups by path id and where the handler answers it (`notFound`);
+ * - 413 and 415 wherever a body is parsed (body routes and DELETE, whose body Fastify parses too);
+ * - 422 where there are parameters or a body;
+ * - 429 (with Retry-After) on rate-limited routes;
+ * - 501 where this server has no handler (`notImplemented`).
+ */
+export function operationStatuses(d: RouteDef, notImplemented = false): number[] {
+  const out = new Set<number>([d.status, 400, 405, 500]);
+  if (d.scopes !== null) {
+    out.add(401);
+    if (d.scopes.length > 0 || d.orgOnly || !d.publisher || d.plan || d.paramPlans?.length) out.add(403);
+  }
+  if (d.params || d.notFound) out.add(404);
+  if (d.body || d.method === 'DELETE') {
+    out.add(413);
+    out.add(415);
+  }
+  if (d.params || d.query || d.body) out.add(422);
+  if (d.limit) out.add(429);
+  if (notImplemented) out.add(501);
+  return [...out].sort((a, b) => a - b);
+}
+
+const ERROR_RESPONSES: Record<number, string> = {
+  400: 'Bad request: malformed JSON body or URL',
+  401: 'Missing, invalid, expired or revoked API key (see WWW-Authenticate)',
+  403: 'The key lacks the scope, organization, plan or publisher right this operation needs',
+  404: 'No such resource visible to this key',
+  405: 'Method not allowed on this path (see Allow)',
+  413: 'Request body too large',
+  415: 'Unsupported request Content-Type',
+  422: 'Validation error',
+  429: 'Rate (429000) or concurrency (429001) limit exceeded; retry after Retry-After seconds',
+  500: 'Internal server error',
+  501: 'Not implemented by this server yet',
+};
+
+const ref = (kind: 'headers' | 'responses', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+const int = { type: 'integer' };
+/** Response headers shared by the operations (components.headers). */
+const HEADERS: Record<string, Json> = {
+  RetryAfter: { description: 'Seconds to wait before retrying', required: true, schema: { ...int, minimum: 0 } },
+  RateLimitLimit: { description: 'Requests the key may burst in this limiter group', schema: int },
+  RateLimitRemaining: { description: 'Requests left in the bucket', schema: int },
+  ConcurrencyLimit: { description: 'Requests the key may have in flight in this limiter group', schema: int },
+  ConcurrencyRemaining: { description: 'Slots left for requests in flight', schema: int },
+  WWWAuthenticate: { description: 'Authentication scheme to use', schema: { type: 'string' } },
+  Allow: { description: 'Methods the path answers', schema: { type: 'string' } },
+};
+const LIMIT_HEADERS = {
+  'X-RateLimit-Limit': ref('headers', 'RateLimitLimit'),
+  'X-RateLimit-Remaining': ref('headers', 'RateLimitRemaining'),
+  'X-Concurrency-Limit': ref('headers', 'ConcurrencyLimit'),
+  'X-Concurrency-Remaining': ref('headers', 'ConcurrencyRemaining'),
+};
+
+/** components.responses: one per error status, `{code, detail}` bodies (422: a list of items). */
+function errorResponses(sink: SchemaSink): Record<string, Json> {
+  const body = (schema: z.ZodType) => ({ 'application/json': { schema: sink.convert(schema) } });
+  const out: Record<string, Json> = {};
+  for (const [status, description] of Object.entries(ERROR_RESPONSES)) {
+    const r: Json = { description, content: body(status === '422' ? ValidationErrorModel : APIErrorModel) };
+    if (status === '401') r.headers = { 'WWW-Authenticate': ref('headers', 'WWWAuthenticate') };
+    if (status === '405') r.headers = { Allow: ref('headers', 'Allow') };
+    if (status === '429') r.headers = { 'Retry-After': ref('headers', 'RetryAfter'), ...LIMIT_HEADERS };
+    out[`Error${status}`] = r;
+  }
+  return out;
+}
+
+function operation(sink: SchemaSink, d: RouteDef, notImplemented: boolean): Json {
   const responses: Json = {};
-  const ok: Json = { description: 'Successful response' };
-  if (d.response) {
-    const content: Json = { 'application/json': { schema: sink.convert(d.response) } };
-    if (d.stream) content['text/event-stream'] = { schema: { type: 'string', description: 'Server-sent events: `data: <chunk JSON>` lines, ending with `data: [DONE]`' } };
-    ok.content = content;
+  for (const status of operationStatuses(d, notImplemented)) {
+    if (status !== d.status) {
+      responses[String(status)] = ref('responses', `Error${status}`);
+      continue;
+    }
+    const ok: Json = { description: d.status === 204 ? 'Done; no content' : 'Successful response' };
+    if (d.response) {
+      const content: Json = { 'application/json': { schema: sink.convert(d.response) } };
+      if (d.stream) content['text/event-stream'] = { schema: { type: 'string', description: 'Server-sent events: `data: <chunk JSON>` lines, ending with `data: [DONE]`' } };
+      ok.content = content;
+    }
+    if (d.limit) ok.headers = LIMIT_HEADERS;
+    responses[String(status)] = ok;
   }
-  responses[String(d.status)] = ok;
-  for (const status of DOCUMENTED_ERROR_STATUSES) {
-    responses[String(status)] =
-      status === 422
-        ? { description: 'Validation error', content: { 'application/json': { schema: sink.convert(ValidationErrorModel) } } }
-        : { description: `Error ${status}`, ...err };
-  }
-  if (d.limit) responses['429'] = { description: 'Rate (429000) or concurrency (429001) limit exceeded; see Retry-After', ...err };
-  responses['501'] = { description: 'Not implemented by this server yet', ...err };
   const op: Json = {
     operationId: d.operationId,
     summary: d.summary,
     tags: [d.group],
     parameters: [...parameters(sink, d.params, 'path'), ...parameters(sink, d.query, 'query')],
     responses,
-    'x-newsflow': { limitGroup: d.limit, publisherAllowed: d.publisher, orgOnly: !!d.orgOnly, minPlan: d.plan ?? null },
+    'x-newsflow': { limitGroup: d.limit, publisherAllowed: d.publisher, orgOnly: !!d.orgOnly, minPlan: d.plan ?? null, implemented: !notImplemented },
   };
   if (d.body) op.requestBody = { required: !!d.bodyRequired, content: { 'application/json': { schema: sink.convert(d.body) } } };
   op.security = d.scopes === null ? [] : [{ APIKey: d.scopes }, { OAuth2: d.scopes }];
   return op;
 }
 
-export function buildOpenApi(opts: { serverUrl?: string } = {}): Json {
+export interface OpenApiOptions {
+  serverUrl?: string;
+  /** operationIds this server answers 501 for (no handler yet); they document 501 */
+  notImplemented?: Iterable<string>;
+}
+
+export function buildOpenApi(opts: OpenApiOptions = {}): Json {
   const sink = new SchemaSink();
+  const missing = new Set(opts.notImplemented ?? []);
   const paths: Record<string, Json> = {};
   for (const d of ROUTES) {
     paths[d.path] ??= {};
-    paths[d.path]![d.method.toLowerCase()] = operation(sink, d);
+    paths[d.path]![d.method.toLowerCase()] = operation(sink, d, missing.has(d.operationId));
   }
+  const oauthError = (description: string) => ({ description, content: { 'application/json': { schema: sink.convert(OAuthErrorModel) } } });
   paths[OAUTH_TOKEN_PATH] = {
     post: {
       operationId: 'oauth2_token',
@@ -105,11 +189,16 @@ export function buildOpenApi(opts: { serverUrl?: string } = {}): Json {
       },
       responses: {
         '200': { description: 'Token', content: { 'application/json': { schema: sink.convert(OAuthTokenResponse) } } },
-        '400': { description: 'Bad request', content: { 'application/json': { schema: sink.convert(APIErrorModel) } } },
-        '401': { description: 'Bad client credentials', content: { 'application/json': { schema: sink.convert(APIErrorModel) } } },
+        '400': oauthError('Bad request: unsupported grant_type, unknown scope, malformed body'),
+        '401': { ...oauthError('Bad or missing client credentials'), headers: { 'WWW-Authenticate': ref('headers', 'WWWAuthenticate') } },
+        '405': ref('responses', 'Error405'),
+        '413': ref('responses', 'Error413'),
+        '415': ref('responses', 'Error415'),
+        '500': ref('responses', 'Error500'),
       },
     },
   };
+  const responses = errorResponses(sink);
   return {
     openapi: '3.1.0',
     info: {
@@ -121,6 +210,8 @@ export function buildOpenApi(opts: { serverUrl?: string } = {}): Json {
     paths,
     components: {
       schemas: sink.components,
+      responses,
+      headers: HEADERS,
       securitySchemes: {
         APIKey: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <api key or OAuth access token>' },
         OAuth2: {

@@ -48,6 +48,8 @@ export interface RouteDef {
   bodyRequired?: boolean;
   response: z.ZodType | null;
   status: 200 | 201 | 204;
+  /** Answers 404 beyond lookups by path id (a foreign `user_id`, an unknown `alert_id` filter). */
+  notFound?: boolean;
   /** Also answers text/event-stream when the body says stream: true. */
   stream?: boolean;
 }
@@ -75,9 +77,9 @@ export const ROUTES: RouteDef[] = [
   r({ operationId: 'get_forecast', method: 'GET', path: '/v1/chat/forecast', group: 'forecast', summary: 'Forecast a news event', ...chat, query: P.ForecastQuery, response: P.ForecastResponse }),
   r({ operationId: 'live_web_search', method: 'GET', path: '/v1/chat/websearch', group: 'websearch', summary: 'Live web search', ...chat, query: P.WebSearchQuery, response: P.WebSearchResponse }),
   // alerts
-  r({ operationId: 'get_alerts', method: 'GET', path: '/v1/chat/alerts', group: 'alerts', summary: 'List alerts', ...chat, query: A.AlertsQuery, response: A.AlertsPage }),
+  r({ operationId: 'get_alerts', method: 'GET', path: '/v1/chat/alerts', group: 'alerts', summary: 'List alerts', ...chat, notFound: true, query: A.AlertsQuery, response: A.AlertsPage }),
   r({ operationId: 'create_alert', method: 'POST', path: '/v1/chat/alerts', group: 'alerts', summary: 'Create an alert', ...chat, body: A.CreateAlertRequest, bodyRequired: true, response: A.AlertResponse, status: 201 }),
-  r({ operationId: 'get_all_alert_logs', method: 'GET', path: '/v1/chat/alerts/logs', group: 'alerts', summary: 'Logs of all alerts', ...chat, query: A.AlertLogsQuery, response: A.AlertLogsPage }),
+  r({ operationId: 'get_all_alert_logs', method: 'GET', path: '/v1/chat/alerts/logs', group: 'alerts', summary: 'Logs of all alerts', ...chat, notFound: true, query: A.AlertLogsQuery, response: A.AlertLogsPage }),
   r({ operationId: 'get_alert', method: 'GET', path: '/v1/chat/alerts/{alert_id}', group: 'alerts', summary: 'Get an alert', ...chat, params: A.AlertPath, query: A.AlertGetQuery, response: A.AlertResponse }),
   r({ operationId: 'put_alert', method: 'PUT', path: '/v1/chat/alerts/{alert_id}', group: 'alerts', summary: 'Update an alert', ...chat, params: A.AlertPath, body: A.UpdateAlertRequest, bodyRequired: true, response: A.AlertResponse }),
   r({ operationId: 'delete_alert', method: 'DELETE', path: '/v1/chat/alerts/{alert_id}', group: 'alerts', summary: 'Delete an alert', ...chat, params: A.AlertPath, response: null, status: 204 }),
@@ -125,6 +127,10 @@ export const OAUTH_TOKEN_PATH = '/oauth2/token';
 export const OAuthTokenResponse = z
   .object({ access_token: z.string(), token_type: z.literal('bearer').or(z.string()), expires_in: z.int(), scope: z.string() })
   .meta({ id: 'OAuthTokenResponse' });
+/** Errors of the token endpoint: the `{code, detail}` body plus the RFC 6749 `error` fields. */
+export const OAuthErrorModel = z
+  .object({ code: z.int(), detail: z.string(), error: z.string(), error_description: z.string() })
+  .meta({ id: 'OAuthErrorModel' });
 export const OAuthTokenRequest = z.object({
   grant_type: z.literal('client_credentials'),
   scope: z.string().optional(),

@@ -1,4 +1,5 @@
 /** Handlers of every endpoint group; an operation without a handler answers 501. */
+import { ROUTES } from '../../spec/index.js';
 import type { GroupHandlers } from '../context.js';
 import { pingHandlers } from './ping.js';
 import { profileHandlers } from './profile.js';
@@ -17,3 +18,6 @@ export const HANDLERS: GroupHandlers = {
   ...indexCountsHandlers,
   ...storiesHandlers,
 };
+
+/** operationIds this server answers 501 for (the OpenAPI document lists their 501). */
+export const NOT_IMPLEMENTED: string[] = ROUTES.filter((d) => !HANDLERS[d.operationId]).map((d) => d.operationId);

@@ -1,10 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { buildOpenApi, ROUTES } from '../../spec/index.js';
-import { interfaceOperations } from '../helpers/interface.js';
+import { afterAll, beforeAll } from 'vitest';
+import { inject } from 'vitest';
+import { buildOpenApi, LIMIT_GROUPS, ROUTES, SCOPES, operationStatuses, route, type RouteDef, type Scope } from '../../spec/index.js';
+import { interfaceOperations, samplePath } from '../helpers/interface.js';
+import { api, startTestService, type TestService } from '../helpers/service.js';
+
+type Doc = { openapi: string; paths: Record<string, Record<string, any>>; components: any };
+/** Follow a local `$ref` (`#/components/...`). */
+function resolve(doc: Doc, x: any): any {
+  if (!x?.$ref) return x;
+  return String(x.$ref).slice(2).split('/').reduce((o: any, k: string) => o[k], doc);
+}
+const documented = (doc: Doc, d: RouteDef): number[] => Object.keys(doc.paths[d.path]![d.method.toLowerCase()].responses).map(Number);
 
 describe('OpenAPI document generated from spec/', () => {
-  const doc = buildOpenApi() as { openapi: string; paths: Record<string, Record<string, any>>; components: any };
+  const doc = buildOpenApi() as Doc;
 
   it('passes the OpenAPI 3.1 schema validator', async () => {
     const v = new Validator();
@@ -39,9 +50,130 @@ describe('OpenAPI document generated from spec/', () => {
   it('documents the error bodies and security of each operation', () => {
     const op = doc.paths['/v1/distribution/stats/hit_share']!.get;
     expect(op.security).toEqual([{ APIKey: ['distribution'] }, { OAuth2: ['distribution'] }]);
-    expect(op.responses['422'].content['application/json'].schema.$ref).toBe('#/components/schemas/ValidationErrorModel');
+    expect(resolve(doc, op.responses['422']).content['application/json'].schema.$ref).toBe('#/components/schemas/ValidationErrorModel');
+    expect(resolve(doc, op.responses['403']).content['application/json'].schema.$ref).toBe('#/components/schemas/APIErrorModel');
     expect(op.responses['429']).toBeDefined();
     expect(doc.paths['/']!.get.security).toEqual([]);
     expect(doc.components.schemas.SearchResponseDictItem.required).toContain('as_string_key');
+  });
+});
+
+describe('OpenAPI document: the statuses each route answers (item 15)', () => {
+  const doc = buildOpenApi({ notImplemented: ['build_graph', 'get_byok_key'] }) as Doc;
+  const statuses = (id: string) => documented(doc, route(id));
+
+  it('still passes the OpenAPI 3.1 schema validator, every $ref resolving', async () => {
+    const res = await new Validator().validate(doc as never);
+    expect(res.errors ?? []).toEqual([]);
+    for (const m of JSON.stringify(doc).matchAll(/"\$ref":"([^"]+)"/g)) expect(resolve(doc, { $ref: m[1] }), m[1]).toBeDefined();
+  });
+
+  it('derives them from the route table: auth, lookups, bodies, parameters, limits, missing handlers', () => {
+    expect(statuses('ping')).toEqual([200, 400, 405, 500]);
+    // any valid key, publisher keys allowed, no limiter: 401 but never 403 or 429
+    expect(statuses('get_rate_limit_status')).toEqual([200, 400, 401, 405, 500]);
+    expect(statuses('get_article')).toEqual([200, 400, 401, 403, 404, 405, 422, 429, 500]);
+    expect(statuses('create_alert')).toEqual([201, 400, 401, 403, 405, 413, 415, 422, 429, 500]);
+    expect(statuses('delete_alert')).toEqual([204, 400, 401, 403, 404, 405, 413, 415, 422, 429, 500]);
+    // the handler answers 404 for a foreign user_id or an unknown alert_id filter
+    expect(statuses('get_alerts')).toContain(404);
+    expect(statuses('get_all_alert_logs')).toContain(404);
+    expect(statuses('search_news')).not.toContain(404);
+    // 501 only where this server has no handler
+    expect(statuses('build_graph')).toContain(501);
+    expect(statuses('get_byok_key')).toContain(501);
+    expect(statuses('search_news')).not.toContain(501);
+    expect(documented(buildOpenApi() as Doc, route('build_graph'))).not.toContain(501);
+    for (const d of ROUTES) expect(documented(doc, d), d.operationId).toEqual(operationStatuses(d, d.operationId === 'build_graph' || d.operationId === 'get_byok_key'));
+  });
+
+  it('documents 429 with Retry-After and the limit headers, 401 with WWW-Authenticate, 405 with Allow', () => {
+    const op = doc.paths['/v1/news/search']!.get;
+    const tooMany = resolve(doc, op.responses['429']);
+    expect(resolve(doc, tooMany.headers['Retry-After'])).toMatchObject({ required: true, schema: { type: 'integer' } });
+    for (const h of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-Concurrency-Limit', 'X-Concurrency-Remaining']) {
+      expect(resolve(doc, tooMany.headers[h]), h).toBeDefined();
+      expect(resolve(doc, op.responses['200'].headers[h]), h).toBeDefined();
+    }
+    expect(resolve(doc, op.responses['401']).headers['WWW-Authenticate']).toBeDefined();
+    expect(resolve(doc, op.responses['405']).headers.Allow).toBeDefined();
+  });
+
+  it('documents the event stream of stream routes and no body on 204', () => {
+    for (const d of ROUTES) {
+      const ok = doc.paths[d.path]![d.method.toLowerCase()].responses[String(d.status)];
+      expect(!!ok.content?.['text/event-stream'], d.operationId).toBe(!!d.stream);
+      if (d.status === 204) expect(ok.content, d.operationId).toBeUndefined();
+    }
+  });
+
+  it('documents the token endpoint with its OAuth error bodies', () => {
+    const op = doc.paths['/oauth2/token']!.post;
+    expect(Object.keys(op.responses).map(Number)).toEqual([200, 400, 401, 405, 413, 415, 500]);
+    const schema = resolve(doc, op.responses['401'].content['application/json'].schema);
+    expect(schema.required).toEqual(['code', 'detail', 'error', 'error_description']);
+  });
+});
+
+describe('OpenAPI document served by the service: real answers are documented statuses', () => {
+  let svc: TestService;
+  let tight: TestService;
+  let doc: Doc;
+  const without: Partial<Record<Scope, string>> = {};
+  beforeAll(async () => {
+    svc = await startTestService({ corpusStore: inject('corpusStore'), limitsText: LIMIT_GROUPS.map((g) => `${g}=1000:1000:100`).join(',') });
+    for (const s of SCOPES) without[s] = (await svc.services.keys.createKey({ name: `no-${s}`, org: 'acme', scopes: SCOPES.filter((x) => x !== s) })).key;
+    tight = await startTestService({ limitsText: LIMIT_GROUPS.map((g) => `${g}=0.001:1:1`).join(',') });
+    doc = (await api(svc.url, 'GET', '/openapi.json')).body;
+  });
+  afterAll(async () => {
+    await svc?.stop();
+    await tight?.stop();
+  });
+
+  /** The sample: auth missing, wrong scope, bad parameter, unknown id, bad body, unsupported media type. */
+  async function sample(d: RouteDef): Promise<{ what: string; status: number }[]> {
+    const key = svc.keys.org!;
+    const body = d.body ? {} : undefined;
+    const out: { what: string; status: number }[] = [];
+    const call = async (what: string, p: string, k: string | undefined, b?: unknown) => out.push({ what, status: (await api(svc.url, d.method, p, k, b)).status });
+    await call('valid', samplePath(d.path), key, body);
+    await call('auth missing', samplePath(d.path), undefined, body);
+    if (d.scopes?.length) await call('wrong scope', samplePath(d.path), without[d.scopes[0]!], body);
+    const op = doc.paths[d.path]![d.method.toLowerCase()];
+    for (const p of op.parameters as { name: string; in: string }[]) {
+      if (p.in === 'query') await call(`bad ${p.name}`, `${samplePath(d.path)}?${p.name}=%25not%20valid%25&${p.name}=-1`, key, body);
+      else await call(`bad ${p.name}`, d.path.replace(`{${p.name}}`, 'not%20an%20id').replace(/\{[^}]+\}/g, 'x'), key, body);
+    }
+    if (d.params) await call('unknown id', d.path.replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-00000000abcd'), key, body);
+    if (d.body) {
+      await call('body of the wrong type', samplePath(d.path), key, ['not', 'an', 'object']);
+      const r = await fetch(`${svc.url}${samplePath(d.path)}`, { method: d.method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/xml' }, body: '<a/>' });
+      out.push({ what: 'unsupported media type', status: r.status });
+    }
+    return out;
+  }
+
+  it.each(ROUTES.map((d) => [`${d.method} ${d.path}`, d] as const))('%s answers only statuses its operation lists', async (_n, d) => {
+    const listed = documented(doc, d);
+    for (const { what, status } of await sample(d)) expect(listed, `${what}: ${status}`).toContain(status);
+  });
+
+  it('answers 429 with Retry-After on a limited route, a status the document lists', async () => {
+    const d = route('search_news');
+    const first = await api(tight.url, 'GET', '/v1/news/search?query=x', tight.keys.org);
+    const second = await api(tight.url, 'GET', '/v1/news/search?query=x', tight.keys.org);
+    expect([first.status, second.status]).toContain(429);
+    const limited = first.status === 429 ? first : second;
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(documented(doc, d)).toContain(429);
+  });
+
+  it('lists 501 exactly on the operations this server has no handler for', async () => {
+    for (const d of ROUTES) {
+      const r = await api(svc.url, d.method, samplePath(d.path), svc.keys.org, d.body ? {} : undefined);
+      if (r.status === 501) expect(documented(doc, d), d.operationId).toContain(501);
+      if (documented(doc, d).includes(501)) expect(r.status === 501 || r.status === 422, `${d.operationId}: ${r.status}`).toBe(true);
+    }
   });
 });
