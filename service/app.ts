@@ -33,7 +33,11 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     genReqId: () => crypto.randomUUID(),
     requestIdHeader: 'x-request-id',
     // Static routes beat parametric ones (/v1/chat/alerts/logs vs /{alert_id}).
-    routerOptions: { ignoreTrailingSlash: true },
+    // Path ids may be long (a domain name has up to 253 characters, a story's url-safe title as
+    // many as its title): the router's default cap of 100 answered 414 with a body of its own.
+    // 16 KiB is Node's limit of the request head, so no id the server can receive is refused
+    // here; the route's schema and lookup decide (422 or 404).
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16 * 1024 },
   });
 
   opts.configure?.(app);

@@ -87,6 +87,8 @@ export async function runSchemathesis(opts: {
   /** hard cap of the run (ms): the process is stopped after it */
   budgetMs: number;
   workers?: number;
+  /** a random seed instead of the derandomized cases (exploration by hand) */
+  seed?: number;
   extraArgs?: string[];
   onOutput?: (chunk: string) => void;
 }): Promise<FuzzRun> {
@@ -101,7 +103,7 @@ export async function runSchemathesis(opts: {
     '--checks', CHECKS.join(','),
     '--max-examples', String(opts.maxExamples),
     // the same cases on every run (deterministic mode also keeps no example database)
-    '--generation-deterministic',
+    ...(opts.seed === undefined ? ['--generation-deterministic'] : ['--seed', String(opts.seed)]),
     '--workers', String(opts.workers ?? 2),
     '--report', 'json,junit', '--report-json-path', reportPath, '--report-junit-path', junitPath,
     '--warnings', 'off',
