@@ -41,15 +41,30 @@ const toml = (v: unknown): string => JSON.stringify(v);
 /**
  * schemathesis.toml for a run: operations without a handler may answer their documented 501
  * (not a server error there, and only there); the token endpoint gets HTTP Basic client
- * credentials instead of the bearer key so its 200 is reachable.
+ * credentials instead of the bearer key so its 200 is reachable; parameters naming real things
+ * (ids, owned domains, a month with hits) take real values half of the time, so the cases reach
+ * past the lookups and validation into the handlers.
  */
-export function schemathesisConfig(opts: { bearer: string; clientId: string; notImplemented: string[] }): string {
+export function schemathesisConfig(opts: {
+  bearer: string;
+  clientId: string;
+  notImplemented: string[];
+  /** real values per parameter (`path.story_id`, `query.domain_names`), used in half the cases */
+  known?: Record<string, (string | number)[]>;
+}): string {
   const lines = [
     // no state carried between runs (the same cases every time, nothing written to the repo)
     'cache = { enabled = false }',
     `headers = { Authorization = ${toml(`Bearer ${opts.bearer}`)} }`,
     '',
   ];
+  const known = Object.entries(opts.known ?? {}).filter(([, v]) => v.length > 0);
+  if (known.length) {
+    lines.push('[parameters]');
+    known.forEach(([param], i) => lines.push(`${toml(param)} = { dictionary = "known${i}", probability = 0.5 }`));
+    lines.push('');
+    known.forEach(([, values], i) => lines.push(`[dictionaries.known${i}]`, `values = ${toml(values)}`, ''));
+  }
   for (const id of opts.notImplemented) {
     lines.push('[[operations]]', `include-operation-id = ${toml(id)}`, `checks.not_a_server_error.expected-statuses = ["2xx", "3xx", "4xx", "501"]`, '');
   }
