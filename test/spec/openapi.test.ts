@@ -169,6 +169,19 @@ describe('OpenAPI document served by the service: real answers are documented st
     expect(documented(doc, d)).toContain(429);
   });
 
+  it('answers 413 for a body over the limit and 400 for a malformed URL, statuses the document lists', async () => {
+    const big = await fetch(`${svc.url}/v1/chat/alerts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${svc.keys.org}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'x'.repeat(11 * 1024 * 1024) }),
+    });
+    expect(big.status).toBe(413);
+    expect(documented(doc, route('create_alert'))).toContain(413);
+    const bad = await api(svc.url, 'GET', '/v1/profiles/me%zz', svc.keys.org);
+    expect(bad.status).toBe(400);
+    expect(documented(doc, route('get_user_profile'))).toContain(400);
+  });
+
   it('lists 501 exactly on the operations this server has no handler for', async () => {
     for (const d of ROUTES) {
       const r = await api(svc.url, d.method, samplePath(d.path), svc.keys.org, d.body ? {} : undefined);
