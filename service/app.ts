@@ -123,7 +123,9 @@ async function handle(services: Services, handlers: GroupHandlers, d: RouteDef, 
       if (d.bodyRequired) throw new HttpError(422, ERROR_CODES.validation, [{ loc: ['body'], msg: 'field required', type: 'value_error.missing' }]);
       body = parseOrThrow(d.body, {}, 'body');
     } else {
-      body = parseOrThrow(d.body, req.body, 'body');
+      // a form carries strings only: coerce them like a query ("True" -> true, "10" -> 10)
+      const form = /^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? '');
+      body = parseOrThrow(d.body, form ? coerceQuery(d.body, req.body as Record<string, unknown>) : req.body, 'body');
     }
   }
 

@@ -1,6 +1,6 @@
 /**
  * Request validation against spec/: query strings are coerced by the target schema's type
- * (repeated keys -> arrays, "true" -> true, "10" -> 10), then parsed by zod.
+ * (repeated keys -> arrays, "true"/"True"/"yes" -> true, "10" -> 10), then parsed by zod.
  */
 import { z } from 'zod';
 import { validationError, zodIssuesToItems } from './errors.js';
@@ -20,6 +20,17 @@ function unwrap(s: z.ZodType): z.ZodType {
   }
 }
 
+/**
+ * The spellings of a boolean the hosted API's framework (pydantic) accepts, in any case:
+ * clients that write Python's `str(True)` send `True`.
+ */
+const TRUE_WORDS = new Set(['true', '1', 'yes', 'on', 't', 'y']);
+const FALSE_WORDS = new Set(['false', '0', 'no', 'off', 'f', 'n']);
+export function parseBoolean(raw: string): boolean | undefined {
+  const w = raw.toLowerCase();
+  return TRUE_WORDS.has(w) ? true : FALSE_WORDS.has(w) ? false : undefined;
+}
+
 function coerceScalar(s: z.ZodType, raw: unknown): unknown {
   if (typeof raw !== 'string') return raw;
   const d = defOf(unwrap(s));
@@ -28,14 +39,12 @@ function coerceScalar(s: z.ZodType, raw: unknown): unknown {
     case 'bigint':
       return raw.trim() !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
     case 'boolean':
-      if (raw === 'true' || raw === '1') return true;
-      if (raw === 'false' || raw === '0') return false;
-      return raw;
+      return parseBoolean(raw) ?? raw;
     case 'union': {
       for (const o of d.options ?? []) {
         const t = defOf(unwrap(o)).type;
         if ((t === 'number' || t === 'bigint') && /^-?\d+(\.\d+)?$/.test(raw)) return Number(raw);
-        if (t === 'boolean' && (raw === 'true' || raw === 'false')) return raw === 'true';
+        if (t === 'boolean' && parseBoolean(raw) !== undefined) return parseBoolean(raw);
       }
       return raw;
     }
@@ -67,13 +76,18 @@ function shapeOf(schema: z.ZodType): Record<string, z.ZodType> | undefined {
   return d.type === 'object' ? (d.shape as Record<string, z.ZodType>) : undefined;
 }
 
+/**
+ * Coerce the raw strings of a query, path or form by the schema's fields. Keys are looked up as
+ * own fields only (`constructor`, `__proto__`, `toString` name no field: they are left to zod,
+ * which drops unknown keys) and written to a prototype-less object.
+ */
 export function coerceQuery(schema: z.ZodType, raw: Record<string, unknown>): Record<string, unknown> {
   const shape = shapeOf(schema) ?? {};
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> = Object.create(null);
   for (const [k, v] of Object.entries(raw)) {
     // `k[]=a` is a common client spelling of a repeated key
     const key = k.endsWith('[]') ? k.slice(0, -2) : k;
-    const field = shape[key];
+    const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
     out[key] = field ? coerceValue(field, v) : v;
   }
   return out;
