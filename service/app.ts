@@ -38,6 +38,15 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
 
   opts.configure?.(app);
 
+  // JSON: keys named __proto__ (and constructor.prototype) are dropped like any unknown key, not
+  // refused; an empty body is no body (DELETE with Content-Type: application/json, as several
+  // clients send it), so a route that needs one answers 422 "field required".
+  const json = app.getDefaultJsonParser('remove', 'remove');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (String(body).trim() === '') return done(null, undefined);
+    return json(req, body as string, done);
+  });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(String(body))));
   });

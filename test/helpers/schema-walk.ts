@@ -72,7 +72,7 @@ const DEFAULT_PATH_VALUES: Record<string, string> = {
   article_id: '6f1e2d3c-4b5a-4968-8776-655443322110',
   alert_id: '6f1e2d3c-4b5a-4968-8776-655443322110',
   story_id: '6f1e2d3c-4b5a-4968-8776-655443322110',
-  provider: 'openai',
+  provider: 'anthropic',
   name: 'example.com',
 };
 
