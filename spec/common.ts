@@ -10,7 +10,34 @@ export function many<T extends z.ZodType>(item: T) {
   return z.array(item);
 }
 export const Uuid = z.uuid();
-export const DateTime = z.iso.datetime({ offset: true });
+/**
+ * Date-time forms the hosted API's framework (pydantic) reads besides RFC 3339, and what
+ * Python's `str(datetime)` / naive `isoformat()` write: a space (or `t`) instead of `T`, no offset
+ * (read as UTC), an offset without a colon or minutes, no seconds. `normaliseDateTime` rewrites
+ * them to RFC 3339 with `T` and an explicit offset (naive -> `Z`); an offset that is given is
+ * kept, and a value already in RFC 3339 is returned unchanged.
+ */
+const LENIENT_DATETIME = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2})(:\d{2}(?:\.\d+)?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
+export function normaliseDateTime(s: string): string {
+  const m = LENIENT_DATETIME.exec(s);
+  if (!m) return s;
+  const [, date, hm, sec = ':00', off] = m;
+  let offset = 'Z';
+  if (off && off.length === 3) offset = `${off}:00`;
+  else if (off && off.length === 5) offset = `${off.slice(0, 3)}:${off.slice(3)}`;
+  else if (off && off.length === 6) offset = off;
+  return `${date}T${hm}${sec}${offset}`;
+}
+/**
+ * An instant: RFC 3339 with an offset. Requests may also send the forms of `normaliseDateTime`
+ * (`2022-07-01T00:00:00`, `2022-07-01 00:00:00.123456+00:00`); every reader sees the normalised
+ * RFC 3339 value.
+ */
+export const DateTime = z
+  .string()
+  .overwrite(normaliseDateTime)
+  .check(z.iso.datetime({ offset: true }))
+  .meta({ description: 'RFC 3339 date-time; requests may omit the offset (read as UTC) and use a space for T' });
 export const Url = z.string().min(1).max(2083);
 /** Unix seconds. */
 export const UnixSeconds = z.int().min(0);
