@@ -1,7 +1,7 @@
 /** Alerts under /v1/chat/alerts (facts §9). */
 import { z } from 'zod';
 import { AlertCheckModel, AlertType, DeepNewsEngine, DeepNewsModel, DeepNewsSource, LEGACY_REPORT_MODELS } from './enums.js';
-import { DateTime, FreeObject, record, Url, Uuid } from './common.js';
+import { DateTime, FreeObject, LookbackHours, record, UnixSeconds, Url, Uuid } from './common.js';
 import { FilterParams } from './search.js';
 
 /** Five-field cron (minute hour day-of-month month day-of-week); checked field by field. */
@@ -67,7 +67,7 @@ export const AlertSource = z.discriminatedUnion('identifier', [
       queries: z.array(z.string()).min(1),
       domains: z.array(z.string()).nullable().optional(),
       strict: z.boolean().default(true),
-      lookback: z.int().default(24),
+      lookback: LookbackHours.default(24),
     }),
   }),
   z.object({ identifier: z.literal('deepnews'), params: DeepNewsSourceParams.optional() }),
@@ -225,8 +225,8 @@ export const AlertLogsQuery = z.object({
   alert_id: Uuid.nullable().optional(),
   user_id: Uuid.nullable().optional(),
   ...paging,
-  start_timestamp: z.int().nullable().optional(),
-  end_timestamp: z.int().nullable().optional(),
+  start_timestamp: UnixSeconds.nullable().optional(),
+  end_timestamp: UnixSeconds.nullable().optional(),
 });
 export const OneAlertLogsQuery = AlertLogsQuery.omit({ alert_id: true });
 export const AlertPath = z.object({ alert_id: Uuid });

@@ -39,8 +39,25 @@ export const DateTime = z
   .check(z.iso.datetime({ offset: true }))
   .meta({ description: 'RFC 3339 date-time; requests may omit the offset (read as UTC) and use a space for T' });
 export const Url = z.string().min(1).max(2083);
-/** Unix seconds. */
-export const UnixSeconds = z.int().min(0);
+/**
+ * Integer time parameters have a documented range (422 outside it): every instant fits a JS Date
+ * and a Python datetime. Unix seconds: 0 (1970-01-01T00:00:00Z) to 253402300799
+ * (9999-12-31T23:59:59Z). Look-back spans: at most 1,000,000 hours (about 114 years) or
+ * 36,525 days (100 years).
+ */
+export const TIME_LIMITS = { unixSecondsMax: 253_402_300_799, lookbackHoursMax: 1_000_000, lookbackDaysMax: 36_525 } as const;
+/** Unix seconds (UTC). */
+export const UnixSeconds = z.int().min(0).max(TIME_LIMITS.unixSecondsMax).meta({
+  description: `Unix time in seconds (UTC), 0 (1970-01-01T00:00:00Z) to ${TIME_LIMITS.unixSecondsMax} (9999-12-31T23:59:59Z)`,
+});
+/** A look-back span in hours. */
+export const LookbackHours = z.int().min(0).max(TIME_LIMITS.lookbackHoursMax).meta({
+  description: `Hours back from now, 0 to ${TIME_LIMITS.lookbackHoursMax}`,
+});
+/** A look-back span in days. */
+export const LookbackDays = z.int().min(1).max(TIME_LIMITS.lookbackDaysMax).meta({
+  description: `Days back from now, 1 to ${TIME_LIMITS.lookbackDaysMax}`,
+});
 /** A record of the hosted API: extra fields are kept, never an error. */
 export const record = z.looseObject;
 export const FreeObject = z.record(z.string(), z.unknown());
