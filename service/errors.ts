@@ -57,8 +57,10 @@ export function zodIssuesToItems(location: string, issues: z.core.$ZodIssue[], i
           msg: `${name}: ${issue.origin === 'array' ? 'at most' : 'must be less than or equal to'} ${String(issue.maximum)}${issue.origin === 'array' ? ' items allowed' : ''}`,
           type: issue.origin === 'array' ? 'value_error.list.max_items' : 'value_error.number.not_le',
         };
-      case 'invalid_format':
-        return { loc, msg: `${name}: ${JSON.stringify(value)} is not a valid ${issue.format}`, type: `value_error.${issue.format}` };
+      case 'invalid_format': {
+        const format = issue.format === 'guid' ? 'uuid' : issue.format;
+        return { loc, msg: `${name}: ${JSON.stringify(value)} is not a valid ${format}`, type: `value_error.${format}` };
+      }
       case 'invalid_union':
         return { loc, msg: `${name}: ${JSON.stringify(value)} does not match any allowed form`, type: 'value_error.union' };
       case 'unrecognized_keys':

@@ -9,7 +9,12 @@ export function oneOrMany<T extends z.ZodType>(item: T) {
 export function many<T extends z.ZodType>(item: T) {
   return z.array(item);
 }
-export const Uuid = z.uuid();
+/**
+ * A UUID in its textual form: 8-4-4-4-12 hex digits, any case, any version and variant (what
+ * the hosted API's pydantic `UUID` and the JSON Schema `uuid` format accept). An id of another
+ * shape is a 422 before any store sees it.
+ */
+export const Uuid = z.guid();
 /**
  * Date-time forms the hosted API's framework (pydantic) reads besides RFC 3339, and what
  * Python's `str(datetime)` / naive `isoformat()` write: a space (or `t`) instead of `T`, no offset

@@ -13,7 +13,7 @@ export const ArticlesQuery = z.object({
   article_ids: z.array(Uuid).min(1).max(ARTICLE_LOOKUP_MAX),
   full_text: z.boolean().default(false),
 });
-export const ArticlePath = z.object({ article_id: z.string().min(1) });
+export const ArticlePath = z.object({ article_id: Uuid });
 export const ArticleQuery = z.object({ full_text: z.boolean().default(false) });
 export const ArticlesResponse = z.array(SearchResponseDictItem);
 
