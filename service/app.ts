@@ -9,7 +9,7 @@ import {
 } from '../spec/index.js';
 import type { Principal } from './auth/principal.js';
 import { HttpError, badRequest, forbidden, methodNotAllowed, notFound, notImplemented, unauthorized } from './errors.js';
-import { coerceQuery, parseOrThrow } from './validation.js';
+import { checkInputLimits, coerceQuery, parseOrThrow } from './validation.js';
 import { HANDLERS } from './routes/index.js';
 import type { GroupHandlers, Services } from './context.js';
 import { docsPage } from './docs.js';
@@ -128,6 +128,7 @@ async function handle(services: Services, handlers: GroupHandlers, d: RouteDef, 
   const query = d.query ? parseOrThrow(d.query, coerceQuery(d.query, (req.query ?? {}) as Record<string, unknown>), 'query') : {};
   let body: unknown;
   if (d.body) {
+    checkInputLimits(req.body, 'body');
     if (req.body === undefined || req.body === null) {
       if (d.bodyRequired) throw new HttpError(422, ERROR_CODES.validation, [{ loc: ['body'], msg: 'field required', type: 'value_error.missing' }]);
       body = parseOrThrow(d.body, {}, 'body');

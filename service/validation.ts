@@ -3,6 +3,7 @@
  * (repeated keys -> arrays, "true"/"True"/"yes" -> true, "10" -> 10), then parsed by zod.
  */
 import { z } from 'zod';
+import { INPUT_LIMITS } from '../spec/index.js';
 import { validationError, zodIssuesToItems } from './errors.js';
 
 type Def = { type: string; innerType?: z.ZodType; in?: z.ZodType; element?: z.ZodType; options?: z.ZodType[]; shape?: Record<string, z.ZodType> };
@@ -98,4 +99,47 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown, loc
   const r = schema.safeParse(input);
   if (!r.success) throw validationError(zodIssuesToItems(location, r.error.issues, input));
   return r.data;
+}
+
+interface Node { v: unknown; depth: number; parent: Node | null; key: string | number }
+const pathOf = (n: Node | null): (string | number)[] => {
+  const out: (string | number)[] = [];
+  for (let c = n; c && c.parent; c = c.parent) out.push(c.key);
+  return out.reverse();
+};
+
+/**
+ * Refuse input beyond INPUT_LIMITS (spec/common.ts) before zod or a handler walks it: objects
+ * and arrays nested deeper than maxDepth, strings or keys longer than maxStringChars. Walks
+ * without recursion, so a body nested 100,000 deep is a 422 naming where, not a stack overflow.
+ */
+export function checkInputLimits(input: unknown, location: 'query' | 'path' | 'body'): void {
+  const { maxDepth, maxStringChars } = INPUT_LIMITS;
+  const stack: Node[] = [{ v: input, depth: 1, parent: null, key: '' }];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    const v = n.v;
+    if (typeof v === 'string') {
+      if (v.length > maxStringChars) {
+        throw validationError([{ loc: [location, ...pathOf(n)], msg: `longer than ${maxStringChars} characters (${v.length})`, type: 'value_error.any_str.max_length' }]);
+      }
+      continue;
+    }
+    if (v === null || typeof v !== 'object') continue;
+    if (n.depth > maxDepth) {
+      throw validationError([{ loc: [location, ...pathOf(n)], msg: `nested deeper than ${maxDepth} levels of objects and arrays`, type: 'value_error.max_depth' }]);
+    }
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], depth: n.depth + 1, parent: n, key: i });
+      continue;
+    }
+    const keys = Object.keys(v);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const k = keys[i]!;
+      if (k.length > maxStringChars) {
+        throw validationError([{ loc: [location, ...pathOf(n)], msg: `has a key longer than ${maxStringChars} characters`, type: 'value_error.any_str.max_length' }]);
+      }
+      stack.push({ v: (v as Record<string, unknown>)[k], depth: n.depth + 1, parent: n, key: k });
+    }
+  }
 }

@@ -67,6 +67,62 @@ export const LookbackDays = z.int().min(1).max(TIME_LIMITS.lookbackDaysMax).meta
 export const record = z.looseObject;
 export const FreeObject = z.record(z.string(), z.unknown());
 
+/**
+ * Limits of request input, far above what a real request needs; beyond them a 422 names the
+ * field (the service also refuses bodies over 10 MiB with 413).
+ * - maxDepth: objects and arrays nested in a JSON or form body (the body itself is level 1);
+ * - maxStringChars: characters of any one string (or object key) anywhere in a body;
+ * - maxFreeObjectBytes: JSON size of one free-form object (URL metadata and enrichments, graph
+ *   documents and disambiguations, a chat message's function_call);
+ * - alertTextChars: an alert's query and title; alertCronChars: its cron;
+ * - alertPartBytes: JSON size of an alert's sources, of its triggers (webhook payload and headers
+ *   included) and of its report: what is stored with the alert and sent back on every list page.
+ */
+export const INPUT_LIMITS = {
+  maxDepth: 64,
+  maxStringChars: 1_000_000,
+  maxFreeObjectBytes: 1_048_576,
+  alertTextChars: 10_000,
+  alertCronChars: 256,
+  alertPartBytes: 65_536,
+} as const;
+
+/**
+ * Length of `v` as JSON text (strings counted without escapes), counted without recursion;
+ * stops counting once past `cap`, so a hostile value costs no more than its first `cap` bytes.
+ */
+export function jsonSize(v: unknown, cap = Infinity): number {
+  let n = 0;
+  const stack: unknown[] = [v];
+  while (stack.length > 0 && n <= cap) {
+    const x = stack.pop();
+    if (typeof x === 'string') n += x.length + 2;
+    else if (typeof x === 'number' || typeof x === 'boolean') n += String(x).length;
+    else if (x === null || x === undefined) n += 4;
+    else if (Array.isArray(x)) {
+      n += 1 + Math.max(x.length, 1);
+      for (const e of x) stack.push(e);
+    } else if (typeof x === 'object') {
+      const entries = Object.entries(x as Record<string, unknown>);
+      n += 1 + Math.max(entries.length, 1);
+      for (const [k, e] of entries) {
+        n += k.length + 3;
+        stack.push(e);
+      }
+    }
+  }
+  return n;
+}
+/** A refinement: the value is at most `bytes` long as JSON. */
+export const atMostJsonBytes = (bytes: number) => [
+  (v: unknown) => jsonSize(v, bytes) <= bytes,
+  { message: `larger than ${bytes} bytes as JSON` },
+] as const;
+/** A free-form object in a request: at most INPUT_LIMITS.maxFreeObjectBytes as JSON. */
+export const FreeObjectInput = FreeObject.refine(...atMostJsonBytes(INPUT_LIMITS.maxFreeObjectBytes)).meta({
+  description: `free-form object, at most ${INPUT_LIMITS.maxFreeObjectBytes} bytes as JSON`,
+});
+
 export function normaliseList<T>(v: T | T[] | null | undefined): T[] | undefined {
   if (v === undefined || v === null) return undefined;
   return Array.isArray(v) ? v : [v];

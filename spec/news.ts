@@ -4,7 +4,7 @@ import {
   Continent, IndexCountCategory, Language, ProvocativeFilter, ReportingVoiceFilter, Sampling,
   SentimentFilter, StringOp, TimeFilter,
 } from './enums.js';
-import { DateTime, FreeObject, oneOrMany, record, Uuid } from './common.js';
+import { DateTime, FreeObject, FreeObjectInput, oneOrMany, record, Uuid } from './common.js';
 import { SearchResponseDictItem } from './article.js';
 import { EntityGuaranteeItem, FilterParams } from './search.js';
 
@@ -24,8 +24,8 @@ export const GraphRequest = z
     min_cluster_probability: z.number().default(0.9),
     geo_disambiguation: z.boolean().default(false),
     filter_params: FilterParams.nullable().optional(),
-    constrained_disambiguations: z.array(FreeObject).nullable().optional(),
-    docs_upload: z.array(FreeObject).nullable().optional(),
+    constrained_disambiguations: z.array(FreeObjectInput).nullable().optional(),
+    docs_upload: z.array(FreeObjectInput).nullable().optional(),
     visualize_with: z.string().nullable().optional(),
   })
   .meta({ id: 'GraphRequest' });
@@ -45,8 +45,8 @@ export const ScrapedURLItem = z.object({
   url: z.string().min(1),
   data: z.object({ scrapes: z.array(ScrapeItem), referrals: z.array(ReferralItem) }).nullable().optional(),
   skip_dedupe: z.boolean().default(false),
-  metadata: FreeObject.nullable().optional(),
-  enrichments: FreeObject.nullable().optional(),
+  metadata: FreeObjectInput.nullable().optional(),
+  enrichments: FreeObjectInput.nullable().optional(),
 });
 export const IndexUrlsRequest = z
   .object({ start_time: DateTime, end_time: DateTime, urls: z.array(ScrapedURLItem).min(1) })
