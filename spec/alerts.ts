@@ -1,7 +1,7 @@
 /** Alerts under /v1/chat/alerts (facts §9). */
 import { z } from 'zod';
 import { AlertCheckModel, AlertType, DeepNewsEngine, DeepNewsModel, DeepNewsSource, LEGACY_REPORT_MODELS } from './enums.js';
-import { atMostJsonBytes, DateTime, FreeObject, INPUT_LIMITS, LookbackHours, record, UnixSeconds, Url, Uuid } from './common.js';
+import { atMostJsonBytes, DateTime, DateTimeInput, FreeObject, INPUT_LIMITS, LookbackHours, record, UnixSeconds, Url, Uuid } from './common.js';
 import { FilterParams } from './search.js';
 
 /** Five-field cron (minute hour day-of-month month day-of-week); checked field by field. */
@@ -52,7 +52,7 @@ export const DeepNewsSourceParams = z.object({
   engine: DeepNewsEngine.exclude(['v2.0']).default('v1.5'),
   max_parallel_tool_calls: z.int().min(1).max(4).default(1),
   enable_source_pruning: z.boolean().default(false),
-  cutoff_datetime: DateTime.nullable().optional(),
+  cutoff_datetime: DateTimeInput.nullable().optional(),
   model: DeepNewsModel.nullable().default('gemini-3-flash'),
   search_depth: z.int().min(1).max(20).default(1),
   max_depth: z.int().min(1).max(40).default(4),
@@ -144,7 +144,7 @@ const alertFields = {
   always_trigger: z.boolean().default(false),
   repeat: z.boolean().default(true),
   active: z.boolean().default(true),
-  expires_at: DateTime.nullable().optional(),
+  expires_at: DateTimeInput.nullable().optional(),
   report: alertPart(z.union([ReportRequest, z.array(DeepNewsReportRequest)])).nullable().optional(),
   title: AlertText.nullable().optional(),
   share_link: Url.nullable().optional(),

@@ -43,6 +43,15 @@ export const DateTime = z
   .overwrite(normaliseDateTime)
   .check(z.iso.datetime({ offset: true }))
   .meta({ description: 'RFC 3339 date-time; requests may omit the offset (read as UTC) and use a space for T' });
+/** The instants a request may name: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z (a Python datetime's years). */
+export const DATETIME_RANGE = { min: Date.parse('0001-01-01T00:00:00Z'), max: Date.parse('9999-12-31T23:59:59.999Z') } as const;
+/** A date-time in a request: DateTime, its UTC instant within DATETIME_RANGE (422 outside). */
+export const DateTimeInput = DateTime.refine((s) => {
+  const t = Date.parse(s);
+  return t >= DATETIME_RANGE.min && t <= DATETIME_RANGE.max;
+}, { message: 'outside 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z (UTC)' }).meta({
+  description: 'RFC 3339 date-time from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z; may omit the offset (read as UTC) and use a space for T',
+});
 export const Url = z.string().min(1).max(2083);
 /**
  * Integer time parameters have a documented range (422 outside it): every instant fits a JS Date

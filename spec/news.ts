@@ -4,7 +4,7 @@ import {
   Continent, IndexCountCategory, Language, ProvocativeFilter, ReportingVoiceFilter, Sampling,
   SentimentFilter, StringOp, TimeFilter,
 } from './enums.js';
-import { DateTime, FreeObject, FreeObjectInput, oneOrMany, record, Uuid } from './common.js';
+import { DateTime, DateTimeInput, FreeObject, FreeObjectInput, oneOrMany, record, Uuid } from './common.js';
 import { SearchResponseDictItem } from './article.js';
 import { EntityGuaranteeItem, FilterParams } from './search.js';
 
@@ -49,7 +49,7 @@ export const ScrapedURLItem = z.object({
   enrichments: FreeObjectInput.nullable().optional(),
 });
 export const IndexUrlsRequest = z
-  .object({ start_time: DateTime, end_time: DateTime, urls: z.array(ScrapedURLItem).min(1) })
+  .object({ start_time: DateTimeInput, end_time: DateTimeInput, urls: z.array(ScrapedURLItem).min(1) })
   .meta({ id: 'URLIndexingRequest' });
 export const IndexUrlsResponse = record({ status: z.string(), job_id: z.string().nullable().optional() }).meta({
   id: 'IndexUrlsResponse',
@@ -73,8 +73,8 @@ export const INDEX_COUNTS_LIMITS = {
 } as const;
 
 export const IndexCountsQuery = z.object({
-  start_datetime: DateTime.nullable().optional(),
-  end_datetime: DateTime.nullable().optional(),
+  start_datetime: DateTimeInput.nullable().optional(),
+  end_datetime: DateTimeInput.nullable().optional(),
   domains: z.array(z.string()).nullable().optional(),
   sampling: Sampling.default('1d'),
   time_filter: TimeFilter.default('pub_date'),

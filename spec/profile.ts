@@ -1,7 +1,7 @@
 /** Profile, rate-limit status, BYOK and the smaller endpoints (facts §12). */
 import { z } from 'zod';
 import { ByokProvider, FORECAST_MODELS, Plan, RedditSort, RedditTimeFilter, ReturnType } from './enums.js';
-import { DateTime, FreeObject, LookbackDays, LookbackHours, record } from './common.js';
+import { DateTime, DateTimeInput, FreeObject, LookbackDays, LookbackHours, record } from './common.js';
 import { SearchResponseDictItem, WebSearchResult } from './article.js';
 import { FilterParams } from './search.js';
 import { RedditThread } from './stories.js';
@@ -102,8 +102,8 @@ export const ForecastResponse = record({
 export const WebSearchQuery = z.object({
   queries: z.array(z.string()).min(1),
   lookback: LookbackHours.nullable().optional(),
-  start_datetime: DateTime.nullable().optional(),
-  end_datetime: DateTime.nullable().optional(),
+  start_datetime: DateTimeInput.nullable().optional(),
+  end_datetime: DateTimeInput.nullable().optional(),
   engine: z.enum(['v1', 'v1.5']).default('v1'),
   domains: z.array(z.string()).optional(),
   strict: z.boolean().default(false),

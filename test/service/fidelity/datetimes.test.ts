@@ -107,3 +107,39 @@ describe('date-time body fields', () => {
     expect(locsOf(r.body)).not.toContain('body.cutoff_datetime');
   });
 });
+
+describe('date-times at the ends of the calendar', () => {
+  const INSIDE = ['0001-01-01 00:00:00', '0001-01-01T00:00:00+00:00', '9999-12-31T23:59:59.999999+00:00', '9999-12-31 23:59:59'];
+  const OUTSIDE = ['0000-01-01T00:00:00Z', '0000-12-31 23:59:59', '9999-12-31T23:59:59-14:00', '0001-01-01T00:00:00+00:01'];
+  it.each(queryFields)('$op: $name from year 1 to 9999 is answered; outside (in UTC) it is 422 naming it; never a 500', async ({ method, path, name }) => {
+    for (const v of INSIDE) {
+      const r = await api(svc.url, method, `${path}?${name}=${encodeURIComponent(v)}`, svc.keys.org);
+      expect(r.status, `${v}: ${r.text}`).not.toBe(500);
+      // the date-time is taken (a route may still refuse the range it makes: too many buckets)
+      const mine = (r.body?.detail ?? []).filter((d: { loc: unknown[] }) => d.loc.join('.') === `query.${name}`);
+      expect(mine.map((d: { type: string }) => d.type), `${v}: ${r.text}`).not.toContain('value_error.datetime');
+      expect(mine.map((d: { type: string }) => d.type), `${v}: ${r.text}`).not.toContain('value_error');
+    }
+    for (const v of OUTSIDE) {
+      const r = await api(svc.url, method, `${path}?${name}=${encodeURIComponent(v)}`, svc.keys.org);
+      expect(r.status, `${v}: ${r.text}`).toBe(422);
+      expect(locsOf(r.body), v).toContain(`query.${name}`);
+    }
+  });
+  it('index counts whose last bucket would end after 9999-12-31 are 422 naming end_datetime', async () => {
+    const r = await api(svc.url, 'GET', '/v1/index_counts?end_datetime=9999-12-31T23:59:59Z&sampling=1m', svc.keys.org);
+    expect(r.status).toBe(422);
+    expect(r.body.detail[0].loc).toEqual(['query', 'end_datetime']);
+  });
+  it('an alert expiring in year 1 or 9999 is created; beyond 9999 in UTC (9999-12-31T23:59:59-14:00) is 422 naming expires_at', async () => {
+    for (const v of INSIDE) {
+      const r = await api(svc.url, 'POST', '/v1/chat/alerts', svc.keys.org, { cron: '*/5 * * * *', triggers: [], expires_at: v });
+      expect(r.status, `${v}: ${r.text}`).toBe(201);
+    }
+    for (const v of OUTSIDE) {
+      const r = await api(svc.url, 'POST', '/v1/chat/alerts', svc.keys.org, { cron: '*/5 * * * *', triggers: [], expires_at: v });
+      expect(r.status, `${v}: ${r.text}`).toBe(422);
+      expect(r.body.detail[0].loc).toEqual(['body', 'expires_at']);
+    }
+  });
+});
