@@ -82,7 +82,8 @@ function lookup(input: unknown, path: PropertyKey[]): unknown {
   let cur: unknown = input;
   for (const p of path) {
     if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<PropertyKey, unknown>)[p];
+    // own properties only: a path through `constructor` or `__proto__` finds no inherited value
+    cur = Object.hasOwn(cur, p) ? (cur as Record<PropertyKey, unknown>)[p] : undefined;
   }
   return cur;
 }

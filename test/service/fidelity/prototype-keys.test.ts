@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../../spec/index.js';
 import { api, startTestService, type TestService } from '../../helpers/service.js';
-import { ALL_LIMITS, fillPath } from '../../helpers/schema-walk.js';
+import { ALL_LIMITS, defOf, fillPath, routeFields, scalarsOf } from '../../helpers/schema-walk.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -85,5 +85,27 @@ describe('object-property names as form keys', () => {
     const res = await fetch(`${svc.url}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: NAMES.map((n) => `${n}=1`).join('&') });
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
+  });
+});
+
+describe('object-property names as values', () => {
+  const stringParams = routeFields().filter((f) => f.where === 'query' && scalarsOf(f.schema).some((x) => ['string', 'enum'].includes(defOf(x).type)));
+  const byRoute = [...new Set(stringParams.map((f) => f.route))].map((route) => ({
+    method: route.method, path: fillPath(route), names: stringParams.filter((f) => f.route === route).map((f) => f.name),
+  }));
+  it.each(byRoute)('$method $path: every string or enum parameter set to such a name is no 500', async ({ method, path, names }) => {
+    for (const name of names) {
+      for (const v of NAMES) {
+        const r = await api(svc.url, method, `${path}?${name}=${v}`, svc.keys.org);
+        expect(r.status, `${name}=${v}: ${r.text}`).not.toBe(500);
+      }
+    }
+  });
+  it('a cron whose month or weekday is such a name is 422 naming cron', async () => {
+    for (const cron of ['0 0 1 constructor *', '0 0 1 * toString', '0 0 1 __proto__ *', '0 0 1 jan-valueOf *']) {
+      const r = await api(svc.url, 'POST', '/v1/chat/alerts', svc.keys.org, { cron, triggers: [] });
+      expect(r.status, cron).toBe(422);
+      expect(r.body.detail[0].loc).toEqual(['body', 'cron']);
+    }
   });
 });
