@@ -28,6 +28,9 @@ type Dates = { start_date?: number | null; end_date?: number | null };
 /** Dates required, end not before start, both inside one UTC calendar month. */
 export function checkDistributionDates(v: Dates, ctx: z.RefinementCtx): void {
   if (v.start_date == null || v.end_date == null) return; // reported as missing by the field schema
+  // zod runs this rule even when a field failed: a date its field refuses (reported there) is
+  // not compared, so no month is asked of a Date that cannot hold it
+  if (!UnixSeconds.safeParse(v.start_date).success || !UnixSeconds.safeParse(v.end_date).success) return;
   if (v.end_date < v.start_date) {
     ctx.addIssue({ code: 'custom', path: ['end_date'], message: 'end_date is before start_date' });
   } else if (!sameUtcMonth(v.start_date, v.end_date)) {

@@ -49,7 +49,7 @@ export function schemathesisConfig(opts: {
   bearer: string;
   clientId: string;
   notImplemented: string[];
-  /** real values per parameter (`path.story_id`, `query.domain_names`), used in half the cases */
+  /** real values per parameter (`path.story_id`, `query.domain_names`), used in three cases of four */
   known?: Record<string, (string | number)[]>;
 }): string {
   const lines = [
@@ -61,7 +61,7 @@ export function schemathesisConfig(opts: {
   const known = Object.entries(opts.known ?? {}).filter(([, v]) => v.length > 0);
   if (known.length) {
     lines.push('[parameters]');
-    known.forEach(([param], i) => lines.push(`${toml(param)} = { dictionary = "known${i}", probability = 0.5 }`));
+    known.forEach(([param], i) => lines.push(`${toml(param)} = { dictionary = "known${i}", probability = 0.75 }`));
     lines.push('');
     known.forEach(([, values], i) => lines.push(`[dictionaries.known${i}]`, `values = ${toml(values)}`, ''));
   }
