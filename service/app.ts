@@ -163,6 +163,14 @@ async function handle(services: Services, handlers: GroupHandlers, d: RouteDef, 
   return reply.code(d.status).send(out);
 }
 
+function percentDecoded(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
 async function oauthToken(services: Services, req: FastifyRequest, reply: FastifyReply) {
   const oauthError = (status: number, error: string, detail: string) =>
     reply.code(status).send({ code: status * 1000, detail, error, error_description: detail });
@@ -175,9 +183,10 @@ async function oauthToken(services: Services, req: FastifyRequest, reply: Fastif
     const raw = Buffer.from(m[1]!, 'base64').toString('utf8');
     const i = raw.indexOf(':');
     if (i > 0) {
-      // The Python SDK URL-quotes each part before joining (facts §1.2); decoding is harmless for others.
-      clientId = decodeURIComponent(raw.slice(0, i));
-      secret = decodeURIComponent(raw.slice(i + 1));
+      // The Python SDK URL-quotes each part before joining, PHP does not (facts §1.2): a part that
+      // is not valid percent-encoding is taken as it is (and fails as an unknown client, 401).
+      clientId = percentDecoded(raw.slice(0, i));
+      secret = percentDecoded(raw.slice(i + 1));
     }
   } else if (body.client_id && body.client_secret) {
     clientId = body.client_id;
