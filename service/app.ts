@@ -112,6 +112,23 @@ async function authorize(services: Services, d: RouteDef, req: FastifyRequest): 
   return p;
 }
 
+/**
+ * Frees a concurrency slot once the request is over, on every path: the response handed to the
+ * socket ('finish', so the slot is free before the client can send its next request), the
+ * connection closed ('close'), or the connection already gone before the slot was taken (a
+ * client that gave up while authentication or validation awaited: its 'close' has fired and
+ * will not fire again).
+ */
+function releaseWhenDone(reply: FastifyReply, release: () => void): void {
+  const res = reply.raw;
+  if (res.destroyed || res.writableFinished || reply.request.raw.socket?.destroyed) {
+    release();
+    return;
+  }
+  res.once('finish', release);
+  res.once('close', release);
+}
+
 async function handle(services: Services, handlers: GroupHandlers, d: RouteDef, req: FastifyRequest, reply: FastifyReply) {
   const principal = await authorize(services, d, req);
 
@@ -136,31 +153,36 @@ async function handle(services: Services, handlers: GroupHandlers, d: RouteDef, 
     }
   }
 
+  let release: (() => void) | undefined;
   if (principal && d.limit) {
     const a = services.limiter.admit(principal.keyId, d.limit);
     if (!a.ok) {
       throw new HttpError(429, a.code, a.code === 429001 ? 'Concurrency Limit Exceeded' : 'Rate Limit Exceeded', a.headers);
     }
     reply.headers(a.headers);
-    // 'finish': the response is handed to the socket, so the slot is free before the client can
-    // send its next request; 'close' covers aborted connections.
-    reply.raw.once('finish', a.release);
-    reply.raw.once('close', a.release);
+    release = a.release;
+    releaseWhenDone(reply, a.release);
   }
 
-  const fn = handlers[d.operationId];
-  if (!fn) throw notImplemented(`${d.operationId} (${d.method} ${d.path}) is not implemented by this server yet`);
-  const out = await fn({ route: d, principal, query, params, body, services, req, reply });
-  if (reply.sent) return reply;
-  if (d.status === 204) return reply.code(204).send();
-  if (services.config.validateResponses && d.response) {
-    const r = (d.response as z.ZodType).safeParse(out);
-    if (!r.success) {
-      req.log.error({ issues: r.error.issues.slice(0, 5) }, `response of ${d.operationId} does not match spec`);
-      throw new HttpError(500, ERROR_CODES.internal, `response of ${d.operationId} does not match the spec`);
+  try {
+    const fn = handlers[d.operationId];
+    if (!fn) throw notImplemented(`${d.operationId} (${d.method} ${d.path}) is not implemented by this server yet`);
+    const out = await fn({ route: d, principal, query, params, body, services, req, reply });
+    if (reply.sent) return reply;
+    if (d.status === 204) return reply.code(204).send();
+    if (services.config.validateResponses && d.response) {
+      const r = (d.response as z.ZodType).safeParse(out);
+      if (!r.success) {
+        req.log.error({ issues: r.error.issues.slice(0, 5) }, `response of ${d.operationId} does not match spec`);
+        throw new HttpError(500, ERROR_CODES.internal, `response of ${d.operationId} does not match the spec`);
+      }
     }
+    return reply.code(d.status).send(out);
+  } catch (err) {
+    // an error frees the slot at once, even when there is no socket left to answer on
+    release?.();
+    throw err;
   }
-  return reply.code(d.status).send(out);
 }
 
 function percentDecoded(s: string): string {
