@@ -13,6 +13,7 @@ import { coerceQuery, parseOrThrow } from './validation.js';
 import { HANDLERS } from './routes/index.js';
 import type { GroupHandlers, Services } from './context.js';
 import { docsPage } from './docs.js';
+import { clientErrorHandler, frameworkErrors } from './client-errors.js';
 
 /** `/v1/news/{article_id}` -> `/v1/news/:article_id` */
 const toFastifyPath = (p: string) => p.replace(/\{([^}]+)\}/g, ':$1');
@@ -34,6 +35,9 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     requestIdHeader: 'x-request-id',
     // Static routes beat parametric ones (/v1/chat/alerts/logs vs /{alert_id}).
     routerOptions: { ignoreTrailingSlash: true },
+    // errors raised below the routes get the {code, detail} body too
+    clientErrorHandler,
+    frameworkErrors,
   });
 
   opts.configure?.(app);
