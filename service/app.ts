@@ -13,11 +13,19 @@ import { coerceQuery, parseOrThrow } from './validation.js';
 import { HANDLERS } from './routes/index.js';
 import type { GroupHandlers, Services } from './context.js';
 import { docsPage } from './docs.js';
+import { AllowTable } from './allow.js';
 import { clientErrorHandler, frameworkErrors } from './client-errors.js';
 
 /** `/v1/news/{article_id}` -> `/v1/news/:article_id` */
 const toFastifyPath = (p: string) => p.replace(/\{([^}]+)\}/g, ':$1');
-const pathRegex = (p: string) => new RegExp(`^${p.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
+
+/** Every path the app serves: the route table and the app's own (OpenAPI, docs, OAuth token). */
+const ALLOW = new AllowTable([
+  ...ROUTES,
+  { method: 'GET', path: '/openapi.json' },
+  { method: 'GET', path: '/docs' },
+  { method: 'POST', path: OAUTH_TOKEN_PATH },
+]);
 
 export interface AppOptions {
   handlers?: GroupHandlers;
@@ -59,16 +67,18 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     return reply.code(500).send({ code: ERROR_CODES.internal, detail: 'Internal Server Error' });
   });
 
-  const patterns = ROUTES.map((d) => ({ d, re: pathRegex(d.path) }));
+  // A method the path does not serve is 405 before anything else runs (body parsing, auth), so
+  // it is 405 with or without a body, whatever its content type (QUERY, PATCH, TRACE, OPTIONS...).
+  // A path outside the table is 404 the same way, whatever the method (QUERY without a body too).
+  app.addHook('onRequest', async (req, reply) => {
+    const allowed = ALLOW.allowed(req.url);
+    if (allowed && !AllowTable.permits(allowed, req.method)) return methodNotAllowedReply(req, reply, allowed);
+    if (!allowed && req.is404) return notFoundReply(req, reply);
+  });
   app.setNotFoundHandler((req, reply) => {
-    const url = req.url.split('?')[0]!;
-    const allowed = [...new Set(patterns.filter((p) => p.re.test(url)).map((p) => p.d.method))];
-    if (url === OAUTH_TOKEN_PATH) allowed.push('POST');
-    if (allowed.length) {
-      const e = methodNotAllowed(`method ${req.method} is not allowed on ${url}; allowed: ${allowed.join(', ')}`);
-      return reply.code(405).header('Allow', allowed.join(', ')).send(e.body());
-    }
-    return reply.code(404).send(notFound(`no route ${req.method} ${url}`).body());
+    const allowed = ALLOW.allowed(req.url);
+    if (allowed && !AllowTable.permits(allowed, req.method)) return methodNotAllowedReply(req, reply, allowed);
+    return notFoundReply(req, reply);
   });
 
   const openapi = buildOpenApi();
@@ -85,6 +95,16 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     });
   }
   return app;
+}
+
+function notFoundReply(req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return reply.code(404).send(notFound(`no route ${req.method} ${req.url.split('?')[0]}`).body());
+}
+
+function methodNotAllowedReply(req: FastifyRequest, reply: FastifyReply, allowed: string[]): FastifyReply {
+  const url = req.url.split('?')[0]!;
+  const e = methodNotAllowed(`method ${req.method} is not allowed on ${url}; allowed: ${allowed.join(', ')}`);
+  return reply.code(405).header('Allow', allowed.join(', ')).send(e.body());
 }
 
 function bearer(req: FastifyRequest): string | null {
