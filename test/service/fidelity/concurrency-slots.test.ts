@@ -33,6 +33,8 @@ const nextId = () => `p${++seq}`;
 /** While set, authentication waits for it (a slow key store); authEntered counts the waiters. */
 let authGate: Deferred | null = null;
 let authEntered = 0;
+/** Admissions asked of the limiter (granted or not): a request past authentication. */
+let admissions = 0;
 
 let svc: TestService;
 beforeAll(async () => {
@@ -82,7 +84,19 @@ beforeAll(async () => {
     }
     return resolve(cred);
   };
+  const limiter = svc.services.limiter;
+  const admit = limiter.admit.bind(limiter);
+  limiter.admit = (...args: Parameters<typeof admit>) => {
+    admissions++;
+    return admit(...args);
+  };
 });
+
+/** Waits (bounded) until n more requests have asked the limiter for a slot. */
+async function admitted(from: number, n: number): Promise<void> {
+  for (let i = 0; i < 500 && admissions - from < n; i++) await new Promise((r) => setTimeout(r, 10));
+  expect(admissions - from).toBe(n);
+}
 afterAll(async () => svc?.stop());
 afterEach(() => {
   authGate?.resolve();
@@ -146,8 +160,9 @@ describe('concurrency slots are released on every path', () => {
     while (authEntered < reqs.length) await new Promise((r) => setTimeout(r, 5));
     for (const r of reqs) r.socket.destroy();
     await Promise.all(reqs.map((r) => probe(r.id).socketClosed.promise));
+    const before = admissions;
     authGate.resolve();
-    await Promise.all(reqs.map((r) => probe(r.id).handlerEntered.promise));
+    await admitted(before, reqs.length);
     expect(await freeSlots()).toBe(LIMIT);
     await allSlotsUsable();
   });
@@ -162,7 +177,9 @@ describe('concurrency slots are released on every path', () => {
     const outcomes = await pending;
     expect(outcomes.every((o) => o.status === 'rejected')).toBe(true);
     await Promise.all(ids.map((id) => probe(id).socketClosed.promise));
+    const before = admissions;
     authGate.resolve();
+    await admitted(before, ids.length);
     expect(await freeSlots()).toBe(LIMIT);
     await allSlotsUsable();
   });
