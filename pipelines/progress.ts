@@ -22,7 +22,10 @@ export function progress(label: string, stream: NodeJS.WriteStream = process.std
         bar.setTotal(total);
         bar.update(Math.floor(done), { phase });
       },
-      stop: () => started && bar.stop(),
+      stop() {
+        if (started) bar.stop();
+        started = false;
+      },
     };
   }
   let last = 0;
