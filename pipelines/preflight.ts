@@ -63,6 +63,8 @@ export function scheduledNeeds(decls: { workflowType: string; args: unknown[] }[
 
 /** A check failed: the message is one line, what is wrong and how to fix it. */
 export class PreflightError extends Error {}
+/** The API and the key are fine, but the key may not do what this pipeline does. */
+class PipelineRefused extends PreflightError {}
 
 /** A cheap request per probed operation: one result, a one-day window ending now. */
 const PROBES: Record<string, (domains: string[]) => Record<string, unknown>> = {
@@ -98,8 +100,9 @@ export interface PreflightOptions {
   /** default: $NEWSFLOW_API_KEY */
   apiKey?: string;
   /**
-   * strict (default): any failed check throws. worker: the API and the key must pass; a pipeline
-   * the key cannot run is a warning (the worker still serves the others).
+   * strict (default): any failed check throws. worker: the API and the key must pass; a scheduled
+   * pipeline the key cannot run is a warning line (a worker also serves runs started elsewhere,
+   * e.g. a distribution backfill, whatever is scheduled).
    */
   mode?: 'strict' | 'worker';
   /** where warnings go (default: stderr) */
@@ -120,19 +123,15 @@ export async function preflight(needs: PreflightNeed[], opts: PreflightOptions =
   const warn = opts.warn ?? ((l: string) => console.error(l));
   try {
     await checkKey(client, url);
-    let failed = 0;
     for (const need of needs) {
       try {
         await checkPipeline(client, url, need);
       } catch (e) {
-        if (!(e instanceof PreflightError) || opts.mode !== 'worker') throw e;
-        failed++;
+        // the API or the key failing half-way is no pipeline's matter
+        if (!(e instanceof PipelineRefused) || opts.mode !== 'worker') throw e;
         const leave = LEAVE_OUT[need.pipeline];
         warn(`warning: ${e.message}; its runs will fail on this worker${leave ? ` (leave it out of the schedules with ${leave})` : ''}`);
       }
-    }
-    if (opts.mode === 'worker' && needs.length > 0 && failed === needs.length) {
-      throw new PreflightError(`this key can run none of the pipelines (${pipelines.join(', ')}): ${keyFix(pipelines[0]!)}`);
     }
   } finally {
     await client.close();
@@ -160,10 +159,10 @@ function explain(e: unknown, url: string, pipeline: Pipeline, operationId: strin
   if (!(e instanceof ApiError)) return e;
   const what = `the key cannot run ${pipeline}: ${d.method} ${d.path} answered ${apiText(e)}`;
   if (e.status === 401) return new PreflightError(`the API at ${url} refused the key, ${apiText(e)}: set NEWSFLOW_API_KEY to a valid key of this API`);
-  if (e.status === 403) return new PreflightError(`${what}; ${keyFix(pipeline)}`);
+  if (e.status === 403) return new PipelineRefused(`${what}; ${keyFix(pipeline)}`);
   if (e.status === 404) return new PreflightError(`${what}; is NEWSFLOW_API_URL (${url}) the news API?`);
   if (e instanceof ServerError) return new PreflightError(`the API at ${url} is failing, ${apiText(e)}: try again once it answers`);
-  return new PreflightError(what);
+  return new PipelineRefused(what);
 }
 
 const ask = (client: NewsClient, operationId: string, domains: string[]) => client.call(operationId, { query: PROBES[operationId]!(domains) });
@@ -190,7 +189,7 @@ async function checkPipeline(client: NewsClient, url: string, need: PreflightNee
 
 async function checkDomains(client: NewsClient, url: string, pipeline: Pipeline, domains: string[]): Promise<void> {
   if (domains.length === 0) return;
-  const notOwned = (list: string[], e: ApiError) => new PreflightError(
+  const notOwned = (list: string[], e: ApiError) => new PipelineRefused(
     `the organization of this key does not own ${list.join(', ')} (${apiText(e)}): ask only for its domains (--domains), or use a key of the organization that owns them`);
   // a 403 whose detail speaks of domains: not the organization's (else: the key may not call distribution at all)
   const aboutDomains = (e: unknown): e is ApiError => e instanceof ApiError && e.status === 403 && /domain/i.test(typeof e.detail === 'string' ? e.detail : JSON.stringify(e.detail));
