@@ -3,12 +3,13 @@
  * processes. Each failure is one line saying what is wrong and how to fix it, the command exits 1
  * within seconds, and nothing is started (no Temporal dev server under the data dir).
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../pipelines/temporal.js';
 import { DEFAULT_KEYS, startTestService, tempDir, type TestService } from '../helpers/service.js';
-import { runCli } from '../helpers/cli.js';
+import { bin, runCli } from '../helpers/cli.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -113,4 +114,30 @@ describe('preflight of the other pipeline commands', () => {
     expect(r.seconds).toBeLessThan(10);
     expect(r.startedTemporal).toBe(false);
   }, 60_000);
+
+  it('worker with a key that cannot run some scheduled pipelines warns one line for each, then runs; SIGTERM stops it (exit 0)', async () => {
+    const dir = tempDir('newsflow-preflight-');
+    const child = spawn(process.execPath, [bin, 'worker', '--data-dir', dir], {
+      env: { ...process.env, NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: svc.keys.storiesOnly!, TEMPORAL_ADDRESS: '', NEWSFLOW_LOG_LEVEL: 'warn' },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    const until = Date.now() + 150_000;
+    while (!/worker running/.test(out) && child.exitCode === null && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+    const warnings = err.split('\n').filter((l) => l.startsWith('warning: '));
+    console.log(`worker: ${out.trim()}\n${warnings.join('\n')}`);
+    child.kill('SIGTERM');
+    const code = await exited;
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(out).toMatch(/worker running on 127\.0\.0\.1:\d+/);
+    // stories and profile: the story tracker can run; news-ingest, index counts and the alert runner cannot
+    expect(warnings).toHaveLength(3);
+    expect(warnings).toContainEqual(expect.stringMatching(/^warning: the key cannot run news-ingest: GET \/v1\/news\/search answered HTTP 403 .*; its runs will fail on this worker$/));
+    expect(warnings).toContainEqual(expect.stringMatching(/^warning: the key cannot run index-counts: .*lacks the "news" scope.*\(leave it out of the schedules with NEWSFLOW_INDEX_COUNT_SAMPLINGS=""\)$/));
+    expect(warnings).toContainEqual(expect.stringMatching(/^warning: the key cannot run alerts: .*lacks the "chat" scope.*\(leave it out of the schedules with NEWSFLOW_ALERTS=0\)$/));
+    expect(code).toBe(0);
+  }, 200_000);
 });
