@@ -98,7 +98,7 @@ export async function runOnce<P>(dataDirOpt: string | undefined, { workflowType,
     const client = await temporalClient(endpoint);
     const handle = await client.workflow.start(workflowType, { taskQueue, workflowId: `${workflowType}-manual-${Date.now()}`, args: [input] });
     poll = setInterval(() => {
-      handle.query<P>('progress').then((p) => bar.update(...show(p)), () => {});
+      handle.query<P>('progress').then((p) => bar.update(...show(p)), () => {}); // after the end, a stopped bar ignores it
       handle.describe().then((d) => retries.pending(d.raw.pendingActivities ?? []), () => {});
     }, 1000);
     let result: Record<string, unknown>;
