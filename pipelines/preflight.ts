@@ -29,7 +29,7 @@ export const PIPELINE_OPERATIONS: Record<Pipeline, string[]> = {
   'index-counts': ['get_index_counts'],
   'story-tracker': ['get_stories'],
   distribution: ['get_user_profile', 'domain_hit_share', 'top_n_articles_for_domains', 'get_domain_metrics'],
-  alerts: ['get_alerts', 'run_alert', 'get_all_alert_logs', 'get_alert_logs'],
+  alerts: ['get_alerts', 'run_alert', 'get_alert_logs'],
 };
 
 /** The pipeline a workflow type belongs to. */
