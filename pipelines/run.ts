@@ -105,7 +105,7 @@ export async function runOnce<P>(dataDirOpt: string | undefined, { workflowType,
     try {
       result = (await handle.result()) as Record<string, unknown>;
     } catch (e) {
-      if (e instanceof WorkflowFailedError) throw new RunFailedError(`${workflowType} failed: ${rootMessage(e)}`);
+      if (e instanceof WorkflowFailedError) throw new RunFailedError(`${need.pipeline} failed: ${rootMessage(e)}`);
       throw e;
     } finally {
       clearInterval(poll);
