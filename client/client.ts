@@ -82,7 +82,8 @@ export class NewsClient {
 
   constructor(private readonly opts: NewsClientOptions = {}) {
     const env = opts.env ?? process.env;
-    this.baseUrl = (opts.baseUrl ?? env.NEWSFLOW_API_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+    // an empty NEWSFLOW_API_URL counts as unset
+    this.baseUrl = (opts.baseUrl || env.NEWSFLOW_API_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '');
     const u = new URL(this.baseUrl);
     // Our paths carry /v1; a base URL that ends in /v1 (as the AskNews CLI uses) is accepted too.
     this.prefix = u.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');

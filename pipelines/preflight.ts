@@ -112,7 +112,10 @@ export interface PreflightOptions {
 /** Check the API and key for `needs`; throws a PreflightError with a one-line message. */
 export async function preflight(needs: PreflightNeed[], opts: PreflightOptions = {}): Promise<void> {
   const apiKey = opts.apiKey ?? process.env.NEWSFLOW_API_KEY;
-  const url = (opts.apiUrl ?? process.env.NEWSFLOW_API_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+  const url = (opts.apiUrl || process.env.NEWSFLOW_API_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/\s]+/i.test(url) || !URL.canParse(url)) {
+    throw new PreflightError(`NEWSFLOW_API_URL "${url}" is not an http(s) URL: set it to the API's address, e.g. http://127.0.0.1:8080`);
+  }
   const pipelines = [...new Set(needs.map((n) => n.pipeline))];
   if (!apiKey) {
     const scopes = [...new Set(pipelines.flatMap((p) => pipelineNeeds(p).scopes))];

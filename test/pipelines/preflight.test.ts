@@ -79,6 +79,13 @@ describe('preflight of newsflow run', () => {
     expect(r.seconds).toBeLessThan(10);
   }, 60_000);
 
+  it('an API URL that is not http(s): one line saying what to set, exit 1, under 10 s', async () => {
+    const r = await refused(ingest, { NEWSFLOW_API_URL: 'localhost:8080', NEWSFLOW_API_KEY: 'x' });
+    expect(r.code).toBe(1);
+    expect(r.lines).toEqual(['error: NEWSFLOW_API_URL "localhost:8080" is not an http(s) URL: set it to the API\'s address, e.g. http://127.0.0.1:8080']);
+    expect(r.seconds).toBeLessThan(10);
+  }, 60_000);
+
   it('no NEWSFLOW_API_KEY: index-counts says to set it (was a stack trace), exit 1, under 10 s', async () => {
     const r = await refused(['run', 'index-counts', '--from', '2022-07-08', '--to', '2022-07-09'], { NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: '' });
     expect(r.code).toBe(1);
