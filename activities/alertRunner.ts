@@ -10,12 +10,13 @@
 import crypto from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import { ApiError, NotFoundError, RateLimitError, type NewsClient } from '../client/index.js';
+import { NotFoundError, type NewsClient } from '../client/index.js';
 import type { AlertLog, AlertResponse } from '../spec/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { ALERTS, ALERT_LOGS } from '../warehouse/tables/alerts.js';
 import { ALERT_SCHEDULE_PREFIX, applySchedules, isAlertSchedule, type ApplyResult, type ScheduleDecl } from '../pipelines/schedules.js';
 import { sendMail } from './smtp.js';
+import { apiFailure, failingFast } from './apiFailure.js';
 
 export interface AlertRunnerDeps {
   client: NewsClient;
@@ -98,7 +99,7 @@ export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
     return page.items as AlertResponse[];
   }
 
-  return {
+  return failingFast({
     /** One schedule per active, unexpired alert; schedules of other alerts are removed. */
     async syncAlertSchedules(): Promise<SyncResult> {
       const loadId = `alert-sync/${Context.current().info.workflowExecution?.runId ?? Date.now()}`;
@@ -126,10 +127,7 @@ export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
           return { gone: true, active: false, logs: 0, planned: 0 };
         }
         // the API refused this alert (e.g. a source it cannot reach): retrying will not help
-        if (e instanceof ApiError && e.status >= 400 && e.status < 500 && !(e instanceof RateLimitError)) {
-          throw ApplicationFailure.nonRetryable(e.message, 'AlertRejected');
-        }
-        throw e;
+        throw apiFailure(e, 'AlertRejected');
       }
       await wh.land(ALERTS, [alertRow(alert, false)], [], loadId);
       // logs since the newest one landed (a second of overlap; the merge on log id absorbs it)
@@ -232,7 +230,7 @@ export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
       await wh.exec(`UPDATE alert_deliveries SET status = 'delivered', response_code = $3, delivered_at = now(), error = NULL ${where}`, [ref.logId, ref.triggerIndex, code]);
       return { status: 'delivered', attempts: Number(d.attempts) + 1, responseCode: code };
     },
-  };
+  });
 }
 
 export type AlertRunnerActivities = ReturnType<typeof createAlertRunnerActivities>;

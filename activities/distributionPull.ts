@@ -1,10 +1,10 @@
 /** Activities of distributionPull: one page (or one stat) per call, landed idempotently. */
-import { ApplicationFailure, Context, log } from '@temporalio/activity';
-import { RateLimitError } from '../client/index.js';
+import { Context, log } from '@temporalio/activity';
 import type { NewsClient } from '../client/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { DIST_HIT_SHARE, DIST_METRICS, DIST_PAGES, DIST_TOP_ARTICLES } from '../warehouse/tables/distribution.js';
 import type { TableDef } from '../warehouse/tables/index.js';
+import { failingFast } from './apiFailure.js';
 
 export interface WindowRef {
   orgId: string;
@@ -20,7 +20,7 @@ const base = (w: WindowRef) => ({ org_id: w.orgId, domain_set: domainSet(w.domai
 
 export function createDistributionActivities(deps: { client: NewsClient; warehouse: Warehouse; onPage?: (page: number) => void }) {
   const land = (t: TableDef, rows: Record<string, unknown>[], loadId: string) => deps.warehouse.land(t, rows, [], loadId);
-  return {
+  return failingFast({
     async whoAmI(): Promise<string> {
       const p = await deps.client.getProfile();
       return p.profile.id;
@@ -28,16 +28,7 @@ export function createDistributionActivities(deps: { client: NewsClient; warehou
 
     async pullTopNPage(input: WindowRef & { page: number; limit: number; metric: 'surface' | 'citation' | 'grounded' }) {
       Context.current().heartbeat({ page: input.page });
-      let r;
-      try {
-        r = await deps.client.topNForDomains({ ...api(input), limit: input.limit, page: input.page, metric: input.metric });
-      } catch (e) {
-        // still limited after the client's own waits: let Temporal retry no sooner than Retry-After
-        if (e instanceof RateLimitError) {
-          throw ApplicationFailure.create({ message: e.message, type: 'RateLimited', nextRetryDelay: `${Math.max(1, e.retryAfter ?? 5)}s` });
-        }
-        throw e;
-      }
+      const r = await deps.client.topNForDomains({ ...api(input), limit: input.limit, page: input.page, metric: input.metric });
       const rows = r.data.map((d, i) => ({
         ...base(input), metric: input.metric, article_id: d.article_id ?? d.article_url ?? '', article_url: d.article_url ?? null,
         hit_count: d.hit_count, page: input.page, rank: (input.page - 1) * input.limit + i + 1,
@@ -72,6 +63,6 @@ export function createDistributionActivities(deps: { client: NewsClient; warehou
         input.invariants,
       );
     },
-  };
+  });
 }
 export type DistributionActivities = ReturnType<typeof createDistributionActivities>;

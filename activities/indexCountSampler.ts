@@ -2,9 +2,10 @@
 import crypto from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { IndexCountsQuery, type IndexCountsQueryParsed } from '../spec/index.js';
-import { ApiError, RateLimitError, type NewsClient } from '../client/index.js';
+import type { NewsClient } from '../client/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { ALL_DOMAINS, INDEX_COUNTS } from '../warehouse/tables/indexCounts.js';
+import { failingFast } from './apiFailure.js';
 
 export type Sampling = IndexCountsQueryParsed['sampling'];
 
@@ -61,7 +62,7 @@ export interface SampleResult {
 }
 
 export function createIndexCountSamplerActivities(deps: { client: NewsClient; warehouse: Warehouse }) {
-  return {
+  return failingFast({
     async sampleIndexCounts(input: SampleInput): Promise<SampleResult> {
       Context.current().heartbeat({ domain: input.domain });
       let filters: Record<string, unknown>;
@@ -71,19 +72,10 @@ export function createIndexCountSamplerActivities(deps: { client: NewsClient; wa
         throw ApplicationFailure.nonRetryable((e as Error).message, 'InvalidFilters');
       }
       const domain = input.domain === null ? null : input.domain.trim().toLowerCase();
-      let items;
-      try {
-        items = await deps.client.getIndexCounts({
-          ...(filters as Parameters<NewsClient['getIndexCounts']>[0]),
-          sampling: input.sampling, start_datetime: input.from, end_datetime: input.to, domains: domain ? [domain] : undefined,
-        });
-      } catch (e) {
-        // still limited after the client's own waits: let Temporal retry no sooner than Retry-After
-        if (e instanceof RateLimitError) throw ApplicationFailure.create({ message: e.message, type: 'RateLimited', nextRetryDelay: `${Math.max(1, e.retryAfter ?? 5)}s` });
-        // a request the API refuses (422, 403, ...) will not succeed on a retry
-        if (e instanceof ApiError && e.status < 500) throw ApplicationFailure.nonRetryable(e.message, e.name);
-        throw e;
-      }
+      const items = await deps.client.getIndexCounts({
+        ...(filters as Parameters<NewsClient['getIndexCounts']>[0]),
+        sampling: input.sampling, start_datetime: input.from, end_datetime: input.to, domains: domain ? [domain] : undefined,
+      });
       const hash = filterHash(filters);
       const json = JSON.stringify(filters);
       const loadedAt = Date.now() * 1000;
@@ -111,6 +103,6 @@ export function createIndexCountSamplerActivities(deps: { client: NewsClient; wa
         input.invariants,
       );
     },
-  };
+  });
 }
 export type IndexCountSamplerActivities = ReturnType<typeof createIndexCountSamplerActivities>;

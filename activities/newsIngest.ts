@@ -3,6 +3,7 @@ import { Context } from '@temporalio/activity';
 import { ENTITY_TYPES, type SearchResponseDictItem } from '../spec/index.js';
 import type { NewsClient } from '../client/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
+import { failingFast } from './apiFailure.js';
 import { ARTICLES, ARTICLE_CLASSIFICATIONS, ARTICLE_ENTITIES, ARTICLE_KEYWORDS } from '../warehouse/tables/index.js';
 
 export interface IngestPageInput {
@@ -42,7 +43,7 @@ export function articleRows(items: SearchResponseDictItem[]) {
 }
 
 export function createNewsIngestActivities(deps: { client: NewsClient; warehouse: Warehouse }) {
-  return {
+  return failingFast({
     async ingestPage(input: IngestPageInput): Promise<IngestPageResult> {
       Context.current().heartbeat({ offset: input.offset });
       const res = await deps.client.searchNews({
@@ -77,6 +78,6 @@ export function createNewsIngestActivities(deps: { client: NewsClient; warehouse
         input.invariants,
       );
     },
-  };
+  });
 }
 export type NewsIngestActivities = ReturnType<typeof createNewsIngestActivities>;

@@ -3,6 +3,7 @@ import { Context } from '@temporalio/activity';
 import type { NewsClient } from '../client/index.js';
 import type { StoryResponse } from '../spec/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
+import { failingFast } from './apiFailure.js';
 import { STORIES, STORY_METRICS, STORY_UPDATES, UPDATE_ARTICLES } from '../warehouse/tables/stories.js';
 
 /** A declared story query: any GET /v1/stories filter, a name, and how much to fetch. */
@@ -63,7 +64,7 @@ export function storyRows(stories: StoryResponse[], tracker: string, runAt: stri
 }
 
 export function createStoryTrackerActivities(deps: { client: NewsClient; warehouse: Warehouse }) {
-  return {
+  return failingFast({
     async trackStories(input: TrackInput): Promise<TrackResult> {
       const t = input.tracker;
       const want = t.stories ?? 20;
@@ -84,6 +85,6 @@ export function createStoryTrackerActivities(deps: { client: NewsClient; warehou
       await deps.warehouse.land(STORY_METRICS, metrics, [], input.loadId);
       return { stories: stories.length, updates: updates.length, articles: articles.length, inserted: s.inserted, updated: s.updated };
     },
-  };
+  });
 }
 export type StoryTrackerActivities = ReturnType<typeof createStoryTrackerActivities>;

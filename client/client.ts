@@ -26,7 +26,8 @@ export interface RetryOptions {
 export type ClientEvent =
   | { type: 'request'; operationId: string; attempt: number }
   | { type: 'response'; operationId: string; status: number; ms: number; attempt: number }
-  | { type: 'retry'; operationId: string; status: number | null; delayMs: number; attempt: number }
+  /** `reason`: the network error, or the status with the API's code and detail */
+  | { type: 'retry'; operationId: string; status: number | null; delayMs: number; attempt: number; reason: string }
   | { type: 'shape-mismatch'; operationId: string; issues: unknown[] };
 
 export interface NewsClientOptions {
@@ -81,7 +82,8 @@ export class NewsClient {
 
   constructor(private readonly opts: NewsClientOptions = {}) {
     const env = opts.env ?? process.env;
-    this.baseUrl = (opts.baseUrl ?? env.NEWSFLOW_API_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+    // an empty NEWSFLOW_API_URL counts as unset
+    this.baseUrl = (opts.baseUrl || env.NEWSFLOW_API_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '');
     const u = new URL(this.baseUrl);
     // Our paths carry /v1; a base URL that ends in /v1 (as the AskNews CLI uses) is accepted too.
     this.prefix = u.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');
@@ -161,7 +163,7 @@ export class NewsClient {
         // No response at all: only reads are safe to repeat.
         if (d.method === 'GET' && attempt < this.retry.max) {
           const delayMs = this.backoff(attempt);
-          this.opts.onEvent?.({ type: 'retry', operationId, status: null, delayMs, attempt });
+          this.opts.onEvent?.({ type: 'retry', operationId, status: null, delayMs, attempt, reason: (e as Error).message });
           await sleep(delayMs);
           continue;
         }
@@ -195,7 +197,9 @@ export class NewsClient {
         const raMs = Number.isFinite(ra) && ra >= 0 ? ra * 1000 : 0;
         const delayMs = Math.max(raMs, this.backoff(attempt));
         if (status === 429 && lim) lim.bucket.pauseFor(delayMs);
-        this.opts.onEvent?.({ type: 'retry', operationId, status, delayMs, attempt });
+        const { code, detail } = apiErrorFrom(status, errBody, operationId, headers);
+        const reason = `HTTP ${status} (code ${code}): ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`;
+        this.opts.onEvent?.({ type: 'retry', operationId, status, delayMs, attempt, reason });
         await sleep(delayMs);
         continue;
       }

@@ -3,19 +3,25 @@ import { serviceConfig } from '../service/config.js';
 import { openSnapshot } from '../warehouse/read.js';
 import { startWorker, temporalClient, temporalEndpoint } from './runtime.js';
 import { TemporalSetupError } from './temporal.js';
-import { TASK_QUEUES } from './worker.js';
+import { TASK_QUEUES } from './queues.js';
+import { preflight } from './preflight.js';
+import { atShutdown, stopOnSignals } from './shutdown.js';
 
 /** Run the alertSync workflow once (on TEMPORAL_ADDRESS) and return its result; fails when no worker picks it up within 60 s. */
-export async function syncAlerts(dataDirOpt: string | undefined): Promise<unknown> {
+export async function syncAlerts(dataDirOpt: string | undefined, o: { verbose?: boolean } = {}): Promise<unknown> {
   const dataDir = serviceConfig({ dataDir: dataDirOpt }).dataDir;
+  await preflight([{ pipeline: 'alerts' }]);
+  stopOnSignals((signal) => (signal === 'SIGINT' ? 130 : 143));
   const endpoint = await temporalEndpoint({ dataDir });
   // a worker of our own unless one already runs on this data dir (it holds the warehouse)
   let w: Awaited<ReturnType<typeof startWorker>> | null = null;
   try {
-    w = await startWorker({ endpoint, dataDir });
+    w = await startWorker({ endpoint, dataDir, verbose: o.verbose });
   } catch (e) {
     if (!/lock/i.test((e as Error).message)) throw e;
   }
+  const worker = w;
+  const off = worker ? atShutdown(() => worker.stop()) : () => {};
   const client = await temporalClient(endpoint);
   try {
     const handle = await client.workflow.start('alertSync', { taskQueue: TASK_QUEUES.alerts, workflowId: `alerts-sync-manual-${Date.now()}`, args: [] });
@@ -26,6 +32,7 @@ export async function syncAlerts(dataDirOpt: string | undefined): Promise<unknow
       throw e;
     });
   } finally {
+    off();
     await w?.stop();
     await client.connection.close();
   }

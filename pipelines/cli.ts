@@ -7,7 +7,8 @@ import { StoreLockedError } from '../service/store/db.js';
 import { AdminInputError } from '../service/auth/keys.js';
 import { CorpusError } from '../service/corpus/read.js';
 import { WarehouseReadError } from '../warehouse/read.js';
-import { TemporalSetupError } from './temporal.js';
+import { RunFailedError, TemporalSetupError } from './temporal.js';
+import { PreflightError } from './preflight.js';
 import { CliError } from './cli/shared.js';
 import * as service from './cli/service.js';
 import * as admin from './cli/admin.js';
@@ -35,9 +36,12 @@ export async function main(argv = process.argv): Promise<void> {
       process.exitCode = e.exitCode === 0 ? 0 : 2;
       return;
     }
-    if (e instanceof AdminInputError || e instanceof StoreLockedError || e instanceof CliError || e instanceof CorpusError || e instanceof TemporalSetupError || e instanceof WarehouseReadError) {
+    if (e instanceof AdminInputError || e instanceof StoreLockedError || e instanceof CliError || e instanceof CorpusError || e instanceof TemporalSetupError || e instanceof WarehouseReadError
+      || e instanceof PreflightError || e instanceof RunFailedError) {
       console.error(`error: ${e.message}`);
       process.exitCode = 1;
+      // within seconds, even if something we started still holds the event loop
+      setTimeout(() => process.exit(1), 3000).unref();
       return;
     }
     if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {

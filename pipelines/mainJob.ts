@@ -6,23 +6,27 @@
 import path from 'node:path';
 import { SCOPES } from '../spec/index.js';
 import { serviceConfig } from '../service/config.js';
-import { startService } from '../service/server.js';
+import type { startService } from '../service/server.js';
 import { progress } from './progress.js';
 import { startWorker, temporalClient, temporalEndpoint, warehouseDir } from './runtime.js';
 import { SCHEDULES, applySchedules } from './schedules.js';
-
-/** True when the pipelines run against an API of NEWSFLOW_API_URL/KEY (no service, no corpus of ours). */
-export const remoteApi = () => Boolean(process.env.NEWSFLOW_API_URL && process.env.NEWSFLOW_API_KEY);
+import { preflight, scheduledNeeds } from './preflight.js';
+import { atShutdown, stopOnSignals } from './shutdown.js';
+export { remoteApi } from './preflight.js';
 
 /** `corpus` is needed unless remoteApi(). */
-export async function mainJob(o: { port?: number; dataDir?: string; corpus?: string; replay: number }) {
+export async function mainJob(o: { port?: number; dataDir?: string; corpus?: string; replay: number; verbose?: boolean }) {
   const dataDir = serviceConfig({ dataDir: o.dataDir }).dataDir;
+  stopOnSignals();
   let apiUrl = process.env.NEWSFLOW_API_URL;
   let apiKey = process.env.NEWSFLOW_API_KEY;
   let svc: Awaited<ReturnType<typeof startService>> | null = null;
   if (!(apiUrl && apiKey)) {
     if (!o.corpus) throw new Error('mainJob: a corpus is needed without NEWSFLOW_API_URL and NEWSFLOW_API_KEY');
-    svc = await startService({ port: o.port, dataDir });
+    // the service (models, stores) is loaded only when we run it ourselves
+    svc = await (await import('../service/server.js')).startService({ port: o.port, dataDir });
+    const service = svc;
+    atShutdown(() => service.close());
     const keys = svc.services.keys;
     if ((await keys.listKeys()).length === 0) {
       const org = await keys.createOrg({ name: 'demo', domains: ['reuters.com', 'theguardian.com', 'bbc.co.uk'], plan: 'enterprise' });
@@ -39,8 +43,15 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
     bar.stop();
     console.log(`service ${svc.url}: ${r.total} articles, replaying at ${o.replay}x (articles arrive with crawl_date = now)`);
   }
+  // every scheduled pipeline must be able to run with this key (our own service: a check of the wiring)
+  await preflight(scheduledNeeds(SCHEDULES), { apiUrl, apiKey }).catch(async (e) => {
+    await svc?.close();
+    throw e;
+  });
   const endpoint = await temporalEndpoint({ dataDir, log: (m) => console.error(m) });
-  const worker = await startWorker({ endpoint, dataDir, apiUrl, apiKey });
+  atShutdown(() => endpoint.stop());
+  const worker = await startWorker({ endpoint, dataDir, apiUrl, apiKey, verbose: o.verbose });
+  atShutdown(() => worker.stop());
   const client = await temporalClient(endpoint);
   const applied = await applySchedules(client);
   for (const d of SCHEDULES) await client.schedule.getHandle(d.id).trigger();
@@ -54,13 +65,5 @@ Try:
   newsflow sql "SELECT category, count(*) FROM article_classifications GROUP BY 1 ORDER BY 2 DESC"
   newsflow sql "SELECT load_id, rows_received, rows_inserted, finished_at FROM _loads ORDER BY started_at DESC LIMIT 5"
 Ctrl-C stops everything.`);
-  const stop = async () => {
-    await worker.stop();
-    await endpoint.stop();
-    await svc?.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
   await worker.running;
 }

@@ -12,17 +12,22 @@ export function progress(label: string, stream: NodeJS.WriteStream = process.std
       { format: `${label} [{bar}] {percentage}% {value}/{total} {phase} eta {eta_formatted}`, stream, hideCursor: true },
       cliProgress.Presets.shades_classic,
     );
-    let started = false;
+    // a stopped bar stays stopped: a late update must not start it again (its redraw timer would keep the process alive)
+    let state: 'new' | 'running' | 'stopped' = 'new';
     return {
       update(done, total, phase = '') {
-        if (!started) {
+        if (state === 'stopped') return;
+        if (state === 'new') {
           bar.start(total, 0, { phase });
-          started = true;
+          state = 'running';
         }
         bar.setTotal(total);
         bar.update(Math.floor(done), { phase });
       },
-      stop: () => started && bar.stop(),
+      stop() {
+        if (state === 'running') bar.stop();
+        state = 'stopped';
+      },
     };
   }
   let last = 0;

@@ -1,22 +1,32 @@
 /** The worker and one-off workflow runs, as `newsflow worker` and `newsflow run` start them. */
+import { WorkflowFailedError } from '@temporalio/client';
+import type { ClientEvent } from '../client/index.js';
 import { serviceConfig } from '../service/config.js';
+import { preflight, scheduledNeeds, type PreflightNeed } from './preflight.js';
 import { progress } from './progress.js';
 import { startWorker, temporalClient, temporalEndpoint, warehouseDir } from './runtime.js';
+import { atShutdown, stopOnSignals } from './shutdown.js';
+import { RunFailedError } from './temporal.js';
 
-/** Run the worker (all workflows and activities) until SIGINT/SIGTERM, then stop it cleanly. */
-export async function runWorker(dataDirOpt: string | undefined) {
+/**
+ * Run the worker (all workflows and activities) until SIGINT/SIGTERM, then stop it cleanly. The
+ * preflight checks the API and key, and warns about each scheduled pipeline this key cannot run.
+ */
+export async function runWorker(dataDirOpt: string | undefined, o: { verbose?: boolean } = {}) {
   const dataDir = serviceConfig({ dataDir: dataDirOpt }).dataDir;
+  const { SCHEDULES } = await import('./schedules.js');
+  await preflight(scheduledNeeds(SCHEDULES), { mode: 'worker' });
+  stopOnSignals();
   const endpoint = await temporalEndpoint({ dataDir, log: (m) => console.error(m) });
-  const w = await startWorker({ endpoint, dataDir });
-  console.log(`worker running on ${endpoint.address}${endpoint.uiUrl ? ` (Temporal UI ${endpoint.uiUrl})` : ''}; warehouse ${warehouseDir(dataDir)}`);
-  const stop = async () => {
-    await w.stop();
+  atShutdown(() => endpoint.stop());
+  try {
+    const w = await startWorker({ endpoint, dataDir, verbose: o.verbose });
+    atShutdown(() => w.stop());
+    console.log(`worker running on ${endpoint.address}${endpoint.uiUrl ? ` (Temporal UI ${endpoint.uiUrl})` : ''}; warehouse ${warehouseDir(dataDir)}`);
+    await w.running;
+  } finally {
     await endpoint.stop();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
-  await w.running;
+  }
 }
 
 /** One workflow to run now: its type, queue, input, and how its `progress` query reads as a bar. */
@@ -25,27 +35,91 @@ export interface RunRequest<P = unknown> {
   taskQueue: string;
   input: Record<string, unknown>;
   show: (p: P) => [number, number, string];
+  /** what the preflight checks for it */
+  need: PreflightNeed;
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** One line per retry: of the worker's API client (in-process), and of Temporal's activity retries. */
+export function retryLines(write: (line: string) => void) {
+  const seen = new Map<string, number>();
+  return {
+    clientEvent(e: ClientEvent) {
+      if (e.type !== 'retry') return;
+      write(`retry ${e.operationId}: attempt ${e.attempt + 1} failed (${e.reason}); attempt ${e.attempt + 2} in ${seconds(e.delayMs)}`);
+    },
+    /** from DescribeWorkflowExecution: pending activities whose attempt went up */
+    pending(activities: { activityId?: string | null; activityType?: { name?: string | null } | null; attempt?: number | null; lastFailure?: { message?: string | null } | null; nextAttemptScheduleTime?: { seconds?: unknown } | null }[]) {
+      for (const a of activities) {
+        const attempt = a.attempt ?? 1;
+        const id = a.activityId ?? '';
+        if (attempt <= 1 || (seen.get(id) ?? 1) >= attempt) continue;
+        seen.set(id, attempt);
+        const next = a.nextAttemptScheduleTime?.seconds != null ? Number(a.nextAttemptScheduleTime.seconds) * 1000 : null;
+        write(`retry ${a.activityType?.name ?? 'activity'}: attempt ${attempt - 1} failed (${a.lastFailure?.message ?? 'unknown'}); attempt ${attempt} ${next ? `in ${seconds(Math.max(0, next - Date.now()))}` : 'now'}`);
+      }
+    },
+  };
+}
+
+/** The innermost message of a failed workflow: the activity's failure (the API's code and detail). */
+function rootMessage(e: unknown): string {
+  let m = (e as Error).message;
+  for (let c = (e as { cause?: unknown }).cause; c; c = (c as { cause?: unknown }).cause) m = (c as Error).message || m;
+  return m;
 }
 
 /**
  * Run one workflow now and wait for it: our own dev server and worker unless TEMPORAL_ADDRESS
  * is set; progress from the workflow's `progress` query (a bar on a terminal, JSON lines
- * otherwise); the result printed as JSON.
+ * otherwise), a line per retry; the result printed as JSON. The preflight runs first (with
+ * TEMPORAL_ADDRESS and no NEWSFLOW_API_KEY, the worker elsewhere has its own key: it is left out).
+ * A failed run throws RunFailedError with its cause; a signal stops the worker and the dev server.
  */
-export async function runOnce<P>(dataDirOpt: string | undefined, { workflowType, taskQueue, input, show }: RunRequest<P>) {
+export async function runOnce<P>(dataDirOpt: string | undefined, { workflowType, taskQueue, input, show, need }: RunRequest<P>, o: { verbose?: boolean } = {}) {
   const dataDir = serviceConfig({ dataDir: dataDirOpt }).dataDir;
+  const own = !process.env.TEMPORAL_ADDRESS;
+  if (own || process.env.NEWSFLOW_API_KEY) await preflight([need]);
+  stopOnSignals((signal) => (signal === 'SIGINT' ? 130 : 143));
   const endpoint = await temporalEndpoint({ dataDir, log: (m) => console.error(m) });
-  const w = process.env.TEMPORAL_ADDRESS ? null : await startWorker({ endpoint, dataDir });
-  const client = await temporalClient(endpoint);
+  const offEndpoint = atShutdown(() => endpoint.stop());
+  const retries = retryLines((line) => process.stderr.write(`${line}\n`));
+  let w: Awaited<ReturnType<typeof startWorker>> | null = null;
+  let offWorker = () => {};
+  let poll: NodeJS.Timeout | undefined;
   const bar = progress(workflowType);
-  const handle = await client.workflow.start(workflowType, { taskQueue, workflowId: `${workflowType}-manual-${Date.now()}`, args: [input] });
-  const poll = setInterval(() => {
-    handle.query<P>('progress').then((p) => bar.update(...show(p)), () => {});
-  }, 1000);
-  const result = (await handle.result().finally(() => clearInterval(poll))) as Record<string, unknown>;
-  bar.update(1, 1, 'done');
-  bar.stop();
-  console.log(JSON.stringify(result));
-  await w?.stop();
-  await endpoint.stop();
+  try {
+    if (own) {
+      w = await startWorker({ endpoint, dataDir, verbose: o.verbose, onEvent: (e) => retries.clientEvent(e) });
+      const worker = w;
+      offWorker = atShutdown(() => worker.stop());
+    }
+    const client = await temporalClient(endpoint);
+    const handle = await client.workflow.start(workflowType, { taskQueue, workflowId: `${workflowType}-manual-${Date.now()}`, args: [input] });
+    poll = setInterval(() => {
+      handle.query<P>('progress').then((p) => bar.update(...show(p)), () => {}); // after the end, a stopped bar ignores it
+      handle.describe().then((d) => retries.pending(d.raw.pendingActivities ?? []), () => {});
+    }, 1000);
+    let result: Record<string, unknown>;
+    try {
+      result = (await handle.result()) as Record<string, unknown>;
+    } catch (e) {
+      if (e instanceof WorkflowFailedError) throw new RunFailedError(`${need.pipeline} failed: ${rootMessage(e)}`);
+      throw e;
+    } finally {
+      clearInterval(poll);
+      await client.connection.close();
+    }
+    bar.update(1, 1, 'done');
+    bar.stop();
+    console.log(JSON.stringify(result));
+  } finally {
+    clearInterval(poll);
+    bar.stop();
+    offWorker();
+    offEndpoint();
+    await w?.stop();
+    await endpoint.stop();
+  }
 }

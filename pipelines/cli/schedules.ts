@@ -1,8 +1,6 @@
 /** The Temporal schedules declared in pipelines/schedules.ts: `schedule apply|list|trigger|backfill|delete`. */
-import { ScheduleOverlapPolicy } from '@temporalio/client';
 import type { Command } from 'commander';
 import { temporalClient, temporalEndpoint } from '../runtime.js';
-import { applySchedules, listOurs } from '../schedules.js';
 import { CliError, dataDirOf, dataDirOpt, table } from './shared.js';
 
 /** A client of the server of TEMPORAL_ADDRESS (these commands never start one). */
@@ -15,8 +13,12 @@ async function withTemporal<T>(dataDir: string | undefined, fn: (c: Awaited<Retu
 export function register(program: Command): void {
   const schedule = program.command('schedule').description('Temporal schedules declared in pipelines/schedules.ts');
   schedule.command('apply').description('make the server\'s schedules match the declaration (idempotent)').option(...dataDirOpt)
-    .action(async (o: { dataDir?: string }) => console.log(JSON.stringify(await withTemporal(o.dataDir, (c) => applySchedules(c)))));
+    .action(async (o: { dataDir?: string }) => {
+      const { applySchedules } = await import('../schedules.js');
+      console.log(JSON.stringify(await withTemporal(o.dataDir, (c) => applySchedules(c))));
+    });
   schedule.command('list').option(...dataDirOpt).action(async (o: { dataDir?: string }) => {
+    const { listOurs } = await import('../schedules.js');
     const rows = await withTemporal(o.dataDir, async (c) => Promise.all((await listOurs(c)).map(async (s) => {
       const d = await c.schedule.getHandle(s.id).describe();
       return { id: s.id, paused: d.state.paused, next: d.info.nextActionTimes[0] ?? null, recent: d.info.recentActions.length };
@@ -32,6 +34,7 @@ export function register(program: Command): void {
       const start = new Date(o.from);
       const end = new Date(o.to);
       if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime()) || end < start) throw new CliError('--from and --to must be ISO dates with --from before --to');
+      const { ScheduleOverlapPolicy } = await import('@temporalio/client');
       await withTemporal(o.dataDir, (c) => c.schedule.getHandle(id).backfill({ start, end, overlap: ScheduleOverlapPolicy.BUFFER_ALL }));
       console.log(`backfilling ${id} from ${start.toISOString()} to ${end.toISOString()}`);
     });

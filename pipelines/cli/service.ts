@@ -3,9 +3,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { serve, seedStore } from '../service.js';
-import { mainJob, remoteApi } from '../mainJob.js';
-import { CliError, dataDirOpt, floatArg, intArg } from './shared.js';
+import { remoteApi } from '../preflight.js';
+import { CliError, dataDirOpt, floatArg, intArg, verboseOpt } from './shared.js';
+
+// the work is imported when a command runs: `newsflow --help` and other commands load no service
+const work = () => import('../service.js');
+const job = () => import('../mainJob.js');
 
 /** ../shared/data beside the repository, when it is there. */
 function defaultCorpus(): string | undefined {
@@ -25,6 +28,7 @@ export function register(program: Command): void {
     .option('--rebase-dates', 'shift dates so the newest article of each source is now')
     .option('--replay <speed>', 'release articles in publication order at SPEED x real time', floatArg('--replay'))
     .action(async (o: { port?: number; host?: string; dataDir?: string; limits?: string; seed?: string; rebaseDates?: boolean; replay?: number }) => {
+      const { serve } = await work();
       await serve({ port: o.port, host: o.host, dataDir: o.dataDir, limitsText: o.limits, seed: o.seed ?? process.env.NEWSFLOW_CORPUS, rebaseDates: o.rebaseDates, replay: o.replay });
     });
 
@@ -38,6 +42,7 @@ export function register(program: Command): void {
     .action(async (o: { corpus?: string; rebaseDates?: boolean; dataDir?: string; json?: boolean }) => {
       const corpus = o.corpus ?? process.env.NEWSFLOW_CORPUS;
       if (!corpus) throw new CliError('no corpus: pass --corpus PATH (for example ../shared/data) or set NEWSFLOW_CORPUS');
+      const { seedStore } = await work();
       const r = await seedStore({ corpus, rebaseDates: o.rebaseDates, dataDir: o.dataDir });
       console.log(o.json ? JSON.stringify(r) : `read ${r.read}, enriched ${r.enriched} (${r.inserted} new, ${r.updated} updated), unchanged ${r.unchanged}; store holds ${r.total} articles, ${r.indexed} indexed`);
     });
@@ -49,9 +54,11 @@ export function register(program: Command): void {
     .option('--corpus <path>', 'news corpus (default: $NEWSFLOW_CORPUS, else ../shared/data beside the repo)')
     .option('--replay <speed>', 'replay speed: corpus time per real time', floatArg('--replay'), 3600)
     .option(...dataDirOpt)
-    .action(async (o: { port?: number; dataDir?: string; corpus?: string; replay: number }) => {
+    .option(...verboseOpt)
+    .action(async (o: { port?: number; dataDir?: string; corpus?: string; replay: number; verbose?: boolean }) => {
       const corpus = o.corpus ?? process.env.NEWSFLOW_CORPUS ?? defaultCorpus();
       if (!corpus && !remoteApi()) throw new CliError('no corpus found: pass --corpus PATH or set NEWSFLOW_CORPUS (the shared data folder, e.g. ../shared/data)');
+      const { mainJob } = await job();
       await mainJob({ ...o, corpus });
     });
 }

@@ -10,6 +10,7 @@ import { warehouseDir } from '../runtime.js';
 export class CliError extends Error {}
 
 export const dataDirOpt = ['--data-dir <dir>', 'data directory (default: $NEWSFLOW_DATA_DIR or ./data)'] as const;
+export const verboseOpt = ['--verbose', "the Temporal worker's log on stderr too (always in <data dir>/logs/worker.log)"] as const;
 export const warehouseOpt = ['--warehouse <dir>', 'warehouse folder (default: the data dir)'] as const;
 
 /** The data dir of --data-dir (else $NEWSFLOW_DATA_DIR, else ./data). */

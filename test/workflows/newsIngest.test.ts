@@ -69,6 +69,14 @@ describe('newsIngest', () => {
     expect(JSON.parse(String(loads[1]!.invariants))).toMatchObject({ rows_equal_offset: true });
   });
 
+  it('a window that is not an ordered pair of ISO times fails the run at once (WindowError), no page asked', async () => {
+    const before = await counts();
+    const err = await ingest(`ingest-badwindow-${Date.now()}`, { from: '2022-07-10T00:00:00Z', to: '2022-07-09T00:00:00Z' }).catch((e: Error & { cause?: { type?: string; message?: string } }) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as { cause?: { type?: string } }).cause).toMatchObject({ type: 'WindowError', message: 'window from 2022-07-10T00:00:00Z to 2022-07-09T00:00:00Z is not an ordered pair of ISO times' });
+    expect(await counts()).toEqual(before);
+  });
+
   it('newsflow sql answers while the worker is landing', async () => {
     const landing = ingest(`ingest-c-${Date.now()}`, { from: '2022-06-01T00:00:00.000Z', to: '2022-07-11T00:00:00.000Z', pageSize: 25 });
     let done = false;
