@@ -10,7 +10,7 @@ import { FilterParams } from './search.js';
 
 export const ChatMessage = z
   .object({
-    role: z.string(),
+    role: z.enum(['system', 'user', 'assistant']),
     content: z.string(),
     name: z.string().nullable().optional(),
     function_call: FreeObject.nullable().optional(),

@@ -7,6 +7,8 @@ import { distributionHandlers } from './distribution.js';
 import { alertHandlers } from './alerts.js';
 import { indexCountsHandlers } from './index-counts.js';
 import { storiesHandlers } from './stories.js';
+import { chatHandlers } from './chat.js';
+import { byokHandlers } from './byok.js';
 
 export const HANDLERS: GroupHandlers = {
   ...pingHandlers,
@@ -16,4 +18,6 @@ export const HANDLERS: GroupHandlers = {
   ...alertHandlers,
   ...indexCountsHandlers,
   ...storiesHandlers,
+  ...chatHandlers,
+  ...byokHandlers,
 };
