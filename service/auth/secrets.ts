@@ -31,6 +31,13 @@ export function fileKey(dataDir: string, create: boolean): Buffer | null {
   return k;
 }
 
+/** A rotation's new key, written before the store is re-sealed and renamed to the key file after. */
+export const NEXT_KEY_FILE = `${KEY_FILE}.next`;
+function nextKey(dataDir: string): Buffer | null {
+  const f = path.join(dataDir, NEXT_KEY_FILE);
+  return fs.existsSync(f) ? parseMasterKey(fs.readFileSync(f, 'utf8')) : null;
+}
+
 export class Secrets {
   private readonly byId: Map<string, Buffer>;
   /** `current` seals; `older` only open (rotation). */
@@ -43,11 +50,12 @@ export class Secrets {
 
   /** The master key of a service: NEWSFLOW_SECRET_KEY, else the data dir's key file (created on first use). */
   static forService(opts: { secretKey?: string; dataDir: string }): Secrets {
+    const next = nextKey(opts.dataDir);
     if (opts.secretKey) {
       const older = fileKey(opts.dataDir, false);
-      return new Secrets(parseMasterKey(opts.secretKey), older ? [older] : []);
+      return new Secrets(parseMasterKey(opts.secretKey), [older, next].filter((k): k is Buffer => !!k));
     }
-    return new Secrets(fileKey(opts.dataDir, true)!);
+    return new Secrets(fileKey(opts.dataDir, true)!, next ? [next] : []);
   }
 
   get id(): string {
