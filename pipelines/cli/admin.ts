@@ -1,0 +1,85 @@
+/** Administration of the service store: `orgs`, `keys`, `simulate`. */
+import type { Command } from 'commander';
+import { PLANS, SCOPES } from '../../spec/index.js';
+import { CliError, dataDirOpt, intArg, list, table, withKeys, withStore } from './shared.js';
+
+export function register(program: Command): void {
+  const orgs = program.command('orgs').description('organizations');
+  orgs
+    .command('create')
+    .description('create an organization owning domains')
+    .requiredOption('--name <name>', 'organization name')
+    .option('--domains <list>', 'comma-separated domains it owns, e.g. a.com,b.com', list, [])
+    .option('--publisher', 'a publisher organization (distribution, news search, article lookup and DeepNews only)')
+    .option('--plan <plan>', `plan of its keys: ${PLANS.join(', ')}`, 'enterprise')
+    .option(...dataDirOpt)
+    .option('--json', 'print JSON')
+    .action(async (o: { name: string; domains: string[]; publisher?: boolean; plan: string; dataDir?: string; json?: boolean }) => {
+      const org = await withKeys(o.dataDir, (k) => k.createOrg({ name: o.name, domains: o.domains, publisher: o.publisher, plan: o.plan }));
+      console.log(o.json ? JSON.stringify(org) : `created organization ${org.name} (${org.id}) domains=${org.domains.join(',') || '-'} publisher=${org.publisher}`);
+    });
+  orgs
+    .command('list')
+    .option(...dataDirOpt)
+    .option('--json', 'print JSON')
+    .action(async (o: { dataDir?: string; json?: boolean }) => {
+      const rows = await withKeys(o.dataDir, (k) => k.listOrgs());
+      console.log(o.json ? JSON.stringify(rows) : table(rows.map((r) => ({ id: r.id, name: r.name, domains: r.domains, publisher: r.publisher, plan: r.plan }))));
+    });
+
+  const keys = program.command('keys').description('API keys (stored hashed; the key is printed once)');
+  keys
+    .command('create')
+    .description('create an API key')
+    .requiredOption('--name <name>', 'a label for the key')
+    .option('--org <org>', 'organization name or id (an organization key); without it a personal key')
+    .requiredOption('--scopes <list>', `comma-separated scopes: ${SCOPES.join(', ')}`, list)
+    .option('--plan <plan>', `plan: ${PLANS.join(', ')} (default: the organization's, else free)`)
+    .option('--legacy', 'a key from before the distribution scope existed (never carries it)')
+    .option(...dataDirOpt)
+    .option('--json', 'print JSON')
+    .action(async (o: { name: string; org?: string; scopes: string[]; plan?: string; legacy?: boolean; dataDir?: string; json?: boolean }) => {
+      const { id, key, row } = await withKeys(o.dataDir, (k) => k.createKey(o));
+      if (o.json) {
+        console.log(JSON.stringify({ id, key, name: row.name, org: row.org_name, scopes: row.scopes, plan: row.plan, legacy: row.legacy }));
+      } else {
+        console.log(`created key ${id} (${row.name}) scopes=${row.scopes.join(',')} plan=${row.plan}${row.org_name ? ` org=${row.org_name}` : ' personal'}${row.legacy ? ' legacy' : ''}`);
+        console.log(`\n  ${key}\n\nThis is the only time the key is shown: it is stored hashed.`);
+      }
+    });
+  keys
+    .command('list')
+    .option(...dataDirOpt)
+    .option('--json', 'print JSON')
+    .action(async (o: { dataDir?: string; json?: boolean }) => {
+      const rows = await withKeys(o.dataDir, (k) => k.listKeys());
+      const view = rows.map((r) => ({
+        id: r.id, name: r.name, prefix: `${r.key_prefix}…`, org: r.org_name, scopes: r.scopes, plan: r.plan,
+        legacy: r.legacy, created: r.created_at, revoked: r.revoked_at,
+      }));
+      console.log(o.json ? JSON.stringify(view) : table(view));
+    });
+  keys
+    .command('revoke <id>')
+    .option(...dataDirOpt)
+    .action(async (id: string, o: { dataDir?: string }) => {
+      const ok = await withKeys(o.dataDir, (k) => k.revokeKey(id));
+      if (!ok) throw new CliError(`no key with id ${id}; list them with: newsflow keys list`);
+      console.log(`revoked ${id}`);
+    });
+
+  program
+    .command('simulate <what>')
+    .description('write a synthetic hit history (what: hits), marked synthetic in the store: events spread Zipf-like (s = 1.1) over a seeded ordering of the articles; kinds 70% surface, 15% citation, 10% full_text, 5% grounded')
+    .option('--months <n>', 'months back from today', intArg('--months'), 6)
+    .option('--seed <n>', 'random seed (the same seed writes the same history)', intArg('--seed'), 1)
+    .option('--events-per-day <n>', 'events per day', intArg('--events-per-day'), 2000)
+    .option(...dataDirOpt)
+    .action(async (what: string, o: { months: number; seed: number; eventsPerDay: number; dataDir?: string }) => {
+      if (what !== 'hits') throw new CliError(`unknown simulation "${what}"; use: newsflow simulate hits`);
+      const { DistributionStore } = await import('../../service/store/distribution.js');
+      const r = await withStore(o.dataDir, (db) => new DistributionStore(db).simulate({ months: o.months, seed: o.seed, eventsPerDay: o.eventsPerDay, now: new Date() })
+        .catch((e: Error) => { throw new CliError(e.message); }));
+      console.log(JSON.stringify(r));
+    });
+}

@@ -1,0 +1,57 @@
+/** The service: `serve`, `seed`, `start` (the main job). */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { serve, seedStore } from '../service.js';
+import { mainJob, remoteApi } from '../mainJob.js';
+import { CliError, dataDirOpt, floatArg, intArg } from './shared.js';
+
+/** ../shared/data beside the repository, when it is there. */
+function defaultCorpus(): string | undefined {
+  const p = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'data');
+  return fs.existsSync(p) ? p : undefined;
+}
+
+export function register(program: Command): void {
+  program
+    .command('serve')
+    .description('run the API service')
+    .option('--port <port>', 'port (default: $NEWSFLOW_PORT or 8080)', intArg('--port'))
+    .option('--host <host>', 'interface to bind (default: $NEWSFLOW_HOST or 127.0.0.1)')
+    .option(...dataDirOpt)
+    .option('--limits <spec>', 'rate limits, e.g. distribution=0.2:5:2,news=10:20:10 (GROUP=RATE:BURST:CONCURRENCY)')
+    .option('--seed <path>', 'load a news corpus first (default: $NEWSFLOW_CORPUS)')
+    .option('--rebase-dates', 'shift dates so the newest article of each source is now')
+    .option('--replay <speed>', 'release articles in publication order at SPEED x real time', floatArg('--replay'))
+    .action(async (o: { port?: number; host?: string; dataDir?: string; limits?: string; seed?: string; rebaseDates?: boolean; replay?: number }) => {
+      await serve({ port: o.port, host: o.host, dataDir: o.dataDir, limitsText: o.limits, seed: o.seed ?? process.env.NEWSFLOW_CORPUS, rebaseDates: o.rebaseDates, replay: o.replay });
+    });
+
+  program
+    .command('seed')
+    .description('load a news corpus into the service store (idempotent: unchanged articles are skipped)')
+    .option('--corpus <path>', 'corpus directory or file (default: $NEWSFLOW_CORPUS)')
+    .option('--rebase-dates', 'shift dates so the newest article of each source is now, keeping spacing')
+    .option(...dataDirOpt)
+    .option('--json', 'print the result as JSON')
+    .action(async (o: { corpus?: string; rebaseDates?: boolean; dataDir?: string; json?: boolean }) => {
+      const corpus = o.corpus ?? process.env.NEWSFLOW_CORPUS;
+      if (!corpus) throw new CliError('no corpus: pass --corpus PATH (for example ../shared/data) or set NEWSFLOW_CORPUS');
+      const r = await seedStore({ corpus, rebaseDates: o.rebaseDates, dataDir: o.dataDir });
+      console.log(o.json ? JSON.stringify(r) : `read ${r.read}, enriched ${r.enriched} (${r.inserted} new, ${r.updated} updated), unchanged ${r.unchanged}; store holds ${r.total} articles, ${r.indexed} indexed`);
+    });
+
+  program
+    .command('start')
+    .description('the main job: the service (corpus in replay), a Temporal dev server, the worker, the schedules; each pipeline triggered once')
+    .option('--port <port>', 'service port', intArg('--port'))
+    .option('--corpus <path>', 'news corpus (default: $NEWSFLOW_CORPUS, else ../shared/data beside the repo)')
+    .option('--replay <speed>', 'replay speed: corpus time per real time', floatArg('--replay'), 3600)
+    .option(...dataDirOpt)
+    .action(async (o: { port?: number; dataDir?: string; corpus?: string; replay: number }) => {
+      const corpus = o.corpus ?? process.env.NEWSFLOW_CORPUS ?? defaultCorpus();
+      if (!corpus && !remoteApi()) throw new CliError('no corpus found: pass --corpus PATH or set NEWSFLOW_CORPUS (the shared data folder, e.g. ../shared/data)');
+      await mainJob({ ...o, corpus });
+    });
+}

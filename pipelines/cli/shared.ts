@@ -1,0 +1,52 @@
+/** What several command groups use: the error they report, argument parsers, common options, the store, a text table. */
+import path from 'node:path';
+import { InvalidArgumentError } from 'commander';
+import { Db } from '../../service/store/db.js';
+import { KeyStore } from '../../service/auth/keys.js';
+import { serviceConfig, storeFile } from '../../service/config.js';
+import { warehouseDir } from '../runtime.js';
+
+/** A mistake of the user's: printed as `error: <message>`, exit code 1, no stack trace. */
+export class CliError extends Error {}
+
+export const dataDirOpt = ['--data-dir <dir>', 'data directory (default: $NEWSFLOW_DATA_DIR or ./data)'] as const;
+export const warehouseOpt = ['--warehouse <dir>', 'warehouse folder (default: the data dir)'] as const;
+
+/** The data dir of --data-dir (else $NEWSFLOW_DATA_DIR, else ./data). */
+export const dataDirOf = (dataDir: string | undefined) => serviceConfig({ dataDir }).dataDir;
+
+/** The warehouse folder of --warehouse, else of the data dir. */
+export const warehouseOf = (o: { warehouse?: string; dataDir?: string }) => (o.warehouse ? path.resolve(o.warehouse) : warehouseDir(dataDirOf(o.dataDir)));
+
+export const intArg = (name: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError(`${name} must be an integer 0-65535`);
+  return n;
+};
+export const floatArg = (name: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number`);
+  return n;
+};
+export const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
+
+/** The service store of the data dir, open for `fn` and closed after. */
+export async function withStore<T>(dataDir: string | undefined, fn: (db: Db) => Promise<T>): Promise<T> {
+  const db = await Db.open(storeFile(dataDirOf(dataDir)));
+  try {
+    return await fn(db);
+  } finally {
+    db.close();
+  }
+}
+
+export const withKeys = <T>(dataDir: string | undefined, fn: (keys: KeyStore) => Promise<T>): Promise<T> => withStore(dataDir, (db) => fn(new KeyStore(db)));
+
+export function table(rows: Record<string, unknown>[]): string {
+  if (rows.length === 0) return '(none)';
+  const cols = Object.keys(rows[0]!);
+  const cell = (v: unknown) => (v === null || v === undefined ? '' : v instanceof Date ? v.toISOString() : Array.isArray(v) ? v.join(',') : String(v));
+  const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
+  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(width[i]!)).join('  ').trimEnd();
+  return [line(cols), line(width.map((w) => '-'.repeat(w))), ...rows.map((r) => line(cols.map((c) => cell(r[c]))))].join('\n');
+}
