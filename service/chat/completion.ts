@@ -33,6 +33,7 @@ export interface ChatBody {
   journalist_mode: boolean;
   asknews_watermark: boolean;
   conversational_awareness: boolean;
+  /** as sent (validated by spec/; parsed again with the search schema and chat's defaults) */
   filter_params?: Record<string, unknown> | null;
 }
 
@@ -209,7 +210,8 @@ export async function startChat(services: Services, principal: Principal, body: 
         }
         if (!full) {
           full = yield* emit(cites.push(stopped ? '' : stopper.end()) + cites.end());
-          const tail = (body.append_references ? references(cites.citedDocs()) : '') + (body.asknews_watermark ? WATERMARK : '');
+          // a stop sequence ends the output: nothing is appended after it
+        const tail = stopped ? '' : (body.append_references ? references(cites.citedDocs()) : '') + (body.asknews_watermark ? WATERMARK : '');
           if (!full && tail) full = yield* emit(tail);
         }
         if (full) reason = 'length';

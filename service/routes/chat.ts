@@ -38,7 +38,9 @@ async function* sse(run: ChatRun, first: IteratorResult<ChatEvent>, it: AsyncGen
 export const chatHandlers: GroupHandlers = {
   get_chat_completions: async (ctx) => {
     const body = ctx.body as ChatBody;
-    const run = await startChat(ctx.services, ctx.principal!, body);
+    // filter_params as sent: the parsed ones carry every search default, which would override chat's
+    const raw = (ctx.req.body as { filter_params?: Record<string, unknown> | null } | null)?.filter_params;
+    const run = await startChat(ctx.services, ctx.principal!, { ...body, filter_params: raw && typeof raw === 'object' ? raw : null });
     const it = run.events();
     ctx.reply.header('x-thread-id', run.threadId);
     try {
