@@ -22,7 +22,7 @@ export interface ExtractiveOptions {
   /** candidate sentences embedded for the cosine (the best by BM25 and position) */
   embedded: number;
 }
-const DEFAULTS: ExtractiveOptions = { sentences: 6, perArticle: 2, embedded: 16 };
+const DEFAULTS: ExtractiveOptions = { sentences: 6, perArticle: 2, embedded: 10 };
 
 interface Candidate {
   doc: ContextDoc;
