@@ -9,7 +9,7 @@ import {
 } from '../spec/index.js';
 import type { Principal } from './auth/principal.js';
 import { HttpError, badRequest, forbidden, methodNotAllowed, notFound, notImplemented, unauthorized } from './errors.js';
-import { coerceQuery, parseOrThrow } from './validation.js';
+import { checkInputLimits, coerceQuery, parseOrThrow } from './validation.js';
 import { HANDLERS } from './routes/index.js';
 import type { GroupHandlers, Services } from './context.js';
 import { docsPage } from './docs.js';
@@ -38,6 +38,15 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
 
   opts.configure?.(app);
 
+  // JSON: keys named __proto__ (and constructor.prototype) are dropped like any unknown key, not
+  // refused; an empty body is no body (DELETE with Content-Type: application/json, as several
+  // clients send it), so a route that needs one answers 422 "field required".
+  const json = app.getDefaultJsonParser('remove', 'remove');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (String(body).trim() === '') return done(null, undefined);
+    return json(req, body as string, done);
+  });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(String(body))));
   });
@@ -119,11 +128,14 @@ async function handle(services: Services, handlers: GroupHandlers, d: RouteDef, 
   const query = d.query ? parseOrThrow(d.query, coerceQuery(d.query, (req.query ?? {}) as Record<string, unknown>), 'query') : {};
   let body: unknown;
   if (d.body) {
+    checkInputLimits(req.body, 'body');
     if (req.body === undefined || req.body === null) {
       if (d.bodyRequired) throw new HttpError(422, ERROR_CODES.validation, [{ loc: ['body'], msg: 'field required', type: 'value_error.missing' }]);
       body = parseOrThrow(d.body, {}, 'body');
     } else {
-      body = parseOrThrow(d.body, req.body, 'body');
+      // a form carries strings only: coerce them like a query ("True" -> true, "10" -> 10)
+      const form = /^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? '');
+      body = parseOrThrow(d.body, form ? coerceQuery(d.body, req.body as Record<string, unknown>) : req.body, 'body');
     }
   }
 

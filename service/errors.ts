@@ -40,10 +40,10 @@ export function zodIssuesToItems(location: string, issues: z.core.$ZodIssue[], i
     switch (issue.code) {
       case 'invalid_type':
         if (value === undefined) return { loc, msg: 'field required', type: 'value_error.missing' };
-        return { loc, msg: `${name}: expected ${issue.expected}, got ${JSON.stringify(value)}`, type: `type_error.${issue.expected}` };
+        return { loc, msg: `${name}: expected ${issue.expected}, got ${show(value)}`, type: `type_error.${issue.expected}` };
       case 'invalid_value': {
         const allowed = issue.values.map((v) => JSON.stringify(v)).join(', ');
-        return { loc, msg: `${name}: ${JSON.stringify(value)} is not a permitted value; permitted: ${allowed}`, type: 'type_error.enum' };
+        return { loc, msg: `${name}: ${show(value)} is not a permitted value; permitted: ${allowed}`, type: 'type_error.enum' };
       }
       case 'too_small':
         return {
@@ -52,15 +52,18 @@ export function zodIssuesToItems(location: string, issues: z.core.$ZodIssue[], i
           type: issue.origin === 'array' ? 'value_error.list.min_items' : 'value_error.number.not_ge',
         };
       case 'too_big':
+        if (issue.origin === 'string') return { loc, msg: `${name}: at most ${String(issue.maximum)} characters allowed`, type: 'value_error.any_str.max_length' };
         return {
           loc,
           msg: `${name}: ${issue.origin === 'array' ? 'at most' : 'must be less than or equal to'} ${String(issue.maximum)}${issue.origin === 'array' ? ' items allowed' : ''}`,
           type: issue.origin === 'array' ? 'value_error.list.max_items' : 'value_error.number.not_le',
         };
-      case 'invalid_format':
-        return { loc, msg: `${name}: ${JSON.stringify(value)} is not a valid ${issue.format}`, type: `value_error.${issue.format}` };
+      case 'invalid_format': {
+        const format = issue.format === 'guid' ? 'uuid' : issue.format;
+        return { loc, msg: `${name}: ${show(value)} is not a valid ${format}`, type: `value_error.${format}` };
+      }
       case 'invalid_union':
-        return { loc, msg: `${name}: ${JSON.stringify(value)} does not match any allowed form`, type: 'value_error.union' };
+        return { loc, msg: `${name}: ${show(value)} does not match any allowed form`, type: 'value_error.union' };
       case 'unrecognized_keys':
         return { loc, msg: `unknown field(s): ${issue.keys.join(', ')}`, type: 'value_error.extra' };
       default:
@@ -69,11 +72,18 @@ export function zodIssuesToItems(location: string, issues: z.core.$ZodIssue[], i
   });
 }
 
+/** A value quoted in a message: JSON, cut at 200 characters (input may be megabytes). */
+function show(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
 function lookup(input: unknown, path: PropertyKey[]): unknown {
   let cur: unknown = input;
   for (const p of path) {
     if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<PropertyKey, unknown>)[p];
+    // own properties only: a path through `constructor` or `__proto__` finds no inherited value
+    cur = Object.hasOwn(cur, p) ? (cur as Record<PropertyKey, unknown>)[p] : undefined;
   }
   return cur;
 }

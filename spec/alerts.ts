@@ -1,7 +1,7 @@
 /** Alerts under /v1/chat/alerts (facts §9). */
 import { z } from 'zod';
 import { AlertCheckModel, AlertType, DeepNewsEngine, DeepNewsModel, DeepNewsSource, LEGACY_REPORT_MODELS } from './enums.js';
-import { DateTime, FreeObject, record, Url, Uuid } from './common.js';
+import { atMostJsonBytes, DateTime, DateTimeInput, FreeObject, INPUT_LIMITS, LookbackHours, record, UnixSeconds, Url, Uuid } from './common.js';
 import { FilterParams } from './search.js';
 
 /** Five-field cron (minute hour day-of-month month day-of-week); checked field by field. */
@@ -38,7 +38,7 @@ export function cronError(expr: string): string | null {
   }
   return null;
 }
-export const Cron = z.string().superRefine((v, ctx) => {
+export const Cron = z.string().max(INPUT_LIMITS.alertCronChars, { abort: true }).superRefine((v, ctx) => {
   const err = cronError(v);
   if (err) ctx.addIssue({ code: 'custom', message: err });
 });
@@ -52,7 +52,7 @@ export const DeepNewsSourceParams = z.object({
   engine: DeepNewsEngine.exclude(['v2.0']).default('v1.5'),
   max_parallel_tool_calls: z.int().min(1).max(4).default(1),
   enable_source_pruning: z.boolean().default(false),
-  cutoff_datetime: DateTime.nullable().optional(),
+  cutoff_datetime: DateTimeInput.nullable().optional(),
   model: DeepNewsModel.nullable().default('gemini-3-flash'),
   search_depth: z.int().min(1).max(20).default(1),
   max_depth: z.int().min(1).max(40).default(4),
@@ -67,7 +67,7 @@ export const AlertSource = z.discriminatedUnion('identifier', [
       queries: z.array(z.string()).min(1),
       domains: z.array(z.string()).nullable().optional(),
       strict: z.boolean().default(true),
-      lookback: z.int().default(24),
+      lookback: LookbackHours.default(24),
     }),
   }),
   z.object({ identifier: z.literal('deepnews'), params: DeepNewsSourceParams.optional() }),
@@ -131,19 +131,22 @@ export const LegacyReportRequest = z.object({
 });
 export const ReportRequest = z.union([DeepNewsReportRequest, LegacyReportRequest]);
 
+/** Stored with the alert and sent back on every list page: bounded (INPUT_LIMITS). */
+const AlertText = z.string().max(INPUT_LIMITS.alertTextChars);
+const alertPart = <T extends z.ZodType>(s: T) => s.refine(...atMostJsonBytes(INPUT_LIMITS.alertPartBytes));
 const alertFields = {
-  query: z.string().nullable().optional(),
-  sources: z.array(AlertSource).nullable().optional(),
+  query: AlertText.nullable().optional(),
+  sources: alertPart(z.array(AlertSource)).nullable().optional(),
   alert_type: AlertType.nullable().optional(),
   model: AlertCheckModel.default('gpt-4o'),
   cron: Cron,
-  triggers: z.array(AlertTrigger),
+  triggers: alertPart(z.array(AlertTrigger)),
   always_trigger: z.boolean().default(false),
   repeat: z.boolean().default(true),
   active: z.boolean().default(true),
-  expires_at: DateTime.nullable().optional(),
-  report: z.union([ReportRequest, z.array(DeepNewsReportRequest)]).nullable().optional(),
-  title: z.string().nullable().optional(),
+  expires_at: DateTimeInput.nullable().optional(),
+  report: alertPart(z.union([ReportRequest, z.array(DeepNewsReportRequest)])).nullable().optional(),
+  title: AlertText.nullable().optional(),
   share_link: Url.nullable().optional(),
 };
 /** Update fields carry no defaults: a field left out stays as it is. */
@@ -225,8 +228,8 @@ export const AlertLogsQuery = z.object({
   alert_id: Uuid.nullable().optional(),
   user_id: Uuid.nullable().optional(),
   ...paging,
-  start_timestamp: z.int().nullable().optional(),
-  end_timestamp: z.int().nullable().optional(),
+  start_timestamp: UnixSeconds.nullable().optional(),
+  end_timestamp: UnixSeconds.nullable().optional(),
 });
 export const OneAlertLogsQuery = AlertLogsQuery.omit({ alert_id: true });
 export const AlertPath = z.object({ alert_id: Uuid });

@@ -4,7 +4,7 @@ import {
   DEFAULT_CHAT_MODEL, DEFAULT_DEEPNEWS_MODEL, DeepNewsEngine, DeepNewsModel, DeepNewsModelType, DeepNewsSource,
   InlineCitations,
 } from './enums.js';
-import { DateTime, FreeObject, record } from './common.js';
+import { DateTimeInput, FreeObject, FreeObjectInput, record } from './common.js';
 import { SearchResponseDictItem, WebSearchResult } from './article.js';
 import { FilterParams } from './search.js';
 
@@ -13,7 +13,7 @@ export const ChatMessage = z
     role: z.enum(['system', 'user', 'assistant']),
     content: z.string(),
     name: z.string().nullable().optional(),
-    function_call: FreeObject.nullable().optional(),
+    function_call: FreeObjectInput.nullable().optional(),
   })
   .meta({ id: 'ChatMessage' });
 export type ChatMessage = z.infer<typeof ChatMessage>;
@@ -100,7 +100,7 @@ export const DeepNewsRequest = z
     max_parallel_tool_calls: z.int().min(1).max(4).default(1),
     engine: DeepNewsEngine.default('v1.5'),
     enable_source_pruning: z.boolean().default(false),
-    cutoff_datetime: DateTime.nullable().optional(),
+    cutoff_datetime: DateTimeInput.nullable().optional(),
   })
   .meta({ id: 'CreateDeepNewsRequest' });
 export type DeepNewsRequest = z.input<typeof DeepNewsRequest>;

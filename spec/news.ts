@@ -4,7 +4,7 @@ import {
   Continent, IndexCountCategory, Language, ProvocativeFilter, ReportingVoiceFilter, Sampling,
   SentimentFilter, StringOp, TimeFilter,
 } from './enums.js';
-import { DateTime, FreeObject, oneOrMany, record, Uuid } from './common.js';
+import { DateTime, DateTimeInput, FreeObject, FreeObjectInput, oneOrMany, record, Uuid } from './common.js';
 import { SearchResponseDictItem } from './article.js';
 import { EntityGuaranteeItem, FilterParams } from './search.js';
 
@@ -13,7 +13,7 @@ export const ArticlesQuery = z.object({
   article_ids: z.array(Uuid).min(1).max(ARTICLE_LOOKUP_MAX),
   full_text: z.boolean().default(false),
 });
-export const ArticlePath = z.object({ article_id: z.string().min(1) });
+export const ArticlePath = z.object({ article_id: Uuid });
 export const ArticleQuery = z.object({ full_text: z.boolean().default(false) });
 export const ArticlesResponse = z.array(SearchResponseDictItem);
 
@@ -24,8 +24,8 @@ export const GraphRequest = z
     min_cluster_probability: z.number().default(0.9),
     geo_disambiguation: z.boolean().default(false),
     filter_params: FilterParams.nullable().optional(),
-    constrained_disambiguations: z.array(FreeObject).nullable().optional(),
-    docs_upload: z.array(FreeObject).nullable().optional(),
+    constrained_disambiguations: z.array(FreeObjectInput).nullable().optional(),
+    docs_upload: z.array(FreeObjectInput).nullable().optional(),
     visualize_with: z.string().nullable().optional(),
   })
   .meta({ id: 'GraphRequest' });
@@ -45,11 +45,11 @@ export const ScrapedURLItem = z.object({
   url: z.string().min(1),
   data: z.object({ scrapes: z.array(ScrapeItem), referrals: z.array(ReferralItem) }).nullable().optional(),
   skip_dedupe: z.boolean().default(false),
-  metadata: FreeObject.nullable().optional(),
-  enrichments: FreeObject.nullable().optional(),
+  metadata: FreeObjectInput.nullable().optional(),
+  enrichments: FreeObjectInput.nullable().optional(),
 });
 export const IndexUrlsRequest = z
-  .object({ start_time: DateTime, end_time: DateTime, urls: z.array(ScrapedURLItem).min(1) })
+  .object({ start_time: DateTimeInput, end_time: DateTimeInput, urls: z.array(ScrapedURLItem).min(1) })
   .meta({ id: 'URLIndexingRequest' });
 export const IndexUrlsResponse = record({ status: z.string(), job_id: z.string().nullable().optional() }).meta({
   id: 'IndexUrlsResponse',
@@ -73,8 +73,8 @@ export const INDEX_COUNTS_LIMITS = {
 } as const;
 
 export const IndexCountsQuery = z.object({
-  start_datetime: DateTime.nullable().optional(),
-  end_datetime: DateTime.nullable().optional(),
+  start_datetime: DateTimeInput.nullable().optional(),
+  end_datetime: DateTimeInput.nullable().optional(),
   domains: z.array(z.string()).nullable().optional(),
   sampling: Sampling.default('1d'),
   time_filter: TimeFilter.default('pub_date'),

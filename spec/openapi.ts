@@ -45,7 +45,9 @@ function parameters(sink: SchemaSink, schema: z.ZodType | undefined, where: 'que
   const required = new Set((resolved.required as string[] | undefined) ?? []);
   return Object.entries(props).map(([name, s]) => {
     const p: Json = { name, in: where, required: where === 'path' || required.has(name), schema: s };
-    if (s.description) p.description = s.description;
+    // a nullable parameter carries its description on the non-null branch of anyOf
+    const description = s.description ?? (s.anyOf as Json[] | undefined)?.find((x) => x.description)?.description;
+    if (description) p.description = description;
     if (where === 'query') Object.assign(p, { style: 'form', explode: true });
     return p;
   });

@@ -1,7 +1,7 @@
 /** Profile, rate-limit status, BYOK and the smaller endpoints (facts §12). */
 import { z } from 'zod';
 import { ByokProvider, FORECAST_MODELS, Plan, RedditSort, RedditTimeFilter, ReturnType } from './enums.js';
-import { DateTime, FreeObject, record } from './common.js';
+import { DateTime, DateTimeInput, FreeObject, LookbackDays, LookbackHours, record } from './common.js';
 import { SearchResponseDictItem, WebSearchResult } from './article.js';
 import { FilterParams } from './search.js';
 import { RedditThread } from './stories.js';
@@ -65,7 +65,7 @@ export const AutofilterResponse = record({
 
 export const ForecastQuery = z.object({
   query: z.string().min(1),
-  lookback: z.int().min(1).default(14),
+  lookback: LookbackDays.default(14),
   articles_to_use: z.int().min(1).default(15),
   method: z.enum(['kw']).default('kw'),
   model: z.enum(FORECAST_MODELS).default('gpt-4.1-2025-04-14'),
@@ -101,9 +101,9 @@ export const ForecastResponse = record({
 
 export const WebSearchQuery = z.object({
   queries: z.array(z.string()).min(1),
-  lookback: z.int().nullable().optional(),
-  start_datetime: DateTime.nullable().optional(),
-  end_datetime: DateTime.nullable().optional(),
+  lookback: LookbackHours.nullable().optional(),
+  start_datetime: DateTimeInput.nullable().optional(),
+  end_datetime: DateTimeInput.nullable().optional(),
   engine: z.enum(['v1', 'v1.5']).default('v1'),
   domains: z.array(z.string()).optional(),
   strict: z.boolean().default(false),

@@ -4,7 +4,7 @@ import {
   Continent, Language, Podcasts, ProvocativeFilter, ReportingVoiceFilter, ReturnType, SearchCategory,
   SearchMethod, SearchStrategy, SentimentFilter, StringOp, TimeFilter, TryCache,
 } from './enums.js';
-import { oneOrMany, UnixSeconds, Uuid } from './common.js';
+import { LookbackHours, oneOrMany, UnixSeconds, Uuid } from './common.js';
 import { SearchResponseDictItem } from './article.js';
 
 export const SEARCH_LIMITS = {
@@ -53,7 +53,7 @@ export const filterShape = {
   page_rank: z.int().nullable().optional(),
   diversify_sources: z.boolean().default(false),
   strategy: SearchStrategy.default('default'),
-  hours_back: z.int().min(0).default(24),
+  hours_back: LookbackHours.default(24),
   string_guarantee: z.array(z.string()).nullable().optional(),
   string_guarantee_op: StringOp.default('AND'),
   reverse_string_guarantee: z.array(z.string()).nullable().optional(),

@@ -1,15 +1,15 @@
 /** Stories (facts §8). */
 import { z } from 'zod';
 import { CitationMethod, Continent, ProvocativeFilter, SearchMethod, SortType, StoriesSortBy, StoriesStrategy, StoryCategory, StoryObjType, Provocative } from './enums.js';
-import { DateTime, FreeObject, oneOrMany, record, Uuid } from './common.js';
+import { DateTime, FreeObject, oneOrMany, record, UnixSeconds, Uuid } from './common.js';
 import { Article, Entities, GraphRelationships } from './article.js';
 
 export const StoriesQuery = z.object({
   query: z.string().nullable().optional(),
   categories: z.array(StoryCategory).default([]),
   uuids: z.array(Uuid).default([]),
-  start_timestamp: z.int().nullable().optional(),
-  end_timestamp: z.int().nullable().optional(),
+  start_timestamp: UnixSeconds.nullable().optional(),
+  end_timestamp: UnixSeconds.nullable().optional(),
   sort_by: StoriesSortBy.nullable().optional(),
   sort_type: SortType.nullable().optional(),
   continent: oneOrMany(Continent).nullable().optional(),

@@ -4,7 +4,7 @@
  * buckets, default range, bucket limit) are written beside the schema in spec/news.ts.
  */
 import {
-  INDEX_COUNTS_LIMITS, SearchParams, type IndexCountsQueryParsed, type SearchParamsParsed,
+  DATETIME_RANGE, INDEX_COUNTS_LIMITS, SearchParams, type IndexCountsQueryParsed, type SearchParamsParsed,
 } from '../../spec/index.js';
 import type { GroupHandlers } from '../context.js';
 import { validationError } from '../errors.js';
@@ -85,6 +85,14 @@ export const indexCountsHandlers: GroupHandlers = {
         loc: ['query', 'start_datetime'],
         msg: `start_datetime: ${new Date(from).toISOString()} to ${new Date(to).toISOString()} is ${n} buckets of ${s}; at most ${INDEX_COUNTS_LIMITS.maxBuckets} per request (narrow the range or choose a coarser sampling)`,
         type: 'value_error.too_many_buckets',
+      }]);
+    }
+    if (addBuckets(first, s, n) > DATETIME_RANGE.max) {
+      const name = q.end_datetime ? 'end_datetime' : 'start_datetime';
+      throw validationError([{
+        loc: ['query', name],
+        msg: `${name}: the last bucket of ${s} would end after 9999-12-31T23:59:59Z, which no date-time can name; end the range earlier`,
+        type: 'value_error.datetime_range',
       }]);
     }
     const starts = Array.from({ length: n + 1 }, (_, i) => addBuckets(first, s, i));

@@ -65,7 +65,7 @@ export const newsHandlers: GroupHandlers = {
     const id = String((ctx.params as { article_id: string }).article_id).toLowerCase();
     const fullText = (ctx.query as { full_text: boolean }).full_text;
     const own = onlyDomains(ctx.principal);
-    const [a] = /^[0-9a-f-]{36}$/.test(id) ? await ctx.services.news!.store.byIds([id], fullText) : [];
+    const [a] = await ctx.services.news!.store.byIds([id], fullText); // a well-formed UUID (spec ArticlePath)
     if (!a || (own && !own.some((d) => a.domain === d || a.domain.endsWith(`.${d}`)))) throw notFound(`no article ${id}`);
     if (fullText) surface(ctx, [{ id: a.articleId, domain: a.domain }], null, 'full_text');
     return toDict(a, { graphs: false, geo: false, fullText });

@@ -45,7 +45,7 @@ describe('news core on the real corpus', () => {
     }
   });
 
-  it('GET /v1/news/{id} returns one article, with full text on request; an unknown id is 404 404000', async () => {
+  it('GET /v1/news/{id} returns one article, with full text on request; an unknown id is 404 404000, a malformed one 422', async () => {
     const { id } = (await sql<{ id: string }>(svc, `SELECT article_id::VARCHAR AS id FROM articles WHERE source = 'bbc-2004-2005' ORDER BY source_key LIMIT 1`))[0]!;
     const a = await api(svc.url, 'GET', `/v1/news/${id}`, svc.keys.org);
     expect(a.status).toBe(200);
@@ -56,7 +56,10 @@ describe('news core on the real corpus', () => {
     const nf = await api(svc.url, 'GET', '/v1/news/00000000-0000-4000-8000-00000000dead', svc.keys.org);
     expect(nf.status).toBe(404);
     expect(nf.body).toEqual({ code: 404000, detail: expect.any(String) });
-    expect((await api(svc.url, 'GET', '/v1/news/not-a-uuid', svc.keys.org)).status).toBe(404);
+    // a malformed id is refused before the store sees it (test/service/fidelity/ids.test.ts)
+    const bad = await api(svc.url, 'GET', '/v1/news/not-a-uuid', svc.keys.org);
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail[0].loc).toEqual(['path', 'article_id']);
   });
 
   it('GET /v1/news skips unknown ids and keeps the asked order', async () => {
