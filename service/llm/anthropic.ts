@@ -48,6 +48,7 @@ export class AnthropicProvider implements LlmProvider {
       ...(req.temperature !== undefined ? { temperature: Math.min(1, Math.max(0, req.temperature)) } : {}),
       ...(req.top_p !== undefined && req.top_p < 1 ? { top_p: req.top_p } : {}),
       ...(req.stop?.length ? { stop_sequences: req.stop } : {}),
+      ...(req.user ? { metadata: { user_id: req.user } } : {}),
       stream: !!req.stream,
     };
     const headers = { 'x-api-key': this.cfg.key, 'anthropic-version': '2023-06-01' };

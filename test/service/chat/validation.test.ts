@@ -18,6 +18,7 @@ describe('chat completions input validation', () => {
     ['a role other than system/user/assistant', { messages: [{ role: 'tool', content: 'x' }] }, ['body', 'messages', 0, 'role']],
     ['a message without content', { messages: [{ role: 'user' }] }, ['body', 'messages', 0, 'content']],
     ['n = 0', { messages: user, n: 0 }, ['body', 'n']],
+    ['n over the maximum (8)', { messages: user, n: 9 }, ['body', 'n']],
     ['messages of the wrong type', { messages: 'hello' }, ['body', 'messages']],
     ['temperature of the wrong type', { messages: user, temperature: 'hot' }, ['body', 'temperature']],
     ['max_tokens of the wrong type', { messages: user, max_tokens: 1.5 }, ['body', 'max_tokens']],

@@ -64,13 +64,13 @@ describe('what each provider sends', () => {
     const f = fakes.anthropic;
     f.mode = 'ok';
     f.requests.length = 0;
-    const pieces = await collect(make('anthropic').stream(req({ stream: true, temperature: 1.4 })));
+    const pieces = await collect(make('anthropic').stream(req({ stream: true, temperature: 1.4, user: 'user-42' })));
     expect(pieces).toEqual(['The model says ', 'hello [1]', ' and more [2].']);
     const r = f.requests[0]!;
     expect(r.path).toBe('/v1/messages');
     expect(r.headers['x-api-key']).toBe('sk-ant-byok-key-1');
     expect(r.headers['anthropic-version']).toBe('2023-06-01');
-    expect(r.body).toMatchObject({ model: 'claude-sonnet-4-5', system: 'News articles:\n[1] Abe shot at rally', stop_sequences: ['\n\nEND'], max_tokens: 300, stream: true, top_p: 0.9 });
+    expect(r.body).toMatchObject({ model: 'claude-sonnet-4-5', system: 'News articles:\n[1] Abe shot at rally', stop_sequences: ['\n\nEND'], max_tokens: 300, stream: true, top_p: 0.9, metadata: { user_id: 'user-42' } });
     // Anthropic's temperature range is [0, 1]
     expect(r.body.temperature).toBe(1);
     expect(r.body.messages).toEqual([{ role: 'user', content: 'What happened to Abe?' }]);
