@@ -9,6 +9,7 @@ import type { Services } from './context.js';
 import { NewsService } from './news/service.js';
 import { ModelLayer } from './llm/index.js';
 import { countTokens } from './llm/tokens.js';
+import { rememberingQueries } from './llm/query-vectors.js';
 import { ByokStore } from './byok/store.js';
 import { Secrets } from './auth/secrets.js';
 import { ThreadStore } from './chat/threads.js';
@@ -44,7 +45,8 @@ function embedderFor(config: ServiceConfig): Promise<Embedder | null> {
 
 export async function openServices(config: ServiceConfig, db?: Db, opts: { clock?: () => number } = {}): Promise<Services> {
   const store = db ?? (await Db.open(storeFile(config.dataDir)));
-  const embedder = await embedderFor(config);
+  const loaded = await embedderFor(config);
+  const embedder = loaded ? rememberingQueries(loaded) : null;
   countTokens('load the tokenizer now, not on the first chat');
   const news = await NewsService.open(store, { embedder, clock: opts.clock });
   let secrets: Secrets | null = null;

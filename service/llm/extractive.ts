@@ -154,14 +154,15 @@ export class ExtractiveProvider implements LlmProvider {
     const prior = (c: Candidate) => c.bm25 + (c.part === 0 && c.pos === 0 ? 0.3 : 0) + 0.2 * (1 - (c.doc.n - 1) / docs.length);
     const head = [...cands].sort((a, b) => prior(b) - prior(a) || a.doc.n - b.doc.n || a.pos - b.pos).slice(0, this.opts.embedded);
     if (this.embedder && question.trim()) {
-      const todo = [...new Set([question, ...head.map((c) => c.text)].filter((t) => !this.vecs.has(t)))];
+      // the question alone (search embedded the same text a moment ago: the shared embedder remembers it)
+      const [qv] = await this.embedder.embed([question]);
+      const todo = [...new Set(head.map((c) => c.text).filter((t) => !this.vecs.has(t)))];
       const vs = todo.length ? await this.embedder.embed(todo) : [];
       if (this.vecs.size + todo.length > 50_000) this.vecs.clear();
       todo.forEach((t, i) => this.vecs.set(t, vs[i]!));
-      const qv = this.vecs.get(question)!;
       for (const c of head) {
         c.vec = this.vecs.get(c.text)!;
-        c.cos = cos(qv, c.vec);
+        c.cos = cos(qv!, c.vec);
       }
     }
     for (const c of head) {
