@@ -80,7 +80,15 @@ describe('a model provider behind the stream', () => {
     useFake();
     try {
       fake.mode = 'ok';
-      const s = await chat(svc, svc.keys.org!, body({ stream: true, inline_citations: 'numbered', asknews_watermark: false }));
+      fake.requests.length = 0;
+      const s = await chat(svc, svc.keys.org!, body({ stream: true, inline_citations: 'numbered', asknews_watermark: false, temperature: 0.1, top_p: 0.8, stop: ['END'], presence_penalty: 1, user: 'u-7' }));
+      // what the OpenAI-compatible server received: the model, the news context, sampling, stop, stream
+      const sent = fake.requests[0]!;
+      expect(sent.path).toBe('/v1/chat/completions');
+      expect(sent.body).toMatchObject({ model: 'local-model', temperature: 0.1, top_p: 0.8, stop: ['END'], presence_penalty: 1, user: 'u-7', stream: true });
+      expect(sent.body.messages[0].role).toBe('system');
+      expect(sent.body.messages[0].content).toMatch(/News articles:\n\n\[1\] .*Abe/);
+      expect(sent.body.messages[1]).toEqual({ role: 'user', content: 'Who shot Shinzo Abe and what happened to him?' });
       const chunks = sseEvents(s.text).slice(0, -1).map((e) => JSON.parse(e));
       expect(chunks.every((c) => c.model === 'local-model')).toBe(true);
       const text = chunks.map((c) => c.choices[0].delta.content).join('');
