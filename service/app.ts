@@ -13,10 +13,19 @@ import { checkInputLimits, coerceQuery, parseOrThrow } from './validation.js';
 import { HANDLERS } from './routes/index.js';
 import type { GroupHandlers, Services } from './context.js';
 import { docsPage } from './docs.js';
+import { AllowTable } from './allow.js';
+import { clientErrorHandler, frameworkErrors } from './client-errors.js';
 
 /** `/v1/news/{article_id}` -> `/v1/news/:article_id` */
 const toFastifyPath = (p: string) => p.replace(/\{([^}]+)\}/g, ':$1');
-const pathRegex = (p: string) => new RegExp(`^${p.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
+
+/** Every path the app serves: the route table and the app's own (OpenAPI, docs, OAuth token). */
+const ALLOW = new AllowTable([
+  ...ROUTES,
+  { method: 'GET', path: '/openapi.json' },
+  { method: 'GET', path: '/docs' },
+  { method: 'POST', path: OAUTH_TOKEN_PATH },
+]);
 
 export interface AppOptions {
   handlers?: GroupHandlers;
@@ -34,6 +43,9 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     requestIdHeader: 'x-request-id',
     // Static routes beat parametric ones (/v1/chat/alerts/logs vs /{alert_id}).
     routerOptions: { ignoreTrailingSlash: true },
+    // errors raised below the routes get the {code, detail} body too
+    clientErrorHandler,
+    frameworkErrors,
   });
 
   opts.configure?.(app);
@@ -64,16 +76,18 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     return reply.code(500).send({ code: ERROR_CODES.internal, detail: 'Internal Server Error' });
   });
 
-  const patterns = ROUTES.map((d) => ({ d, re: pathRegex(d.path) }));
+  // A method the path does not serve is 405 before anything else runs (body parsing, auth), so
+  // it is 405 with or without a body, whatever its content type (QUERY, PATCH, TRACE, OPTIONS...).
+  // A path outside the table is 404 the same way, whatever the method (QUERY without a body too).
+  app.addHook('onRequest', async (req, reply) => {
+    const allowed = ALLOW.allowed(req.url);
+    if (allowed && !AllowTable.permits(allowed, req.method)) return methodNotAllowedReply(req, reply, allowed);
+    if (!allowed && req.is404) return notFoundReply(req, reply);
+  });
   app.setNotFoundHandler((req, reply) => {
-    const url = req.url.split('?')[0]!;
-    const allowed = [...new Set(patterns.filter((p) => p.re.test(url)).map((p) => p.d.method))];
-    if (url === OAUTH_TOKEN_PATH) allowed.push('POST');
-    if (allowed.length) {
-      const e = methodNotAllowed(`method ${req.method} is not allowed on ${url}; allowed: ${allowed.join(', ')}`);
-      return reply.code(405).header('Allow', allowed.join(', ')).send(e.body());
-    }
-    return reply.code(404).send(notFound(`no route ${req.method} ${url}`).body());
+    const allowed = ALLOW.allowed(req.url);
+    if (allowed && !AllowTable.permits(allowed, req.method)) return methodNotAllowedReply(req, reply, allowed);
+    return notFoundReply(req, reply);
   });
 
   const openapi = buildOpenApi();
@@ -90,6 +104,16 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     });
   }
   return app;
+}
+
+function notFoundReply(req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return reply.code(404).send(notFound(`no route ${req.method} ${req.url.split('?')[0]}`).body());
+}
+
+function methodNotAllowedReply(req: FastifyRequest, reply: FastifyReply, allowed: string[]): FastifyReply {
+  const url = req.url.split('?')[0]!;
+  const e = methodNotAllowed(`method ${req.method} is not allowed on ${url}; allowed: ${allowed.join(', ')}`);
+  return reply.code(405).header('Allow', allowed.join(', ')).send(e.body());
 }
 
 function bearer(req: FastifyRequest): string | null {
@@ -121,6 +145,23 @@ async function authorize(services: Services, d: RouteDef, req: FastifyRequest): 
   return p;
 }
 
+/**
+ * Frees a concurrency slot once the request is over, on every path: the response handed to the
+ * socket ('finish', so the slot is free before the client can send its next request), the
+ * connection closed ('close'), or the connection already gone before the slot was taken (a
+ * client that gave up while authentication or validation awaited: its 'close' has fired and
+ * will not fire again).
+ */
+function releaseWhenDone(reply: FastifyReply, release: () => void): void {
+  const res = reply.raw;
+  if (res.destroyed || res.writableFinished || reply.request.raw.socket?.destroyed) {
+    release();
+    return;
+  }
+  res.once('finish', release);
+  res.once('close', release);
+}
+
 async function handle(services: Services, handlers: GroupHandlers, d: RouteDef, req: FastifyRequest, reply: FastifyReply) {
   const principal = await authorize(services, d, req);
 
@@ -148,31 +189,44 @@ async function handle(services: Services, handlers: GroupHandlers, d: RouteDef, 
     }
   }
 
+  let release: (() => void) | undefined;
   if (principal && d.limit) {
     const a = services.limiter.admit(principal.keyId, d.limit);
     if (!a.ok) {
       throw new HttpError(429, a.code, a.code === 429001 ? 'Concurrency Limit Exceeded' : 'Rate Limit Exceeded', a.headers);
     }
     reply.headers(a.headers);
-    // 'finish': the response is handed to the socket, so the slot is free before the client can
-    // send its next request; 'close' covers aborted connections.
-    reply.raw.once('finish', a.release);
-    reply.raw.once('close', a.release);
+    release = a.release;
+    releaseWhenDone(reply, a.release);
   }
 
-  const fn = handlers[d.operationId];
-  if (!fn) throw notImplemented(`${d.operationId} (${d.method} ${d.path}) is not implemented by this server yet`);
-  const out = await fn({ route: d, principal, query, params, body, services, req, reply });
-  if (reply.sent) return reply;
-  if (d.status === 204) return reply.code(204).send();
-  if (services.config.validateResponses && d.response) {
-    const r = (d.response as z.ZodType).safeParse(out);
-    if (!r.success) {
-      req.log.error({ issues: r.error.issues.slice(0, 5) }, `response of ${d.operationId} does not match spec`);
-      throw new HttpError(500, ERROR_CODES.internal, `response of ${d.operationId} does not match the spec`);
+  try {
+    const fn = handlers[d.operationId];
+    if (!fn) throw notImplemented(`${d.operationId} (${d.method} ${d.path}) is not implemented by this server yet`);
+    const out = await fn({ route: d, principal, query, params, body, services, req, reply });
+    if (reply.sent) return reply;
+    if (d.status === 204) return reply.code(204).send();
+    if (services.config.validateResponses && d.response) {
+      const r = (d.response as z.ZodType).safeParse(out);
+      if (!r.success) {
+        req.log.error({ issues: r.error.issues.slice(0, 5) }, `response of ${d.operationId} does not match spec`);
+        throw new HttpError(500, ERROR_CODES.internal, `response of ${d.operationId} does not match the spec`);
+      }
     }
+    return reply.code(d.status).send(out);
+  } catch (err) {
+    // an error frees the slot at once, even when there is no socket left to answer on
+    release?.();
+    throw err;
   }
-  return reply.code(d.status).send(out);
+}
+
+function percentDecoded(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
 
 async function oauthToken(services: Services, req: FastifyRequest, reply: FastifyReply) {
@@ -187,9 +241,10 @@ async function oauthToken(services: Services, req: FastifyRequest, reply: Fastif
     const raw = Buffer.from(m[1]!, 'base64').toString('utf8');
     const i = raw.indexOf(':');
     if (i > 0) {
-      // The Python SDK URL-quotes each part before joining (facts §1.2); decoding is harmless for others.
-      clientId = decodeURIComponent(raw.slice(0, i));
-      secret = decodeURIComponent(raw.slice(i + 1));
+      // The Python SDK URL-quotes each part before joining, PHP does not (facts §1.2): a part that
+      // is not valid percent-encoding is taken as it is (and fails as an unknown client, 401).
+      clientId = percentDecoded(raw.slice(0, i));
+      secret = percentDecoded(raw.slice(i + 1));
     }
   } else if (body.client_id && body.client_secret) {
     clientId = body.client_id;

@@ -9,10 +9,18 @@ const entityShape = Object.fromEntries(
 export const Entities = z.object(entityShape).meta({ id: 'Entities' });
 export type Entities = z.infer<typeof Entities>;
 
+/** A graph edge, in both the article graph and a story update's graph. */
+export const GraphEdge = z.record(z.enum(['from', 'to', 'label']), z.string());
+
+/**
+ * The article's entity relation graph (`entity_relation_graph`): its nodes carry `ner_type`.
+ * A story update's graph is another schema (spec/stories.ts `StoryRelationships`, facts §8.5):
+ * its nodes have no `ner_type`.
+ */
 export const GraphRelationships = z
   .object({
     nodes: z.array(z.record(z.enum(['id', 'type', 'detailed_type', 'ner_type']), z.string())).default([]),
-    edges: z.array(z.record(z.enum(['from', 'to', 'label']), z.string())).default([]),
+    edges: z.array(GraphEdge).default([]),
   })
   .meta({ id: 'GraphRelationships' });
 export type GraphRelationships = z.infer<typeof GraphRelationships>;

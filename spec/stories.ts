@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { CitationMethod, Continent, ProvocativeFilter, SearchMethod, SortType, StoriesSortBy, StoriesStrategy, StoryCategory, StoryObjType, Provocative } from './enums.js';
 import { DateTime, FreeObject, oneOrMany, record, UnixSeconds, Uuid } from './common.js';
-import { Article, Entities, GraphRelationships } from './article.js';
+import { Article, Entities, GraphEdge } from './article.js';
 
 export const StoriesQuery = z.object({
   query: z.string().nullable().optional(),
@@ -64,6 +64,19 @@ export const RedditThread = record({
 
 const counts = z.record(z.string(), z.int());
 const pcts = z.record(z.string(), z.number());
+/**
+ * A story update's entity graph (facts §8.5): nodes are exactly `{id, type, detailed_type}`;
+ * `ner_type` belongs to the article graph only (spec/article.ts `GraphRelationships`), and a
+ * strict client rejects a story node that carries it.
+ */
+export const StoryRelationships = z
+  .object({
+    nodes: z.array(z.record(z.enum(['id', 'type', 'detailed_type']), z.string())).default([]),
+    edges: z.array(GraphEdge).default([]),
+  })
+  .meta({ id: 'StoryRelationships' });
+export type StoryRelationships = z.infer<typeof StoryRelationships>;
+
 export const StoryUpdate = record({
   uuid: Uuid,
   cluster_articles: z.array(Article),
@@ -105,7 +118,7 @@ export const StoryUpdate = record({
   confidence: z.number().default(0),
   provocative: Provocative.default('unknown'),
   reporting_voice: z.string().default('Reporting voice unknown.'),
-  relationships: GraphRelationships,
+  relationships: StoryRelationships,
   mermaid: z.string(),
   cc_image_url: z.string(),
   display_image_urls: z.array(z.union([z.object({ source_id: z.string(), image_url: z.string() }), z.string()])),

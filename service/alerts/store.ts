@@ -89,6 +89,13 @@ function paginate<T>(rows: T[], count: number, q: PageQuery): Page<T> {
 const COLUMNS = `id::VARCHAR AS id, user_id::VARCHAR AS user_id, org_id, api_key_id, created_at, updated_at, deleted_at, expires_at, query, cron, model,
   share_link, sources::VARCHAR AS sources, report::VARCHAR AS report, triggers::VARCHAR AS triggers, always_trigger, repeat, active, alert_type, title, checked_through`;
 
+type Tx = Parameters<Parameters<Db['tx']>[0]>[0];
+/** The alert as this transaction sees it, unless deleted: what a write answers with, read before a DELETE can slip in. */
+async function live(q: Tx, id: string): Promise<AlertRow | undefined> {
+  const [r] = await q.all<Raw>(`SELECT ${COLUMNS} FROM alerts WHERE id = $1::UUID AND deleted_at IS NULL`, [id]);
+  return r ? toAlert(r) : undefined;
+}
+
 /** What a create or update carries (after validation and the alert_type effect). */
 export interface AlertFields {
   query?: string | null;
@@ -141,26 +148,34 @@ export class AlertStore {
     return paginate(rows.map(toAlert), count, q);
   }
 
-  async update(a: AlertRow, f: Partial<AlertFields>, now: number): Promise<AlertRow> {
+  /** The updated alert; undefined when it was deleted meanwhile (a delete won the race). */
+  async update(a: AlertRow, f: Partial<AlertFields>, now: number): Promise<AlertRow | undefined> {
     const next = { ...a, ...Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined)) } as AlertRow & AlertFields;
-    await this.db.run(
-      `UPDATE alerts SET updated_at = make_timestamp($2::BIGINT * 1000), expires_at = $3::TIMESTAMP, query = $4, cron = $5, model = $6, share_link = $7,
-         sources = $8::JSON, report = $9::JSON, triggers = $10::JSON, always_trigger = $11, repeat = $12, active = $13, alert_type = $14, title = $15
-       WHERE id = $1::UUID`,
-      [a.id, now, next.expires_at ? new Date(next.expires_at).toISOString().replace('Z', '') : null, next.query ?? null, next.cron, next.model ?? null,
-        next.share_link ?? null, next.sources == null ? null : JSON.stringify(next.sources), next.report == null ? null : JSON.stringify(next.report),
-        JSON.stringify(next.triggers), next.always_trigger, next.repeat, next.active, next.alert_type ?? null, next.title ?? null],
-    );
-    return (await this.get(a.id, a.user_id))!;
+    return this.db.tx(async (q) => {
+      await q.run(
+        `UPDATE alerts SET updated_at = make_timestamp($2::BIGINT * 1000), expires_at = $3::TIMESTAMP, query = $4, cron = $5, model = $6, share_link = $7,
+           sources = $8::JSON, report = $9::JSON, triggers = $10::JSON, always_trigger = $11, repeat = $12, active = $13, alert_type = $14, title = $15
+         WHERE id = $1::UUID AND deleted_at IS NULL`,
+        [a.id, now, next.expires_at ? new Date(next.expires_at).toISOString().replace('Z', '') : null, next.query ?? null, next.cron, next.model ?? null,
+          next.share_link ?? null, next.sources == null ? null : JSON.stringify(next.sources), next.report == null ? null : JSON.stringify(next.report),
+          JSON.stringify(next.triggers), next.always_trigger, next.repeat, next.active, next.alert_type ?? null, next.title ?? null],
+      );
+      return live(q, a.id);
+    });
   }
 
   async delete(a: AlertRow, now: number): Promise<void> {
     await this.db.run('UPDATE alerts SET deleted_at = make_timestamp($2::BIGINT * 1000), active = false WHERE id = $1::UUID', [a.id, now]);
   }
 
-  /** Record a finished run: the log, the new watermark and (AlertOnceIf that fired) deactivation. */
-  async recordRun(a: AlertRow, log: AlertLog, opts: { checkedThrough: number | null; deactivate: boolean; isTest: boolean }): Promise<void> {
-    await this.db.tx(async (q) => {
+  /**
+   * Record a finished run: the log, the new watermark and (AlertOnceIf that fired) deactivation,
+   * then the alert as it now stands. A run whose alert was deleted while it ran records nothing
+   * and returns undefined (the caller answers 404, as for any deleted alert).
+   */
+  async recordRun(a: AlertRow, log: AlertLog, opts: { checkedThrough: number | null; deactivate: boolean; isTest: boolean }): Promise<AlertRow | undefined> {
+    return this.db.tx(async (q) => {
+      if (!(await live(q, a.id))) return undefined;
       await q.run(
         `INSERT INTO alert_logs (id, alert_id, user_id, created_at, alert, reasoning, report, report_url, article_ids, webhook, is_test)
          VALUES ($1, $2, $3, $4::TIMESTAMP, $5, $6, $7, $8, CASE WHEN $9 = '' THEN []::UUID[] ELSE string_split($9, ',')::UUID[] END, $10::JSON, $11)`,
@@ -171,6 +186,7 @@ export class AlertStore {
         await q.run('UPDATE alerts SET checked_through = make_timestamp($2::BIGINT * 1000) WHERE id = $1::UUID', [a.id, opts.checkedThrough]);
       }
       if (opts.deactivate) await q.run('UPDATE alerts SET active = false WHERE id = $1::UUID', [a.id]);
+      return live(q, a.id);
     });
   }
 

@@ -30,6 +30,12 @@ async function mine(ctx: HandlerCtx, includeDeleted = false): Promise<AlertRow> 
   return a;
 }
 
+/** An alert deleted while a request worked on it (a DELETE won the race) is 404 like any deleted alert. */
+function stillThere(id: string, a: AlertRow | undefined): AlertRow {
+  if (!a) throw notFound(`no alert ${id}`);
+  return a;
+}
+
 /** alert_type overrides repeat / always_trigger (facts §9.2). */
 function withTypeEffect<T extends { alert_type?: string | null; repeat?: boolean | null; always_trigger?: boolean | null }>(f: T): T {
   const eff = f.alert_type ? ALERT_TYPE_EFFECT[f.alert_type as keyof typeof ALERT_TYPE_EFFECT] : undefined;
@@ -59,7 +65,7 @@ export const alertHandlers: GroupHandlers = {
     const a = await mine(ctx);
     const given = Object.entries(ctx.body as Record<string, unknown>).filter(([k, v]) => v !== undefined && !(v === null && NOT_NULLABLE.has(k)));
     const f = withTypeEffect(Object.fromEntries(given) as Partial<AlertFields>);
-    return alertBody(await store(ctx).update(a, f, now(ctx)));
+    return alertBody(stillThere(a.id, await store(ctx).update(a, f, now(ctx))));
   },
 
   delete_alert: async (ctx) => {
@@ -85,7 +91,7 @@ export const alertHandlers: GroupHandlers = {
     let a = await mine(ctx);
     const t = now(ctx);
     if (a.active && a.expires_at && Date.parse(a.expires_at) <= t && !isTest) {
-      a = await store(ctx).update(a, { active: false }, t);
+      a = stillThere(a.id, await store(ctx).update(a, { active: false }, t));
     }
     if (!a.active && !isTest) return alertBody(a);
     const news = ctx.services.news!;
@@ -93,7 +99,6 @@ export const alertHandlers: GroupHandlers = {
     const r = await checkAlert(news, a, { from, to: t }, ctx.services.llm.openAi());
     const log = newLog(a, r, t, crypto.randomUUID(), isTest);
     const deactivate = !isTest && r.alert && !a.repeat;
-    await store(ctx).recordRun(a, log, { checkedThrough: isTest ? null : t, deactivate, isTest });
-    return alertBody((await store(ctx).get(a.id, a.user_id))!);
+    return alertBody(stillThere(a.id, await store(ctx).recordRun(a, log, { checkedThrough: isTest ? null : t, deactivate, isTest })));
   },
 };

@@ -132,7 +132,8 @@ export function relationships(articles: NewsArticle[]): { relationships: { nodes
       const [from, to] = k.split('\u0000') as [string, string];
       return { from, to, label: 'mentioned_with' };
     });
-  const nodes = top.map((id) => ({ id, type: typeOf.get(id)!, detailed_type: typeOf.get(id)!, ner_type: typeOf.get(id)! }));
+  // story graph nodes are {id, type, detailed_type} (facts §8.5); ner_type is the article graph's
+  const nodes = top.map((id) => ({ id, type: typeOf.get(id)!, detailed_type: typeOf.get(id)! }));
   const key = new Map(top.map((id, i) => [id, `N${i}`]));
   const label = (s: string) => s.replace(/"/g, "'");
   const mermaid = ['graph LR', ...nodes.map((n) => `  ${key.get(n.id)}["${label(n.id)}"]`), ...edges.map((e) => `  ${key.get(e.from)} ---|${e.label}| ${key.get(e.to)}`)].join('\n');
