@@ -211,7 +211,7 @@ export async function startChat(services: Services, principal: Principal, body: 
         if (!full) {
           full = yield* emit(cites.push(stopped ? '' : stopper.end()) + cites.end());
           // a stop sequence ends the output: nothing is appended after it
-        const tail = stopped ? '' : (body.append_references ? references(cites.citedDocs()) : '') + (body.asknews_watermark ? WATERMARK : '');
+          const tail = stopped ? '' : (body.append_references ? references(cites.citedDocs()) : '') + (body.asknews_watermark ? WATERMARK : '');
           if (!full && tail) full = yield* emit(tail);
         }
         if (full) reason = 'length';
