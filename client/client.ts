@@ -233,7 +233,8 @@ export class NewsClient {
     }
     for await (const data of sseData(r.stream)) {
       const ev = JSON.parse(data) as { error?: { message: string; code: number } };
-      if (ev.error) throw new ApiError(500, ev.error.code, ev.error.message, operationId);
+      // an in-stream error (facts §2.4): its code is status x 1000 (502000: a model provider failed)
+      if (ev.error) throw new ApiError(Math.floor(ev.error.code / 1000) || 500, ev.error.code, ev.error.message, operationId);
       yield this.check<T>(operationId, schema, ev);
     }
   }
@@ -255,6 +256,7 @@ export class NewsClient {
   }
   deepNews(body: S.DeepNewsRequest) { return this.call<S.DeepNewsResponse>('deep_news', { body: { ...body, stream: false } }); }
   streamDeepNews(body: S.DeepNewsRequest) { return this.streamCall<Out<typeof S.DeepNewsStreamEvent>>('deep_news', body, S.DeepNewsStreamEvent); }
+  listModels() { return this.call<Out<typeof S.ModelsResponse>>('list_models'); }
   listDeepNewsModels() { return this.call<Out<typeof S.DeepNewsModelsResponse>>('list_deepnews_models'); }
   autofilter(q: In<typeof S.AutofilterQuery>) { return this.call<Out<typeof S.AutofilterResponse>>('autofilter', { query: q }); }
   getForecast(q: In<typeof S.ForecastQuery>) { return this.call<Out<typeof S.ForecastResponse>>('get_forecast', { query: q }); }

@@ -16,6 +16,14 @@ export interface ServiceConfig {
   embeddingsKey?: string;
   /** OpenAI-compatible chat model that judges alert runs (NEWSFLOW_LLM_URL); null: retrieval decides */
   llm: { url: string; model: string; key?: string } | null;
+  /** a model provider that sends nothing for this long fails (502); NEWSFLOW_LLM_TIMEOUT_MS */
+  llmTimeoutMs: number;
+  /** Anthropic Messages API base (BYOK); NEWSFLOW_ANTHROPIC_URL */
+  anthropicUrl: string;
+  /** Gemini API base (BYOK); NEWSFLOW_GEMINI_URL */
+  geminiUrl: string;
+  /** master key for secrets at rest (BYOK keys), 32 bytes as hex or base64; else a key file in the data dir */
+  secretKey?: string;
 }
 
 export function serviceConfig(opts: Partial<ServiceConfig> & { limitsText?: string } = {}, env = process.env): ServiceConfig {
@@ -35,6 +43,10 @@ export function serviceConfig(opts: Partial<ServiceConfig> & { limitsText?: stri
         : env.NEWSFLOW_LLM_URL
           ? { url: env.NEWSFLOW_LLM_URL, model: env.NEWSFLOW_LLM_MODEL ?? 'gpt-4o-mini', key: env.NEWSFLOW_LLM_KEY }
           : null,
+    llmTimeoutMs: opts.llmTimeoutMs ?? Number(env.NEWSFLOW_LLM_TIMEOUT_MS ?? 60_000),
+    anthropicUrl: opts.anthropicUrl ?? env.NEWSFLOW_ANTHROPIC_URL ?? 'https://api.anthropic.com',
+    geminiUrl: opts.geminiUrl ?? env.NEWSFLOW_GEMINI_URL ?? 'https://generativelanguage.googleapis.com',
+    secretKey: opts.secretKey ?? env.NEWSFLOW_SECRET_KEY,
   };
 }
 

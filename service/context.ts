@@ -7,6 +7,9 @@ import type { RateLimiter } from './limits.js';
 import type { ServiceConfig } from './config.js';
 import type { RouteDef } from '../spec/index.js';
 import type { NewsService } from './news/service.js';
+import type { ModelLayer } from './llm/index.js';
+import type { ByokStore } from './byok/store.js';
+import type { ThreadStore } from './chat/threads.js';
 
 export interface Services {
   db: Db;
@@ -15,6 +18,12 @@ export interface Services {
   config: ServiceConfig;
   /** the news core; absent only in services built without a corpus store (admin commands) */
   news?: NewsService;
+  /** the model layer (extractive, OpenAI-compatible, Anthropic, Gemini) */
+  llm: ModelLayer;
+  /** BYOK provider keys, sealed at rest */
+  byok: ByokStore;
+  /** chat threads */
+  threads: ThreadStore;
 }
 
 export interface HandlerCtx {

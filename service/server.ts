@@ -7,6 +7,12 @@ import { serviceConfig, storeFile, type ServiceConfig } from './config.js';
 import { buildApp, type AppOptions } from './app.js';
 import type { Services } from './context.js';
 import { NewsService } from './news/service.js';
+import { ModelLayer } from './llm/index.js';
+import { countTokens } from './llm/tokens.js';
+import { rememberingQueries } from './llm/query-vectors.js';
+import { ByokStore } from './byok/store.js';
+import { Secrets } from './auth/secrets.js';
+import { ThreadStore } from './chat/threads.js';
 import { HttpEmbedder, type Embedder } from './search/embedder.js';
 import { LocalEmbedder } from './search/local-embedder.js';
 import { MiniLmEmbedder, miniLmPresent } from './search/minilm-embedder.js';
@@ -39,8 +45,17 @@ function embedderFor(config: ServiceConfig): Promise<Embedder | null> {
 
 export async function openServices(config: ServiceConfig, db?: Db, opts: { clock?: () => number } = {}): Promise<Services> {
   const store = db ?? (await Db.open(storeFile(config.dataDir)));
-  const news = await NewsService.open(store, { embedder: await embedderFor(config), clock: opts.clock });
-  return { db: store, keys: new KeyStore(store), limiter: new RateLimiter(config.limits), config, news };
+  const loaded = await embedderFor(config);
+  const embedder = loaded ? rememberingQueries(loaded) : null;
+  countTokens('load the tokenizer now, not on the first chat');
+  const news = await NewsService.open(store, { embedder, clock: opts.clock });
+  let secrets: Secrets | null = null;
+  // the master key (or its key file) is needed only once a secret is stored or read
+  const byok = new ByokStore(store, () => (secrets ??= Secrets.forService(config)));
+  return {
+    db: store, keys: new KeyStore(store), limiter: new RateLimiter(config.limits), config, news,
+    llm: new ModelLayer(config, embedder), byok, threads: new ThreadStore(store),
+  };
 }
 
 export async function startService(

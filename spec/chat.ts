@@ -10,7 +10,7 @@ import { FilterParams } from './search.js';
 
 export const ChatMessage = z
   .object({
-    role: z.string(),
+    role: z.enum(['system', 'user', 'assistant']),
     content: z.string(),
     name: z.string().nullable().optional(),
     function_call: FreeObjectInput.nullable().optional(),
@@ -18,10 +18,14 @@ export const ChatMessage = z
   .meta({ id: 'ChatMessage' });
 export type ChatMessage = z.infer<typeof ChatMessage>;
 
+/** Most choices (`n`) one chat or DeepNews request may ask for (the interface sets no maximum). */
+export const CHAT_MAX_CHOICES = 8;
+
 const samplingShape = {
   temperature: z.number().default(0.9),
   top_p: z.number().default(1),
-  n: z.int().min(1).default(1),
+  /** answers are written one after another: bounded so one request cannot hold a worker for long */
+  n: z.int().min(1).max(CHAT_MAX_CHOICES).default(1),
   stream: z.boolean().default(false),
   stop: z.union([z.string(), z.array(z.string())]).nullable().optional(),
   max_tokens: z.int().min(1).default(9999),

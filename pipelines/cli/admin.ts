@@ -1,7 +1,7 @@
 /** Administration of the service store: `orgs`, `keys`, `simulate`. */
 import type { Command } from 'commander';
 import { PLANS, SCOPES } from '../../spec/index.js';
-import { CliError, dataDirOpt, intArg, list, table, withKeys, withStore } from './shared.js';
+import { CliError, dataDirOf, dataDirOpt, intArg, list, table, withKeys, withStore } from './shared.js';
 
 export function register(program: Command): void {
   const orgs = program.command('orgs').description('organizations');
@@ -66,6 +66,21 @@ export function register(program: Command): void {
       const ok = await withKeys(o.dataDir, (k) => k.revokeKey(id));
       if (!ok) throw new CliError(`no key with id ${id}; list them with: newsflow keys list`);
       console.log(`revoked ${id}`);
+    });
+
+  const secrets = program.command('secrets').description('secrets at rest (BYOK provider keys, AES-256-GCM under a master key)');
+  secrets
+    .command('rotate')
+    .description('re-seal every stored secret under a new master key: a new key file in the data dir, or $NEWSFLOW_SECRET_KEY when set (the old one from --old-key, $NEWSFLOW_SECRET_KEY_OLD or the key file)')
+    .option('--old-key <key>', 'the previous master key (64 hex characters or base64), when NEWSFLOW_SECRET_KEY changed')
+    .option(...dataDirOpt)
+    .action(async (o: { oldKey?: string; dataDir?: string }) => {
+      const { rotateSecrets } = await import('../../service/byok/rotate.js');
+      const dataDir = dataDirOf(o.dataDir);
+      const r = await withStore(o.dataDir, (db) =>
+        rotateSecrets(db, { dataDir, secretKey: process.env.NEWSFLOW_SECRET_KEY, oldKey: o.oldKey ?? process.env.NEWSFLOW_SECRET_KEY_OLD })
+          .catch((e: Error) => { throw new CliError(`rotation failed, nothing changed: ${e.message}`); }));
+      console.log(`re-sealed ${r.rotated} secret(s): master key ${r.from} -> ${r.to}`);
     });
 
   program

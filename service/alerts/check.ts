@@ -10,7 +10,7 @@
  * The alert fires when at least one article matches, or on every run when always_trigger is set.
  * Without a query every new article passing the filters matches.
  *
- * With NEWSFLOW_LLM_URL set (an OpenAI-compatible `POST /chat/completions`), the retrieved
+ * With NEWSFLOW_LLM_URL set (the model layer's OpenAI-compatible provider), the retrieved
  * candidates (up to 20, best first) go to the model with the alert's query, and the model's JSON
  * verdict `{alert, reasoning, article_ids}` decides; a failing model falls back to retrieval and
  * says so in the log's reasoning.
@@ -20,12 +20,7 @@ import type { NewsService } from '../news/service.js';
 import type { NewsArticle } from '../news/model.js';
 import { badRequest } from '../errors.js';
 import type { AlertRow } from './store.js';
-
-export interface LlmConfig {
-  url: string;
-  model: string;
-  key?: string;
-}
+import { ProviderError, complete, type LlmProvider } from '../llm/index.js';
 
 export interface CheckResult {
   alert: boolean;
@@ -48,7 +43,7 @@ function sourceParams(a: AlertRow): Record<string, unknown> {
   return src?.params ?? {};
 }
 
-export async function checkAlert(news: NewsService, a: AlertRow, window: { from: number; to: number }, llm: LlmConfig | null): Promise<CheckResult> {
+export async function checkAlert(news: NewsService, a: AlertRow, window: { from: number; to: number }, llm: LlmProvider | null): Promise<CheckResult> {
   const bad = unreachableSources(a);
   if (bad.length) {
     throw badRequest(
@@ -86,7 +81,8 @@ export async function checkAlert(news: NewsService, a: AlertRow, window: { from:
     try {
       verdict = await judge(llm, a, query, matches.slice(0, 20));
     } catch (e) {
-      llmNote = ` (the model at ${llm.url} failed: ${(e as Error).message.slice(0, 200)}; decided by retrieval)`;
+      const why = e instanceof ProviderError && e.status ? `HTTP ${e.status}` : (e as Error).message.slice(0, 200);
+      llmNote = ` (the model ${llm.model} failed: ${why}; decided by retrieval)`;
     }
   }
   if (!verdict) {
@@ -108,30 +104,22 @@ function report(a: AlertRow, articles: NewsArticle[], since: string, until: stri
   return lines.join('\n');
 }
 
-async function judge(llm: LlmConfig, a: AlertRow, query: string, candidates: NewsArticle[]): Promise<{ alert: boolean; reasoning: string; articles: NewsArticle[] }> {
+async function judge(llm: LlmProvider, a: AlertRow, query: string, candidates: NewsArticle[]): Promise<{ alert: boolean; reasoning: string; articles: NewsArticle[] }> {
   const docs = candidates.map((x, i) => `[${i + 1}] id=${x.articleId} | ${x.title} | ${x.summary}`).join('\n');
-  const res = await fetch(`${llm.url.replace(/\/+$/, '')}/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(llm.key ? { authorization: `Bearer ${llm.key}` } : {}) },
-    body: JSON.stringify({
-      model: llm.model,
-      temperature: 0,
-      response_format: { type: 'json_object' },
-      messages: [
-        {
-          role: 'system',
-          content:
-            'You decide whether news articles satisfy an alert condition. Answer with JSON only: ' +
-            '{"alert": boolean, "reasoning": string, "article_ids": [ids of the articles that satisfy it]}.',
-        },
-        { role: 'user', content: `Alert condition: ${query}\nAlert type: ${a.alert_type ?? 'AlwaysAlertWhen'}\n\nNew articles:\n${docs}` },
-      ],
-    }),
-    signal: AbortSignal.timeout(60_000),
+  const text = await complete(llm, {
+    model: llm.model,
+    temperature: 0,
+    json: true,
+    messages: [
+      {
+        role: 'system',
+        content:
+          'You decide whether news articles satisfy an alert condition. Answer with JSON only: ' +
+          '{"alert": boolean, "reasoning": string, "article_ids": [ids of the articles that satisfy it]}.',
+      },
+      { role: 'user', content: `Alert condition: ${query}\nAlert type: ${a.alert_type ?? 'AlwaysAlertWhen'}\n\nNew articles:\n${docs}` },
+    ],
   });
-  if (!res.ok) throw new Error(`HTTP ${res.status}`);
-  const body = (await res.json()) as { choices?: { message?: { content?: string } }[] };
-  const text = body.choices?.[0]?.message?.content ?? '';
   const m = /\{[\s\S]*\}/.exec(text);
   if (!m) throw new Error('no JSON object in the answer');
   const v = JSON.parse(m[0]) as { alert?: unknown; reasoning?: unknown; article_ids?: unknown };

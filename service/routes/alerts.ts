@@ -96,7 +96,7 @@ export const alertHandlers: GroupHandlers = {
     if (!a.active && !isTest) return alertBody(a);
     const news = ctx.services.news!;
     const from = a.checked_through ?? Date.parse(a.created_at!);
-    const r = await checkAlert(news, a, { from, to: t }, ctx.services.config.llm ?? null);
+    const r = await checkAlert(news, a, { from, to: t }, ctx.services.llm.openAi());
     const log = newLog(a, r, t, crypto.randomUUID(), isTest);
     const deactivate = !isTest && r.alert && !a.repeat;
     return alertBody(stillThere(a.id, await store(ctx).recordRun(a, log, { checkedThrough: isTest ? null : t, deactivate, isTest })));

@@ -8,6 +8,8 @@ import { distributionHandlers } from './distribution.js';
 import { alertHandlers } from './alerts.js';
 import { indexCountsHandlers } from './index-counts.js';
 import { storiesHandlers } from './stories.js';
+import { chatHandlers } from './chat.js';
+import { byokHandlers } from './byok.js';
 
 export const HANDLERS: GroupHandlers = {
   ...pingHandlers,
@@ -17,6 +19,8 @@ export const HANDLERS: GroupHandlers = {
   ...alertHandlers,
   ...indexCountsHandlers,
   ...storiesHandlers,
+  ...chatHandlers,
+  ...byokHandlers,
 };
 
 /** operationIds this server answers 501 for (the OpenAPI document lists their 501). */

@@ -177,3 +177,33 @@ MIGRATIONS.push({
        clustered_at TIMESTAMP NOT NULL)`,
   ],
 });
+
+MIGRATIONS.push({
+  version: 5,
+  name: 'chat threads and messages; BYOK provider keys (encrypted)',
+  sql: [
+    // A thread belongs to the principal that started it (user_id); messages keep the turn order.
+    `CREATE TABLE chat_threads (
+       thread_id VARCHAR PRIMARY KEY,
+       user_id VARCHAR NOT NULL,
+       key_id VARCHAR,
+       created_at TIMESTAMP NOT NULL,
+       updated_at TIMESTAMP NOT NULL)`,
+    `CREATE TABLE chat_messages (
+       thread_id VARCHAR NOT NULL,
+       seq INTEGER NOT NULL,
+       role VARCHAR NOT NULL,
+       content VARCHAR NOT NULL,
+       created_at TIMESTAMP NOT NULL,
+       PRIMARY KEY (thread_id, seq))`,
+    // owner = organization id for organization keys, user id for personal keys. secret =
+    // base64(iv | tag | AES-256-GCM ciphertext) under the master key; the plaintext is never stored.
+    `CREATE TABLE byok_keys (
+       owner VARCHAR NOT NULL,
+       provider VARCHAR NOT NULL,
+       secret VARCHAR NOT NULL,
+       key_hint VARCHAR NOT NULL,
+       updated_at TIMESTAMP NOT NULL,
+       PRIMARY KEY (owner, provider))`,
+  ],
+});

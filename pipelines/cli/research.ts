@@ -1,0 +1,41 @@
+/** Research with the API: `ask` (grounded chat). */
+import type { Command } from 'commander';
+import { CliError } from './shared.js';
+import { AskError, ask } from '../ask.js';
+
+function json(v: string): Record<string, unknown> {
+  try {
+    const o = JSON.parse(v) as unknown;
+    if (o && typeof o === 'object' && !Array.isArray(o)) return o as Record<string, unknown>;
+  } catch {
+    /* reported below */
+  }
+  throw new CliError(`--filters must be a JSON object of search parameters, e.g. '{"categories":["Politics"],"n_articles":5}'; got ${v}`);
+}
+
+export function register(program: Command): void {
+  program
+    .command('ask <question>')
+    .description('ask the news a question (POST /v1/openai/chat/completions at $NEWSFLOW_API_URL with $NEWSFLOW_API_KEY): the answer, then its references')
+    .option('--stream', 'print the answer as it is written')
+    .option('--filters <json>', 'search parameters for retrieval (filter_params), as a JSON object')
+    .option('--model <model>', 'model (default: the service\'s; see GET /v1/openai/models)')
+    .option('--citations <style>', 'inline citations: numbered, markdown_link or none', 'numbered')
+    .option('--thread <id>', 'continue a thread (its id is printed after an answer)')
+    .option('--url <url>', 'API base URL (default: $NEWSFLOW_API_URL or http://127.0.0.1:8080)')
+    .option('--key <key>', 'API key (default: $NEWSFLOW_API_KEY)')
+    .action(async (question: string, o: { stream?: boolean; filters?: string; model?: string; citations: string; thread?: string; url?: string; key?: string }) => {
+      if (!['numbered', 'markdown_link', 'none'].includes(o.citations)) throw new CliError('--citations must be numbered, markdown_link or none');
+      if (!(o.key ?? process.env.NEWSFLOW_API_KEY)) throw new CliError('an API key is needed: --key or NEWSFLOW_API_KEY (create one with: newsflow keys create --scopes chat ...)');
+      try {
+        const r = await ask({
+          question, stream: o.stream, filters: o.filters ? json(o.filters) : null, model: o.model,
+          citations: o.citations as 'numbered', threadId: o.thread, baseUrl: o.url, apiKey: o.key,
+        });
+        if (r.threadId) process.stderr.write(`(model ${r.model}; continue with --thread ${r.threadId})\n`);
+      } catch (e) {
+        if (e instanceof AskError) throw new CliError(e.message);
+        throw e;
+      }
+    });
+}

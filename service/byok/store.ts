@@ -1,0 +1,60 @@
+/**
+ * BYOK provider keys (anthropic, google), one per owner (the organization of an organization key,
+ * else the user), sealed with the service's master key (auth/secrets.ts). Only the last 4
+ * characters are shown back (`key_hint`).
+ */
+import type { Db } from '../store/db.js';
+import type { Secrets } from '../auth/secrets.js';
+import type { Principal } from '../auth/principal.js';
+
+export type ByokProviderName = 'anthropic' | 'google';
+export const BYOK_PROVIDERS: ByokProviderName[] = ['anthropic', 'google'];
+
+export const ownerOf = (p: Principal) => (p.org ? `org:${p.org.id}` : `user:${p.userId}`);
+export const hintOf = (key: string) => `...${key.slice(-4)}`;
+
+export class ByokStore {
+  constructor(
+    private readonly db: Db,
+    private readonly secrets: () => Secrets,
+  ) {}
+
+  async hint(owner: string, provider: ByokProviderName): Promise<string | null> {
+    const r = await this.db.one<{ h: string }>('SELECT key_hint AS h FROM byok_keys WHERE owner = $1 AND provider = $2', [owner, provider]);
+    return r?.h ?? null;
+  }
+
+  async put(owner: string, provider: ByokProviderName, key: string): Promise<string> {
+    const hint = hintOf(key);
+    await this.db.run(
+      `INSERT INTO byok_keys (owner, provider, secret, key_hint, updated_at) VALUES ($1, $2, $3, $4, now())
+       ON CONFLICT (owner, provider) DO UPDATE SET secret = excluded.secret, key_hint = excluded.key_hint, updated_at = now()`,
+      [owner, provider, this.secrets().seal(key), hint],
+    );
+    return hint;
+  }
+
+  async delete(owner: string, provider: ByokProviderName): Promise<boolean> {
+    const had = await this.hint(owner, provider);
+    if (had === null) return false;
+    await this.db.run('DELETE FROM byok_keys WHERE owner = $1 AND provider = $2', [owner, provider]);
+    return true;
+  }
+
+  /** The owner's plaintext keys (to call a provider). */
+  async keys(owner: string): Promise<Partial<Record<ByokProviderName, string>>> {
+    const rows = await this.db.all<{ p: ByokProviderName; s: string }>('SELECT provider AS p, secret AS s FROM byok_keys WHERE owner = $1', [owner]);
+    return Object.fromEntries(rows.map((r) => [r.p, this.secrets().open(r.s)]));
+  }
+
+  /** Re-seal every stored key with `to` (opened with `from`); returns how many. One transaction. */
+  async rotate(from: Secrets, to: Secrets): Promise<number> {
+    return this.db.tx(async (q) => {
+      const rows = await q.all<{ o: string; p: string; s: string }>('SELECT owner AS o, provider AS p, secret AS s FROM byok_keys');
+      for (const r of rows) {
+        await q.run('UPDATE byok_keys SET secret = $1 WHERE owner = $2 AND provider = $3', [to.seal(from.open(r.s)), r.o, r.p]);
+      }
+      return rows.length;
+    });
+  }
+}

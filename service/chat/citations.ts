@@ -1,0 +1,83 @@
+/**
+ * Citations of an answer: the model writes `[n]` (n = the article's number in its context);
+ * the writer renumbers them by first appearance (1, 2, ... one number per cited article) and
+ * renders them as `numbered` ([1]), `markdown_link` ([[1](url)]) or `none` (removed with the space
+ * before them). It works on a stream: a piece that may be the start of a marker is held back
+ * until it is complete, so the same text gives the same output however it is cut into deltas.
+ */
+import type { ContextDoc } from '../llm/index.js';
+
+export type InlineCitations = 'numbered' | 'markdown_link' | 'none';
+
+const MARKER = /\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]/g;
+/** a tail that might still become a marker */
+const OPEN = /\[[\d,\s]{0,24}$/;
+
+export class CitationWriter {
+  /** context number -> citation number, in order of first citation */
+  readonly cited = new Map<number, number>();
+  private held = '';
+  constructor(
+    private readonly docs: ContextDoc[],
+    private readonly style: InlineCitations,
+  ) {}
+
+  private render(nums: number[]): string {
+    const out: string[] = [];
+    for (const n of nums) {
+      const doc = this.docs.find((d) => d.n === n);
+      if (!doc) continue; // a number the context does not have: dropped
+      if (!this.cited.has(n)) this.cited.set(n, this.cited.size + 1);
+      const k = this.cited.get(n)!;
+      if (this.style === 'numbered') out.push(`[${k}]`);
+      else if (this.style === 'markdown_link') out.push(`[[${k}](${doc.article.url})]`);
+    }
+    return out.join('');
+  }
+
+  private rewrite(text: string): string {
+    const re = new RegExp(MARKER.source, 'g');
+    return this.style === 'none'
+      ? text.replace(/\s*\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]/g, (_m, g: string) => (this.render(g.split(',').map(Number)), ''))
+      : text.replace(re, (_m, g: string) => this.render(g.split(',').map(Number)));
+  }
+
+  /** Feed a delta; returns what can be emitted now. */
+  push(delta: string): string {
+    let text = this.held + delta;
+    this.held = '';
+    const open = OPEN.exec(text);
+    if (open) {
+      this.held = text.slice(open.index);
+      text = text.slice(0, open.index);
+    }
+    // whitespace that may precede a marker is held too (style none removes it with the marker)
+    const ws = /\s+$/.exec(text);
+    if (ws && this.style === 'none') {
+      this.held = ws[0] + this.held;
+      text = text.slice(0, ws.index);
+    }
+    return this.rewrite(text);
+  }
+
+  /** The rest, at the end of the answer. */
+  end(): string {
+    const rest = this.rewrite(this.held);
+    this.held = '';
+    return rest;
+  }
+
+  /** Cited articles in citation order. */
+  citedDocs(): ContextDoc[] {
+    return [...this.cited.entries()].sort((a, b) => a[1] - b[1]).map(([n]) => this.docs.find((d) => d.n === n)!);
+  }
+}
+
+/** The references block: one line per cited article, numbered as cited. */
+export function references(cited: ContextDoc[]): string {
+  if (!cited.length) return '';
+  const lines = cited.map((d, i) => `[${i + 1}] ${d.article.title} (${d.article.domain}, ${d.article.pubDate.toISOString().slice(0, 10)}) ${d.article.url}`);
+  return `\n\nReferences:\n${lines.join('\n')}`;
+}
+
+export const WATERMARK = '\n\n— Answer grounded in news retrieved by newsflow (AskNews-compatible API).';

@@ -1,0 +1,227 @@
+/**
+ * A chat completion grounded in the news: retrieve, place the articles in the model's context,
+ * run the provider the model layer picks, and turn its text into the answer: stop sequences,
+ * citations in the requested style, references and watermark, max_tokens (real tokenizer).
+ * The answer is one stream of events; a non-streamed response is that stream collected, so both
+ * carry the same text.
+ */
+import crypto from 'node:crypto';
+import type { Services } from '../context.js';
+import type { Principal } from '../auth/principal.js';
+import { notFound } from '../errors.js';
+import { ownerOf } from '../byok/store.js';
+import type { ContextDoc, LlmMessage, LlmProvider, LlmRequest } from '../llm/index.js';
+import { countTokens, promptTokens, truncateTokens } from '../llm/tokens.js';
+import { CitationWriter, WATERMARK, references, type InlineCitations } from './citations.js';
+import { retrievalQuery, retrieve, searchParamsOf } from './retrieve.js';
+
+export interface ChatBody {
+  messages: { role: 'system' | 'user' | 'assistant'; content: string }[];
+  model: string;
+  temperature: number;
+  top_p: number;
+  n: number;
+  stop?: string | string[] | null;
+  max_tokens: number;
+  stream: boolean;
+  presence_penalty: number;
+  frequency_penalty: number;
+  user?: string | null;
+  thread_id?: string | null;
+  inline_citations: InlineCitations;
+  append_references: boolean;
+  journalist_mode: boolean;
+  asknews_watermark: boolean;
+  conversational_awareness: boolean;
+  /** as sent (validated by spec/; parsed again with the search schema and chat's defaults) */
+  filter_params?: Record<string, unknown> | null;
+}
+
+export type ChatEvent =
+  | { type: 'delta'; index: number; text: string }
+  | { type: 'finish'; index: number; reason: 'stop' | 'length' };
+
+export interface ChatRun {
+  id: string;
+  created: number;
+  /** the model that really writes the answer */
+  model: string;
+  threadId: string;
+  docs: ContextDoc[];
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  events(): AsyncGenerator<ChatEvent>;
+}
+
+const JOURNALIST =
+  'You are a news journalist. Answer the conversation\'s last question from the news articles below and nothing else, ' +
+  'as a short wire brief: the lead first, then context, then reactions. Attribute facts to their publishers ' +
+  '("..., Reuters reported") and cite every sentence with the article number in brackets, e.g. [2]. ' +
+  'If the articles do not answer the question, say so.';
+const PLAIN =
+  'Answer the last question in plain text from the news articles given before it, and nothing else. ' +
+  'Cite every sentence with the article number in brackets, e.g. [2]. If the articles do not answer the question, say so.';
+
+function renderDoc(d: ContextDoc): string {
+  const a = d.article;
+  const lines = [`[${d.n}] ${a.title}`, `Publisher: ${a.domain} | Published: ${a.pubDate.toISOString()} | URL: ${a.url}`, `Summary: ${a.summary}`];
+  if (a.keyPoints.length) lines.push(`Key points: ${a.keyPoints.join(' ')}`);
+  if (d.fullText) lines.push(`Text: ${d.fullText.slice(0, 1500)}`);
+  return lines.join('\n');
+}
+
+/** The messages a provider receives: journalist mode puts the news in the system message; plain mode before the question. */
+export function groundedMessages(history: LlmMessage[], docs: ContextDoc[], journalist: boolean): LlmMessage[] {
+  const news = docs.length ? `News articles:\n\n${docs.map(renderDoc).join('\n\n')}` : 'News articles: none matched the question.';
+  const own = history.filter((m) => m.role === 'system').map((m) => m.content);
+  const turns = history.filter((m) => m.role !== 'system');
+  if (journalist) return [{ role: 'system', content: [JOURNALIST, ...own, news].join('\n\n') }, ...turns];
+  const lastUser = turns.map((m) => m.role).lastIndexOf('user');
+  return [
+    { role: 'system', content: [PLAIN, ...own].join('\n\n') },
+    ...turns.map((m, i) => (i === lastUser ? { role: m.role, content: `${news}\n\nQuestion: ${m.content}` } : m)),
+  ];
+}
+
+/** Cuts a text stream at the first stop sequence; holds back what could be the start of one. */
+class StopCutter {
+  private buf = '';
+  private readonly hold: number;
+  constructor(private readonly stops: string[]) {
+    this.hold = Math.max(0, ...stops.map((s) => s.length - 1));
+  }
+  /** [text to pass on, stopped?] */
+  push(d: string): [string, boolean] {
+    this.buf += d;
+    let at = -1;
+    for (const s of this.stops) {
+      const i = this.buf.indexOf(s);
+      if (i >= 0 && (at < 0 || i < at)) at = i;
+    }
+    if (at >= 0) {
+      const out = this.buf.slice(0, at);
+      this.buf = '';
+      return [out, true];
+    }
+    const cut = Math.max(0, this.buf.length - this.hold);
+    const out = this.buf.slice(0, cut);
+    this.buf = this.buf.slice(cut);
+    return [out, false];
+  }
+  end(): string {
+    const out = this.buf;
+    this.buf = '';
+    return out;
+  }
+}
+
+/** At most `max` tokens of completion (counted on the whole text so far). */
+class TokenBudget {
+  text = '';
+  constructor(private readonly max: number) {}
+  /** [text to emit, budget exhausted?] */
+  take(d: string): [string, boolean] {
+    if (!d) return ['', false];
+    const next = this.text + d;
+    if (countTokens(next) <= this.max) {
+      this.text = next;
+      return [d, false];
+    }
+    const cut = truncateTokens(next, this.max);
+    const out = cut.startsWith(this.text) ? cut.slice(this.text.length) : '';
+    this.text += out;
+    return [out, true];
+  }
+}
+
+export async function startChat(services: Services, principal: Principal, body: ChatBody): Promise<ChatRun> {
+  const news = services.news!;
+  // thread: a known thread continues; an unknown one is 404; none starts a thread
+  let history: LlmMessage[] = [];
+  let threadId = body.thread_id ?? null;
+  if (threadId) {
+    const stored = await services.threads.messages(threadId, principal.userId);
+    if (!stored) throw notFound(`no thread ${threadId} for this user`);
+    history = stored;
+  }
+  const incoming: LlmMessage[] = body.messages.map((m) => ({ role: m.role, content: m.content }));
+  const conversation = [...history, ...incoming];
+  const question = retrievalQuery(conversation, body.conversational_awareness);
+  const { p, given } = searchParamsOf(body.filter_params, question, !!news.embedder);
+  const keys = /^(claude|gemini)-/i.test(body.model) ? await services.byok.keys(ownerOf(principal)) : {};
+  const provider: LlmProvider = services.llm.provider(body.model, keys);
+  const docs = await retrieve(news, principal, p, given);
+  threadId ??= await services.threads.create(principal.userId, principal.keyId);
+
+  const now = () => new Date(news.clock());
+  const hit = (kind: 'grounded' | 'citation', list: ContextDoc[]) =>
+    news.hits.record(list.map((d) => ({ ts: now(), kind, keyId: principal.keyId, orgId: principal.org?.id ?? null, domain: d.article.domain, articleId: d.article.articleId, query: question || null })));
+  hit('grounded', docs);
+
+  const messages = groundedMessages(conversation, docs, body.journalist_mode);
+  const stops = body.stop == null ? [] : (Array.isArray(body.stop) ? body.stop : [body.stop]).filter(Boolean);
+  const usage = { prompt_tokens: promptTokens(messages), completion_tokens: 0, total_tokens: 0 };
+  usage.total_tokens = usage.prompt_tokens;
+  const run: ChatRun = {
+    id: `chatcmpl-${crypto.randomUUID()}`,
+    created: Math.floor(Date.now() / 1000),
+    model: provider.model,
+    threadId,
+    docs,
+    usage,
+    async *events() {
+      const cited = new Map<string, ContextDoc>();
+      let first = '';
+      for (let index = 0; index < body.n; index++) {
+        const ac = new AbortController();
+        const req: LlmRequest = {
+          model: provider.model, messages, temperature: body.temperature, top_p: body.top_p, stop: stops, max_tokens: body.max_tokens,
+          presence_penalty: body.presence_penalty, frequency_penalty: body.frequency_penalty, user: body.user ?? null, stream: true,
+          context: docs, question, journalistMode: body.journalist_mode, signal: ac.signal,
+        };
+        const stopper = new StopCutter(stops);
+        const cites = new CitationWriter(docs, body.inline_citations);
+        const budget = new TokenBudget(body.max_tokens);
+        let answer = '';
+        const before = usage.completion_tokens;
+        let reason: 'stop' | 'length' = 'stop';
+        const emit = function* (text: string): Generator<ChatEvent, boolean> {
+          const [out, full] = budget.take(text);
+          if (out) {
+            answer += out;
+            usage.completion_tokens = before + countTokens(answer);
+            usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
+            yield { type: 'delta', index, text: out };
+          }
+          return full;
+        };
+        let full = false;
+        let stopped = false;
+        try {
+          for await (const d of provider.stream(req)) {
+            const [raw, hitStop] = stopper.push(d);
+            full = yield* emit(cites.push(raw));
+            if (full || hitStop) {
+              stopped = hitStop;
+              break;
+            }
+          }
+        } finally {
+          ac.abort();
+        }
+        if (!full) {
+          full = yield* emit(cites.push(stopped ? '' : stopper.end()) + cites.end());
+          // a stop sequence ends the output: nothing is appended after it
+          const tail = stopped ? '' : (body.append_references ? references(cites.citedDocs()) : '') + (body.asknews_watermark ? WATERMARK : '');
+          if (!full && tail) full = yield* emit(tail);
+        }
+        if (full) reason = 'length';
+        for (const d of cites.citedDocs()) cited.set(d.article.articleId, d);
+        if (index === 0) first = answer;
+        yield { type: 'finish', index, reason };
+      }
+      hit('citation', [...cited.values()]);
+      await services.threads.append(threadId!, [...incoming.filter((m) => m.role !== 'system'), { role: 'assistant', content: first }]);
+    },
+  };
+  return run;
+}

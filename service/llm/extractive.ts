@@ -1,0 +1,210 @@
+/**
+ * The offline default writer, `newsflow-extractive`: no generative model. It writes only
+ * sentences taken from the retrieved articles (summary, key points, full text), picked by
+ * relevance to the question (MiniLM cosine blended with BM25 over the candidate sentences),
+ * near-duplicates removed, at most two per article, and ordered as a wire brief: the lead (the
+ * best sentence), then context, then reactions (quotes, "said", "according to"). Every sentence
+ * carries its article's citation marker `[n]`. In journalist mode a sentence is framed with its
+ * attribution (`<sentence>, <publisher> reported [n].`); otherwise it is given as written.
+ * Deterministic: the same request and index give the same answer.
+ */
+import type { Embedder } from '../search/embedder.js';
+import { terms } from '../search/tokenize.js';
+import type { ContextDoc, LlmProvider, LlmRequest } from './types.js';
+
+export const EXTRACTIVE_MODEL = 'newsflow-extractive';
+
+export interface ExtractiveOptions {
+  /** sentences in an answer */
+  sentences: number;
+  /** sentences from one article */
+  perArticle: number;
+  /** candidate sentences embedded for the cosine (the best by BM25 and position) */
+  embedded: number;
+}
+const DEFAULTS: ExtractiveOptions = { sentences: 6, perArticle: 2, embedded: 10 };
+
+interface Candidate {
+  doc: ContextDoc;
+  text: string;
+  /** position class: 0 summary, 1 key point, 2 full text */
+  part: number;
+  pos: number;
+  terms: string[];
+  bm25: number;
+  cos: number;
+  vec: Float32Array | null;
+  score: number;
+}
+
+const BOILERPLATE = /cookie|subscribe|newsletter|sign up|click here|all rights reserved|©|javascript|advertisement/i;
+const REACTION = /["“”]|\b(said|says|told|according to|stated|warned|added|argued|claimed|insisted)\b/i;
+
+/** Sentences of a text: split after . ! ? (and closing quotes) before a capital, digit or quote. */
+export function sentences(text: string): string[] {
+  // lines first: a headline or paragraph without a final period ends at its line break
+  return text
+    .split(/\n+/)
+    .flatMap((line) => line.replace(/\s+/g, ' ').split(/(?<=[.!?]["”’)]?)\s+(?=["“‘(]?[A-Z0-9])/))
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** A quote opened and not closed (or the reverse) means the sentence was cut out of a longer quote. */
+const unbalanced = (s: string) => (s.match(/"/g)?.length ?? 0) % 2 === 1 || (s.match(/“/g)?.length ?? 0) !== (s.match(/”/g)?.length ?? 0);
+
+/** A publisher's name as attribution: `reuters.com` -> `Reuters`, `bbc.co.uk` -> `BBC`. */
+export function publisherName(domain: string): string {
+  const d = domain.replace(/^(www\d*|amp|edition|m|mobile)\./, '').toLowerCase();
+  const known: Record<string, string> = {
+    'news.sky.com': 'Sky News', 'thedailybeast.com': 'The Daily Beast', 'nhk.or.jp': 'NHK', 'theverge.com': 'The Verge',
+    'thehill.com': 'The Hill', 'bloomberg.com': 'Bloomberg', 'axios.com': 'Axios', 'cnbc.com': 'CNBC', 'espn.com': 'ESPN',
+    'twitter.com': 'Twitter', 'reddit.com': 'a post on Reddit', 'youtube.com': 'a YouTube video',
+    'bbc.co.uk': 'BBC', 'bbc.com': 'BBC', 'cnn.com': 'CNN', 'nytimes.com': 'The New York Times', 'theguardian.com': 'The Guardian',
+    'reuters.com': 'Reuters', 'apnews.com': 'AP', 'washingtonpost.com': 'The Washington Post', 'aljazeera.com': 'Al Jazeera',
+    'npr.org': 'NPR', 'nbcnews.com': 'NBC News', 'cbsnews.com': 'CBS News', 'abcnews.go.com': 'ABC News', 'foxnews.com': 'Fox News',
+  };
+  if (known[d]) return known[d];
+  const labels = d.split('.');
+  // the registrable label: the one before the public suffix (bbc.co.uk -> bbc, news.yahoo.com -> yahoo)
+  const suffix = labels.length > 2 && ['co', 'com', 'org', 'net', 'ac', 'gov', 'or', 'ne'].includes(labels[labels.length - 2]!) ? 2 : 1;
+  const label = labels[labels.length - 1 - suffix] ?? d;
+  return label.length <= 4 ? label.toUpperCase() : label.charAt(0).toUpperCase() + label.slice(1);
+}
+
+/** One sentence as the answer writes it (without its citation marker). */
+export function frame(text: string, domain: string, journalist: boolean): string {
+  if (!journalist) return text;
+  const who = publisherName(domain);
+  // "<sentence without its final period>, <publisher> reported"
+  const core = text.replace(/[.;:,]+$/, '');
+  return /[?!"”’]$/.test(core) ? `${who} reported: ${core}` : `${core}, ${who} reported`;
+}
+
+const cos = (a: Float32Array, b: Float32Array) => {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
+  return s;
+};
+
+function jaccard(a: string[], b: string[]): number {
+  const A = new Set(a);
+  const B = new Set(b);
+  let n = 0;
+  for (const x of A) if (B.has(x)) n++;
+  return n / (A.size + B.size - n || 1);
+}
+
+export class ExtractiveProvider implements LlmProvider {
+  readonly name = 'extractive';
+  readonly model = EXTRACTIVE_MODEL;
+  private readonly opts: ExtractiveOptions;
+  /** sentence vectors by text (a sentence is embedded once per process; bounded) */
+  private readonly vecs = new Map<string, Float32Array>();
+  constructor(
+    private readonly embedder: Embedder | null,
+    opts: Partial<ExtractiveOptions> = {},
+  ) {
+    this.opts = { ...DEFAULTS, ...opts };
+  }
+
+  async *stream(req: LlmRequest): AsyncIterable<string> {
+    const picked = await this.pick(req);
+    if (picked.length === 0) {
+      yield 'No retrieved article speaks to this question, so there is nothing to report from the news index (this answer is extractive: it only quotes retrieved articles).';
+      return;
+    }
+    const journalist = req.journalistMode ?? true;
+    for (let i = 0; i < picked.length; i++) {
+      const c = picked[i]!;
+      const body = frame(c.text, c.doc.article.domain, journalist);
+      const end = /[.!?"”’]$/.test(body) ? '' : '.';
+      // the marker goes before the final punctuation of a plain sentence: "... [1]."
+      const sentence = end ? `${body} [${c.doc.n}]${end}` : `${body} [${c.doc.n}]`;
+      yield (i ? ' ' : '') + sentence;
+    }
+  }
+
+  /** The sentences of the answer, in wire-brief order. */
+  async pick(req: LlmRequest): Promise<Candidate[]> {
+    const docs = req.context ?? [];
+    if (!docs.length) return [];
+    const question = req.question ?? [...req.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+    const q = new Set(terms(question));
+    const cands = this.candidates(docs);
+    if (!cands.length) return [];
+    // BM25 over the candidate sentences (idf from them)
+    const df = new Map<string, number>();
+    for (const c of cands) for (const t of new Set(c.terms)) df.set(t, (df.get(t) ?? 0) + 1);
+    const N = cands.length;
+    const avg = cands.reduce((s, c) => s + c.terms.length, 0) / N;
+    for (const c of cands) {
+      const tf = new Map<string, number>();
+      for (const t of c.terms) if (q.has(t)) tf.set(t, (tf.get(t) ?? 0) + 1);
+      let s = 0;
+      for (const [t, f] of tf) {
+        const idf = Math.log(1 + (N - df.get(t)! + 0.5) / (df.get(t)! + 0.5));
+        s += (idf * f * 2.2) / (f + 1.2 * (0.25 + 0.75 * (c.terms.length / avg)));
+      }
+      c.bm25 = s;
+    }
+    const maxBm = Math.max(...cands.map((c) => c.bm25)) || 1;
+    for (const c of cands) c.bm25 /= maxBm;
+    // cosine for the best candidates by BM25, position and retrieval rank
+    const prior = (c: Candidate) => c.bm25 + (c.part === 0 && c.pos === 0 ? 0.3 : 0) + 0.2 * (1 - (c.doc.n - 1) / docs.length);
+    const head = [...cands].sort((a, b) => prior(b) - prior(a) || a.doc.n - b.doc.n || a.pos - b.pos).slice(0, this.opts.embedded);
+    if (this.embedder && question.trim()) {
+      // the question alone (search embedded the same text a moment ago: the shared embedder remembers it)
+      const [qv] = await this.embedder.embed([question]);
+      const todo = [...new Set(head.map((c) => c.text).filter((t) => !this.vecs.has(t)))];
+      const vs = todo.length ? await this.embedder.embed(todo) : [];
+      if (this.vecs.size + todo.length > 50_000) this.vecs.clear();
+      todo.forEach((t, i) => this.vecs.set(t, vs[i]!));
+      for (const c of head) {
+        c.vec = this.vecs.get(c.text)!;
+        c.cos = cos(qv!, c.vec);
+      }
+    }
+    for (const c of head) {
+      c.score = (this.embedder ? 0.65 * c.cos + 0.35 * c.bm25 : c.bm25) + (c.part === 0 ? 0.04 : 0) + 0.05 * (1 - (c.doc.n - 1) / docs.length);
+    }
+    head.sort((a, b) => b.score - a.score || a.doc.n - b.doc.n || a.part - b.part || a.pos - b.pos);
+    const chosen: Candidate[] = [];
+    const perDoc = new Map<number, number>();
+    for (const c of head) {
+      if (chosen.length >= this.opts.sentences) break;
+      if ((perDoc.get(c.doc.n) ?? 0) >= this.opts.perArticle) continue;
+      // off-topic: neither a shared term nor a close meaning (the lead is always kept)
+      if (chosen.length && c.bm25 === 0 && c.cos < 0.35) continue;
+      const dup = chosen.some((o) => jaccard(o.terms, c.terms) >= 0.5 || (o.vec && c.vec && cos(o.vec, c.vec) >= 0.85));
+      if (dup) continue;
+      chosen.push(c);
+      perDoc.set(c.doc.n, (perDoc.get(c.doc.n) ?? 0) + 1);
+    }
+    const [lead, ...rest] = chosen;
+    if (!lead) return [];
+    return [lead, ...rest.filter((c) => !REACTION.test(c.text)), ...rest.filter((c) => REACTION.test(c.text))];
+  }
+
+  private candidates(docs: ContextDoc[]): Candidate[] {
+    const out: Candidate[] = [];
+    for (const doc of docs) {
+      const seen = new Set<string>();
+      const parts: [number, string[]][] = [
+        [0, sentences(doc.article.summary)],
+        [1, doc.article.keyPoints.flatMap(sentences)],
+        [2, sentences(doc.fullText ?? '').slice(0, 60)],
+      ];
+      for (const [part, list] of parts) {
+        list.forEach((text, pos) => {
+          if (seen.has(text) || text.length < 25 || text.length > 400 || BOILERPLATE.test(text) || unbalanced(text)) return;
+          const ts = terms(text);
+          if (ts.length < 3) return;
+          seen.add(text);
+          out.push({ doc, text, part, pos, terms: ts, bm25: 0, cos: 0, vec: null, score: 0 });
+        });
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,71 @@
+/** One HTTP call of a provider: timeout, non-2xx and network failures become ProviderError. */
+import { ProviderError } from './types.js';
+
+export async function post(provider: string, url: string, headers: Record<string, string>, body: unknown, timeoutMs: number, signal?: AbortSignal): Promise<Response> {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
+  } catch (e) {
+    throw failure(provider, e, timeout, timeoutMs, url);
+  }
+  if (!res.ok) {
+    const text = await res.text().catch(() => '');
+    throw new ProviderError(provider, `${url} answered HTTP ${res.status}: ${text.slice(0, 200)}`, res.status);
+  }
+  return res;
+}
+
+export function failure(provider: string, e: unknown, timeout: AbortSignal, timeoutMs: number, url: string): ProviderError {
+  if (e instanceof ProviderError) return e;
+  if (timeout.aborted) return new ProviderError(provider, `no answer from ${url} within ${timeoutMs} ms (timeout)`);
+  const err = e as Error & { cause?: Error };
+  return new ProviderError(provider, `${url}: ${err.cause?.message ?? err.message}`);
+}
+
+/** Read a body as JSON or fail as the provider's bad answer. */
+export async function json<T>(provider: string, res: Response, url: string): Promise<T> {
+  const text = await res.text();
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new ProviderError(provider, `${url} answered with invalid JSON: ${text.slice(0, 120)}`);
+  }
+}
+
+/** Parse one SSE data payload as JSON or fail. */
+export function eventJson<T>(provider: string, data: string): T {
+  try {
+    return JSON.parse(data) as T;
+  } catch {
+    throw new ProviderError(provider, `stream event is not JSON: ${data.slice(0, 120)}`);
+  }
+}
+
+/** Wrap a stream so an idle gap longer than the timeout or a broken body is a ProviderError. */
+export async function* guarded<T>(provider: string, url: string, timeoutMs: number, it: AsyncIterable<T>): AsyncIterable<T> {
+  const iter = it[Symbol.asyncIterator]();
+  for (;;) {
+    let timer: NodeJS.Timeout | undefined;
+    const idle = new Promise<never>((_, rej) => {
+      timer = setTimeout(() => rej(new ProviderError(provider, `${url} stream stalled for ${timeoutMs} ms (timeout)`)), timeoutMs);
+    });
+    let r: IteratorResult<T>;
+    try {
+      r = await Promise.race([iter.next(), idle]);
+    } catch (e) {
+      void iter.return?.();
+      if (e instanceof ProviderError) throw e;
+      throw new ProviderError(provider, `${url} stream broke: ${(e as Error).message}`);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (r.done) return;
+    yield r.value;
+  }
+}

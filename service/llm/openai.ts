@@ -1,0 +1,58 @@
+/**
+ * OpenAI-compatible `POST {url}/chat/completions` (OpenAI, vLLM, Ollama, llama.cpp server, ...),
+ * plain or streamed (SSE `data:` chunks with choices[0].delta.content, `[DONE]` last).
+ */
+import { ProviderError, type LlmProvider, type LlmRequest } from './types.js';
+import { eventJson, guarded, json, post } from './http.js';
+import { sseData } from './sse.js';
+
+export interface OpenAiConfig {
+  url: string;
+  /** the model sent (the request's model when listed in `models`, else this) */
+  model: string;
+  key?: string;
+  timeoutMs: number;
+}
+
+type Choice = { message?: { content?: string | null }; delta?: { content?: string | null }; finish_reason?: string | null };
+
+export class OpenAiProvider implements LlmProvider {
+  readonly name = 'openai';
+  constructor(private readonly cfg: OpenAiConfig) {}
+  get model(): string {
+    return this.cfg.model;
+  }
+
+  async *stream(req: LlmRequest): AsyncIterable<string> {
+    const url = `${this.cfg.url.replace(/\/+$/, '')}/chat/completions`;
+    const body: Record<string, unknown> = {
+      model: this.cfg.model,
+      messages: req.messages,
+      temperature: req.temperature,
+      top_p: req.top_p,
+      stop: req.stop?.length ? req.stop : undefined,
+      max_tokens: req.max_tokens,
+      presence_penalty: req.presence_penalty,
+      frequency_penalty: req.frequency_penalty,
+      user: req.user ?? undefined,
+      stream: !!req.stream,
+      ...(req.json ? { response_format: { type: 'json_object' } } : {}),
+    };
+    const headers: Record<string, string> = this.cfg.key ? { authorization: `Bearer ${this.cfg.key}` } : {};
+    const res = await post(this.name, url, headers, body, this.cfg.timeoutMs, req.signal);
+    if (!req.stream) {
+      const b = await json<{ choices?: Choice[]; error?: { message?: string } }>(this.name, res, url);
+      const text = b.choices?.[0]?.message?.content;
+      if (typeof text !== 'string') throw new ProviderError(this.name, `${url} answered without choices[0].message.content${b.error?.message ? `: ${b.error.message}` : ''}`);
+      yield text;
+      return;
+    }
+    for await (const data of guarded(this.name, url, this.cfg.timeoutMs, sseData(res.body!))) {
+      if (data === '[DONE]') return;
+      const ev = eventJson<{ choices?: Choice[]; error?: { message?: string } }>(this.name, data);
+      if (ev.error) throw new ProviderError(this.name, `in-stream error: ${ev.error.message ?? JSON.stringify(ev.error)}`);
+      const d = ev.choices?.[0]?.delta?.content;
+      if (d) yield d;
+    }
+  }
+}

@@ -1,0 +1,77 @@
+/** POST /v1/openai/chat/completions (plain or SSE, facts §11.1-11.2) and GET /v1/openai/models (§11.3). */
+import { Readable } from 'node:stream';
+import { SSE } from '../../spec/index.js';
+import type { GroupHandlers } from '../context.js';
+import { HttpError } from '../errors.js';
+import { ProviderError } from '../llm/index.js';
+import { BYOK_PROVIDERS, ownerOf } from '../byok/store.js';
+import { startChat, type ChatBody, type ChatEvent, type ChatRun } from '../chat/completion.js';
+
+const BAD_GATEWAY = 502000;
+const gateway = (e: ProviderError) => new HttpError(502, BAD_GATEWAY, e.message);
+
+function chunk(run: ChatRun, index: number, content: string, finish: string | null) {
+  return {
+    id: run.id, created: run.created, object: 'chat.completion.chunk', model: run.model, usage: { ...run.usage },
+    choices: [{ index, delta: { role: 'assistant', content }, finish_reason: finish }], thread_id: run.threadId,
+  };
+}
+
+const frame = (data: unknown) => `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+
+/** SSE: one chunk per delta, a closing chunk per choice with its finish_reason, `data: [DONE]` last; a failure is an error event. */
+async function* sse(run: ChatRun, first: IteratorResult<ChatEvent>, it: AsyncGenerator<ChatEvent>): AsyncGenerator<string> {
+  let r = first;
+  try {
+    while (!r.done) {
+      const e = r.value;
+      yield frame(e.type === 'delta' ? chunk(run, e.index, e.text, null) : chunk(run, e.index, '', e.reason));
+      r = await it.next();
+    }
+    yield frame(SSE.done);
+  } catch (e) {
+    const message = e instanceof ProviderError ? e.message : 'internal error while streaming the answer';
+    yield frame({ error: { message, code: e instanceof ProviderError ? BAD_GATEWAY : 500000 } });
+  }
+}
+
+export const chatHandlers: GroupHandlers = {
+  get_chat_completions: async (ctx) => {
+    const body = ctx.body as ChatBody;
+    // filter_params as sent: the parsed ones carry every search default, which would override chat's
+    const raw = (ctx.req.body as { filter_params?: Record<string, unknown> | null } | null)?.filter_params;
+    const run = await startChat(ctx.services, ctx.principal!, { ...body, filter_params: raw && typeof raw === 'object' ? raw : null });
+    const it = run.events();
+    ctx.reply.header('x-thread-id', run.threadId);
+    try {
+      if (body.stream) {
+        // the first event decides between an error response (502) and a stream
+        const first = await it.next();
+        ctx.reply.header('content-type', SSE.contentType).header('cache-control', 'no-cache').header('x-accel-buffering', 'no');
+        return ctx.reply.code(200).send(Readable.from(sse(run, first, it)));
+      }
+      const texts: string[] = Array(body.n).fill('');
+      const reasons: (string | null)[] = Array(body.n).fill(null);
+      for await (const e of it) {
+        if (e.type === 'delta') texts[e.index] += e.text;
+        else reasons[e.index] = e.reason;
+      }
+      return {
+        id: run.id, created: run.created, object: 'chat.completion', model: run.model, usage: run.usage,
+        choices: texts.map((content, index) => ({ index, message: { role: 'assistant', content }, finish_reason: reasons[index] })),
+        thread_id: run.threadId,
+      };
+    } catch (e) {
+      if (e instanceof ProviderError) throw gateway(e);
+      throw e;
+    }
+  },
+
+  list_models: async (ctx) => {
+    const owner = ownerOf(ctx.principal!);
+    const keys: Record<string, string> = {};
+    for (const p of BYOK_PROVIDERS) if ((await ctx.services.byok.hint(owner, p)) !== null) keys[p] = 'stored';
+    const created = Math.floor(Date.now() / 1000);
+    return { object: 'list', data: ctx.services.llm.models(keys).map((m) => ({ id: m.id, object: 'model', created, owned_by: m.owned_by })) };
+  },
+};

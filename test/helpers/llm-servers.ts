@@ -1,0 +1,106 @@
+/**
+ * Local HTTP servers on loopback that speak the providers' protocols (OpenAI chat completions,
+ * Anthropic Messages, Gemini generateContent), plain and streamed, and fail on demand.
+ * They record every request (path, headers, JSON body) so tests can check what the client sent.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type Protocol = 'openai' | 'anthropic' | 'gemini';
+/** ok; status500; hang (never answers); midstream (one delta, then the connection breaks); badjson; streamerror (an error event) */
+export type Mode = 'ok' | 'status500' | 'hang' | 'midstream' | 'badjson' | 'streamerror';
+
+export interface Recorded {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+export interface FakeLlm {
+  url: string;
+  requests: Recorded[];
+  mode: Mode;
+  /** the answer's text, sent in these pieces when streaming */
+  pieces: string[];
+  close(): Promise<void>;
+}
+
+function openaiChunk(text: string) {
+  return { id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: text }, finish_reason: null }] };
+}
+
+export async function startFakeLlm(protocol: Protocol, pieces = ['The model says ', 'hello [1]', ' and more [2].']): Promise<FakeLlm> {
+  const sockets = new Set<import('node:net').Socket>();
+  const fake: FakeLlm = { url: '', requests: [], mode: 'ok', pieces, close: async () => undefined };
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => (raw += c));
+    req.on('end', () => {
+      let body: unknown = null;
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        /* not JSON */
+      }
+      fake.requests.push({ path: req.url ?? '', headers: req.headers, body });
+      const mode = fake.mode;
+      if (mode === 'hang') return; // never answers
+      if (mode === 'status500') {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        return res.end('{"error":{"message":"upstream exploded"}}');
+      }
+      const b = body as { stream?: boolean } | null;
+      const streaming = protocol === 'gemini' ? (req.url ?? '').includes(':streamGenerateContent') : !!b?.stream;
+      if (mode === 'badjson' && !streaming) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return res.end('{"choices": [ not json');
+      }
+      const text = fake.pieces.join('');
+      if (!streaming) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        if (protocol === 'openai') return res.end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }] }));
+        if (protocol === 'anthropic') return res.end(JSON.stringify({ id: 'msg', type: 'message', role: 'assistant', content: [{ type: 'text', text }], stop_reason: 'end_turn' }));
+        return res.end(JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP' }] }));
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const send = (data: unknown, event?: string) => res.write(`${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+      const delta = (t: string) => {
+        if (protocol === 'openai') send(openaiChunk(t));
+        else if (protocol === 'anthropic') send({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: t } }, 'content_block_delta');
+        else send({ candidates: [{ content: { role: 'model', parts: [{ text: t }] } }] });
+      };
+      if (protocol === 'anthropic') send({ type: 'message_start', message: { id: 'msg', role: 'assistant' } }, 'message_start');
+      if (mode === 'midstream') {
+        delta(fake.pieces[0]!);
+        setTimeout(() => res.socket?.destroy(), 30);
+        return;
+      }
+      if (mode === 'streamerror') {
+        delta(fake.pieces[0]!);
+        if (protocol === 'anthropic') send({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, 'error');
+        else send({ error: { message: 'Overloaded', code: 503 } });
+        return res.end();
+      }
+      if (mode === 'badjson') {
+        res.write('data: {not json\n\n');
+        return res.end();
+      }
+      for (const p of fake.pieces) delta(p);
+      if (protocol === 'openai') send('[DONE]');
+      if (protocol === 'anthropic') send({ type: 'message_stop' }, 'message_stop');
+      res.end();
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.close = () =>
+    new Promise<void>((r) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => r());
+    });
+  return fake;
+}
