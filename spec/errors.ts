@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   rateLimited: 429000,
   concurrencyLimited: 429001,
   internal: 500000,
+  badGateway: 502000,
   notImplemented: 501000,
   unavailable: 503000,
 } as const;
@@ -31,6 +32,7 @@ export const DEFAULT_DETAILS: Record<number, string> = {
   429000: 'Rate Limit Exceeded',
   429001: 'Concurrency Limit Exceeded',
   500000: 'Internal Server Error',
+  502000: 'Bad Gateway',
   501000: 'Not Implemented',
   503000: 'Service Unavailable',
 };

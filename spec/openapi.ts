@@ -81,6 +81,7 @@ export function operationStatuses(d: RouteDef, notImplemented = false): number[]
   if (d.params || d.query || d.body) out.add(422);
   if (d.limit) out.add(429);
   if (notImplemented) out.add(501);
+  if (d.modelProvider) out.add(502);
   return [...out].sort((a, b) => a - b);
 }
 
@@ -96,6 +97,7 @@ const ERROR_RESPONSES: Record<number, string> = {
   429: 'Rate (429000) or concurrency (429001) limit exceeded; retry after Retry-After seconds',
   500: 'Internal server error',
   501: 'Not implemented by this server yet',
+  502: 'The model provider failed (5xx, timeout, bad answer); detail names the provider (code 502000)',
 };
 
 const ref = (kind: 'headers' | 'responses', name: string) => ({ $ref: `#/components/${kind}/${name}` });

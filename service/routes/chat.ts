@@ -1,13 +1,13 @@
 /** POST /v1/openai/chat/completions (plain or SSE, facts §11.1-11.2) and GET /v1/openai/models (§11.3). */
 import { Readable } from 'node:stream';
-import { SSE } from '../../spec/index.js';
+import { ERROR_CODES, SSE } from '../../spec/index.js';
 import type { GroupHandlers } from '../context.js';
 import { HttpError } from '../errors.js';
 import { ProviderError } from '../llm/index.js';
 import { BYOK_PROVIDERS, ownerOf } from '../byok/store.js';
 import { startChat, type ChatBody, type ChatEvent, type ChatRun } from '../chat/completion.js';
 
-const BAD_GATEWAY = 502000;
+const BAD_GATEWAY = ERROR_CODES.badGateway;
 const gateway = (e: ProviderError) => new HttpError(502, BAD_GATEWAY, e.message);
 
 function chunk(run: ChatRun, index: number, content: string, finish: string | null) {

@@ -146,4 +146,11 @@ describe('a model provider behind the stream', () => {
       offline();
     }
   });
+
+  it('the OpenAPI document lists the statuses chat really answers: 502 (provider failed) and 404 (unknown thread)', async () => {
+    const doc = (await (await fetch(`${svc.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    const responses = doc.paths['/v1/openai/chat/completions']!.post!.responses;
+    expect(Object.keys(responses)).toEqual(expect.arrayContaining(['200', '404', '422', '502']));
+    expect(Object.keys(responses)).not.toContain('501');
+  });
 });
