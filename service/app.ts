@@ -150,21 +150,34 @@ async function authorize(services: Services, d: RouteDef, req: FastifyRequest): 
   return p;
 }
 
+/** The client is gone: its connection closed before the request got this far. */
+function connectionGone(reply: FastifyReply): boolean {
+  return reply.raw.destroyed || reply.raw.writableFinished || !!reply.request.raw.socket?.destroyed;
+}
+
 /**
- * Frees a concurrency slot once the request is over, on every path: the response handed to the
- * socket ('finish', so the slot is free before the client can send its next request), the
- * connection closed ('close'), or the connection already gone before the slot was taken (a
- * client that gave up while authentication or validation awaited: its 'close' has fired and
- * will not fire again).
+ * Holds a concurrency slot until the request's work is over: the handler has settled (returned
+ * or thrown) AND the response is done (handed to the socket, 'finish', or the connection closed,
+ * 'close'). A client that hangs up does not free the slot while its handler still works, so
+ * dropping connections cannot run more than the limit at once; a handler that ends after its
+ * client left frees it then. Returns what to call when the handler settles.
  */
-function releaseWhenDone(reply: FastifyReply, release: () => void): void {
-  const res = reply.raw;
-  if (res.destroyed || res.writableFinished || reply.request.raw.socket?.destroyed) {
-    release();
-    return;
-  }
-  res.once('finish', release);
-  res.once('close', release);
+function holdSlot(reply: FastifyReply, release: () => void): () => void {
+  let handlerDone = false;
+  let responseDone = false;
+  const maybeRelease = () => {
+    if (handlerDone && responseDone) release();
+  };
+  const onResponseDone = () => {
+    responseDone = true;
+    maybeRelease();
+  };
+  reply.raw.once('finish', onResponseDone);
+  reply.raw.once('close', onResponseDone);
+  return () => {
+    handlerDone = true;
+    maybeRelease();
+  };
 }
 
 async function handle(services: Services, handlers: GroupHandlers, d: RouteDef, req: FastifyRequest, reply: FastifyReply) {
@@ -194,15 +207,21 @@ async function handle(services: Services, handlers: GroupHandlers, d: RouteDef, 
     }
   }
 
-  let release: (() => void) | undefined;
+  let settled: (() => void) | undefined;
   if (principal && d.limit) {
     const a = services.limiter.admit(principal.keyId, d.limit);
     if (!a.ok) {
       throw new HttpError(429, a.code, a.code === 429001 ? 'Concurrency Limit Exceeded' : 'Rate Limit Exceeded', a.headers);
     }
+    if (connectionGone(reply)) {
+      // the client left while authentication or validation awaited: no work is done for it, and
+      // its 'close' has fired already, so the slot is freed here
+      a.release();
+      reply.hijack();
+      return reply;
+    }
     reply.headers(a.headers);
-    release = a.release;
-    releaseWhenDone(reply, a.release);
+    settled = holdSlot(reply, a.release);
   }
 
   try {
@@ -219,10 +238,8 @@ async function handle(services: Services, handlers: GroupHandlers, d: RouteDef, 
       }
     }
     return reply.code(d.status).send(out);
-  } catch (err) {
-    // an error frees the slot at once, even when there is no socket left to answer on
-    release?.();
-    throw err;
+  } finally {
+    settled?.();
   }
 }
 

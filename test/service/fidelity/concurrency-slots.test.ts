@@ -1,8 +1,9 @@
 /**
  * A concurrency slot is freed on every path a request can end by: response sent, connection
- * closed before authentication completed, while the handler runs or right after the response
- * started, a handler error, a handler throwing after the connection closed. A client that gives
- * up must not leave its key without slots (429001 for good).
+ * closed before authentication completed, while the handler runs (once the handler ends) or right
+ * after the response started, a handler error, a handler throwing after the connection closed. A
+ * client that gives up must not leave its key without slots (429001 for good), and hanging up must
+ * not free a slot while the work it asked for still runs.
  */
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -184,19 +185,40 @@ describe('concurrency slots are released on every path', () => {
     await allSlotsUsable();
   });
 
-  it('connections closed while the handler runs free their slots before the handler ends', async () => {
+  it('connections closed while the handler runs keep their slots until the handler ends (hanging up cannot run more than the limit), then free them', async () => {
     const ids = Array.from({ length: LIMIT }, nextId);
     const reqs = await Promise.all(ids.map((id) => rawRequest(id, 'slow')));
     await Promise.all(ids.map((id) => probe(id).handlerEntered.promise));
-    const busy = await fetch(`${svc.url}${SEARCH}`, { headers: { authorization: `Bearer ${svc.keys.k}` } });
-    expect(busy.status).toBe(429);
-    expect(((await busy.json()) as { code: number }).code).toBe(429001);
+    const busy = async () => {
+      const r = await fetch(`${svc.url}${SEARCH}`, { headers: { authorization: `Bearer ${svc.keys.k}` } });
+      expect(r.status).toBe(429);
+      expect(((await r.json()) as { code: number }).code).toBe(429001);
+    };
+    await busy();
     for (const r of reqs) r.socket.destroy();
     await Promise.all(ids.map((id) => probe(id).socketClosed.promise));
-    expect(await freeSlots()).toBe(LIMIT);
+    // the work of the clients that hung up still runs: their slots are still taken
+    await busy();
     for (const id of ids) probe(id).finish.resolve();
     expect(await freeSlots()).toBe(LIMIT);
     await allSlotsUsable();
+  });
+
+  it('a request whose client left before it was admitted runs no handler', async () => {
+    authGate = new Deferred();
+    const id = nextId();
+    const r = await rawRequest(id, 'slow');
+    while (authEntered < 1) await new Promise((res) => setTimeout(res, 5));
+    r.socket.destroy();
+    await probe(id).socketClosed.promise;
+    const before = admissions;
+    authGate.resolve();
+    await admitted(before, 1);
+    expect(await freeSlots()).toBe(LIMIT);
+    let entered = false;
+    void probe(id).handlerEntered.promise.then(() => (entered = true));
+    await new Promise((res) => setTimeout(res, 50));
+    expect(entered).toBe(false);
   });
 
   it('connections closed right after the response started free their slots', async () => {
