@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { ROUTES, OAUTH_TOKEN_PATH, OAuthErrorModel, OAuthTokenResponse, type RouteDef } from './routes.js';
 import { APIErrorModel, ValidationErrorModel } from './errors.js';
+import { SSE, StreamError } from './chat.js';
 
 export const API_VERSION = '0.32.4';
 type Json = Record<string, unknown>;
@@ -67,6 +68,31 @@ function parameters(sink: SchemaSink, schema: z.ZodType | undefined, where: 'que
  * - 429 (with Retry-After) on rate-limited routes;
  * - 501 where this server has no handler (`notImplemented`).
  */
+/**
+ * One server-sent event of a stream route (facts §11.1), as OpenAPI 3.1 tools read the
+ * text/event-stream schema: per event, with the fields of the SSE format. `data` is JSON text:
+ * a chunk, an in-stream error `{error: {message, code}}` (§2.4), or `[DONE]` as the last event.
+ */
+function sseEvent(sink: SchemaSink, chunk: z.ZodType): Json {
+  return {
+    type: 'object',
+    description: 'One server-sent event: `data: <chunk JSON>` lines separated by blank lines, an in-stream error `{"error": {...}}` if the stream fails, and `data: [DONE]` last',
+    required: ['data'],
+    properties: {
+      data: {
+        type: 'string',
+        anyOf: [
+          { const: SSE.done },
+          { contentMediaType: 'application/json', contentSchema: { anyOf: [sink.convert(chunk), sink.convert(StreamError)] } },
+        ],
+      },
+      event: { type: 'string' },
+      id: { type: 'string' },
+      retry: { type: 'integer' },
+    },
+  };
+}
+
 export function operationStatuses(d: RouteDef, notImplemented = false): number[] {
   const out = new Set<number>([d.status, 400, 405, 500]);
   if (d.scopes !== null) {
@@ -143,7 +169,7 @@ function operation(sink: SchemaSink, d: RouteDef, notImplemented: boolean): Json
     const ok: Json = { description: d.status === 204 ? 'Done; no content' : 'Successful response' };
     if (d.response) {
       const content: Json = { 'application/json': { schema: sink.convert(d.response) } };
-      if (d.stream) content['text/event-stream'] = { schema: { type: 'string', description: 'Server-sent events: `data: <chunk JSON>` lines, ending with `data: [DONE]`' } };
+      if (d.stream) content['text/event-stream'] = { schema: sseEvent(sink, d.stream) };
       ok.content = content;
     }
     if (d.limit) ok.headers = LIMIT_HEADERS;

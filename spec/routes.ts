@@ -52,8 +52,11 @@ export interface RouteDef {
   notFound?: boolean;
   /** Written by a model provider (service/llm/): a provider that fails is 502 (502000), or an error event once streaming. */
   modelProvider?: boolean;
-  /** Also answers text/event-stream when the body says stream: true. */
-  stream?: boolean;
+  /**
+   * Also answers text/event-stream when the body says stream: true: the schema of one event's
+   * `data` (facts §11.1: a chunk as JSON, an error event `{error}`, or `[DONE]` last).
+   */
+  stream?: z.ZodType;
 }
 
 const r = (d: Omit<RouteDef, 'status'> & { status?: RouteDef['status'] }): RouteDef => ({ status: 200, ...d });
@@ -71,9 +74,9 @@ export const ROUTES: RouteDef[] = [
   r({ operationId: 'index_urls', method: 'POST', path: '/v1/news/index_urls', group: 'index-urls', summary: 'Index article URLs', ...news, body: N.IndexUrlsRequest, bodyRequired: true, response: N.IndexUrlsResponse }),
   r({ operationId: 'get_index_counts', method: 'GET', path: '/v1/index_counts', group: 'index-counts', summary: 'Articles indexed per source over time', ...news, query: N.IndexCountsQuery, response: N.IndexCountsResponse }),
   // chat
-  r({ operationId: 'get_chat_completions', method: 'POST', path: '/v1/openai/chat/completions', group: 'chat', summary: 'News-infused chat completion', ...chat, body: C.ChatCompletionRequest, bodyRequired: true, response: C.ChatCompletionResponse, stream: true, notFound: true, modelProvider: true }),
+  r({ operationId: 'get_chat_completions', method: 'POST', path: '/v1/openai/chat/completions', group: 'chat', summary: 'News-infused chat completion', ...chat, body: C.ChatCompletionRequest, bodyRequired: true, response: C.ChatCompletionResponse, stream: C.ChatCompletionChunk, notFound: true, modelProvider: true }),
   r({ operationId: 'list_models', method: 'GET', path: '/v1/openai/models', group: 'chat', summary: 'Models chat completions can answer with (path of the official clients, facts §11.3)', ...chat, response: C.ModelsResponse }),
-  r({ operationId: 'deep_news', method: 'POST', path: '/v1/chat/deepnews', group: 'deepnews', summary: 'DeepNews research agent', scopes: ['chat'], limit: 'deepnews', publisher: true, body: C.DeepNewsRequest, bodyRequired: true, response: C.DeepNewsResponse, stream: true }),
+  r({ operationId: 'deep_news', method: 'POST', path: '/v1/chat/deepnews', group: 'deepnews', summary: 'DeepNews research agent', scopes: ['chat'], limit: 'deepnews', publisher: true, body: C.DeepNewsRequest, bodyRequired: true, response: C.DeepNewsResponse, stream: C.DeepNewsStreamEvent }),
   r({ operationId: 'list_deepnews_models', method: 'GET', path: '/v1/chat/deepnews-models', group: 'deepnews', summary: 'List DeepNews models', scopes: [], limit: 'chat', publisher: false, response: C.DeepNewsModelsResponse }),
   r({ operationId: 'autofilter', method: 'GET', path: '/v1/chat/autofilter', group: 'autofilter', summary: 'Map a description to search filters', ...chat, query: P.AutofilterQuery, response: P.AutofilterResponse }),
   r({ operationId: 'get_forecast', method: 'GET', path: '/v1/chat/forecast', group: 'forecast', summary: 'Forecast a news event', ...chat, query: P.ForecastQuery, response: P.ForecastResponse }),

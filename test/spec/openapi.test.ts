@@ -107,6 +107,20 @@ describe('OpenAPI document: the statuses each route answers (item 15)', () => {
     }
   });
 
+  it('describes one server-sent event per stream route as OpenAPI 3.1 tools read it: data is a chunk, an error event or [DONE]', () => {
+    const chat = doc.paths['/v1/openai/chat/completions']!.post.responses['200'].content['text/event-stream'].schema;
+    expect(chat.type).toBe('object');
+    expect(chat.required).toEqual(['data']);
+    expect(Object.keys(chat.properties).sort()).toEqual(['data', 'event', 'id', 'retry']);
+    expect(chat.properties.data.type).toBe('string');
+    expect(chat.properties.data.anyOf[0]).toEqual({ const: '[DONE]' });
+    const json = chat.properties.data.anyOf[1];
+    expect(json.contentMediaType).toBe('application/json');
+    expect(json.contentSchema.anyOf.map((x: { $ref: string }) => x.$ref)).toEqual([
+      '#/components/schemas/CreateChatCompletionResponseStream', '#/components/schemas/StreamError',
+    ]);
+  });
+
   it('documents the token endpoint with its OAuth error bodies', () => {
     const op = doc.paths['/oauth2/token']!.post;
     expect(Object.keys(op.responses).map(Number)).toEqual([200, 400, 401, 405, 413, 415, 500]);
