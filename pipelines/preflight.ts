@@ -16,7 +16,7 @@
  *   from the answer is asked alone, and a 403 then means it is not the organization's.
  */
 import { ApiError, AuthError, NetworkError, NewsClient, NotFoundError, ServerError } from '../client/index.js';
-import { route, type Scope } from '../spec/index.js';
+import { normaliseDomain, route, type Scope } from '../spec/index.js';
 
 /** True when the pipelines run against an API of NEWSFLOW_API_URL/KEY (no service, no corpus of ours). */
 export const remoteApi = () => Boolean(process.env.NEWSFLOW_API_URL && process.env.NEWSFLOW_API_KEY);
@@ -76,7 +76,7 @@ const PROBES: Record<string, (domains: string[]) => Record<string, unknown>> = {
   domain_hit_share: (domains) => ({ domain_names: domains, start_date: Math.floor(Date.now() / 1000) - 86_400, end_date: Math.floor(Date.now() / 1000) }),
 };
 
-const norm = (d: string) => d.trim().toLowerCase().replace(/^https?:\/\//, '').replace(/^www\./, '').replace(/\/.*$/, '');
+const norm = normaliseDomain;
 const apiText = (e: ApiError) => `HTTP ${e.status} (code ${e.code}): ${typeof e.detail === 'string' ? e.detail : JSON.stringify(e.detail)}`;
 const cause = (e: unknown) => {
   const c = (e as { cause?: { code?: string; message?: string } }).cause;

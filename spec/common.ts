@@ -132,6 +132,11 @@ export const FreeObjectInput = FreeObject.refine(...atMostJsonBytes(INPUT_LIMITS
   description: `free-form object, at most ${INPUT_LIMITS.maxFreeObjectBytes} bytes as JSON`,
 });
 
+/** A domain as users write it (`https://www.Example.com/path`) reduced to `example.com`. */
+export function normaliseDomain(d: string): string {
+  return d.trim().toLowerCase().replace(/^https?:\/\//, '').replace(/^www\./, '').replace(/\/.*$/, '');
+}
+
 export function normaliseList<T>(v: T | T[] | null | undefined): T[] | undefined {
   if (v === undefined || v === null) return undefined;
   return Array.isArray(v) ? v : [v];

@@ -4,7 +4,7 @@
  * never holds a usable key.
  */
 import crypto from 'node:crypto';
-import { PLANS, SCOPES, type Plan, type Scope } from '../../spec/index.js';
+import { PLANS, SCOPES, normaliseDomain, type Plan, type Scope } from '../../spec/index.js';
 import type { Db } from '../store/db.js';
 import type { Org, Principal } from './principal.js';
 
@@ -40,9 +40,6 @@ export interface CreateKeyInput {
   legacy?: boolean;
 }
 
-function normaliseDomain(d: string): string {
-  return d.trim().toLowerCase().replace(/^https?:\/\//, '').replace(/^www\./, '').replace(/\/.*$/, '');
-}
 
 export class KeyStore {
   /** Principal cache by hash; revocation in this process clears it. */

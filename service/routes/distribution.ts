@@ -4,14 +4,14 @@
  * Responses are cached 30 seconds per key (`X-Cache: HIT` on a cached answer).
  */
 import crypto from 'node:crypto';
-import { DISTRIBUTION_LIMITS } from '../../spec/index.js';
+import { DISTRIBUTION_LIMITS, normaliseDomain } from '../../spec/index.js';
 import type { GroupHandlers, Handler, HandlerCtx } from '../context.js';
 import { forbidden, notFound } from '../errors.js';
 import { DistributionStore, type Kind } from '../store/distribution.js';
 import { stableUuid } from '../corpus/read.js';
 
 const cache = new Map<string, { until: number; body: unknown }>();
-const norm = (d: string) => d.trim().toLowerCase().replace(/^https?:\/\//, '').replace(/^www\./, '').replace(/\/.*$/, '');
+const norm = normaliseDomain;
 
 function owned(ctx: HandlerCtx, requested: string[]): string[] {
   const mine = (ctx.principal!.org?.domains ?? []).map(norm);

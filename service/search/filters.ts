@@ -1,6 +1,6 @@
 /** Search filters compiled to one predicate over documents of the index. */
 import type { SearchParamsParsed } from '../../spec/index.js';
-import { GeoPolygon, normaliseList } from '../../spec/index.js';
+import { GeoPolygon, normaliseDomain, normaliseList } from '../../spec/index.js';
 import type { NewsArticle } from '../news/model.js';
 import { sentimentLabel } from '../enrich/sentiment.js';
 
@@ -40,7 +40,7 @@ export function inPolygon(lat: number, lon: number, p: GeoPolygon): boolean {
 }
 
 const domainMatch = (d: string, wanted: string[]) => wanted.some((w) => d === w || d.endsWith(`.${w}`));
-const normDomain = (d: string) => d.trim().toLowerCase().replace(/^https?:\/\//, '').replace(/^www\./, '').replace(/\/.*$/, '');
+const normDomain = normaliseDomain;
 
 export interface FilterContext {
   /** [from, to] in epoch ms on `field`, either side open */
