@@ -150,6 +150,11 @@ export function extractArticle(html: string, url: string): ExtractResult {
   const htmlLang = primaryTag(document.documentElement?.getAttribute('lang')) ?? primaryTag(meta(document, 'og:locale'));
   const image = absolute(meta(document, 'og:image', 'og:image:url', 'twitter:image', 'twitter:image:src'), url);
 
+  // linkedom has no document URL: give Readability the page's (and its <base href>) so that the
+  // links and images of the article's HTML come out absolute
+  const base = absolute(document.querySelector('base[href]')?.getAttribute('href') ?? null, url) ?? url;
+  Object.defineProperty(document, 'baseURI', { value: base, configurable: true });
+  Object.defineProperty(document, 'documentURI', { value: url, configurable: true });
   const article = new Readability(document as unknown as Document).parse();
   if (!article || !article.textContent?.trim()) return { skipped: 'not an article: Readability found no content' };
   const title = (article.title ?? '').replace(/\s+/g, ' ').trim();

@@ -186,3 +186,32 @@ describe('byline and date helpers', () => {
     expect(isoUtc(null)).toBeNull();
   });
 });
+
+describe('extractArticle on built pages', () => {
+  const para = (s: string) => `<p>${s.repeat(6)}</p>`;
+  const story = (head: string, body: string) => `<!doctype html><html${head}<body><article>${body}</article></body></html>`;
+
+  it('makes the links and images of the article HTML absolute against the page URL', () => {
+    const p = para('Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt. ');
+    const r = extractArticle(story('><head><title>Story</title></head>', `${p}<p><a href="/rel/link">a link</a> <img src="img/a.png"></p>${p}${p}`), 'https://news.example/2024/01/story.html');
+    expect('skipped' in r).toBe(false);
+    const html = (r as { html: string }).html;
+    expect(html).toContain('href="https://news.example/rel/link"');
+    expect(html).toContain('src="https://news.example/2024/01/img/a.png"');
+  });
+
+  it('skips a listing of headlines as not an article', () => {
+    const items = Array.from({ length: 30 }, (_, i) => `<li><a href="/story/${i}">Headline number ${i}</a></li>`).join('');
+    const r = extractArticle(`<html><head><title>Latest</title></head><body><ul>${items}</ul></body></html>`, 'https://news.example/latest/');
+    expect(r).toEqual({ skipped: expect.stringMatching(/^not an article/) });
+  });
+
+  it('detects the language when the page declares none, and reads JSON-LD datePublished and og:image', () => {
+    const p = para('Die Bundesregierung hat am Mittwoch ein neues Gesetz beschlossen, das die Förderung von Wärmepumpen neu regelt und vielen Haushalten helfen soll. ');
+    const head =
+      '><head><title>Neues Gesetz</title><meta property="og:image" content="//cdn.example/pic.jpg">' +
+      '<script type="application/ld+json">{"@graph":[{"@type":"WebPage"},{"@type":"NewsArticle","datePublished":"2024-03-06T10:15:00+01:00"}]}</script></head>';
+    const r = extractArticle(story(head, p + p + p), 'https://zeitung.example/politik/gesetz.html');
+    expect(r).toMatchObject({ language: 'de', pub_date: '2024-03-06T09:15:00.000Z', image_url: 'https://cdn.example/pic.jpg' });
+  });
+});
