@@ -164,6 +164,28 @@ describe('fetchPage', () => {
     expect(err.reason).toBe('timeout');
   });
 
+  it('ends with a timeout when a body trickles past the total time', async () => {
+    server.routes.set('/trickle', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      const timer = setInterval(() => res.write('<p>.</p>'), 50);
+      res.on('close', () => clearInterval(timer));
+    });
+    const err = await refusedWith(`${server.origin}/trickle`, { ...allowServer(), totalTimeoutMs: 500 });
+    expect(err.reason).toBe('timeout');
+    expect(err.message).toMatch(/total time/);
+  });
+
+  it('sniffs a response without Content-Type: HTML is read, anything else is not_html', async () => {
+    const bare = (body: string) => (_req: unknown, res: import('node:http').ServerResponse) => {
+      res.removeHeader('content-type');
+      res.writeHead(200).end(body);
+    };
+    server.routes.set('/bare-html', bare(PAGE));
+    server.routes.set('/bare-text', bare('just some text'));
+    expect((await fetchPage(`${server.origin}/bare-html`, allowServer())).html).toBe(PAGE);
+    expect((await refusedWith(`${server.origin}/bare-text`, allowServer())).reason).toBe('not_html');
+  });
+
   it('refuses application/pdf as not_html', async () => {
     server.routes.set('/doc.pdf', html('%PDF-1.4', 'application/pdf'));
     const err = await refusedWith(`${server.origin}/doc.pdf`, allowServer());
@@ -223,6 +245,14 @@ describe('fetchPage', () => {
     const page = await fetchPage(`${server.origin}/latin1`, allowServer());
     expect(page.charsetSource).toBe('meta');
     expect(page.html).toContain('<title>Naïve façade</title>');
+  });
+
+  it('decodes by the byte-order mark before the Content-Type charset', async () => {
+    const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('<html><body>Łódź</body></html>')]);
+    server.routes.set('/bom', html(body, 'text/html; charset=iso-8859-1'));
+    const page = await fetchPage(`${server.origin}/bom`, allowServer());
+    expect(page.charsetSource).toBe('bom');
+    expect(page.html).toBe('<html><body>Łódź</body></html>');
   });
 
   it('decodes by <meta http-equiv="Content-Type"> and defaults to UTF-8', async () => {
