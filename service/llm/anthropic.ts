@@ -54,7 +54,7 @@ export class AnthropicProvider implements LlmProvider {
     const headers = { 'x-api-key': this.cfg.key, 'anthropic-version': '2023-06-01' };
     const res = await post(this.name, url, headers, body, this.cfg.timeoutMs, req.signal);
     if (!req.stream) {
-      const b = await json<{ content?: { type: string; text?: string }[] }>(this.name, res, url);
+      const b = await json<{ content?: { type: string; text?: string }[] }>(this.name, res, url, this.cfg.timeoutMs);
       if (!Array.isArray(b.content)) throw new ProviderError(this.name, `${url} answered without content`);
       yield b.content.filter((c) => c.type === 'text').map((c) => c.text ?? '').join('');
       return;

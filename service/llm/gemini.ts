@@ -45,7 +45,7 @@ export class GeminiProvider implements LlmProvider {
     };
     const res = await post(this.name, url, { 'x-goog-api-key': this.cfg.key }, body, this.cfg.timeoutMs, req.signal);
     if (!req.stream) {
-      const b = await json<GenResponse>(this.name, res, url);
+      const b = await json<GenResponse>(this.name, res, url, this.cfg.timeoutMs);
       if (!Array.isArray(b.candidates)) throw new ProviderError(this.name, `${url} answered without candidates${b.error?.message ? `: ${b.error.message}` : ''}`);
       yield textOf(b);
       return;

@@ -1,8 +1,15 @@
 /** One HTTP call of a provider: timeout, non-2xx and network failures become ProviderError. */
 import { ProviderError } from './types.js';
 
+/**
+ * The timeout bounds the wait for the response headers only; a streamed body is then bounded by
+ * `guarded()`'s idle timeout between chunks (a long answer that keeps coming is never cut), a
+ * plain body by `json()`'s own timeout.
+ */
 export async function post(provider: string, url: string, headers: Record<string, string>, body: unknown, timeoutMs: number, signal?: AbortSignal): Promise<Response> {
-  const timeout = AbortSignal.timeout(timeoutMs);
+  const headersTimeout = new AbortController();
+  const timer = setTimeout(() => headersTimeout.abort(new DOMException('timeout', 'TimeoutError')), timeoutMs);
+  const timeout = headersTimeout.signal;
   let res: Response;
   try {
     res = await fetch(url, {
@@ -13,12 +20,23 @@ export async function post(provider: string, url: string, headers: Record<string
     });
   } catch (e) {
     throw failure(provider, e, timeout, timeoutMs, url);
+  } finally {
+    clearTimeout(timer);
   }
   if (!res.ok) {
-    const text = await res.text().catch(() => '');
+    const text = await withTimeout(res.text(), timeoutMs).catch(() => '');
     throw new ProviderError(provider, `${url} answered HTTP ${res.status}: ${text.slice(0, 200)}`, res.status);
   }
   return res;
+}
+
+/** `p`, or a rejection after `ms`. */
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<never>((_, rej) => {
+    timer = setTimeout(() => rej(new Error(`timeout after ${ms} ms`)), ms);
+  });
+  return Promise.race([p, t]).finally(() => clearTimeout(timer));
 }
 
 export function failure(provider: string, e: unknown, timeout: AbortSignal, timeoutMs: number, url: string): ProviderError {
@@ -29,8 +47,14 @@ export function failure(provider: string, e: unknown, timeout: AbortSignal, time
 }
 
 /** Read a body as JSON or fail as the provider's bad answer. */
-export async function json<T>(provider: string, res: Response, url: string): Promise<T> {
-  const text = await res.text();
+export async function json<T>(provider: string, res: Response, url: string, timeoutMs: number): Promise<T> {
+  let text: string;
+  try {
+    text = await withTimeout(res.text(), timeoutMs);
+  } catch (e) {
+    const m = (e as Error).message;
+    throw new ProviderError(provider, m.startsWith('timeout') ? `${url} body not read within ${timeoutMs} ms (timeout)` : `${url} stream broke: ${m}`);
+  }
   try {
     return JSON.parse(text) as T;
   } catch {

@@ -41,7 +41,7 @@ export class OpenAiProvider implements LlmProvider {
     const headers: Record<string, string> = this.cfg.key ? { authorization: `Bearer ${this.cfg.key}` } : {};
     const res = await post(this.name, url, headers, body, this.cfg.timeoutMs, req.signal);
     if (!req.stream) {
-      const b = await json<{ choices?: Choice[]; error?: { message?: string } }>(this.name, res, url);
+      const b = await json<{ choices?: Choice[]; error?: { message?: string } }>(this.name, res, url, this.cfg.timeoutMs);
       const text = b.choices?.[0]?.message?.content;
       if (typeof text !== 'string') throw new ProviderError(this.name, `${url} answered without choices[0].message.content${b.error?.message ? `: ${b.error.message}` : ''}`);
       yield text;

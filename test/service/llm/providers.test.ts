@@ -113,6 +113,31 @@ describe('provider failures are ProviderErrors naming the provider, never a hang
     expect(e.message).toMatch(/timeout/);
   });
 
+  it.each(cases)('%s: a stream longer than the timeout whose chunks keep coming completes (the timeout is idle, not total)', async (p) => {
+    const f = fakes[p];
+    const pieces = f.pieces;
+    try {
+      f.mode = 'slow';
+      f.gapMs = 150;
+      f.pieces = Array.from({ length: 8 }, (_, i) => `piece ${i}. `);
+      expect(await complete(make(p, 400), req({ stream: true }))).toBe(f.pieces.join(''));
+    } finally {
+      f.pieces = pieces;
+    }
+  });
+
+  it.each(cases)('%s: a stream that stalls mid-answer longer than the timeout fails as a timeout after the first delta', async (p, name) => {
+    fakes[p].mode = 'stall';
+    const got: string[] = [];
+    const e = await (async () => {
+      for await (const d of make(p, 400).stream(req({ stream: true }))) got.push(d);
+    })().catch((x) => x);
+    expect(got).toEqual(['The model says ']);
+    expect(e).toBeInstanceOf(ProviderError);
+    expect(e.provider).toBe(name);
+    expect(e.message).toMatch(/timeout/);
+  });
+
   it.each(cases)('%s: a connection broken mid-stream fails after the first delta', async (p, name) => {
     fakes[p].mode = 'midstream';
     const got: string[] = [];
