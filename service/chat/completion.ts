@@ -114,24 +114,52 @@ class StopCutter {
   }
 }
 
-/** At most `max` tokens of completion (counted on the whole text so far). */
+/**
+ * At most `max` tokens of completion, counted as the text grows without re-encoding all of it:
+ * the text before `at` is settled (its token count kept), only the rest is encoded per delta.
+ * `at` moves to a pretokenizer boundary (a space after a non-space, before a letter), where
+ * o200k's BPE never merges across, so the running count is the full encode's. Near the budget
+ * the whole text is encoded to cut exactly.
+ */
 class TokenBudget {
   text = '';
+  /** tokens of `text` */
+  tokens = 0;
+  private at = 0;
+  private settled = 0;
   constructor(private readonly max: number) {}
   /** [text to emit, budget exhausted?] */
   take(d: string): [string, boolean] {
     if (!d) return ['', false];
     const next = this.text + d;
-    if (countTokens(next) <= this.max) {
+    let n = this.settled + countTokens(next.slice(this.at));
+    if (n > this.max - NEAR_BUDGET) n = countTokens(next);
+    if (n <= this.max) {
       this.text = next;
+      this.tokens = n;
+      this.settle();
       return [d, false];
     }
     const cut = truncateTokens(next, this.max);
     const out = cut.startsWith(this.text) ? cut.slice(this.text.length) : '';
     this.text += out;
+    this.tokens = countTokens(this.text);
     return [out, true];
   }
+  private settle(): void {
+    const open = this.text.slice(this.at);
+    if (open.length < SETTLE_CHARS) return;
+    let b = -1;
+    for (const m of open.matchAll(/(?<=[^\s]) (?=\p{L})/gu)) b = m.index;
+    if (b <= 0) return;
+    this.settled += countTokens(open.slice(0, b));
+    this.at += b;
+  }
 }
+/** how much unsettled text a delta re-encodes at most (about) before the boundary moves */
+const SETTLE_CHARS = 64;
+/** within this many tokens of max_tokens, count on the whole text */
+const NEAR_BUDGET = 16;
 
 export async function startChat(services: Services, principal: Principal, body: ChatBody): Promise<ChatRun> {
   const news = services.news!;
@@ -188,7 +216,7 @@ export async function startChat(services: Services, principal: Principal, body: 
           const [out, full] = budget.take(text);
           if (out) {
             answer += out;
-            usage.completion_tokens = before + countTokens(answer);
+            usage.completion_tokens = before + budget.tokens;
             usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
             yield { type: 'delta', index, text: out };
           }
@@ -215,6 +243,9 @@ export async function startChat(services: Services, principal: Principal, body: 
           if (!full && tail) full = yield* emit(tail);
         }
         if (full) reason = 'length';
+        // the exact figure once, at the finish (the running one is exact at pretokenizer boundaries)
+        usage.completion_tokens = before + countTokens(answer);
+        usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
         for (const d of cites.citedDocs()) cited.set(d.article.articleId, d);
         if (index === 0) first = answer;
         yield { type: 'finish', index, reason };

@@ -4,6 +4,7 @@ import { startTestService, type TestService } from '../../helpers/service.js';
 import { chat, sseEvents } from '../../helpers/chat.js';
 import { startFakeLlm, type FakeLlm } from '../../helpers/llm-servers.js';
 import { NewsClient, ApiError } from '../../../client/index.js';
+import { countTokens, tokenizerWork } from '../../../service/llm/tokens.js';
 
 let svc: TestService;
 let fake: FakeLlm;
@@ -98,6 +99,29 @@ describe('a model provider behind the stream', () => {
       expect(plain.body.model).toBe('local-model');
       expect(plain.body.choices[0].message.content).toBe(text);
     } finally {
+      offline();
+    }
+  });
+
+  it('3,000 small deltas: usage is the full encode of the answer, and counting them encodes a linear amount of text', async () => {
+    useFake();
+    const pieces = fake.pieces;
+    try {
+      fake.mode = 'ok';
+      const words = ['Abe ', 'was ', 'shot, ', 'the ', 'police ', 'said; ', 'Nara\'s ', 'crowd ', 'fled ', '42 ', 'times. ', 'Über ', '“quoted” ', '\n'];
+      fake.pieces = Array.from({ length: 3000 }, (_, i) => words[(i * 7) % words.length]!);
+      const work = tokenizerWork.chars;
+      const s = await chat(svc, svc.keys.org!, body({ stream: true, inline_citations: 'none', append_references: false, asknews_watermark: false, max_tokens: 100000 }));
+      const chunks = sseEvents(s.text).slice(0, -1).map((e) => JSON.parse(e));
+      const text = chunks.map((c) => c.choices[0].delta.content).join('');
+      expect(text).toBe(fake.pieces.join(''));
+      const last = chunks[chunks.length - 1];
+      expect(last.choices[0].finish_reason).toBe('stop');
+      expect(last.usage.completion_tokens).toBe(countTokens(text));
+      // re-encoding the whole answer per delta would be ~3,000 × half the answer
+      expect(tokenizerWork.chars - work).toBeLessThan(40 * text.length);
+    } finally {
+      fake.pieces = pieces;
       offline();
     }
   });
