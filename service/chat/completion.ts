@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import type { Services } from '../context.js';
 import type { Principal } from '../auth/principal.js';
 import { notFound } from '../errors.js';
-import { ownerOf } from '../byok/store.js';
+import { byokAllowed, ownerOf } from '../byok/store.js';
 import type { ContextDoc, LlmMessage, LlmProvider, LlmRequest } from '../llm/index.js';
 import { countTokens, promptTokens, truncateTokens } from '../llm/tokens.js';
 import { CitationWriter, WATERMARK, references, type InlineCitations } from './citations.js';
@@ -175,7 +175,7 @@ export async function startChat(services: Services, principal: Principal, body: 
   const conversation = [...history, ...incoming];
   const question = retrievalQuery(conversation, body.conversational_awareness);
   const { p, given } = searchParamsOf(body.filter_params, question, !!news.embedder);
-  const keys = /^(claude|gemini)-/i.test(body.model) ? await services.byok.keys(ownerOf(principal)) : {};
+  const keys = /^(claude|gemini)-/i.test(body.model) && byokAllowed(principal) ? await services.byok.keys(ownerOf(principal)) : {};
   const provider: LlmProvider = services.llm.provider(body.model, keys);
   const docs = await retrieve(news, principal, p, given);
   threadId ??= await services.threads.create(principal.userId, principal.keyId);

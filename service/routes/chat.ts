@@ -4,7 +4,7 @@ import { ERROR_CODES, SSE } from '../../spec/index.js';
 import type { GroupHandlers } from '../context.js';
 import { HttpError } from '../errors.js';
 import { ProviderError } from '../llm/index.js';
-import { BYOK_PROVIDERS, ownerOf } from '../byok/store.js';
+import { BYOK_PROVIDERS, byokAllowed, ownerOf } from '../byok/store.js';
 import { startChat, type ChatBody, type ChatEvent, type ChatRun } from '../chat/completion.js';
 
 const BAD_GATEWAY = ERROR_CODES.badGateway;
@@ -70,7 +70,8 @@ export const chatHandlers: GroupHandlers = {
   list_models: async (ctx) => {
     const owner = ownerOf(ctx.principal!);
     const keys: Record<string, string> = {};
-    for (const p of BYOK_PROVIDERS) if ((await ctx.services.byok.hint(owner, p)) !== null) keys[p] = 'stored';
+    // a key below the BYOK plan neither uses nor sees its organization's stored keys
+    if (byokAllowed(ctx.principal!)) for (const p of BYOK_PROVIDERS) if ((await ctx.services.byok.hint(owner, p)) !== null) keys[p] = 'stored';
     const created = Math.floor(Date.now() / 1000);
     return { object: 'list', data: ctx.services.llm.models(keys).map((m) => ({ id: m.id, object: 'model', created, owned_by: m.owned_by })) };
   },

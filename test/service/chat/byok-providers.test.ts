@@ -4,7 +4,7 @@
  * stop and stream; a failing provider is a 502 naming it.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { api, startTestService, type TestService } from '../../helpers/service.js';
+import { DEFAULT_KEYS, api, startTestService, type TestService } from '../../helpers/service.js';
 import { chat, sseEvents } from '../../helpers/chat.js';
 import { startFakeLlm, type FakeLlm } from '../../helpers/llm-servers.js';
 
@@ -15,7 +15,12 @@ const ANTHROPIC_KEY = 'sk-ant-byok-test-0001';
 const GOOGLE_KEY = 'AIza-byok-test-0002';
 
 beforeAll(async () => {
-  svc = await startTestService({ corpusStore: inject('corpusStore'), limitsText: 'chat=100000:100000:100' });
+  svc = await startTestService({
+    corpusStore: inject('corpusStore'),
+    limitsText: 'chat=100000:100000:100',
+    // a free-plan key of the same organization as `org` (which stores the BYOK keys)
+    keys: { ...DEFAULT_KEYS, orgFree: { org: 'acme', scopes: ['news', 'stories', 'chat', 'profile'], plan: 'free' } },
+  });
   anthropic = await startFakeLlm('anthropic', ['Abe was shot ', 'in Nara [1].']);
   gemini = await startFakeLlm('gemini', ['Abe was shot ', 'in Nara [2].']);
   svc.services.config.anthropicUrl = anthropic.url;
@@ -65,6 +70,21 @@ describe('BYOK providers in chat', () => {
     const r = await chat(svc, svc.keys.analyst!, { messages: [{ role: 'user', content: Q }], model: 'claude-sonnet-4-5' });
     expect(r.status).toBe(200);
     expect(r.body.model).toBe('newsflow-extractive');
+  });
+
+  it('a free-plan key of the same organization is answered by the fallback, not its organization\'s BYOK key, and lists no BYOK models', async () => {
+    anthropic.requests.length = 0;
+    gemini.requests.length = 0;
+    for (const model of ['claude-sonnet-4-5', 'gemini-2.5-flash']) {
+      const r = await chat(svc, svc.keys.orgFree!, { messages: [{ role: 'user', content: Q }], model });
+      expect(r.status).toBe(200);
+      expect(r.body.model).toBe('newsflow-extractive');
+    }
+    expect(anthropic.requests).toHaveLength(0);
+    expect(gemini.requests).toHaveLength(0);
+    const models = await api(svc.url, 'GET', '/v1/openai/models', svc.keys.orgFree);
+    expect(models.status).toBe(200);
+    expect(models.body.data.map((m: { id: string }) => m.id)).toEqual(['newsflow-extractive']);
   });
 
   it('the models list shows the BYOK families of a caller with keys', async () => {
