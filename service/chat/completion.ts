@@ -161,7 +161,23 @@ const SETTLE_CHARS = 64;
 /** within this many tokens of max_tokens, count on the whole text */
 const NEAR_BUDGET = 16;
 
-export async function startChat(services: Services, principal: Principal, body: ChatBody): Promise<ChatRun> {
+/** Where chat reports what the caller is not told (the request's logger). */
+export interface ChatLog {
+  error(obj: object, msg: string): void;
+}
+
+/** The owner's BYOK keys for a claude-/gemini- request; keys that cannot be opened (bad master key) are logged and treated as absent. */
+async function byokKeys(services: Services, principal: Principal, model: string, log?: ChatLog): Promise<Record<string, string>> {
+  if (!/^(claude|gemini)-/i.test(model) || !byokAllowed(principal)) return {};
+  try {
+    return await services.byok.keys(ownerOf(principal));
+  } catch (err) {
+    log?.error({ err }, 'stored BYOK keys cannot be opened (master key?); answering without them');
+    return {};
+  }
+}
+
+export async function startChat(services: Services, principal: Principal, body: ChatBody, log?: ChatLog): Promise<ChatRun> {
   const news = services.news!;
   // thread: a known thread continues; an unknown one is 404; none starts a thread
   let history: LlmMessage[] = [];
@@ -175,7 +191,7 @@ export async function startChat(services: Services, principal: Principal, body: 
   const conversation = [...history, ...incoming];
   const question = retrievalQuery(conversation, body.conversational_awareness);
   const { p, given } = searchParamsOf(body.filter_params, question, !!news.embedder);
-  const keys = /^(claude|gemini)-/i.test(body.model) && byokAllowed(principal) ? await services.byok.keys(ownerOf(principal)) : {};
+  const keys = await byokKeys(services, principal, body.model, log);
   const provider: LlmProvider = services.llm.provider(body.model, keys);
   const docs = await retrieve(news, principal, p, given);
   threadId ??= await services.threads.create(principal.userId, principal.keyId);

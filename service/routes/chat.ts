@@ -40,7 +40,7 @@ export const chatHandlers: GroupHandlers = {
     const body = ctx.body as ChatBody;
     // filter_params as sent: the parsed ones carry every search default, which would override chat's
     const raw = (ctx.req.body as { filter_params?: Record<string, unknown> | null } | null)?.filter_params;
-    const run = await startChat(ctx.services, ctx.principal!, { ...body, filter_params: raw && typeof raw === 'object' ? raw : null });
+    const run = await startChat(ctx.services, ctx.principal!, { ...body, filter_params: raw && typeof raw === 'object' ? raw : null }, ctx.req.log);
     const it = run.events();
     ctx.reply.header('x-thread-id', run.threadId);
     try {

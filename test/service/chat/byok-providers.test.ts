@@ -87,6 +87,20 @@ describe('BYOK providers in chat', () => {
     expect(models.body.data.map((m: { id: string }) => m.id)).toEqual(['newsflow-extractive']);
   });
 
+  it('stored keys that cannot be opened (another master key) are treated as absent: the fallback answers, no 500', async () => {
+    const rows = await svc.services.db.all<{ o: string; p: string; s: string }>('SELECT owner AS o, provider AS p, secret AS s FROM byok_keys');
+    try {
+      await svc.services.db.run("UPDATE byok_keys SET secret = 'v1:deadbeef:' || secret[13:]");
+      anthropic.requests.length = 0;
+      const r = await chat(svc, svc.keys.org!, { messages: [{ role: 'user', content: Q }], model: 'claude-sonnet-4-5' });
+      expect(r.status).toBe(200);
+      expect(r.body.model).toBe('newsflow-extractive');
+      expect(anthropic.requests).toHaveLength(0);
+    } finally {
+      for (const x of rows) await svc.services.db.run('UPDATE byok_keys SET secret = $1 WHERE owner = $2 AND provider = $3', [x.s, x.o, x.p]);
+    }
+  });
+
   it('the models list shows the BYOK families of a caller with keys', async () => {
     const withKeys = await api(svc.url, 'GET', '/v1/openai/models', svc.keys.org);
     expect(withKeys.status).toBe(200);

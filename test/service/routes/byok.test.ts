@@ -99,6 +99,14 @@ describe('BYOK keys at rest', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
+  it('a malformed NEWSFLOW_SECRET_KEY fails when services open, naming the variable; no key file is created', async () => {
+    const dataDir = tempDir();
+    const config = serviceConfig({ dataDir, port: 0, logLevel: 'silent', secretKey: 'not-a-master-key', embeddings: 'none' });
+    await expect(openServices(config)).rejects.toThrow(/NEWSFLOW_SECRET_KEY/);
+    expect(fs.existsSync(path.join(dataDir, KEY_FILE))).toBe(false);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
   it('rotate re-seals every key under a new master key and GET keeps working', async () => {
     const dataDir = tempDir();
     const config = serviceConfig({ dataDir, port: 0, host: '127.0.0.1', logLevel: 'silent', embeddings: 'none' });
