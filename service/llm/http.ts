@@ -25,7 +25,7 @@ export async function post(provider: string, url: string, headers: Record<string
   }
   if (!res.ok) {
     const text = await withTimeout(res.text(), timeoutMs).catch(() => '');
-    throw new ProviderError(provider, `${url} answered HTTP ${res.status}: ${text.slice(0, 200)}`, res.status);
+    throw new ProviderError(provider, 'http', `${url} answered HTTP ${res.status}: ${text.slice(0, 200)}`, res.status);
   }
   return res;
 }
@@ -41,9 +41,9 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 
 export function failure(provider: string, e: unknown, timeout: AbortSignal, timeoutMs: number, url: string): ProviderError {
   if (e instanceof ProviderError) return e;
-  if (timeout.aborted) return new ProviderError(provider, `no answer from ${url} within ${timeoutMs} ms (timeout)`);
+  if (timeout.aborted) return new ProviderError(provider, 'timeout', `no answer from ${url} within ${timeoutMs} ms (timeout)`);
   const err = e as Error & { cause?: Error };
-  return new ProviderError(provider, `${url}: ${err.cause?.message ?? err.message}`);
+  return new ProviderError(provider, 'unreachable', `${url}: ${err.cause?.message ?? err.message}`);
 }
 
 /** Read a body as JSON or fail as the provider's bad answer. */
@@ -53,12 +53,12 @@ export async function json<T>(provider: string, res: Response, url: string, time
     text = await withTimeout(res.text(), timeoutMs);
   } catch (e) {
     const m = (e as Error).message;
-    throw new ProviderError(provider, m.startsWith('timeout') ? `${url} body not read within ${timeoutMs} ms (timeout)` : `${url} stream broke: ${m}`);
+    throw m.startsWith('timeout') ? new ProviderError(provider, 'timeout', `${url} body not read within ${timeoutMs} ms`) : new ProviderError(provider, 'stream broke', `${url} body broke: ${m}`);
   }
   try {
     return JSON.parse(text) as T;
   } catch {
-    throw new ProviderError(provider, `${url} answered with invalid JSON: ${text.slice(0, 120)}`);
+    throw new ProviderError(provider, 'bad JSON', `${url} answered with invalid JSON: ${text.slice(0, 120)}`);
   }
 }
 
@@ -67,7 +67,7 @@ export function eventJson<T>(provider: string, data: string): T {
   try {
     return JSON.parse(data) as T;
   } catch {
-    throw new ProviderError(provider, `stream event is not JSON: ${data.slice(0, 120)}`);
+    throw new ProviderError(provider, 'bad JSON', `stream event is not JSON: ${data.slice(0, 120)}`);
   }
 }
 
@@ -77,7 +77,7 @@ export async function* guarded<T>(provider: string, url: string, timeoutMs: numb
   for (;;) {
     let timer: NodeJS.Timeout | undefined;
     const idle = new Promise<never>((_, rej) => {
-      timer = setTimeout(() => rej(new ProviderError(provider, `${url} stream stalled for ${timeoutMs} ms (timeout)`)), timeoutMs);
+      timer = setTimeout(() => rej(new ProviderError(provider, 'timeout', `${url} stream stalled for ${timeoutMs} ms`)), timeoutMs);
     });
     let r: IteratorResult<T>;
     try {
@@ -85,7 +85,7 @@ export async function* guarded<T>(provider: string, url: string, timeoutMs: numb
     } catch (e) {
       void iter.return?.();
       if (e instanceof ProviderError) throw e;
-      throw new ProviderError(provider, `${url} stream broke: ${(e as Error).message}`);
+      throw new ProviderError(provider, 'stream broke', `${url} stream broke: ${(e as Error).message}`);
     } finally {
       clearTimeout(timer);
     }

@@ -5,10 +5,14 @@ import type { GroupHandlers } from '../context.js';
 import { HttpError } from '../errors.js';
 import { ProviderError } from '../llm/index.js';
 import { BYOK_PROVIDERS, byokAllowed, ownerOf } from '../byok/store.js';
-import { startChat, type ChatBody, type ChatEvent, type ChatRun } from '../chat/completion.js';
+import { startChat, type ChatBody, type ChatEvent, type ChatLog, type ChatRun } from '../chat/completion.js';
 
 const BAD_GATEWAY = ERROR_CODES.badGateway;
-const gateway = (e: ProviderError) => new HttpError(502, BAD_GATEWAY, e.message);
+/** Callers get the provider and the kind of failure; the URL and the upstream excerpt go to the log only. */
+function gateway(e: ProviderError, log: ChatLog): HttpError {
+  log.error({ provider: e.provider, status: e.status, detail: e.detail }, e.message);
+  return new HttpError(502, BAD_GATEWAY, e.message);
+}
 
 function chunk(run: ChatRun, index: number, content: string, finish: string | null) {
   return {
@@ -20,7 +24,7 @@ function chunk(run: ChatRun, index: number, content: string, finish: string | nu
 const frame = (data: unknown) => `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
 
 /** SSE: one chunk per delta, a closing chunk per choice with its finish_reason, `data: [DONE]` last; a failure is an error event. */
-async function* sse(run: ChatRun, first: IteratorResult<ChatEvent>, it: AsyncGenerator<ChatEvent>): AsyncGenerator<string> {
+async function* sse(run: ChatRun, first: IteratorResult<ChatEvent>, it: AsyncGenerator<ChatEvent>, log: ChatLog): AsyncGenerator<string> {
   let r = first;
   try {
     while (!r.done) {
@@ -30,6 +34,8 @@ async function* sse(run: ChatRun, first: IteratorResult<ChatEvent>, it: AsyncGen
     }
     yield frame(SSE.done);
   } catch (e) {
+    if (e instanceof ProviderError) log.error({ provider: e.provider, status: e.status, detail: e.detail }, e.message);
+    else log.error({ err: e }, 'chat stream failed');
     const message = e instanceof ProviderError ? e.message : 'internal error while streaming the answer';
     yield frame({ error: { message, code: e instanceof ProviderError ? BAD_GATEWAY : 500000 } });
   }
@@ -48,7 +54,7 @@ export const chatHandlers: GroupHandlers = {
         // the first event decides between an error response (502) and a stream
         const first = await it.next();
         ctx.reply.header('content-type', SSE.contentType).header('cache-control', 'no-cache').header('x-accel-buffering', 'no');
-        return ctx.reply.code(200).send(Readable.from(sse(run, first, it)));
+        return ctx.reply.code(200).send(Readable.from(sse(run, first, it, ctx.req.log)));
       }
       const texts: string[] = Array(body.n).fill('');
       const reasons: (string | null)[] = Array(body.n).fill(null);
@@ -62,7 +68,7 @@ export const chatHandlers: GroupHandlers = {
         thread_id: run.threadId,
       };
     } catch (e) {
-      if (e instanceof ProviderError) throw gateway(e);
+      if (e instanceof ProviderError) throw gateway(e, ctx.req.log);
       throw e;
     }
   },

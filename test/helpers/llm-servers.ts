@@ -25,6 +25,8 @@ export interface FakeLlm {
   mode: Mode;
   /** the answer's text, sent in these pieces when streaming */
   pieces: string[];
+  /** mode status500: the error body */
+  errorBody: string;
   /** mode slow: ms between streamed pieces */
   gapMs: number;
   close(): Promise<void>;
@@ -36,7 +38,7 @@ function openaiChunk(text: string) {
 
 export async function startFakeLlm(protocol: Protocol, pieces = ['The model says ', 'hello [1]', ' and more [2].']): Promise<FakeLlm> {
   const sockets = new Set<import('node:net').Socket>();
-  const fake: FakeLlm = { url: '', requests: [], mode: 'ok', pieces, gapMs: 150, close: async () => undefined };
+  const fake: FakeLlm = { url: '', requests: [], mode: 'ok', pieces, gapMs: 150, errorBody: '{"error":{"message":"upstream exploded"}}', close: async () => undefined };
   const server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
@@ -52,7 +54,7 @@ export async function startFakeLlm(protocol: Protocol, pieces = ['The model says
       if (mode === 'hang') return; // never answers
       if (mode === 'status500') {
         res.writeHead(500, { 'content-type': 'application/json' });
-        return res.end('{"error":{"message":"upstream exploded"}}');
+        return res.end(fake.errorBody);
       }
       const b = body as { stream?: boolean } | null;
       const streaming = protocol === 'gemini' ? (req.url ?? '').includes(':streamGenerateContent') : !!b?.stream;

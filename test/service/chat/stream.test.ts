@@ -126,6 +126,35 @@ describe('a model provider behind the stream', () => {
     }
   });
 
+  it('a failing provider\'s URL and upstream body stay on the server: the 502 and the SSE error event name only the provider and the kind', async () => {
+    const PATH = 'internal-llm-gw-7f3a9c';
+    const MARKER = 'UPSTREAM-SECRET-MARKER-51b2';
+    svc.services.config.llm = { url: `${fake.url}/${PATH}/v1`, model: 'local-model' };
+    svc.services.config.llmTimeoutMs = 5000;
+    const errorBody = fake.errorBody;
+    try {
+      fake.mode = 'status500';
+      fake.errorBody = JSON.stringify({ error: { message: `${MARKER} at ${fake.url}` } });
+      for (const stream of [false, true]) {
+        const r = await chat(svc, svc.keys.org!, body({ stream }));
+        expect(r.status).toBe(502);
+        expect(r.body).toEqual({ code: 502000, detail: 'openai provider failed: HTTP 500' });
+      }
+      for (const mode of ['midstream', 'streamerror'] as const) {
+        fake.mode = mode;
+        const s = await chat(svc, svc.keys.org!, body({ stream: true }));
+        expect(s.status).toBe(200);
+        const events = sseEvents(s.text);
+        const last = JSON.parse(events[events.length - 1]!);
+        expect(last.error.message).toBe('openai provider failed: stream broke');
+        for (const leak of [PATH, MARKER, 'Overloaded', '127.0.0.1']) expect(s.text, mode).not.toContain(leak);
+      }
+    } finally {
+      fake.errorBody = errorBody;
+      offline();
+    }
+  });
+
   it('a provider failing mid-stream gives an error event (code 502000, naming the provider) and a closed stream', async () => {
     useFake();
     try {

@@ -149,11 +149,12 @@ describe('provider failures are ProviderErrors naming the provider, never a hang
     expect(e.provider).toBe(name);
   });
 
-  it.each(cases)('%s: an error event in the stream fails', async (p) => {
+  it.each(cases)('%s: an error event in the stream fails (the upstream message in the detail, not the message)', async (p, name) => {
     fakes[p].mode = 'streamerror';
     const e = await complete(make(p), req({ stream: true })).catch((x) => x);
     expect(e).toBeInstanceOf(ProviderError);
-    expect(e.message).toMatch(/Overloaded/);
+    expect(e.message).toBe(`${name} provider failed: stream broke`);
+    expect(e.detail).toMatch(/Overloaded/);
   });
 
   it.each(cases)('%s: a body that is not JSON fails', async (p) => {
