@@ -16,6 +16,8 @@ export async function post(provider: string, url: string, headers: Record<string
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify(body),
+      // the key headers (BYOK x-api-key, x-goog-api-key, Authorization) never follow a redirect elsewhere
+      redirect: 'error',
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
   } catch (e) {

@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEFAULT_KEYS, api, startTestService, type TestService } from '../../helpers/service.js';
 import { chat, sseEvents } from '../../helpers/chat.js';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startFakeLlm, type FakeLlm } from '../../helpers/llm-servers.js';
 
 let svc: TestService;
@@ -98,6 +100,29 @@ describe('BYOK providers in chat', () => {
       expect(anthropic.requests).toHaveLength(0);
     } finally {
       for (const x of rows) await svc.services.db.run('UPDATE byok_keys SET secret = $1 WHERE owner = $2 AND provider = $3', [x.s, x.o, x.p]);
+    }
+  });
+
+  it('a provider answering with a redirect is a 502; the key never reaches the redirect target', async () => {
+    const elsewhere = await startFakeLlm('anthropic');
+    const redirector = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(307, { location: `${elsewhere.url}/v1/messages` }).end());
+    });
+    await new Promise<void>((r) => redirector.listen(0, '127.0.0.1', r));
+    const url = svc.services.config.anthropicUrl;
+    try {
+      svc.services.config.anthropicUrl = `http://127.0.0.1:${(redirector.address() as AddressInfo).port}`;
+      for (const stream of [false, true]) {
+        const r = await chat(svc, svc.keys.org!, { messages: [{ role: 'user', content: Q }], model: 'claude-sonnet-4-5', stream });
+        expect(r.status).toBe(502);
+        expect(r.body.detail).toMatch(/^anthropic provider failed: /);
+      }
+      expect(elsewhere.requests).toHaveLength(0);
+    } finally {
+      svc.services.config.anthropicUrl = url;
+      await new Promise((r) => redirector.close(r));
+      await elsewhere.close();
     }
   });
 
