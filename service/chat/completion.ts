@@ -177,16 +177,44 @@ async function byokKeys(services: Services, principal: Principal, model: string,
   }
 }
 
+/**
+ * How much of a thread's stored conversation is replayed (to the provider and to retrieval's
+ * conversational awareness): the newest turns whose tokens (content + 4 per message) fit in this.
+ * Older turns stay stored but are not sent, so a long thread costs no more per request.
+ */
+export const HISTORY_TOKENS = 4000;
+
+/** The newest turns of `history` within `budget` tokens. */
+export function recentTurns(history: LlmMessage[], budget = HISTORY_TOKENS): LlmMessage[] {
+  let used = 0;
+  let i = history.length;
+  while (i > 0) {
+    const t = countTokens(history[i - 1]!.content) + 4;
+    if (used + t > budget) break;
+    used += t;
+    i--;
+  }
+  return history.slice(i);
+}
+
 export async function startChat(services: Services, principal: Principal, body: ChatBody, log?: ChatLog): Promise<ChatRun> {
   const news = services.news!;
   // thread: a known thread continues; an unknown one is 404; none starts a thread
   let history: LlmMessage[] = [];
-  let threadId = body.thread_id ?? null;
-  if (threadId) {
-    const stored = await services.threads.messages(threadId, principal.userId);
-    if (!stored) throw notFound(`no thread ${threadId} for this user`);
-    history = stored;
+  const known = body.thread_id ?? null;
+  if (known) {
+    const stored = await services.threads.messages(known, principal.userId);
+    if (!stored) throw notFound(`no thread ${known} for this user`);
+    history = recentTurns(stored);
   }
+  // a new thread's row is written once the answer has started: a provider failing first leaves none
+  const threadId = known ?? crypto.randomUUID();
+  let threadRow = !!known;
+  const ensureThread = async () => {
+    if (threadRow) return;
+    await services.threads.create(principal.userId, principal.keyId, threadId);
+    threadRow = true;
+  };
   const incoming: LlmMessage[] = body.messages.map((m) => ({ role: m.role, content: m.content }));
   const conversation = [...history, ...incoming];
   const question = retrievalQuery(conversation, body.conversational_awareness);
@@ -194,7 +222,6 @@ export async function startChat(services: Services, principal: Principal, body: 
   const keys = await byokKeys(services, principal, body.model, log);
   const provider: LlmProvider = services.llm.provider(body.model, keys);
   const docs = await retrieve(news, principal, p, given);
-  threadId ??= await services.threads.create(principal.userId, principal.keyId);
 
   const now = () => new Date(news.clock());
   const hit = (kind: 'grounded' | 'citation', list: ContextDoc[]) =>
@@ -242,6 +269,7 @@ export async function startChat(services: Services, principal: Principal, body: 
         let stopped = false;
         try {
           for await (const d of provider.stream(req)) {
+            await ensureThread();
             const [raw, hitStop] = stopper.push(d);
             full = yield* emit(cites.push(raw));
             if (full || hitStop) {
@@ -264,10 +292,11 @@ export async function startChat(services: Services, principal: Principal, body: 
         usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
         for (const d of cites.citedDocs()) cited.set(d.article.articleId, d);
         if (index === 0) first = answer;
+        await ensureThread();
         yield { type: 'finish', index, reason };
       }
       hit('citation', [...cited.values()]);
-      await services.threads.append(threadId!, [...incoming.filter((m) => m.role !== 'system'), { role: 'assistant', content: first }]);
+      await services.threads.append(threadId, [...incoming.filter((m) => m.role !== 'system'), { role: 'assistant', content: first }]);
     },
   };
   return run;

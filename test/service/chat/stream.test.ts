@@ -5,6 +5,7 @@ import { chat, sseEvents } from '../../helpers/chat.js';
 import { startFakeLlm, type FakeLlm } from '../../helpers/llm-servers.js';
 import { NewsClient, ApiError } from '../../../client/index.js';
 import { countTokens, tokenizerWork } from '../../../service/llm/tokens.js';
+import { HISTORY_TOKENS } from '../../../service/chat/completion.js';
 
 let svc: TestService;
 let fake: FakeLlm;
@@ -151,6 +152,46 @@ describe('a model provider behind the stream', () => {
       }
     } finally {
       fake.errorBody = errorBody;
+      offline();
+    }
+  });
+
+  it('a provider failing before the first event leaves no thread behind (stream or not)', async () => {
+    useFake();
+    try {
+      fake.mode = 'status500';
+      const count = async () => Number((await svc.services.db.one<{ n: number }>('SELECT count(*)::INTEGER AS n FROM chat_threads'))!.n);
+      const before = await count();
+      for (const stream of [false, true]) expect((await chat(svc, svc.keys.org!, body({ stream }))).status).toBe(502);
+      expect(await count()).toBe(before);
+      fake.mode = 'ok';
+      expect((await chat(svc, svc.keys.org!, body())).status).toBe(200);
+      expect(await count()).toBe(before + 1);
+    } finally {
+      offline();
+    }
+  });
+
+  it('a long thread replays only its newest turns within HISTORY_TOKENS to the provider', async () => {
+    useFake();
+    try {
+      fake.mode = 'ok';
+      const first = await chat(svc, svc.keys.org!, body());
+      const threadId = first.body.thread_id as string;
+      const filler = 'The ministry said the talks would continue next week in Geneva. '.repeat(25);
+      const turns = Array.from({ length: 40 }, (_, i) => ({ role: i % 2 ? ('assistant' as const) : ('user' as const), content: `turn-${i} ${filler}` }));
+      await svc.services.threads.append(threadId, turns);
+      fake.requests.length = 0;
+      const r = await chat(svc, svc.keys.org!, body({ thread_id: threadId, messages: [{ role: 'user', content: 'And what did Kyiv say?' }] }));
+      expect(r.status).toBe(200);
+      const sent = fake.requests[0]!.body.messages as { role: string; content: string }[];
+      const replayed = sent.slice(1, -1);
+      expect(replayed.some((m) => m.content.startsWith('turn-39 '))).toBe(true);
+      expect(replayed.some((m) => m.content.startsWith('turn-0 '))).toBe(false);
+      expect(replayed.some((m) => m.content === 'Who shot Shinzo Abe and what happened to him?')).toBe(false);
+      expect(replayed.reduce((n, m) => n + countTokens(m.content) + 4, 0)).toBeLessThanOrEqual(HISTORY_TOKENS);
+      expect(sent[sent.length - 1]!.content).toBe('And what did Kyiv say?');
+    } finally {
       offline();
     }
   });
