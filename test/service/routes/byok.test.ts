@@ -60,6 +60,9 @@ describe('BYOK keys', () => {
   });
 
   it('keeps keys of one owner from another: a personal enterprise key sees none of the organization\'s', async () => {
+    // the organization stores a key here (not relying on an earlier test)
+    expect((await api(svc.url, 'PUT', '/v1/byok/anthropic', svc.keys.org, { api_key: 'sk-ant-org-owned-0042' })).status).toBe(200);
+    expect((await api(svc.url, 'GET', '/v1/byok/anthropic', svc.keys.org)).body.key_hint).toBe('...0042');
     const r = await api(svc.url, 'GET', '/v1/byok/anthropic', svc.keys.solo);
     expect(r.status).toBe(404);
   });
