@@ -68,6 +68,8 @@ export const chatHandlers: GroupHandlers = {
         thread_id: run.threadId,
       };
     } catch (e) {
+      // no answer started: a new thread was not stored, so its id is not announced
+      ctx.reply.removeHeader('x-thread-id');
       if (e instanceof ProviderError) throw gateway(e, ctx.req.log);
       throw e;
     }

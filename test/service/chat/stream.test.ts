@@ -162,7 +162,11 @@ describe('a model provider behind the stream', () => {
       fake.mode = 'status500';
       const count = async () => Number((await svc.services.db.one<{ n: number }>('SELECT count(*)::INTEGER AS n FROM chat_threads'))!.n);
       const before = await count();
-      for (const stream of [false, true]) expect((await chat(svc, svc.keys.org!, body({ stream }))).status).toBe(502);
+      for (const stream of [false, true]) {
+        const r = await chat(svc, svc.keys.org!, body({ stream }));
+        expect(r.status).toBe(502);
+        expect(r.headers.get('x-thread-id')).toBeNull();
+      }
       expect(await count()).toBe(before);
       fake.mode = 'ok';
       expect((await chat(svc, svc.keys.org!, body())).status).toBe(200);
