@@ -16,6 +16,8 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 const ms = (x: number) => Number(x.toFixed(1));
 
 export async function benchChat(): Promise<Record<string, unknown>> {
+  // the machine's 1-minute load average, before and after, so the figures say what they ran beside
+  const loadBefore = Number(os.loadavg()[0]!.toFixed(2));
   const store = await seededCorpusStore();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'newsflow-bench-'));
   fs.copyFileSync(store, path.join(dir, 'service.duckdb'));
@@ -57,6 +59,7 @@ export async function benchChat(): Promise<Record<string, unknown>> {
     first_token: { p50: ms(pct(first, 50)), p95: ms(pct(first, 95)) },
     total: { p50: ms(pct(total, 50)), p95: ms(pct(total, 95)) },
     goal: { first_token_ms: 150, total_ms: 400 },
+    loadavg_1m: { before: loadBefore, after: Number(os.loadavg()[0]!.toFixed(2)) },
   };
 }
 

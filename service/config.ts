@@ -16,7 +16,7 @@ export interface ServiceConfig {
   embeddingsKey?: string;
   /** OpenAI-compatible chat model that judges alert runs (NEWSFLOW_LLM_URL); null: retrieval decides */
   llm: { url: string; model: string; key?: string } | null;
-  /** a model provider that sends nothing for this long fails (502); NEWSFLOW_LLM_TIMEOUT_MS */
+  /** wait for a model provider's response headers, then the longest idle gap in its stream; NEWSFLOW_LLM_TIMEOUT_MS */
   llmTimeoutMs: number;
   /** Anthropic Messages API base (BYOK); NEWSFLOW_ANTHROPIC_URL */
   anthropicUrl: string;

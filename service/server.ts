@@ -11,7 +11,7 @@ import { ModelLayer } from './llm/index.js';
 import { countTokens } from './llm/tokens.js';
 import { rememberingQueries } from './llm/query-vectors.js';
 import { ByokStore } from './byok/store.js';
-import { Secrets } from './auth/secrets.js';
+import { Secrets, parseMasterKey } from './auth/secrets.js';
 import { ThreadStore } from './chat/threads.js';
 import { HttpEmbedder, type Embedder } from './search/embedder.js';
 import { LocalEmbedder } from './search/local-embedder.js';
@@ -44,13 +44,21 @@ function embedderFor(config: ServiceConfig): Promise<Embedder | null> {
 }
 
 export async function openServices(config: ServiceConfig, db?: Db, opts: { clock?: () => number } = {}): Promise<Services> {
+  // a malformed NEWSFLOW_SECRET_KEY is a start-up error, not a 500 on the first BYOK request
+  if (config.secretKey) {
+    try {
+      parseMasterKey(config.secretKey);
+    } catch (e) {
+      throw new Error(`NEWSFLOW_SECRET_KEY is not a master key: ${(e as Error).message}`);
+    }
+  }
   const store = db ?? (await Db.open(storeFile(config.dataDir)));
   const loaded = await embedderFor(config);
   const embedder = loaded ? rememberingQueries(loaded) : null;
   countTokens('load the tokenizer now, not on the first chat');
   const news = await NewsService.open(store, { embedder, clock: opts.clock });
   let secrets: Secrets | null = null;
-  // the master key (or its key file) is needed only once a secret is stored or read
+  // the key file is read (or created) only once a secret is stored or read
   const byok = new ByokStore(store, () => (secrets ??= Secrets.forService(config)));
   return {
     db: store, keys: new KeyStore(store), limiter: new RateLimiter(config.limits), config, news,

@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import type { Services } from '../context.js';
 import type { Principal } from '../auth/principal.js';
 import { notFound } from '../errors.js';
-import { ownerOf } from '../byok/store.js';
+import { byokAllowed, ownerOf } from '../byok/store.js';
 import type { ContextDoc, LlmMessage, LlmProvider, LlmRequest } from '../llm/index.js';
 import { countTokens, promptTokens, truncateTokens } from '../llm/tokens.js';
 import { CitationWriter, WATERMARK, references, type InlineCitations } from './citations.js';
@@ -114,43 +114,114 @@ class StopCutter {
   }
 }
 
-/** At most `max` tokens of completion (counted on the whole text so far). */
+/**
+ * At most `max` tokens of completion, counted as the text grows without re-encoding all of it:
+ * the text before `at` is settled (its token count kept), only the rest is encoded per delta.
+ * `at` moves to a pretokenizer boundary (a space after a non-space, before a letter), where
+ * o200k's BPE never merges across, so the running count is the full encode's. Near the budget
+ * the whole text is encoded to cut exactly.
+ */
 class TokenBudget {
   text = '';
+  /** tokens of `text` */
+  tokens = 0;
+  private at = 0;
+  private settled = 0;
   constructor(private readonly max: number) {}
   /** [text to emit, budget exhausted?] */
   take(d: string): [string, boolean] {
     if (!d) return ['', false];
     const next = this.text + d;
-    if (countTokens(next) <= this.max) {
+    let n = this.settled + countTokens(next.slice(this.at));
+    if (n > this.max - NEAR_BUDGET) n = countTokens(next);
+    if (n <= this.max) {
       this.text = next;
+      this.tokens = n;
+      this.settle();
       return [d, false];
     }
     const cut = truncateTokens(next, this.max);
     const out = cut.startsWith(this.text) ? cut.slice(this.text.length) : '';
     this.text += out;
+    this.tokens = countTokens(this.text);
     return [out, true];
+  }
+  private settle(): void {
+    const open = this.text.slice(this.at);
+    if (open.length < SETTLE_CHARS) return;
+    let b = -1;
+    for (const m of open.matchAll(/(?<=[^\s]) (?=\p{L})/gu)) b = m.index;
+    if (b <= 0) return;
+    this.settled += countTokens(open.slice(0, b));
+    this.at += b;
+  }
+}
+/** how much unsettled text a delta re-encodes at most (about) before the boundary moves */
+const SETTLE_CHARS = 64;
+/** within this many tokens of max_tokens, count on the whole text */
+const NEAR_BUDGET = 16;
+
+/** Where chat reports what the caller is not told (the request's logger). */
+export interface ChatLog {
+  error(obj: object, msg: string): void;
+}
+
+/** The owner's BYOK keys for a claude-/gemini- request; keys that cannot be opened (bad master key) are logged and treated as absent. */
+async function byokKeys(services: Services, principal: Principal, model: string, log?: ChatLog): Promise<Record<string, string>> {
+  if (!/^(claude|gemini)-/i.test(model) || !byokAllowed(principal)) return {};
+  try {
+    return await services.byok.keys(ownerOf(principal));
+  } catch (err) {
+    log?.error({ err }, 'stored BYOK keys cannot be opened (master key?); answering without them');
+    return {};
   }
 }
 
-export async function startChat(services: Services, principal: Principal, body: ChatBody): Promise<ChatRun> {
+/**
+ * How much of a thread's stored conversation is replayed (to the provider and to retrieval's
+ * conversational awareness): the newest turns whose tokens (content + 4 per message) fit in this.
+ * Older turns stay stored but are not sent, so a long thread costs no more per request.
+ */
+export const HISTORY_TOKENS = 4000;
+
+/** The newest turns of `history` within `budget` tokens. */
+export function recentTurns(history: LlmMessage[], budget = HISTORY_TOKENS): LlmMessage[] {
+  let used = 0;
+  let i = history.length;
+  while (i > 0) {
+    const t = countTokens(history[i - 1]!.content) + 4;
+    if (used + t > budget) break;
+    used += t;
+    i--;
+  }
+  return history.slice(i);
+}
+
+export async function startChat(services: Services, principal: Principal, body: ChatBody, log?: ChatLog): Promise<ChatRun> {
   const news = services.news!;
   // thread: a known thread continues; an unknown one is 404; none starts a thread
   let history: LlmMessage[] = [];
-  let threadId = body.thread_id ?? null;
-  if (threadId) {
-    const stored = await services.threads.messages(threadId, principal.userId);
-    if (!stored) throw notFound(`no thread ${threadId} for this user`);
-    history = stored;
+  const known = body.thread_id ?? null;
+  if (known) {
+    const stored = await services.threads.messages(known, principal.userId);
+    if (!stored) throw notFound(`no thread ${known} for this user`);
+    history = recentTurns(stored);
   }
+  // a new thread's row is written once the answer has started: a provider failing first leaves none
+  const threadId = known ?? crypto.randomUUID();
+  let threadRow = !!known;
+  const ensureThread = async () => {
+    if (threadRow) return;
+    await services.threads.create(principal.userId, principal.keyId, threadId);
+    threadRow = true;
+  };
   const incoming: LlmMessage[] = body.messages.map((m) => ({ role: m.role, content: m.content }));
   const conversation = [...history, ...incoming];
   const question = retrievalQuery(conversation, body.conversational_awareness);
   const { p, given } = searchParamsOf(body.filter_params, question, !!news.embedder);
-  const keys = /^(claude|gemini)-/i.test(body.model) ? await services.byok.keys(ownerOf(principal)) : {};
+  const keys = await byokKeys(services, principal, body.model, log);
   const provider: LlmProvider = services.llm.provider(body.model, keys);
   const docs = await retrieve(news, principal, p, given);
-  threadId ??= await services.threads.create(principal.userId, principal.keyId);
 
   const now = () => new Date(news.clock());
   const hit = (kind: 'grounded' | 'citation', list: ContextDoc[]) =>
@@ -188,7 +259,7 @@ export async function startChat(services: Services, principal: Principal, body: 
           const [out, full] = budget.take(text);
           if (out) {
             answer += out;
-            usage.completion_tokens = before + countTokens(answer);
+            usage.completion_tokens = before + budget.tokens;
             usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
             yield { type: 'delta', index, text: out };
           }
@@ -198,6 +269,7 @@ export async function startChat(services: Services, principal: Principal, body: 
         let stopped = false;
         try {
           for await (const d of provider.stream(req)) {
+            await ensureThread();
             const [raw, hitStop] = stopper.push(d);
             full = yield* emit(cites.push(raw));
             if (full || hitStop) {
@@ -215,12 +287,16 @@ export async function startChat(services: Services, principal: Principal, body: 
           if (!full && tail) full = yield* emit(tail);
         }
         if (full) reason = 'length';
+        // the exact figure once, at the finish (the running one is exact at pretokenizer boundaries)
+        usage.completion_tokens = before + countTokens(answer);
+        usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
         for (const d of cites.citedDocs()) cited.set(d.article.articleId, d);
         if (index === 0) first = answer;
+        await ensureThread();
         yield { type: 'finish', index, reason };
       }
       hit('citation', [...cited.values()]);
-      await services.threads.append(threadId!, [...incoming.filter((m) => m.role !== 'system'), { role: 'assistant', content: first }]);
+      await services.threads.append(threadId, [...incoming.filter((m) => m.role !== 'system'), { role: 'assistant', content: first }]);
     },
   };
   return run;

@@ -6,8 +6,8 @@ import type { LlmMessage } from '../llm/index.js';
 export class ThreadStore {
   constructor(private readonly db: Db) {}
 
-  async create(userId: string, keyId: string | null): Promise<string> {
-    const id = crypto.randomUUID();
+  /** A new thread row (`id` chosen beforehand when the id is announced before the row exists). */
+  async create(userId: string, keyId: string | null, id: string = crypto.randomUUID()): Promise<string> {
     await this.db.run('INSERT INTO chat_threads VALUES ($1, $2, $3, now(), now())', [id, userId, keyId]);
     return id;
   }

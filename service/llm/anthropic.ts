@@ -54,14 +54,14 @@ export class AnthropicProvider implements LlmProvider {
     const headers = { 'x-api-key': this.cfg.key, 'anthropic-version': '2023-06-01' };
     const res = await post(this.name, url, headers, body, this.cfg.timeoutMs, req.signal);
     if (!req.stream) {
-      const b = await json<{ content?: { type: string; text?: string }[] }>(this.name, res, url);
-      if (!Array.isArray(b.content)) throw new ProviderError(this.name, `${url} answered without content`);
+      const b = await json<{ content?: { type: string; text?: string }[] }>(this.name, res, url, this.cfg.timeoutMs);
+      if (!Array.isArray(b.content)) throw new ProviderError(this.name, 'bad JSON', `${url} answered without content`);
       yield b.content.filter((c) => c.type === 'text').map((c) => c.text ?? '').join('');
       return;
     }
     for await (const data of guarded(this.name, url, this.cfg.timeoutMs, sseData(res.body!))) {
       const ev = eventJson<{ type?: string; delta?: { type?: string; text?: string }; error?: { message?: string } }>(this.name, data);
-      if (ev.type === 'error') throw new ProviderError(this.name, `in-stream error: ${ev.error?.message ?? data}`);
+      if (ev.type === 'error') throw new ProviderError(this.name, 'stream broke', `in-stream error: ${ev.error?.message ?? data}`);
       if (ev.type === 'content_block_delta' && ev.delta?.type === 'text_delta' && ev.delta.text) yield ev.delta.text;
       if (ev.type === 'message_stop') return;
     }

@@ -45,14 +45,14 @@ export class GeminiProvider implements LlmProvider {
     };
     const res = await post(this.name, url, { 'x-goog-api-key': this.cfg.key }, body, this.cfg.timeoutMs, req.signal);
     if (!req.stream) {
-      const b = await json<GenResponse>(this.name, res, url);
-      if (!Array.isArray(b.candidates)) throw new ProviderError(this.name, `${url} answered without candidates${b.error?.message ? `: ${b.error.message}` : ''}`);
+      const b = await json<GenResponse>(this.name, res, url, this.cfg.timeoutMs);
+      if (!Array.isArray(b.candidates)) throw new ProviderError(this.name, 'bad JSON', `${url} answered without candidates${b.error?.message ? `: ${b.error.message}` : ''}`);
       yield textOf(b);
       return;
     }
     for await (const data of guarded(this.name, url, this.cfg.timeoutMs, sseData(res.body!))) {
       const ev = eventJson<GenResponse>(this.name, data);
-      if (ev.error) throw new ProviderError(this.name, `in-stream error: ${ev.error.message ?? data}`);
+      if (ev.error) throw new ProviderError(this.name, 'stream broke', `in-stream error: ${ev.error.message ?? data}`);
       const t = textOf(ev);
       if (t) yield t;
     }

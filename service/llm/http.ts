@@ -1,40 +1,66 @@
 /** One HTTP call of a provider: timeout, non-2xx and network failures become ProviderError. */
 import { ProviderError } from './types.js';
 
+/**
+ * The timeout bounds the wait for the response headers only; a streamed body is then bounded by
+ * `guarded()`'s idle timeout between chunks (a long answer that keeps coming is never cut), a
+ * plain body by `json()`'s own timeout.
+ */
 export async function post(provider: string, url: string, headers: Record<string, string>, body: unknown, timeoutMs: number, signal?: AbortSignal): Promise<Response> {
-  const timeout = AbortSignal.timeout(timeoutMs);
+  const headersTimeout = new AbortController();
+  const timer = setTimeout(() => headersTimeout.abort(new DOMException('timeout', 'TimeoutError')), timeoutMs);
+  const timeout = headersTimeout.signal;
   let res: Response;
   try {
     res = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify(body),
+      // the key headers (BYOK x-api-key, x-goog-api-key, Authorization) never follow a redirect elsewhere
+      redirect: 'error',
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
   } catch (e) {
     throw failure(provider, e, timeout, timeoutMs, url);
+  } finally {
+    clearTimeout(timer);
   }
   if (!res.ok) {
-    const text = await res.text().catch(() => '');
-    throw new ProviderError(provider, `${url} answered HTTP ${res.status}: ${text.slice(0, 200)}`, res.status);
+    const text = await withTimeout(res.text(), timeoutMs).catch(() => '');
+    throw new ProviderError(provider, 'http', `${url} answered HTTP ${res.status}: ${text.slice(0, 200)}`, res.status);
   }
   return res;
 }
 
+/** `p`, or a rejection after `ms`. */
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<never>((_, rej) => {
+    timer = setTimeout(() => rej(new Error(`timeout after ${ms} ms`)), ms);
+  });
+  return Promise.race([p, t]).finally(() => clearTimeout(timer));
+}
+
 export function failure(provider: string, e: unknown, timeout: AbortSignal, timeoutMs: number, url: string): ProviderError {
   if (e instanceof ProviderError) return e;
-  if (timeout.aborted) return new ProviderError(provider, `no answer from ${url} within ${timeoutMs} ms (timeout)`);
+  if (timeout.aborted) return new ProviderError(provider, 'timeout', `no answer from ${url} within ${timeoutMs} ms (timeout)`);
   const err = e as Error & { cause?: Error };
-  return new ProviderError(provider, `${url}: ${err.cause?.message ?? err.message}`);
+  return new ProviderError(provider, 'unreachable', `${url}: ${err.cause?.message ?? err.message}`);
 }
 
 /** Read a body as JSON or fail as the provider's bad answer. */
-export async function json<T>(provider: string, res: Response, url: string): Promise<T> {
-  const text = await res.text();
+export async function json<T>(provider: string, res: Response, url: string, timeoutMs: number): Promise<T> {
+  let text: string;
+  try {
+    text = await withTimeout(res.text(), timeoutMs);
+  } catch (e) {
+    const m = (e as Error).message;
+    throw m.startsWith('timeout') ? new ProviderError(provider, 'timeout', `${url} body not read within ${timeoutMs} ms`) : new ProviderError(provider, 'stream broke', `${url} body broke: ${m}`);
+  }
   try {
     return JSON.parse(text) as T;
   } catch {
-    throw new ProviderError(provider, `${url} answered with invalid JSON: ${text.slice(0, 120)}`);
+    throw new ProviderError(provider, 'bad JSON', `${url} answered with invalid JSON: ${text.slice(0, 120)}`);
   }
 }
 
@@ -43,7 +69,7 @@ export function eventJson<T>(provider: string, data: string): T {
   try {
     return JSON.parse(data) as T;
   } catch {
-    throw new ProviderError(provider, `stream event is not JSON: ${data.slice(0, 120)}`);
+    throw new ProviderError(provider, 'bad JSON', `stream event is not JSON: ${data.slice(0, 120)}`);
   }
 }
 
@@ -53,7 +79,7 @@ export async function* guarded<T>(provider: string, url: string, timeoutMs: numb
   for (;;) {
     let timer: NodeJS.Timeout | undefined;
     const idle = new Promise<never>((_, rej) => {
-      timer = setTimeout(() => rej(new ProviderError(provider, `${url} stream stalled for ${timeoutMs} ms (timeout)`)), timeoutMs);
+      timer = setTimeout(() => rej(new ProviderError(provider, 'timeout', `${url} stream stalled for ${timeoutMs} ms`)), timeoutMs);
     });
     let r: IteratorResult<T>;
     try {
@@ -61,7 +87,7 @@ export async function* guarded<T>(provider: string, url: string, timeoutMs: numb
     } catch (e) {
       void iter.return?.();
       if (e instanceof ProviderError) throw e;
-      throw new ProviderError(provider, `${url} stream broke: ${(e as Error).message}`);
+      throw new ProviderError(provider, 'stream broke', `${url} stream broke: ${(e as Error).message}`);
     } finally {
       clearTimeout(timer);
     }

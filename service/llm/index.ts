@@ -9,7 +9,8 @@
  * | anything else    | openai-compatible at NEWSFLOW_LLM_URL (the model if listed in NEWSFLOW_LLM_MODEL, else its first) | NEWSFLOW_LLM_KEY |
  * | anything else, no NEWSFLOW_LLM_URL | extractive    | none                                 |
  *
- * `claude-*` / `gemini-*` without a stored key fall through to the last two rows. The response
+ * `claude-*` / `gemini-*` without a stored key, or from a key below the BYOK plan (enterprise), fall
+ * through to the last two rows. The response
  * names the model that really wrote the answer.
  */
 import type { Embedder } from '../search/embedder.js';

@@ -41,16 +41,16 @@ export class OpenAiProvider implements LlmProvider {
     const headers: Record<string, string> = this.cfg.key ? { authorization: `Bearer ${this.cfg.key}` } : {};
     const res = await post(this.name, url, headers, body, this.cfg.timeoutMs, req.signal);
     if (!req.stream) {
-      const b = await json<{ choices?: Choice[]; error?: { message?: string } }>(this.name, res, url);
+      const b = await json<{ choices?: Choice[]; error?: { message?: string } }>(this.name, res, url, this.cfg.timeoutMs);
       const text = b.choices?.[0]?.message?.content;
-      if (typeof text !== 'string') throw new ProviderError(this.name, `${url} answered without choices[0].message.content${b.error?.message ? `: ${b.error.message}` : ''}`);
+      if (typeof text !== 'string') throw new ProviderError(this.name, 'bad JSON', `${url} answered without choices[0].message.content${b.error?.message ? `: ${b.error.message}` : ''}`);
       yield text;
       return;
     }
     for await (const data of guarded(this.name, url, this.cfg.timeoutMs, sseData(res.body!))) {
       if (data === '[DONE]') return;
       const ev = eventJson<{ choices?: Choice[]; error?: { message?: string } }>(this.name, data);
-      if (ev.error) throw new ProviderError(this.name, `in-stream error: ${ev.error.message ?? JSON.stringify(ev.error)}`);
+      if (ev.error) throw new ProviderError(this.name, 'stream broke', `in-stream error: ${ev.error.message ?? JSON.stringify(ev.error)}`);
       const d = ev.choices?.[0]?.delta?.content;
       if (d) yield d;
     }

@@ -48,14 +48,22 @@ export interface LlmProvider {
   stream(req: LlmRequest): AsyncIterable<string>;
 }
 
-/** A provider that failed (HTTP 5xx or 4xx, timeout, bad JSON, in-stream error). */
+/** What callers are told of a provider failure; the rest (URL, upstream text) is `detail`, for the server's log. */
+export type ProviderFailure = 'http' | 'timeout' | 'bad JSON' | 'stream broke' | 'unreachable';
+
+/**
+ * A provider that failed (HTTP 5xx or 4xx, timeout, bad JSON, in-stream error). `message` is
+ * safe to send to callers (`<provider> provider failed: HTTP 500` / `timeout` / ...); `detail`
+ * carries the provider URL and an upstream excerpt and is only logged.
+ */
 export class ProviderError extends Error {
   constructor(
     readonly provider: string,
-    message: string,
+    readonly kind: ProviderFailure,
+    readonly detail: string,
     readonly status: number | null = null,
   ) {
-    super(`${provider} provider failed: ${message}`);
+    super(`${provider} provider failed: ${kind === 'http' ? `HTTP ${status}` : kind}`);
   }
 }
 

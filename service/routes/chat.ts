@@ -4,11 +4,15 @@ import { ERROR_CODES, SSE } from '../../spec/index.js';
 import type { GroupHandlers } from '../context.js';
 import { HttpError } from '../errors.js';
 import { ProviderError } from '../llm/index.js';
-import { BYOK_PROVIDERS, ownerOf } from '../byok/store.js';
-import { startChat, type ChatBody, type ChatEvent, type ChatRun } from '../chat/completion.js';
+import { BYOK_PROVIDERS, byokAllowed, ownerOf } from '../byok/store.js';
+import { startChat, type ChatBody, type ChatEvent, type ChatLog, type ChatRun } from '../chat/completion.js';
 
 const BAD_GATEWAY = ERROR_CODES.badGateway;
-const gateway = (e: ProviderError) => new HttpError(502, BAD_GATEWAY, e.message);
+/** Callers get the provider and the kind of failure; the URL and the upstream excerpt go to the log only. */
+function gateway(e: ProviderError, log: ChatLog): HttpError {
+  log.error({ provider: e.provider, status: e.status, detail: e.detail }, e.message);
+  return new HttpError(502, BAD_GATEWAY, e.message);
+}
 
 function chunk(run: ChatRun, index: number, content: string, finish: string | null) {
   return {
@@ -20,7 +24,7 @@ function chunk(run: ChatRun, index: number, content: string, finish: string | nu
 const frame = (data: unknown) => `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
 
 /** SSE: one chunk per delta, a closing chunk per choice with its finish_reason, `data: [DONE]` last; a failure is an error event. */
-async function* sse(run: ChatRun, first: IteratorResult<ChatEvent>, it: AsyncGenerator<ChatEvent>): AsyncGenerator<string> {
+async function* sse(run: ChatRun, first: IteratorResult<ChatEvent>, it: AsyncGenerator<ChatEvent>, log: ChatLog): AsyncGenerator<string> {
   let r = first;
   try {
     while (!r.done) {
@@ -30,6 +34,8 @@ async function* sse(run: ChatRun, first: IteratorResult<ChatEvent>, it: AsyncGen
     }
     yield frame(SSE.done);
   } catch (e) {
+    if (e instanceof ProviderError) log.error({ provider: e.provider, status: e.status, detail: e.detail }, e.message);
+    else log.error({ err: e }, 'chat stream failed');
     const message = e instanceof ProviderError ? e.message : 'internal error while streaming the answer';
     yield frame({ error: { message, code: e instanceof ProviderError ? BAD_GATEWAY : 500000 } });
   }
@@ -40,7 +46,7 @@ export const chatHandlers: GroupHandlers = {
     const body = ctx.body as ChatBody;
     // filter_params as sent: the parsed ones carry every search default, which would override chat's
     const raw = (ctx.req.body as { filter_params?: Record<string, unknown> | null } | null)?.filter_params;
-    const run = await startChat(ctx.services, ctx.principal!, { ...body, filter_params: raw && typeof raw === 'object' ? raw : null });
+    const run = await startChat(ctx.services, ctx.principal!, { ...body, filter_params: raw && typeof raw === 'object' ? raw : null }, ctx.req.log);
     const it = run.events();
     ctx.reply.header('x-thread-id', run.threadId);
     try {
@@ -48,7 +54,7 @@ export const chatHandlers: GroupHandlers = {
         // the first event decides between an error response (502) and a stream
         const first = await it.next();
         ctx.reply.header('content-type', SSE.contentType).header('cache-control', 'no-cache').header('x-accel-buffering', 'no');
-        return ctx.reply.code(200).send(Readable.from(sse(run, first, it)));
+        return ctx.reply.code(200).send(Readable.from(sse(run, first, it, ctx.req.log)));
       }
       const texts: string[] = Array(body.n).fill('');
       const reasons: (string | null)[] = Array(body.n).fill(null);
@@ -62,7 +68,9 @@ export const chatHandlers: GroupHandlers = {
         thread_id: run.threadId,
       };
     } catch (e) {
-      if (e instanceof ProviderError) throw gateway(e);
+      // no answer started: a new thread was not stored, so its id is not announced
+      ctx.reply.removeHeader('x-thread-id');
+      if (e instanceof ProviderError) throw gateway(e, ctx.req.log);
       throw e;
     }
   },
@@ -70,7 +78,8 @@ export const chatHandlers: GroupHandlers = {
   list_models: async (ctx) => {
     const owner = ownerOf(ctx.principal!);
     const keys: Record<string, string> = {};
-    for (const p of BYOK_PROVIDERS) if ((await ctx.services.byok.hint(owner, p)) !== null) keys[p] = 'stored';
+    // a key below the BYOK plan neither uses nor sees its organization's stored keys
+    if (byokAllowed(ctx.principal!)) for (const p of BYOK_PROVIDERS) if ((await ctx.services.byok.hint(owner, p)) !== null) keys[p] = 'stored';
     const created = Math.floor(Date.now() / 1000);
     return { object: 'list', data: ctx.services.llm.models(keys).map((m) => ({ id: m.id, object: 'model', created, owned_by: m.owned_by })) };
   },

@@ -7,8 +7,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export type Protocol = 'openai' | 'anthropic' | 'gemini';
-/** ok; status500; hang (never answers); midstream (one delta, then the connection breaks); badjson; streamerror (an error event) */
-export type Mode = 'ok' | 'status500' | 'hang' | 'midstream' | 'badjson' | 'streamerror';
+/**
+ * ok; status500; hang (never answers); midstream (one delta, then the connection breaks); badjson;
+ * streamerror (an error event); slow (each streamed piece `gapMs` after the last); stall (one delta, then silence)
+ */
+export type Mode = 'ok' | 'status500' | 'hang' | 'midstream' | 'badjson' | 'streamerror' | 'slow' | 'stall';
 
 export interface Recorded {
   path: string;
@@ -22,6 +25,10 @@ export interface FakeLlm {
   mode: Mode;
   /** the answer's text, sent in these pieces when streaming */
   pieces: string[];
+  /** mode status500: the error body */
+  errorBody: string;
+  /** mode slow: ms between streamed pieces */
+  gapMs: number;
   close(): Promise<void>;
 }
 
@@ -31,7 +38,7 @@ function openaiChunk(text: string) {
 
 export async function startFakeLlm(protocol: Protocol, pieces = ['The model says ', 'hello [1]', ' and more [2].']): Promise<FakeLlm> {
   const sockets = new Set<import('node:net').Socket>();
-  const fake: FakeLlm = { url: '', requests: [], mode: 'ok', pieces, close: async () => undefined };
+  const fake: FakeLlm = { url: '', requests: [], mode: 'ok', pieces, gapMs: 150, errorBody: '{"error":{"message":"upstream exploded"}}', close: async () => undefined };
   const server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
@@ -47,7 +54,7 @@ export async function startFakeLlm(protocol: Protocol, pieces = ['The model says
       if (mode === 'hang') return; // never answers
       if (mode === 'status500') {
         res.writeHead(500, { 'content-type': 'application/json' });
-        return res.end('{"error":{"message":"upstream exploded"}}');
+        return res.end(fake.errorBody);
       }
       const b = body as { stream?: boolean } | null;
       const streaming = protocol === 'gemini' ? (req.url ?? '').includes(':streamGenerateContent') : !!b?.stream;
@@ -80,6 +87,22 @@ export async function startFakeLlm(protocol: Protocol, pieces = ['The model says
         if (protocol === 'anthropic') send({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, 'error');
         else send({ error: { message: 'Overloaded', code: 503 } });
         return res.end();
+      }
+      if (mode === 'stall') {
+        delta(fake.pieces[0]!);
+        return; // never another byte
+      }
+      if (mode === 'slow') {
+        void (async () => {
+          for (const p of fake.pieces) {
+            await new Promise((r) => setTimeout(r, fake.gapMs));
+            delta(p);
+          }
+          if (protocol === 'openai') send('[DONE]');
+          if (protocol === 'anthropic') send({ type: 'message_stop' }, 'message_stop');
+          res.end();
+        })();
+        return;
       }
       if (mode === 'badjson') {
         res.write('data: {not json\n\n');

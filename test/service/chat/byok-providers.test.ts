@@ -4,8 +4,10 @@
  * stop and stream; a failing provider is a 502 naming it.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { api, startTestService, type TestService } from '../../helpers/service.js';
+import { DEFAULT_KEYS, api, startTestService, type TestService } from '../../helpers/service.js';
 import { chat, sseEvents } from '../../helpers/chat.js';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startFakeLlm, type FakeLlm } from '../../helpers/llm-servers.js';
 
 let svc: TestService;
@@ -15,7 +17,12 @@ const ANTHROPIC_KEY = 'sk-ant-byok-test-0001';
 const GOOGLE_KEY = 'AIza-byok-test-0002';
 
 beforeAll(async () => {
-  svc = await startTestService({ corpusStore: inject('corpusStore'), limitsText: 'chat=100000:100000:100' });
+  svc = await startTestService({
+    corpusStore: inject('corpusStore'),
+    limitsText: 'chat=100000:100000:100',
+    // a free-plan key of the same organization as `org` (which stores the BYOK keys)
+    keys: { ...DEFAULT_KEYS, orgFree: { org: 'acme', scopes: ['news', 'stories', 'chat', 'profile'], plan: 'free' } },
+  });
   anthropic = await startFakeLlm('anthropic', ['Abe was shot ', 'in Nara [1].']);
   gemini = await startFakeLlm('gemini', ['Abe was shot ', 'in Nara [2].']);
   svc.services.config.anthropicUrl = anthropic.url;
@@ -67,6 +74,58 @@ describe('BYOK providers in chat', () => {
     expect(r.body.model).toBe('newsflow-extractive');
   });
 
+  it('a free-plan key of the same organization is answered by the fallback, not its organization\'s BYOK key, and lists no BYOK models', async () => {
+    anthropic.requests.length = 0;
+    gemini.requests.length = 0;
+    for (const model of ['claude-sonnet-4-5', 'gemini-2.5-flash']) {
+      const r = await chat(svc, svc.keys.orgFree!, { messages: [{ role: 'user', content: Q }], model });
+      expect(r.status).toBe(200);
+      expect(r.body.model).toBe('newsflow-extractive');
+    }
+    expect(anthropic.requests).toHaveLength(0);
+    expect(gemini.requests).toHaveLength(0);
+    const models = await api(svc.url, 'GET', '/v1/openai/models', svc.keys.orgFree);
+    expect(models.status).toBe(200);
+    expect(models.body.data.map((m: { id: string }) => m.id)).toEqual(['newsflow-extractive']);
+  });
+
+  it('stored keys that cannot be opened (another master key) are treated as absent: the fallback answers, no 500', async () => {
+    const rows = await svc.services.db.all<{ o: string; p: string; s: string }>('SELECT owner AS o, provider AS p, secret AS s FROM byok_keys');
+    try {
+      await svc.services.db.run("UPDATE byok_keys SET secret = 'v1:deadbeef:' || secret[13:]");
+      anthropic.requests.length = 0;
+      const r = await chat(svc, svc.keys.org!, { messages: [{ role: 'user', content: Q }], model: 'claude-sonnet-4-5' });
+      expect(r.status).toBe(200);
+      expect(r.body.model).toBe('newsflow-extractive');
+      expect(anthropic.requests).toHaveLength(0);
+    } finally {
+      for (const x of rows) await svc.services.db.run('UPDATE byok_keys SET secret = $1 WHERE owner = $2 AND provider = $3', [x.s, x.o, x.p]);
+    }
+  });
+
+  it('a provider answering with a redirect is a 502; the key never reaches the redirect target', async () => {
+    const elsewhere = await startFakeLlm('anthropic');
+    const redirector = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(307, { location: `${elsewhere.url}/v1/messages` }).end());
+    });
+    await new Promise<void>((r) => redirector.listen(0, '127.0.0.1', r));
+    const url = svc.services.config.anthropicUrl;
+    try {
+      svc.services.config.anthropicUrl = `http://127.0.0.1:${(redirector.address() as AddressInfo).port}`;
+      for (const stream of [false, true]) {
+        const r = await chat(svc, svc.keys.org!, { messages: [{ role: 'user', content: Q }], model: 'claude-sonnet-4-5', stream });
+        expect(r.status).toBe(502);
+        expect(r.body.detail).toMatch(/^anthropic provider failed: /);
+      }
+      expect(elsewhere.requests).toHaveLength(0);
+    } finally {
+      svc.services.config.anthropicUrl = url;
+      await new Promise((r) => redirector.close(r));
+      await elsewhere.close();
+    }
+  });
+
   it('the models list shows the BYOK families of a caller with keys', async () => {
     const withKeys = await api(svc.url, 'GET', '/v1/openai/models', svc.keys.org);
     expect(withKeys.status).toBe(200);
@@ -93,7 +152,7 @@ describe('BYOK providers in chat', () => {
       gemini.mode = 'streamerror';
       const s = await chat(svc, svc.keys.org!, { messages: [{ role: 'user', content: Q }], model: 'gemini-2.5-pro', stream: true });
       const events = sseEvents(s.text);
-      expect(JSON.parse(events[events.length - 1]!)).toEqual({ error: { message: expect.stringMatching(/^google provider failed: .*Overloaded/), code: 502000 } });
+      expect(JSON.parse(events[events.length - 1]!)).toEqual({ error: { message: 'google provider failed: stream broke', code: 502000 } });
     } finally {
       anthropic.mode = 'ok';
       gemini.mode = 'ok';

@@ -4,6 +4,8 @@ import { startTestService, type TestService } from '../../helpers/service.js';
 import { chat, sseEvents } from '../../helpers/chat.js';
 import { startFakeLlm, type FakeLlm } from '../../helpers/llm-servers.js';
 import { NewsClient, ApiError } from '../../../client/index.js';
+import { countTokens, tokenizerWork } from '../../../service/llm/tokens.js';
+import { HISTORY_TOKENS } from '../../../service/chat/completion.js';
 
 let svc: TestService;
 let fake: FakeLlm;
@@ -97,6 +99,102 @@ describe('a model provider behind the stream', () => {
       const plain = await chat(svc, svc.keys.org!, body({ inline_citations: 'numbered', asknews_watermark: false }));
       expect(plain.body.model).toBe('local-model');
       expect(plain.body.choices[0].message.content).toBe(text);
+    } finally {
+      offline();
+    }
+  });
+
+  it('3,000 small deltas: usage is the full encode of the answer, and counting them encodes a linear amount of text', async () => {
+    useFake();
+    const pieces = fake.pieces;
+    try {
+      fake.mode = 'ok';
+      const words = ['Abe ', 'was ', 'shot, ', 'the ', 'police ', 'said; ', 'Nara\'s ', 'crowd ', 'fled ', '42 ', 'times. ', 'Über ', '“quoted” ', '\n'];
+      fake.pieces = Array.from({ length: 3000 }, (_, i) => words[(i * 7) % words.length]!);
+      const work = tokenizerWork.chars;
+      const s = await chat(svc, svc.keys.org!, body({ stream: true, inline_citations: 'none', append_references: false, asknews_watermark: false, max_tokens: 100000 }));
+      const chunks = sseEvents(s.text).slice(0, -1).map((e) => JSON.parse(e));
+      const text = chunks.map((c) => c.choices[0].delta.content).join('');
+      expect(text).toBe(fake.pieces.join(''));
+      const last = chunks[chunks.length - 1];
+      expect(last.choices[0].finish_reason).toBe('stop');
+      expect(last.usage.completion_tokens).toBe(countTokens(text));
+      // re-encoding the whole answer per delta would be ~3,000 × half the answer
+      expect(tokenizerWork.chars - work).toBeLessThan(40 * text.length);
+    } finally {
+      fake.pieces = pieces;
+      offline();
+    }
+  });
+
+  it('a failing provider\'s URL and upstream body stay on the server: the 502 and the SSE error event name only the provider and the kind', async () => {
+    const PATH = 'internal-llm-gw-7f3a9c';
+    const MARKER = 'UPSTREAM-SECRET-MARKER-51b2';
+    svc.services.config.llm = { url: `${fake.url}/${PATH}/v1`, model: 'local-model' };
+    svc.services.config.llmTimeoutMs = 5000;
+    const errorBody = fake.errorBody;
+    try {
+      fake.mode = 'status500';
+      fake.errorBody = JSON.stringify({ error: { message: `${MARKER} at ${fake.url}` } });
+      for (const stream of [false, true]) {
+        const r = await chat(svc, svc.keys.org!, body({ stream }));
+        expect(r.status).toBe(502);
+        expect(r.body).toEqual({ code: 502000, detail: 'openai provider failed: HTTP 500' });
+      }
+      for (const mode of ['midstream', 'streamerror'] as const) {
+        fake.mode = mode;
+        const s = await chat(svc, svc.keys.org!, body({ stream: true }));
+        expect(s.status).toBe(200);
+        const events = sseEvents(s.text);
+        const last = JSON.parse(events[events.length - 1]!);
+        expect(last.error.message).toBe('openai provider failed: stream broke');
+        for (const leak of [PATH, MARKER, 'Overloaded', '127.0.0.1']) expect(s.text, mode).not.toContain(leak);
+      }
+    } finally {
+      fake.errorBody = errorBody;
+      offline();
+    }
+  });
+
+  it('a provider failing before the first event leaves no thread behind (stream or not)', async () => {
+    useFake();
+    try {
+      fake.mode = 'status500';
+      const count = async () => Number((await svc.services.db.one<{ n: number }>('SELECT count(*)::INTEGER AS n FROM chat_threads'))!.n);
+      const before = await count();
+      for (const stream of [false, true]) {
+        const r = await chat(svc, svc.keys.org!, body({ stream }));
+        expect(r.status).toBe(502);
+        expect(r.headers.get('x-thread-id')).toBeNull();
+      }
+      expect(await count()).toBe(before);
+      fake.mode = 'ok';
+      expect((await chat(svc, svc.keys.org!, body())).status).toBe(200);
+      expect(await count()).toBe(before + 1);
+    } finally {
+      offline();
+    }
+  });
+
+  it('a long thread replays only its newest turns within HISTORY_TOKENS to the provider', async () => {
+    useFake();
+    try {
+      fake.mode = 'ok';
+      const first = await chat(svc, svc.keys.org!, body());
+      const threadId = first.body.thread_id as string;
+      const filler = 'The ministry said the talks would continue next week in Geneva. '.repeat(25);
+      const turns = Array.from({ length: 40 }, (_, i) => ({ role: i % 2 ? ('assistant' as const) : ('user' as const), content: `turn-${i} ${filler}` }));
+      await svc.services.threads.append(threadId, turns);
+      fake.requests.length = 0;
+      const r = await chat(svc, svc.keys.org!, body({ thread_id: threadId, messages: [{ role: 'user', content: 'And what did Kyiv say?' }] }));
+      expect(r.status).toBe(200);
+      const sent = fake.requests[0]!.body.messages as { role: string; content: string }[];
+      const replayed = sent.slice(1, -1);
+      expect(replayed.some((m) => m.content.startsWith('turn-39 '))).toBe(true);
+      expect(replayed.some((m) => m.content.startsWith('turn-0 '))).toBe(false);
+      expect(replayed.some((m) => m.content === 'Who shot Shinzo Abe and what happened to him?')).toBe(false);
+      expect(replayed.reduce((n, m) => n + countTokens(m.content) + 4, 0)).toBeLessThanOrEqual(HISTORY_TOKENS);
+      expect(sent[sent.length - 1]!.content).toBe('And what did Kyiv say?');
     } finally {
       offline();
     }

@@ -30,9 +30,15 @@ describe('chat threads', () => {
     const stored = await svc.services.threads.messages(threadId, (await svc.services.keys.resolve(svc.keys.org!))!.userId);
     expect(stored!.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     expect(stored![2]!.content).toBe('And how did Russia respond?');
-    // without the thread, the follow-up alone is not about Ukraine
+    // without the thread, the follow-up alone is less about Ukraine: a smaller share of its cited articles mention it
     const alone = await chat(svc, svc.keys.org!, { messages: [{ role: 'user', content: 'And how did Russia respond?' }], conversational_awareness: false });
     expect(alone.status).toBe(200);
+    const aloneRefs = parseAnswer(alone.body.choices[0].message.content).refs;
+    const aloneTexts = await articleTexts(svc, aloneRefs.map((r) => byUrl.get(r.url)!));
+    const ukr = (m: Map<string, string>) => [...m.values()].filter((t) => /ukrain|kyiv|zelensk/i.test(t)).length;
+    console.log(`follow-up citing Ukraine: alone ${ukr(aloneTexts)}/${aloneTexts.size}, in the thread ${ukr(texts)}/${texts.size}`);
+    expect(aloneTexts.size).toBeGreaterThan(0);
+    expect(ukr(aloneTexts) / aloneTexts.size).toBeLessThan(ukr(texts) / texts.size);
   });
 
   it('an unknown thread_id, or another user\'s thread, is 404 {code, detail}', async () => {

@@ -113,6 +113,31 @@ describe('provider failures are ProviderErrors naming the provider, never a hang
     expect(e.message).toMatch(/timeout/);
   });
 
+  it.each(cases)('%s: a stream longer than the timeout whose chunks keep coming completes (the timeout is idle, not total)', async (p) => {
+    const f = fakes[p];
+    const pieces = f.pieces;
+    try {
+      f.mode = 'slow';
+      f.gapMs = 150;
+      f.pieces = Array.from({ length: 8 }, (_, i) => `piece ${i}. `);
+      expect(await complete(make(p, 400), req({ stream: true }))).toBe(f.pieces.join(''));
+    } finally {
+      f.pieces = pieces;
+    }
+  });
+
+  it.each(cases)('%s: a stream that stalls mid-answer longer than the timeout fails as a timeout after the first delta', async (p, name) => {
+    fakes[p].mode = 'stall';
+    const got: string[] = [];
+    const e = await (async () => {
+      for await (const d of make(p, 400).stream(req({ stream: true }))) got.push(d);
+    })().catch((x) => x);
+    expect(got).toEqual(['The model says ']);
+    expect(e).toBeInstanceOf(ProviderError);
+    expect(e.provider).toBe(name);
+    expect(e.message).toMatch(/timeout/);
+  });
+
   it.each(cases)('%s: a connection broken mid-stream fails after the first delta', async (p, name) => {
     fakes[p].mode = 'midstream';
     const got: string[] = [];
@@ -124,11 +149,12 @@ describe('provider failures are ProviderErrors naming the provider, never a hang
     expect(e.provider).toBe(name);
   });
 
-  it.each(cases)('%s: an error event in the stream fails', async (p) => {
+  it.each(cases)('%s: an error event in the stream fails (the upstream message in the detail, not the message)', async (p, name) => {
     fakes[p].mode = 'streamerror';
     const e = await complete(make(p), req({ stream: true })).catch((x) => x);
     expect(e).toBeInstanceOf(ProviderError);
-    expect(e.message).toMatch(/Overloaded/);
+    expect(e.message).toBe(`${name} provider failed: stream broke`);
+    expect(e.detail).toMatch(/Overloaded/);
   });
 
   it.each(cases)('%s: a body that is not JSON fails', async (p) => {

@@ -60,6 +60,9 @@ describe('BYOK keys', () => {
   });
 
   it('keeps keys of one owner from another: a personal enterprise key sees none of the organization\'s', async () => {
+    // the organization stores a key here (not relying on an earlier test)
+    expect((await api(svc.url, 'PUT', '/v1/byok/anthropic', svc.keys.org, { api_key: 'sk-ant-org-owned-0042' })).status).toBe(200);
+    expect((await api(svc.url, 'GET', '/v1/byok/anthropic', svc.keys.org)).body.key_hint).toBe('...0042');
     const r = await api(svc.url, 'GET', '/v1/byok/anthropic', svc.keys.solo);
     expect(r.status).toBe(404);
   });
@@ -96,6 +99,14 @@ describe('BYOK keys at rest', () => {
     expect((await services.byok.keys('user:u1')).google).toBe('AIza-env-sealed-key-0001');
     await services.news?.close();
     services.db.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('a malformed NEWSFLOW_SECRET_KEY fails when services open, naming the variable; no key file is created', async () => {
+    const dataDir = tempDir();
+    const config = serviceConfig({ dataDir, port: 0, logLevel: 'silent', secretKey: 'not-a-master-key', embeddings: 'none' });
+    await expect(openServices(config)).rejects.toThrow(/NEWSFLOW_SECRET_KEY/);
+    expect(fs.existsSync(path.join(dataDir, KEY_FILE))).toBe(false);
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
