@@ -11,7 +11,8 @@ const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._z
 
 const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'readonly', 'catch', 'nonoptional']);
 
-function unwrap(s: z.ZodType): z.ZodType {
+/** Through optional/nullable/default/... and the input side of pipes, to the schema that parses. */
+export function unwrap(s: z.ZodType): z.ZodType {
   let cur = s;
   for (;;) {
     const d = defOf(cur);

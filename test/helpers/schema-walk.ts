@@ -4,6 +4,7 @@
  */
 import type { z } from 'zod';
 import { ROUTES, type RouteDef } from '../../spec/index.js';
+import { unwrap } from '../../service/validation.js';
 
 type Def = {
   type: string;
@@ -16,18 +17,8 @@ type Def = {
   checks?: { _zod: { def: { check?: string; format?: string } } }[];
 };
 export const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
-const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'readonly', 'catch', 'nonoptional']);
-
-/** Through optional/nullable/default and the input side of pipes. */
-export function unwrap(s: z.ZodType): z.ZodType {
-  let cur = s;
-  for (;;) {
-    const d = defOf(cur);
-    if (WRAPPERS.has(d.type) && d.innerType) cur = d.innerType;
-    else if (d.type === 'pipe' && d.in) cur = d.in;
-    else return cur;
-  }
-}
+/** The validator's own unwrapping, so the tests walk schemas exactly as requests are parsed. */
+export { unwrap };
 
 /** The fields of an object schema (empty for anything else). */
 export function fieldsOf(schema: z.ZodType | undefined): [string, z.ZodType][] {
