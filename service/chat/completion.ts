@@ -201,7 +201,8 @@ export async function startChat(services: Services, principal: Principal, body: 
   const news = services.news!;
   // thread: a known thread continues; an unknown one is 404; none starts a thread
   let history: LlmMessage[] = [];
-  const known = body.thread_id ?? null;
+  // an empty thread_id (sent by some clients for "none") starts a new thread like null
+  const known = body.thread_id ? body.thread_id : null;
   if (known) {
     const stored = await services.threads.messages(known, principal.userId);
     if (!stored) throw notFound(`no thread ${known} for this user`);

@@ -41,6 +41,17 @@ describe('chat threads', () => {
     expect(ukr(aloneTexts) / aloneTexts.size).toBeLessThan(ukr(texts) / texts.size);
   });
 
+  it('an empty thread_id (as some clients send for none) starts a new thread each time, never a 500', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const r = await chat(svc, svc.keys.org!, { messages: [{ role: 'user', content: 'What is happening in Ukraine?' }], thread_id: '' });
+      expect(r.status).toBe(200);
+      expect(r.body.thread_id).toMatch(/^[0-9a-f-]{36}$/);
+      ids.push(r.body.thread_id);
+    }
+    expect(ids[0]).not.toBe(ids[1]);
+  });
+
   it('an unknown thread_id, or another user\'s thread, is 404 {code, detail}', async () => {
     const r = await chat(svc, svc.keys.org!, { messages: [{ role: 'user', content: 'hello' }], thread_id: '00000000-0000-4000-8000-000000000000' });
     expect(r.status).toBe(404);
