@@ -154,7 +154,7 @@ async function authorize(services: Services, d: RouteDef, req: FastifyRequest): 
 /** Administration routes: the data dir's admin token only (null principal: no key, no limiter). */
 async function authorizeAdmin(services: Services, d: RouteDef, req: FastifyRequest): Promise<null> {
   const cred = bearer(req);
-  const challenge = { 'WWW-Authenticate': 'Bearer realm="newsflow-admin"' };
+  const challenge = { 'WWW-Authenticate': 'Bearer' };
   if (!cred) throw unauthorized('missing admin token: send "Authorization: Bearer <the token in admin.token of the data dir>"', challenge);
   if (services.admin.check(cred)) return null;
   if (await services.keys.resolve(cred)) throw forbidden(`${d.method} ${d.path} is an administration route: API keys cannot call it (use the admin token of the data dir)`);

@@ -60,7 +60,7 @@ describe('admin routes of a running service', () => {
   it('a wrong or missing admin token is 401', async () => {
     const wrong = await api(svc.url, 'GET', '/v1/admin/keys', `${token.slice(0, -2)}xx`);
     expect(wrong.status).toBe(401);
-    expect(wrong.headers.get('www-authenticate')).toMatch(/Bearer/);
+    expect(wrong.headers.get('www-authenticate')).toBe('Bearer');
     expect((await api(svc.url, 'GET', '/v1/admin/keys')).status).toBe(401);
   });
 
