@@ -97,10 +97,13 @@ export function questionParts(question: string): QuestionParts {
 /** The external tools and the source that enables each (one call per round when available). */
 const EXTERNAL: [DeepNewsSource, string][] = [['wiki', 'search_wiki'], ['google', 'search_web'], ['reddit', 'search_forum'], ['charts', 'make_chart'], ['graph', 'build_graph']];
 
+/** Articles the whole-question search asks for (the other searches: the request's n_articles, default 10). */
+const MAIN_ARTICLES = 20;
+
 export function firstRound(parts: QuestionParts, sources: Set<DeepNewsSource>, usable: (tool: string) => boolean): PlannedCall[] {
   const calls: PlannedCall[] = [];
   if (sources.has('asknews') && usable('search_news')) {
-    calls.push({ tool: 'search_news', input: { query: parts.full }, weight: 2 });
+    calls.push({ tool: 'search_news', input: { query: parts.full, n_articles: MAIN_ARTICLES }, weight: 2 });
     for (const e of parts.entities) calls.push({ tool: 'search_news', input: { query: e, method: 'kw' }, weight: 0.5 });
     for (const p of parts.phrases) calls.push({ tool: 'search_news', input: { query: p, method: 'kw' }, weight: 0.75 });
     for (const w of parts.windows) calls.push({ tool: 'search_news', input: { query: parts.full, start_timestamp: w.start, end_timestamp: w.end }, weight: 1 });

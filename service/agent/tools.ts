@@ -144,13 +144,15 @@ export const TOOLS: Tool[] = [
     name: 'search_news',
     source: 'asknews',
     description: 'Search the news archive. method kw (keywords, BM25), nl (meaning, embeddings) or both (fused).',
-    parameters: { type: 'object', properties: { query: { type: 'string' }, method: { type: 'string', enum: ['kw', 'nl', 'both'] } }, required: ['query'] },
+    parameters: { type: 'object', properties: { query: { type: 'string' }, method: { type: 'string', enum: ['kw', 'nl', 'both'] }, n_articles: { type: 'integer', minimum: 1, maximum: 50 } }, required: ['query'] },
     available: (s) => (s.news ? true : 'this service has no news archive'),
     run: async (ctx, input) => {
       const method = ['kw', 'nl', 'both'].includes(str(input.method)) ? (str(input.method) as 'kw' | 'nl' | 'both') : undefined;
       const extra: Partial<SearchParamsParsed> = method ? { method } : {};
       if (typeof input.start_timestamp === 'number') extra.start_timestamp = input.start_timestamp;
       if (typeof input.end_timestamp === 'number') extra.end_timestamp = input.end_timestamp;
+      // the planner's size for a call, unless the request's filter_params set n_articles
+      if (typeof input.n_articles === 'number' && !(ctx.filterParams && 'n_articles' in ctx.filterParams)) extra.n_articles = Math.min(50, Math.max(1, Math.floor(input.n_articles)));
       return { ...emptyFound(), news: await archiveSearch(ctx, str(input.query), extra) };
     },
   },
