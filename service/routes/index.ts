@@ -11,6 +11,7 @@ import { storiesHandlers } from './stories.js';
 import { chatHandlers } from './chat.js';
 import { byokHandlers } from './byok.js';
 import { adminHandlers } from './admin.js';
+import { deepnewsHandlers } from './deepnews.js';
 
 export const HANDLERS: GroupHandlers = {
   ...pingHandlers,
@@ -23,6 +24,7 @@ export const HANDLERS: GroupHandlers = {
   ...chatHandlers,
   ...byokHandlers,
   ...adminHandlers,
+  ...deepnewsHandlers,
 };
 
 /** operationIds this server answers 501 for (the OpenAPI document lists their 501). */
