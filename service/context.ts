@@ -10,6 +10,7 @@ import type { NewsService } from './news/service.js';
 import type { ModelLayer } from './llm/index.js';
 import type { ByokStore } from './byok/store.js';
 import type { ThreadStore } from './chat/threads.js';
+import type { GraphService } from './graph/index.js';
 
 export interface Services {
   db: Db;
@@ -24,6 +25,8 @@ export interface Services {
   byok: ByokStore;
   /** chat threads */
   threads: ThreadStore;
+  /** knowledge graphs built from searches (POST /v1/news/graph, agent tools); absent without a news store */
+  graph?: GraphService;
 }
 
 export interface HandlerCtx {
