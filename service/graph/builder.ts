@@ -3,8 +3,8 @@
  * - nodes: the disambiguated entities (./disambiguation.ts) of the types in GRAPH_TYPES, with
  *   how many mentions and sources name them and the spellings merged into them;
  * - edges: two entities named in one sentence are joined; the label is the verb phrase between
- *   them (compromise tags the sentence; the phrase runs from the first verb to the next entity,
- *   at most 4 words: "warns", "hold talks with"), else `co-occurs` (undirected). An edge's weight
+ *   them (verbs found with compromise's lexicon; the phrase runs from the first verb to the next
+ *   entity, at most 4 words: "warns", "hold talks with"), else `co-occurs` (undirected). An edge's weight
  *   is its support: the number of sources with a sentence that joins the two that way.
  * Deterministic: the same sources and options give the same graph.
  */
@@ -103,16 +103,37 @@ interface Term {
   text: string;
   start: number;
   end: number;
-  verb: boolean;
 }
-/** Terms of the sentence with their offsets; tagged lower-cased (Title Case Headlines Tag Every Word As A Noun). */
+
+/**
+ * compromise's lexicon (its conjugations expanded): word -> tags. The sentence is not run through
+ * compromise's tagger (a millisecond or more per sentence: seconds for 50 full texts); a word is a
+ * verb when the lexicon says so, or when a noun-or-verb form ("holds", "hold") stands where a verb
+ * does: right after the subject, or after "to", "will", "would"...
+ */
+const LEXICON = (nlp.model() as { one: { lexicon: Record<string, string | string[]> } }).one.lexicon;
+const VERB_TAGS = new Set(['Verb', 'PresentTense', 'PastTense', 'Infinitive', 'Gerund', 'Participle', 'PerfectTense', 'Imperative', 'PhrasalVerb']);
+const NOT_VERB_TAGS = new Set(['Copula', 'Auxiliary', 'Modal', 'Preposition', 'Conjunction', 'Determiner', 'Pronoun']);
+const BEFORE_VERB = new Set(['to', 'will', 'would', 'could', 'can', 'may', 'might', 'must', 'should', 'shall', 'did', 'does', 'do', 'not', "won't", "can't", 'also', 'now', 'then', 'again', 'reportedly']);
+
+function isVerb(word: string, prev: string | undefined, index: number): boolean {
+  const raw = LEXICON[word];
+  const tags = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+  if (tags.some((t) => NOT_VERB_TAGS.has(t))) return false;
+  if (tags.some((t) => VERB_TAGS.has(t))) return true;
+  const nounOrUnknown = tags.length === 0 || tags.includes('Singular') || tags.includes('Plural') || tags.includes('Noun');
+  if (nounOrUnknown && prev !== undefined && BEFORE_VERB.has(prev)) return true;
+  if (index === 0 && tags.includes('Plural') && /[^s]s$/.test(word)) return true;
+  return tags.length === 0 && /[a-z]{3}ed$/.test(word);
+}
+
+/** Words of the sentence with their offsets. */
 function termsOf(sentence: string): Term[] {
-  const doc = nlp(sentence.toLowerCase());
-  const json = doc.json({ offset: true, terms: { offset: true } }) as { terms: { text: string; tags: string[]; offset: { start: number; length: number } }[] }[];
-  return json.flatMap((s) => s.terms.map((t) => ({
-    text: t.text, start: t.offset.start, end: t.offset.start + t.offset.length,
-    verb: t.tags.includes('Verb') && !t.tags.includes('Auxiliary') && !t.tags.includes('Copula') && !t.tags.includes('Modal'),
-  })));
+  const out: Term[] = [];
+  for (const m of sentence.matchAll(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu)) {
+    out.push({ text: m[0].toLowerCase().replace(/’/g, "'"), start: m.index, end: m.index + m[0].length });
+  }
+  return out;
 }
 
 /**
@@ -130,7 +151,7 @@ function labelBetween(terms: Term[], a: Hit, b: Hit, hits: Hit[], sentence: stri
   const inside = terms.filter((t) => t.start >= a.end && t.end <= b.start + 2);
   const words = inside.filter((t) => !overlaps(t));
   if (!words.length || words.length > MAX_GAP_WORDS) return null;
-  const v = inside.findIndex((t) => t.verb && !overlaps(t));
+  const v = inside.findIndex((t, i) => !overlaps(t) && isVerb(t.text, inside[i - 1]?.text, i));
   if (v < 0) return null;
   const phrase: string[] = [];
   for (const t of inside.slice(v)) {
