@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { GRAPH_ASSET } from '../../spec/index.js';
 import type { StoredGraph } from './store.js';
+import type { GraphEdge } from './builder.js';
 
 const require = createRequire(import.meta.url);
 
@@ -33,6 +34,23 @@ const escHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)
 /** JSON safe inside a <script> element: no `<`, no line separators that end a JS string. */
 const scriptJson = (v: unknown) => JSON.stringify(v).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 
+/**
+ * One drawn edge per pair of nodes (parallel edges drew as loops around the busiest pairs): its
+ * width is the pair's total support, its label the best-supported verb phrase, its arrow that
+ * phrase's direction.
+ */
+export function drawnEdges(edges: GraphEdge[]): { from: string; to: string; label: string; weight: number }[] {
+  const pairs = new Map<string, { from: string; to: string; label: string; best: number; weight: number }>();
+  for (const e of edges) {
+    const k = [e.from, e.to].sort().join('\u0000');
+    const p = pairs.get(k) ?? { from: e.from, to: e.to, label: 'co-occurs', best: 0, weight: 0 };
+    p.weight += e.weight;
+    if (e.label !== 'co-occurs' && e.weight > p.best) Object.assign(p, { from: e.from, to: e.to, label: e.label, best: e.weight });
+    pairs.set(k, p);
+  }
+  return [...pairs.values()].map(({ from, to, label, weight }) => ({ from, to, label, weight }));
+}
+
 export function graphPage(g: StoredGraph): { html: string; csp: string } {
   const nonce = crypto.randomBytes(16).toString('base64');
   const nodes = g.graph.nodes.slice(0, PAGE_MAX_NODES);
@@ -40,7 +58,7 @@ export function graphPage(g: StoredGraph): { html: string; csp: string } {
   const edges = g.graph.edges.filter((e) => ids.has(e.from) && ids.has(e.to));
   const data = {
     nodes: nodes.map((n) => ({ id: n.id, type: n.type, detailed_type: n.detailed_type, sources: n.sources, aliases: n.aliases })),
-    edges: edges.map((e) => ({ from: e.from, to: e.to, label: e.label, weight: e.weight })),
+    edges: drawnEdges(edges),
   };
   const shown = nodes.length < g.graph.nodes.length ? ` (the ${nodes.length} most named of ${g.graph.nodes.length})` : '';
   const html = `<!doctype html>
@@ -78,7 +96,7 @@ header{position:absolute;top:0;left:0;right:0;height:38px;padding:8px 12px;box-s
     container: document.getElementById('cy'), elements: els, wheelSensitivity: 0.3,
     style: [
       { selector: 'node', style: { 'background-color': 'data(color)', label: 'data(label)', width: 'data(size)', height: 'data(size)', 'font-size': 11, 'text-valign': 'bottom', 'text-margin-y': 3 } },
-      { selector: 'edge', style: { width: 'data(width)', 'line-color': '#b8bcc6', 'curve-style': 'bezier', label: 'data(label)', 'font-size': 9, color: '#555', 'text-rotation': 'autorotate', 'text-background-color': '#fff', 'text-background-opacity': 0.8 } },
+      { selector: 'edge', style: { width: 'data(width)', 'line-color': '#b8bcc6', 'curve-style': 'straight', label: 'data(label)', 'font-size': 9, color: '#555', 'text-rotation': 'autorotate', 'text-background-color': '#fff', 'text-background-opacity': 0.8 } },
       { selector: 'edge[?directed]', style: { 'target-arrow-shape': 'triangle', 'target-arrow-color': '#9096a3', 'line-color': '#9096a3' } }
     ],
     layout: { name: 'circle' }

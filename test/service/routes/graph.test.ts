@@ -166,7 +166,9 @@ describe('POST /v1/news/graph', () => {
     try {
       const dom = await chromium(['--dump-dom']);
       expect(dom.status, dom.stderr.slice(-500)).toBe(0);
-      expect(dom.stdout).toContain(`<title>graph drawn: ${nNodes} nodes, ${r.body.full_graph.edges.length} edges</title>`);
+      // one drawn edge per pair of entities
+      const pairs = new Set((r.body.full_graph.edges as Edge[]).map((e) => [e.from, e.to].sort().join('|'))).size;
+      expect(dom.stdout).toContain(`<title>graph drawn: ${nNodes} nodes, ${pairs} edges</title>`);
       expect(dom.stdout).toMatch(new RegExp(`data-drawn="${nNodes}"`));
       expect(dom.stdout).toMatch(/<canvas/);
       const shot = await chromium([`--screenshot=${png}`]);
