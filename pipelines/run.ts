@@ -37,6 +37,8 @@ export interface RunRequest<P = unknown> {
   show: (p: P) => [number, number, string];
   /** what the preflight checks for it */
   need: PreflightNeed;
+  /** done after the run succeeded and its result was printed (e.g. write a file from what it landed) */
+  after?: (result: Record<string, unknown>, dataDir: string) => Promise<void>;
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -77,7 +79,7 @@ function rootMessage(e: unknown): string {
  * TEMPORAL_ADDRESS and no NEWSFLOW_API_KEY, the worker elsewhere has its own key: it is left out).
  * A failed run throws RunFailedError with its cause; a signal stops the worker and the dev server.
  */
-export async function runOnce<P>(dataDirOpt: string | undefined, { workflowType, taskQueue, input, show, need }: RunRequest<P>, o: { verbose?: boolean } = {}) {
+export async function runOnce<P>(dataDirOpt: string | undefined, { workflowType, taskQueue, input, show, need, after }: RunRequest<P>, o: { verbose?: boolean } = {}) {
   const dataDir = serviceConfig({ dataDir: dataDirOpt }).dataDir;
   const own = !process.env.TEMPORAL_ADDRESS;
   if (own || process.env.NEWSFLOW_API_KEY) await preflight([need]);
@@ -114,6 +116,7 @@ export async function runOnce<P>(dataDirOpt: string | undefined, { workflowType,
     bar.update(1, 1, 'done');
     bar.stop();
     console.log(JSON.stringify(result));
+    await after?.(result, dataDir);
   } finally {
     clearInterval(poll);
     bar.stop();

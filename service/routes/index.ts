@@ -12,6 +12,7 @@ import { chatHandlers } from './chat.js';
 import { byokHandlers } from './byok.js';
 import { adminHandlers } from './admin.js';
 import { deepnewsHandlers } from './deepnews.js';
+import { graphHandlers } from './graph.js';
 
 export const HANDLERS: GroupHandlers = {
   ...pingHandlers,
@@ -25,6 +26,7 @@ export const HANDLERS: GroupHandlers = {
   ...byokHandlers,
   ...adminHandlers,
   ...deepnewsHandlers,
+  ...graphHandlers,
 };
 
 /** operationIds this server answers 501 for (the OpenAPI document lists their 501). */
