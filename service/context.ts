@@ -10,6 +10,7 @@ import type { NewsService } from './news/service.js';
 import type { ModelLayer } from './llm/index.js';
 import type { ByokStore } from './byok/store.js';
 import type { ThreadStore } from './chat/threads.js';
+import type { Web } from './websearch/web.js';
 
 export interface Services {
   db: Db;
@@ -24,6 +25,8 @@ export interface Services {
   byok: ByokStore;
   /** chat threads */
   threads: ThreadStore;
+  /** URL indexing jobs, the web index and web search (`web.search(params, principal)`); absent without the news core */
+  web?: Web;
 }
 
 export interface HandlerCtx {

@@ -10,6 +10,8 @@ import { indexCountsHandlers } from './index-counts.js';
 import { storiesHandlers } from './stories.js';
 import { chatHandlers } from './chat.js';
 import { byokHandlers } from './byok.js';
+import { indexUrlsHandlers } from './index-urls.js';
+import { websearchHandlers } from './websearch.js';
 
 export const HANDLERS: GroupHandlers = {
   ...pingHandlers,
@@ -21,6 +23,8 @@ export const HANDLERS: GroupHandlers = {
   ...storiesHandlers,
   ...chatHandlers,
   ...byokHandlers,
+  ...indexUrlsHandlers,
+  ...websearchHandlers,
 };
 
 /** operationIds this server answers 501 for (the OpenAPI document lists their 501). */
