@@ -3,6 +3,7 @@ import { benchAuth } from './auth.js';
 import { benchSearch } from './search.js';
 import { benchChat } from './chat.js';
 import { benchGraph } from './graph.js';
+import { benchExtract } from './extract.js';
 
-const benches = [benchAuth, benchSearch, benchChat, benchGraph];
+const benches = [benchAuth, benchSearch, benchChat, benchGraph, benchExtract];
 for (const b of benches) console.log(JSON.stringify(await b()));

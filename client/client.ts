@@ -342,4 +342,26 @@ export class NewsClient {
       page = res.next_page ?? null;
     }
   }
+
+  // urls
+  /** GET /v1/news/index_urls/{job_id}: a URL indexing job with each URL's status and reason (an extension of this server). */
+  getIndexUrlsJob(jobId: string) { return this.call<Out<typeof S.IndexUrlsJob>>('get_index_urls_job', { params: { job_id: jobId } }); }
+  /**
+   * index_urls, then poll the job (every `pollMs`, default 1000) until it has finished or
+   * `timeoutMs` (default 10 minutes) passed; `onProgress` sees each view. Returns the last view.
+   */
+  async indexUrlsAndWait(
+    body: In<typeof S.IndexUrlsRequest>,
+    opts: { pollMs?: number; timeoutMs?: number; onProgress?: (job: Out<typeof S.IndexUrlsJob>) => void } = {},
+  ): Promise<Out<typeof S.IndexUrlsJob>> {
+    const started = await this.indexUrls(body);
+    if (!started.job_id) throw new Error(`index_urls answered no job id (status ${started.status})`);
+    const until = Date.now() + (opts.timeoutMs ?? 600_000);
+    for (;;) {
+      const job = await this.getIndexUrlsJob(started.job_id);
+      opts.onProgress?.(job);
+      if (job.finished_at || Date.now() > until) return job;
+      await sleep(opts.pollMs ?? 1000);
+    }
+  }
 }

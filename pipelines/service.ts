@@ -13,6 +13,7 @@ export async function seedStore(o: { corpus: string; rebaseDates?: boolean; data
     bar.stop();
     return r;
   } finally {
+    await services.web?.close();
     await services.news?.close();
     services.db.close();
   }

@@ -12,6 +12,7 @@ import type { ByokStore } from './byok/store.js';
 import type { ThreadStore } from './chat/threads.js';
 import type { AdminAuth } from './admin/token.js';
 import type { GraphService } from './graph/index.js';
+import type { Web } from './websearch/web.js';
 
 export interface Services {
   db: Db;
@@ -30,6 +31,8 @@ export interface Services {
   admin: AdminAuth;
   /** knowledge graphs built from searches (POST /v1/news/graph, agent tools); absent without a news store */
   graph?: GraphService;
+  /** URL indexing jobs, the web index and web search (`web.search(params, principal)`); absent without the news core */
+  web?: Web;
 }
 
 export interface HandlerCtx {

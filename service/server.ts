@@ -18,6 +18,7 @@ import { GraphService } from './graph/index.js';
 import { HttpEmbedder, type Embedder } from './search/embedder.js';
 import { LocalEmbedder } from './search/local-embedder.js';
 import { MiniLmEmbedder, miniLmPresent } from './search/minilm-embedder.js';
+import { Web } from './websearch/web.js';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -59,12 +60,13 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
   const embedder = loaded ? rememberingQueries(loaded) : null;
   countTokens('load the tokenizer now, not on the first chat');
   const news = await NewsService.open(store, { embedder, clock: opts.clock });
+  const web = await Web.open(store, news);
   let secrets: Secrets | null = null;
   // the key file is read (or created) only once a secret is stored or read
   const byok = new ByokStore(store, () => (secrets ??= Secrets.forService(config)));
   return {
     db: store, keys: new KeyStore(store), limiter: new RateLimiter(config.limits), config, news,
-    llm: new ModelLayer(config, embedder), byok, threads: new ThreadStore(store),
+    llm: new ModelLayer(config, embedder), byok, threads: new ThreadStore(store), web,
     admin: AdminAuth.forDataDir(config.dataDir),
     graph: new GraphService(news),
   };
@@ -90,6 +92,7 @@ export async function startService(
       closed = true;
       unpublish();
       await app.close();
+      await services.web?.close();
       await services.news?.close();
       if (!opts.services) services.db.close();
     },

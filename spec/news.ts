@@ -77,19 +77,91 @@ export const GraphAssetPath = z.object({ asset: z.enum([GRAPH_ASSET]) });
 
 export const ScrapeItem = z.object({ user_agent: z.string(), count: z.int() });
 export const ReferralItem = z.object({ site: z.string(), count: z.int() });
+
+/**
+ * URL indexing (facts §6). Rules of this implementation, written once here:
+ * - a request names 1 to maxUrls URLs, each an absolute http(s) URL of at most 2083 characters
+ *   (else 422 naming `urls.N.url`); end_time before start_time is a 422 on `end_time`;
+ * - the request answers at once with a job (status `queued`); `GET /v1/news/index_urls/{job_id}`
+ *   (an extension, visible only to the organization, or user of a personal key, that created
+ *   it) reports the job and each URL;
+ * - job status: queued (nothing done yet), running, completed (every URL indexed or skipped),
+ *   partial (some indexed or skipped, some refused or failed), failed (none indexed or skipped);
+ * - URL status: queued, running, indexed, skipped (reason `not_article`, `duplicate`), refused
+ *   (the fetch policy or the URL: `forbidden_address`, `scheme`, `invalid_url`), failed (`dns`,
+ *   `network`, `timeout`, `too_many_redirects`, `http_status`, `not_html`, `too_large`, `error`);
+ * - pub_date = the page's published time, else the time it was fetched, bounded to
+ *   [start_time, end_time] (a time outside is moved to the nearer bound and flagged derived).
+ */
+export const INDEX_URLS_LIMITS = { maxUrls: 1000, urlChars: 2083 } as const;
+export const INDEX_URL_JOB_STATUSES = ['queued', 'running', 'completed', 'partial', 'failed'] as const;
+export const INDEX_URL_STATUSES = ['queued', 'running', 'indexed', 'skipped', 'refused', 'failed'] as const;
+
+const isHttpUrl = (s: string): boolean => {
+  if (!/^https?:\/\//i.test(s.trim())) return false;
+  try {
+    const u = new URL(s.trim());
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname.length > 0;
+  } catch {
+    return false;
+  }
+};
+export const IndexableUrl = z
+  .string()
+  .min(1)
+  .max(INDEX_URLS_LIMITS.urlChars)
+  .refine(isHttpUrl, { message: 'not an absolute http(s) URL' })
+  .meta({ description: `absolute http(s) URL, at most ${INDEX_URLS_LIMITS.urlChars} characters` });
 export const ScrapedURLItem = z.object({
-  url: z.string().min(1),
+  url: IndexableUrl,
   data: z.object({ scrapes: z.array(ScrapeItem), referrals: z.array(ReferralItem) }).nullable().optional(),
-  skip_dedupe: z.boolean().default(false),
+  skip_dedupe: z.boolean().nullable().default(false),
   metadata: FreeObjectInput.nullable().optional(),
   enrichments: FreeObjectInput.nullable().optional(),
 });
 export const IndexUrlsRequest = z
-  .object({ start_time: DateTimeInput, end_time: DateTimeInput, urls: z.array(ScrapedURLItem).min(1) })
+  .object({ start_time: DateTimeInput, end_time: DateTimeInput, urls: z.array(ScrapedURLItem).min(1).max(INDEX_URLS_LIMITS.maxUrls) })
+  .superRefine((v, ctx) => {
+    if (Date.parse(v.end_time) < Date.parse(v.start_time)) {
+      ctx.addIssue({ code: 'custom', path: ['end_time'], message: `end_time ${v.end_time} is before start_time ${v.start_time}` });
+    }
+  })
   .meta({ id: 'URLIndexingRequest' });
-export const IndexUrlsResponse = record({ status: z.string(), job_id: z.string().nullable().optional() }).meta({
-  id: 'IndexUrlsResponse',
-});
+export type IndexUrlsRequestParsed = z.output<typeof IndexUrlsRequest>;
+/** Both shapes of facts §6: the spec's {status, job_id} and the Python SDK's {status, message, indexed_count}. */
+export const IndexUrlsResponse = record({
+  status: z.string(),
+  job_id: z.string().nullable().optional(),
+  message: z.string().nullable().optional(),
+  indexed_count: z.int().nullable().optional(),
+}).meta({ id: 'IndexUrlsResponse' });
+
+export const IndexUrlsJobPath = z.object({ job_id: Uuid });
+export const IndexUrlsJobItem = record({
+  url: z.string(),
+  status: z.enum(INDEX_URL_STATUSES),
+  reason: z.string().nullable(),
+  detail: z.string().nullable(),
+  final_url: z.string().nullable(),
+  canonical_url: z.string().nullable(),
+  http_status: z.int().nullable(),
+  title: z.string().nullable(),
+  article_id: z.string().nullable(),
+  updated_at: DateTime,
+}).meta({ id: 'IndexUrlsJobItem' });
+export const IndexUrlsJob = record({
+  job_id: z.string(),
+  status: z.enum(INDEX_URL_JOB_STATUSES),
+  message: z.string(),
+  indexed_count: z.int(),
+  counts: z.record(z.string(), z.int()),
+  start_time: DateTime,
+  end_time: DateTime,
+  created_at: DateTime,
+  updated_at: DateTime,
+  finished_at: DateTime.nullable(),
+  urls: z.array(IndexUrlsJobItem),
+}).meta({ id: 'IndexUrlsJob' });
 
 /**
  * Index counts (facts §7). Rules of this implementation, written once here:

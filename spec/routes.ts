@@ -82,6 +82,7 @@ export const ROUTES: RouteDef[] = [
   r({ operationId: 'get_graph_triples', method: 'GET', path: '/v1/news/graph/{graph_id}/triples', group: 'graph', summary: "A stored graph's edges as CSV (triples_url; no key: the id is the capability)", scopes: null, limit: null, publisher: true, params: N.GraphPath, response: z.string(), produces: 'text/csv' }),
   r({ operationId: 'get_graph_asset', method: 'GET', path: '/v1/news/graph/assets/{asset}', group: 'graph', summary: 'Script the graph page loads (cytoscape, served locally)', scopes: null, limit: null, publisher: true, params: N.GraphAssetPath, response: z.string(), produces: 'text/javascript' }),
   r({ operationId: 'index_urls', method: 'POST', path: '/v1/news/index_urls', group: 'index-urls', summary: 'Index article URLs', ...news, body: N.IndexUrlsRequest, bodyRequired: true, response: N.IndexUrlsResponse }),
+  r({ operationId: 'get_index_urls_job', method: 'GET', path: '/v1/news/index_urls/{job_id}', group: 'index-urls', summary: 'A URL indexing job and the status of each URL (extension)', ...news, params: N.IndexUrlsJobPath, response: N.IndexUrlsJob }),
   r({ operationId: 'get_index_counts', method: 'GET', path: '/v1/index_counts', group: 'index-counts', summary: 'Articles indexed per source over time', ...news, query: N.IndexCountsQuery, response: N.IndexCountsResponse }),
   // chat
   r({ operationId: 'get_chat_completions', method: 'POST', path: '/v1/openai/chat/completions', group: 'chat', summary: 'News-infused chat completion', ...chat, body: C.ChatCompletionRequest, bodyRequired: true, response: C.ChatCompletionResponse, stream: C.ChatCompletionChunk, notFound: true, modelProvider: true }),
@@ -90,7 +91,7 @@ export const ROUTES: RouteDef[] = [
   r({ operationId: 'list_deepnews_models', method: 'GET', path: '/v1/chat/deepnews-models', group: 'deepnews', summary: 'List DeepNews models', scopes: [], limit: 'chat', publisher: false, response: C.DeepNewsModelsResponse }),
   r({ operationId: 'autofilter', method: 'GET', path: '/v1/chat/autofilter', group: 'autofilter', summary: 'Map a description to search filters', ...chat, query: P.AutofilterQuery, response: P.AutofilterResponse }),
   r({ operationId: 'get_forecast', method: 'GET', path: '/v1/chat/forecast', group: 'forecast', summary: 'Forecast a news event', ...chat, query: P.ForecastQuery, response: P.ForecastResponse }),
-  r({ operationId: 'live_web_search', method: 'GET', path: '/v1/chat/websearch', group: 'websearch', summary: 'Live web search', ...chat, query: P.WebSearchQuery, response: P.WebSearchResponse }),
+  r({ operationId: 'live_web_search', method: 'GET', path: '/v1/chat/websearch', group: 'websearch', summary: 'Live web search', ...chat, query: P.WebSearchQuery, response: P.WebSearchResponse, modelProvider: true }),
   // alerts
   r({ operationId: 'get_alerts', method: 'GET', path: '/v1/chat/alerts', group: 'alerts', summary: 'List alerts', ...chat, notFound: true, query: A.AlertsQuery, response: A.AlertsPage }),
   r({ operationId: 'create_alert', method: 'POST', path: '/v1/chat/alerts', group: 'alerts', summary: 'Create an alert', ...chat, body: A.CreateAlertRequest, bodyRequired: true, response: A.AlertResponse, status: 201 }),

@@ -14,7 +14,8 @@ import path from 'node:path';
 
 export interface RawArticle {
   articleId: string;
-  source: 'headlines-2022' | 'bbc-2004-2005';
+  /** `web`: a page fetched by URL indexing (index_urls, crawl) */
+  source: 'headlines-2022' | 'bbc-2004-2005' | 'web';
   sourceKey: string;
   url: string;
   domain: string;
@@ -28,6 +29,10 @@ export interface RawArticle {
   sourceSentiment: number | null;
   urlDerived: boolean;
   dateDerived: boolean;
+  /** what the page itself says (web pages): byline names, declared language, og:image */
+  authors?: string[];
+  language?: string;
+  imageUrl?: string | null;
 }
 
 /** UUID (v5 layout) from a name: the same source key always gives the same article id. */

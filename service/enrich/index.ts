@@ -39,7 +39,8 @@ export function docFreqOf(raws: RawArticle[]): DocFreq {
 }
 
 export function enrich(r: RawArticle, d: DocFreq, opts: { pageRank: (domain: string) => number; crawlDate: Date | null }): LoadedArticle {
-  const language = detectLanguage(r.title, r.text);
+  // a page's declared language (<html lang>) wins over detection
+  const language = r.language && /^[a-z]{2,3}$/.test(r.language) ? r.language : detectLanguage(r.title, r.text);
   const entities = extractEntities(r.title, r.text);
   const sentiment = sentimentScore(r.title, r.text);
   const { summary, keyPoints } = summarize(r.title, r.text, language, d);
@@ -75,7 +76,8 @@ export function enrich(r: RawArticle, d: DocFreq, opts: { pageRank: (domain: str
     continent: continentOf(country),
     pageRank: opts.pageRank(r.domain),
     sourceId: sourceIdOf(r.domain),
-    authors: null,
+    authors: r.authors?.length ? r.authors.map((name) => ({ name, email: null, url: null })) : null,
+    imageUrl: r.imageUrl ?? null,
     isPodcast: podcast,
     isPremium: isPremium(r.domain),
     // set by story clustering; 0 until an article joins a story

@@ -30,6 +30,8 @@ export interface ExtractedArticle {
   language: string;
   image_url: string | null;
   excerpt: string | null;
+  /** `<link rel="canonical">` (else og:url) made absolute, as the page declares it */
+  canonical_url: string | null;
 }
 
 export type ExtractResult = ExtractedArticle | { skipped: string };
@@ -169,5 +171,6 @@ export function extractArticle(html: string, url: string): ExtractResult {
     language: htmlLang ?? primaryTag(article.lang) ?? detectLanguage(title, text),
     image_url: image,
     excerpt: article.excerpt?.replace(/\s+/g, ' ').trim() || null,
+    canonical_url: absolute(canonical ?? null, url),
   };
 }

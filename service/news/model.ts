@@ -35,6 +35,8 @@ export interface NewsArticle {
   pageRank: number;
   sourceId: string;
   authors: { name: string | null; email: string | null; url: string | null }[] | null;
+  /** og:image of a fetched page; null for the corpus */
+  imageUrl?: string | null;
   isPodcast: boolean;
   isPremium: boolean;
   centroidDistance: number;

@@ -155,6 +155,43 @@ export class NewsService {
     return { read: raws.length, enriched: todo.length, unchanged: raws.length - todo.length, redated: moved.length, inserted, updated, total: c.total, indexed: c.indexed };
   }
 
+  /** index_urls and crawl add pages one job item at a time; one at a time through here */
+  private adding: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Add fetched pages (`source: 'web'`) as articles, like corpus articles: enriched (document
+   * frequencies of the index so far plus the batch), embedded, stored, indexed now with
+   * crawl_date = `at`, publishers and page ranks recomputed, then clustered into stories. An id
+   * that is stored already is updated in the store (the search index keeps what it holds).
+   */
+  addArticles(raws: RawArticle[], at = new Date(this.clock())): Promise<NewsArticle[]> {
+    const run = async (): Promise<NewsArticle[]> => {
+      if (raws.length === 0) return [];
+      const local = docFreqOf(raws);
+      const df = new Map<string, number>();
+      for (const [t, n] of local.df) df.set(t, n + this.index.bm25.df(t));
+      const freq = { df, n: this.index.size + raws.length };
+      const counts = new Map<string, number>();
+      for (const r of await this.db.all<{ d: string; n: bigint }>('SELECT domain_url AS d, count(*) AS n FROM articles GROUP BY 1')) counts.set(r.d, Number(r.n));
+      for (const r of raws) counts.set(r.domain, (counts.get(r.domain) ?? 0) + 1);
+      let ranks = pageRanks(counts);
+      const loaded = raws.map((r) => enrich(r, freq, { pageRank: (d) => ranks.get(d) ?? ranks.size + 1, crawlDate: at }));
+      const vecs = await this.embedAll(loaded);
+      loaded.forEach((l, k) => (l.embedding = vecs[k] ?? null));
+      await this.store.write(loaded, this.embedder?.model ?? null);
+      counts.clear();
+      for (const r of await this.db.all<{ d: string; n: bigint }>('SELECT domain_url AS d, count(*) AS n FROM articles GROUP BY 1')) counts.set(r.d, Number(r.n));
+      ranks = pageRanks(counts);
+      await this.writePublishers(counts, ranks);
+      for (const l of loaded) this.index.add(l.article, l.terms, l.embedding, l.article.fullText);
+      await this.stories.ingest();
+      return loaded.map((l) => l.article);
+    };
+    const next = this.adding.then(run, run);
+    this.adding = next.catch(() => undefined);
+    return next;
+  }
+
   private async writePublishers(counts: Map<string, number>, ranks: Map<string, number>): Promise<void> {
     const rows = [...counts.keys()].map((domain) => {
       const { country, source } = publisherCountry(domain);
@@ -226,6 +263,7 @@ export class NewsService {
 
   async close(): Promise<void> {
     this.stopReplay();
+    await this.adding;
     await this.releasing?.catch(() => undefined);
     await this.hits.flush();
   }

@@ -13,6 +13,8 @@ import { byokHandlers } from './byok.js';
 import { adminHandlers } from './admin.js';
 import { deepnewsHandlers } from './deepnews.js';
 import { graphHandlers } from './graph.js';
+import { indexUrlsHandlers } from './index-urls.js';
+import { websearchHandlers } from './websearch.js';
 
 export const HANDLERS: GroupHandlers = {
   ...pingHandlers,
@@ -27,6 +29,8 @@ export const HANDLERS: GroupHandlers = {
   ...adminHandlers,
   ...deepnewsHandlers,
   ...graphHandlers,
+  ...indexUrlsHandlers,
+  ...websearchHandlers,
 };
 
 /** operationIds this server answers 501 for (the OpenAPI document lists their 501). */

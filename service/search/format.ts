@@ -46,7 +46,7 @@ export function toDict(a: NewsArticle, o: FormatOptions): SearchResponseDictItem
     domain_url: a.domain,
     eng_title: a.engTitle,
     entities: a.entities,
-    image_url: null,
+    image_url: a.imageUrl ?? null,
     keywords: a.keywords,
     language: a.language,
     pub_date: a.pubDate.toISOString(),

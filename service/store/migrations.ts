@@ -209,6 +209,61 @@ MIGRATIONS.push({
 });
 
 MIGRATIONS.push({
+  version: 6,
+  name: 'URL indexing: jobs, their URLs, the web index; og:image of articles',
+  sql: [
+    `ALTER TABLE articles ADD COLUMN image_url VARCHAR`,
+    // One row per index_urls request; owner = the organization of an organization key, else the user.
+    `CREATE TABLE url_jobs (
+       job_id UUID PRIMARY KEY,
+       owner VARCHAR NOT NULL,
+       key_id VARCHAR,
+       status VARCHAR NOT NULL,
+       start_time TIMESTAMP NOT NULL,
+       end_time TIMESTAMP NOT NULL,
+       created_at TIMESTAMP NOT NULL,
+       updated_at TIMESTAMP NOT NULL,
+       finished_at TIMESTAMP)`,
+    // One row per URL of a job, in request order (seq). status: queued, running, indexed, skipped,
+    // refused, failed; reason: a code (not_article, duplicate, forbidden_address, timeout, ...).
+    `CREATE TABLE url_job_items (
+       job_id UUID NOT NULL,
+       seq INTEGER NOT NULL,
+       url VARCHAR NOT NULL,
+       skip_dedupe BOOLEAN NOT NULL,
+       data JSON,
+       metadata JSON,
+       enrichments JSON,
+       status VARCHAR NOT NULL,
+       reason VARCHAR,
+       detail VARCHAR,
+       final_url VARCHAR,
+       canonical_url VARCHAR,
+       http_status INTEGER,
+       title VARCHAR,
+       article_id UUID,
+       updated_at TIMESTAMP NOT NULL,
+       PRIMARY KEY (job_id, seq))`,
+    // Every page URL indexing fetched (articles and not), by canonical URL: the web search index.
+    `CREATE TABLE web_pages (
+       page_url VARCHAR PRIMARY KEY,
+       final_url VARCHAR NOT NULL,
+       domain VARCHAR NOT NULL,
+       title VARCHAR NOT NULL,
+       text VARCHAR NOT NULL,
+       site_name VARCHAR,
+       language VARCHAR,
+       published TIMESTAMP,
+       fetched_at TIMESTAMP NOT NULL,
+       is_article BOOLEAN NOT NULL,
+       article_id UUID,
+       job_id UUID,
+       metadata JSON,
+       enrichments JSON)`,
+  ],
+});
+
+MIGRATIONS.push({
   version: 7,
   name: 'graphs: built knowledge graphs behind their capability ids (visualize_url, triples_url)',
   sql: [

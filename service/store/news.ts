@@ -13,7 +13,7 @@ const ARTICLE_COLS: readonly ColSpec[] = [
   ['country', 'varchar'], ['continent', 'varchar'], ['page_rank', 'int'], ['source_id', 'varchar'], ['authors', 'varchar'],
   ['is_podcast', 'bool'], ['is_premium', 'bool'], ['centroid_distance', 'double'], ['cluster_probability', 'double'],
   ['entities', 'varchar'], ['geo_coordinates', 'varchar'], ['n_terms', 'int'], ['url_derived', 'bool'], ['date_derived', 'bool'],
-  ['content_hash', 'varchar'],
+  ['content_hash', 'varchar'], ['image_url', 'varchar'],
 ];
 
 function articleRow(a: NewsArticle): unknown[] {
@@ -23,6 +23,7 @@ function articleRow(a: NewsArticle): unknown[] {
     a.reportingVoice, a.contentType, a.bias, a.country, a.continent, a.pageRank, a.sourceId,
     a.authors ? JSON.stringify(a.authors) : null, a.isPodcast, a.isPremium, a.centroidDistance, a.clusterProbability,
     JSON.stringify(a.entities), a.geo ? JSON.stringify(a.geo) : null, a.nTerms, a.urlDerived, a.dateDerived, a.contentHash,
+    a.imageUrl ?? null,
   ];
 }
 
@@ -30,7 +31,7 @@ const selectCols = (full: boolean) => `article_id::VARCHAR AS article_id, source
   key_points, keywords, ${full ? 'full_text' : 'NULL AS full_text'}, language, epoch_ms(pub_date) AS pub_ms, epoch_ms(crawl_date) AS crawl_ms,
   classification, sentiment, provocative, reporting_voice, content_type, bias, country, continent, page_rank, source_id,
   authors::VARCHAR AS authors, is_podcast, is_premium, centroid_distance, cluster_probability, entities::VARCHAR AS entities,
-  geo_coordinates::VARCHAR AS geo, n_terms, url_derived, date_derived, content_hash`;
+  geo_coordinates::VARCHAR AS geo, n_terms, url_derived, date_derived, content_hash, image_url`;
 
 type Row = Record<string, unknown>;
 function fromRow(r: Row): NewsArticle {
@@ -47,7 +48,7 @@ function fromRow(r: Row): NewsArticle {
     authors: r.authors ? JSON.parse(String(r.authors)) : null, isPodcast: !!r.is_podcast, isPremium: !!r.is_premium,
     centroidDistance: Number(r.centroid_distance), clusterProbability: Number(r.cluster_probability), entities,
     geo: r.geo ? JSON.parse(String(r.geo)) : null, nTerms: Number(r.n_terms), urlDerived: !!r.url_derived,
-    dateDerived: !!r.date_derived, contentHash: String(r.content_hash),
+    dateDerived: !!r.date_derived, contentHash: String(r.content_hash), imageUrl: (r.image_url as string | null) ?? null,
   };
 }
 

@@ -1,0 +1,245 @@
+/**
+ * The URL indexing job runner: each URL of a job is fetched (the one SSRF-safe fetcher,
+ * service/fetch), read (article or not), put in the web index, and — when it is an article —
+ * added to the news like a corpus article (enrichment, embedding, stories; NewsService.addArticles).
+ *
+ * - URLs run `concurrency` at a time over all jobs, jobs in the order they came.
+ * - Every step is recorded in the store (url_job_items), so a restart resumes what was queued or
+ *   running; an article's id derives from its canonical URL, so a URL done twice is still one
+ *   article (the second write replaces the first).
+ * - Dedupe: a URL (requested, then canonical) already stored as an article is `skipped` with
+ *   reason `duplicate`, unless `skip_dedupe`, which indexes a copy under an id of its own (job, item).
+ */
+import PQueue from 'p-queue';
+import crypto from 'node:crypto';
+import { FetchRefused, PageFetcher, type FetchOptions, type FetchedPage } from '../fetch/fetcher.js';
+import { stableUuid, type RawArticle } from '../corpus/read.js';
+import type { NewsService } from '../news/service.js';
+import type { WebIndex, WebPage } from '../websearch/web-index.js';
+import type { IndexUrlsRequestParsed } from '../../spec/index.js';
+import { canonicalUrl, domainOf, normaliseUrl } from './canonical.js';
+import { readPage } from './page.js';
+import { JobStore, type ItemOutcome, type Job, type JobItem, type JobStatus } from './jobs.js';
+
+export const INDEXER_DEFAULTS = { concurrency: 4 } as const;
+
+/** Fetch refusals that are the URL's or the policy's (status `refused`); the others are `failed`. */
+const REFUSED = new Set(['forbidden_address', 'scheme', 'invalid_url']);
+
+export interface IndexerOptions {
+  /** URLs fetched at once, over all jobs; default 4 */
+  concurrency?: number;
+  fetch?: FetchOptions;
+  clock?: () => number;
+  log?: { warn: (o: object, msg: string) => void; error: (o: object, msg: string) => void };
+}
+
+/** pub_date of an indexed page: its published time, else the fetch time, moved into [start, end]. */
+export function boundPubDate(published: string | null, fetchedAt: Date, start: Date, end: Date): { pubDate: Date; dateDerived: boolean } {
+  const t = published ? Date.parse(published) : NaN;
+  let when = Number.isNaN(t) ? fetchedAt.getTime() : t;
+  let derived = Number.isNaN(t);
+  if (when < start.getTime()) [when, derived] = [start.getTime(), true];
+  if (when > end.getTime()) [when, derived] = [end.getTime(), true];
+  return { pubDate: new Date(when), dateDerived: derived };
+}
+
+/** Who owns a job: the organization of an organization key, else the key's user. */
+export const ownerOf = (p: { org: { id: string } | null; userId: string }) => (p.org ? `org:${p.org.id}` : `user:${p.userId}`);
+
+export function jobMessage(counts: Record<string, number>): string {
+  const n = Object.values(counts).reduce((a, b) => a + b, 0);
+  const todo = (counts.queued ?? 0) + (counts.running ?? 0);
+  const done = `${counts.indexed ?? 0} indexed, ${counts.skipped ?? 0} skipped, ${counts.refused ?? 0} refused, ${counts.failed ?? 0} failed`;
+  return `${n} URL${n === 1 ? '' : 's'}: ${done}${todo ? `, ${todo} to do` : ''}`;
+}
+
+export function finalStatus(counts: Record<string, number>): JobStatus {
+  const ok = (counts.indexed ?? 0) + (counts.skipped ?? 0);
+  const bad = (counts.refused ?? 0) + (counts.failed ?? 0);
+  if (bad === 0) return 'completed';
+  return ok > 0 ? 'partial' : 'failed';
+}
+
+export class UrlIndexer {
+  readonly jobs: JobStore;
+  private readonly queue: PQueue;
+  private readonly fetcher: PageFetcher;
+  private readonly abort = new AbortController();
+  private readonly clock: () => number;
+  /** job id -> URLs not finished yet */
+  private readonly remaining = new Map<string, number>();
+  /** job id -> normalised URL -> first item seq asking for it (dedupe within a job) */
+  private readonly firstOf = new Map<string, Map<string, number>>();
+  private closing = false;
+
+  constructor(
+    jobs: JobStore,
+    private readonly news: NewsService,
+    private readonly web: WebIndex,
+    private readonly opts: IndexerOptions = {},
+  ) {
+    this.jobs = jobs;
+    this.clock = opts.clock ?? Date.now;
+    this.queue = new PQueue({ concurrency: opts.concurrency ?? INDEXER_DEFAULTS.concurrency });
+    this.fetcher = new PageFetcher(opts.fetch ?? {});
+  }
+
+  private now = () => new Date(this.clock());
+
+  /** Queue again what a stopped service left queued or running. */
+  async resume(): Promise<number> {
+    let n = 0;
+    for (const job of await this.jobs.unfinished()) {
+      const items = await this.jobs.items(job.jobId);
+      const todo = items.filter((i) => i.status === 'queued' || i.status === 'running');
+      this.track(job.jobId, items);
+      if (todo.length === 0) await this.finish(job.jobId);
+      else this.enqueue(job, todo);
+      n += todo.length;
+    }
+    return n;
+  }
+
+  /** A new job: stored, then its URLs queued. */
+  async submit(owner: string, keyId: string | null, req: IndexUrlsRequestParsed): Promise<Job> {
+    const now = this.now();
+    const job: Job = {
+      jobId: crypto.randomUUID(), owner, keyId, status: 'queued', startTime: new Date(req.start_time), endTime: new Date(req.end_time),
+      createdAt: now, updatedAt: now, finishedAt: null,
+    };
+    const urls = req.urls.map((u) => ({
+      url: u.url.trim(), skipDedupe: !!u.skip_dedupe, data: u.data ?? null, metadata: u.metadata ?? null, enrichments: u.enrichments ?? null,
+    }));
+    await this.jobs.create(job, urls, now);
+    const items: JobItem[] = urls.map((u, seq) => ({
+      ...u, jobId: job.jobId, seq, status: 'queued', reason: null, detail: null, finalUrl: null, canonicalUrl: null, httpStatus: null,
+      title: null, articleId: null, updatedAt: now,
+    }));
+    this.track(job.jobId, items);
+    const submitted = { ...job };
+    this.enqueue(job, items);
+    return submitted;
+  }
+
+  private track(jobId: string, items: JobItem[]): void {
+    this.remaining.set(jobId, items.filter((i) => i.status === 'queued' || i.status === 'running').length);
+    const first = new Map<string, number>();
+    for (const i of items) {
+      const u = normaliseUrl(i.url);
+      if (u && !i.skipDedupe && !first.has(u)) first.set(u, i.seq);
+    }
+    this.firstOf.set(jobId, first);
+  }
+
+  private enqueue(job: Job, items: JobItem[]): void {
+    for (const item of items) void this.queue.add(() => this.run(job, item)).catch((e: unknown) => this.opts.log?.error({ err: e, jobId: job.jobId, seq: item.seq }, 'index_urls item failed'));
+  }
+
+  private async run(job: Job, item: JobItem): Promise<void> {
+    if (this.closing) return;
+    if (job.status === 'queued') {
+      job.status = 'running';
+      await this.jobs.setJobStatus(job.jobId, 'running', this.now(), false);
+    }
+    await this.jobs.setRunning(job.jobId, item.seq, this.now());
+    let outcome: ItemOutcome;
+    try {
+      outcome = await this.index(job, item);
+    } catch (e) {
+      if (this.closing) return; // left running: the next start does it again
+      this.opts.log?.error({ err: e, jobId: job.jobId, url: item.url }, 'index_urls: indexing a page failed');
+      outcome = { ...EMPTY, status: 'failed', reason: 'error', detail: 'internal error while indexing the page' };
+    }
+    // stopped while fetching: the aborted fetch is not this URL's fault; left running, done again on the next start
+    if (this.closing && outcome.articleId === null && (outcome.status === 'failed' || outcome.status === 'refused')) return;
+    await this.jobs.finishItem(job.jobId, item.seq, outcome, this.now());
+    const left = (this.remaining.get(job.jobId) ?? 1) - 1;
+    this.remaining.set(job.jobId, left);
+    if (left <= 0) await this.finish(job.jobId);
+  }
+
+  private async finish(jobId: string): Promise<void> {
+    const counts = countsOf(await this.jobs.items(jobId));
+    await this.jobs.setJobStatus(jobId, finalStatus(counts), this.now(), true);
+    this.remaining.delete(jobId);
+    this.firstOf.delete(jobId);
+  }
+
+  /** An article stored under `url` by something other than this job, or null. */
+  private async duplicate(url: string, jobId: string): Promise<string | null> {
+    const found = await this.jobs.articleByUrl(url);
+    return found && found.jobId !== jobId ? found.articleId : null;
+  }
+
+  private async index(job: Job, item: JobItem): Promise<ItemOutcome> {
+    const requested = normaliseUrl(item.url);
+    if (!requested) return { ...EMPTY, status: 'refused', reason: 'invalid_url', detail: `not an http(s) URL: ${item.url.slice(0, 200)}` };
+    if (!item.skipDedupe) {
+      const first = this.firstOf.get(job.jobId)?.get(requested);
+      if (first !== undefined && first !== item.seq) return { ...EMPTY, status: 'skipped', reason: 'duplicate', detail: `the same URL as urls[${first}] of this job`, canonicalUrl: requested };
+      const dup = await this.duplicate(requested, job.jobId);
+      if (dup) return { ...EMPTY, status: 'skipped', reason: 'duplicate', detail: `already indexed as article ${dup}`, canonicalUrl: requested, articleId: dup };
+    }
+    let page: FetchedPage;
+    try {
+      page = await this.fetcher.fetch(item.url, this.abort.signal);
+    } catch (e) {
+      if (!(e instanceof FetchRefused)) throw e;
+      return {
+        ...EMPTY, status: REFUSED.has(e.reason) ? 'refused' : 'failed', reason: e.reason, detail: e.message,
+        finalUrl: e.url !== item.url ? e.url : null, httpStatus: e.status ?? null,
+      };
+    }
+    const read = readPage(page.html, page.url);
+    const canonical = canonicalUrl(page.url, read.canonical);
+    const fetched = { ...EMPTY, finalUrl: page.url, canonicalUrl: canonical, httpStatus: page.status, title: read.title };
+    const fetchedAt = this.now();
+    const webPage: WebPage = {
+      url: canonical, finalUrl: page.url, domain: domainOf(canonical), title: read.title, text: read.text, siteName: read.siteName,
+      language: read.language, published: read.published ? new Date(read.published) : null, fetchedAt, isArticle: !!read.article, articleId: null,
+    };
+    const extras = { jobId: job.jobId, metadata: item.metadata, enrichments: item.enrichments };
+    if (!item.skipDedupe && canonical !== requested) {
+      const dup = await this.duplicate(canonical, job.jobId);
+      if (dup) return { ...fetched, status: 'skipped', reason: 'duplicate', detail: `its canonical URL is already indexed as article ${dup}`, articleId: dup };
+    }
+    if (!read.article) {
+      await this.web.put(webPage, extras);
+      return { ...fetched, status: 'skipped', reason: 'not_article', detail: read.skipped };
+    }
+    const articleId = item.skipDedupe ? stableUuid(`web:${canonical}:${job.jobId}:${item.seq}`) : stableUuid(`web:${canonical}`);
+    const { pubDate, dateDerived } = boundPubDate(read.published, fetchedAt, job.startTime, job.endTime);
+    const raw: RawArticle = {
+      articleId, source: 'web', sourceKey: canonical, url: canonical, domain: webPage.domain, title: read.title, text: read.text,
+      pubDate, sourceCategories: [], sourceSentiment: null, urlDerived: false, dateDerived,
+      authors: read.article.authors, language: read.language, imageUrl: read.article.image_url,
+    };
+    await this.news.addArticles([raw], fetchedAt);
+    await this.web.put({ ...webPage, articleId }, extras);
+    return { ...fetched, status: 'indexed', reason: null, detail: null, articleId };
+  }
+
+  /** URLs waiting or under way, over all jobs. */
+  get pending(): number {
+    return this.queue.size + this.queue.pending;
+  }
+
+  /** Stop: nothing new starts, fetches under way are aborted (their URLs stay running, resumed on the next start). */
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    this.queue.clear();
+    this.abort.abort();
+    await this.queue.onIdle();
+    await this.fetcher.destroy();
+  }
+}
+
+const EMPTY: ItemOutcome = { status: 'failed', reason: null, detail: null, finalUrl: null, canonicalUrl: null, httpStatus: null, title: null, articleId: null };
+
+export function countsOf(items: Pick<JobItem, 'status'>[]): Record<string, number> {
+  const counts: Record<string, number> = { queued: 0, running: 0, indexed: 0, skipped: 0, refused: 0, failed: 0 };
+  for (const i of items) counts[i.status] = (counts[i.status] ?? 0) + 1;
+  return counts;
+}

@@ -1,0 +1,153 @@
+/**
+ * The web capability of the service (`Services.web`): URL indexing jobs (service/indexing), the
+ * web index they fill, and web search over a provider (the index by default, or SearXNG).
+ * Other routes (DeepNews, forecast) call `web.search(params, principal)` like the websearch
+ * route does.
+ *
+ * Environment (read when the service opens):
+ * - NEWSFLOW_WEBSEARCH_PROVIDER `index` | `searxng`; default `searxng` when NEWSFLOW_SEARXNG_URL
+ *   is set, else `index`;
+ * - NEWSFLOW_SEARXNG_URL base URL of a SearXNG instance (json format enabled); the operator's
+ *   own server, called directly (not through the fetch policy); the pages of its results are
+ *   fetched under the policy (NEWSFLOW_FETCH_ALLOW);
+ * - NEWSFLOW_FETCH_TIMEOUT_MS the longest one page fetch may take (default 30000; also caps the
+ *   connect, headers and body timeouts);
+ * - NEWSFLOW_INDEX_CONCURRENCY URLs fetched at once by indexing jobs (default 4).
+ */
+import type { z } from 'zod';
+import { normaliseDomain, type WebSearchQuery } from '../../spec/index.js';
+import type { Db } from '../store/db.js';
+import type { NewsService } from '../news/service.js';
+import type { Principal } from '../auth/principal.js';
+import { stableUuid } from '../corpus/read.js';
+import { FETCH_DEFAULTS, PageFetcher, type FetchOptions } from '../fetch/fetcher.js';
+import { INDEXER_DEFAULTS, UrlIndexer, type IndexerOptions } from '../indexing/runner.js';
+import { JobStore } from '../indexing/jobs.js';
+import { WebIndex } from './web-index.js';
+import { IndexProvider, SearxngProvider, type WebHit, type WebSearchProvider } from './providers.js';
+import { keyPoints, rawText, toWebStringBlock, type WebSearchResult } from './distill.js';
+
+export type WebSearchParams = z.input<typeof WebSearchQuery>;
+export interface WebSearchAnswer {
+  as_string: string;
+  as_dicts: WebSearchResult[];
+  offset: number | null;
+}
+
+/** Results per response. */
+export const WEB_SEARCH_PAGE = 10;
+
+export interface WebConfig {
+  provider: 'index' | 'searxng';
+  searxngUrl: string | null;
+  fetch: FetchOptions;
+  concurrency: number;
+}
+
+export class WebConfigError extends Error {}
+
+export function webConfig(env: NodeJS.ProcessEnv = process.env): WebConfig {
+  const searxngUrl = env.NEWSFLOW_SEARXNG_URL?.trim() || null;
+  const provider = (env.NEWSFLOW_WEBSEARCH_PROVIDER?.trim() || (searxngUrl ? 'searxng' : 'index')) as WebConfig['provider'];
+  if (provider !== 'index' && provider !== 'searxng') throw new WebConfigError(`NEWSFLOW_WEBSEARCH_PROVIDER must be index or searxng, not ${provider}`);
+  if (provider === 'searxng' && !searxngUrl) throw new WebConfigError('NEWSFLOW_WEBSEARCH_PROVIDER=searxng needs NEWSFLOW_SEARXNG_URL');
+  if (searxngUrl && !/^https?:\/\//i.test(searxngUrl)) throw new WebConfigError(`NEWSFLOW_SEARXNG_URL must be an http(s) URL, not ${searxngUrl}`);
+  const fetch: FetchOptions = {};
+  if (env.NEWSFLOW_FETCH_TIMEOUT_MS) {
+    const ms = Number(env.NEWSFLOW_FETCH_TIMEOUT_MS);
+    if (!Number.isInteger(ms) || ms < 1) throw new WebConfigError(`NEWSFLOW_FETCH_TIMEOUT_MS must be a positive integer, not ${env.NEWSFLOW_FETCH_TIMEOUT_MS}`);
+    Object.assign(fetch, {
+      totalTimeoutMs: ms,
+      connectTimeoutMs: Math.min(ms, FETCH_DEFAULTS.connectTimeoutMs),
+      headersTimeoutMs: Math.min(ms, FETCH_DEFAULTS.headersTimeoutMs),
+      bodyTimeoutMs: Math.min(ms, FETCH_DEFAULTS.bodyTimeoutMs),
+    });
+  }
+  const concurrency = Number(env.NEWSFLOW_INDEX_CONCURRENCY ?? INDEXER_DEFAULTS.concurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new WebConfigError(`NEWSFLOW_INDEX_CONCURRENCY must be a positive integer, not ${env.NEWSFLOW_INDEX_CONCURRENCY}`);
+  return { provider, searxngUrl, fetch, concurrency };
+}
+
+/** A request the provider cannot take (the route's 422 on `loc`). */
+export class WebSearchParamError extends Error {
+  constructor(readonly loc: (string | number)[], message: string) {
+    super(message);
+  }
+}
+
+export class Web {
+  private readonly searchFetcher: PageFetcher;
+
+  private constructor(
+    readonly index: WebIndex,
+    readonly indexer: UrlIndexer,
+    readonly provider: WebSearchProvider,
+    fetcher: PageFetcher,
+    private readonly clock: () => number,
+  ) {
+    this.searchFetcher = fetcher;
+  }
+
+  /** Open the web index, build the provider, resume unfinished indexing jobs. */
+  static async open(db: Db, news: NewsService, opts: { config?: WebConfig; clock?: () => number; log?: IndexerOptions['log'] } = {}): Promise<Web> {
+    const config = opts.config ?? webConfig();
+    const clock = opts.clock ?? news.clock;
+    const index = await WebIndex.open(db);
+    const indexer = new UrlIndexer(new JobStore(db), news, index, { concurrency: config.concurrency, fetch: config.fetch, clock, log: opts.log });
+    const fetcher = new PageFetcher(config.fetch);
+    const provider = config.provider === 'searxng' ? new SearxngProvider(config.searxngUrl!, fetcher, clock) : new IndexProvider(index);
+    const web = new Web(index, indexer, provider, fetcher, clock);
+    await indexer.resume();
+    return web;
+  }
+
+  /**
+   * Web search (GET /v1/chat/websearch): the provider's results for the queries, each distilled
+   * to extractive key points and its raw text, WEB_SEARCH_PAGE per call from `offset`.
+   * Throws WebSearchParamError for a request it cannot take, WebSearchProviderError when the
+   * provider fails.
+   */
+  async search(params: WebSearchParams, _principal: Principal | null = null): Promise<WebSearchAnswer> {
+    const queries = params.queries.map((q) => q.trim());
+    const now = this.clock();
+    let from: number | null = params.lookback != null ? now - params.lookback * 3_600_000 : null;
+    let to: number | null = null;
+    if (params.start_datetime) from = Math.max(from ?? -Infinity, Date.parse(params.start_datetime));
+    if (params.end_datetime) to = Date.parse(params.end_datetime);
+    if (from !== null && to !== null && to < from) {
+      throw new WebSearchParamError(['query', 'end_datetime'], `end_datetime ${params.end_datetime} is before the window's start (${new Date(from).toISOString()})`);
+    }
+    let offset = 0;
+    if (typeof params.offset === 'number') offset = params.offset;
+    else if (typeof params.offset === 'string') {
+      if (!/^\d{1,9}$/.test(params.offset.trim())) throw new WebSearchParamError(['query', 'offset'], `offset: ${JSON.stringify(params.offset.slice(0, 100))} is not a cursor of this server (a count of results to skip)`);
+      offset = Number(params.offset.trim());
+    }
+    const domains = [...new Set((params.domains ?? []).map(normaliseDomain).filter(Boolean))];
+    const { hits, more } = await this.provider.search({ queries, from, to, domains, strict: !!params.strict, offset, limit: WEB_SEARCH_PAGE });
+    const dicts = hits.map((h) => distil(h, queries));
+    return {
+      as_string: dicts.map((r, i) => toWebStringBlock(r, i)).join('\n\n'),
+      as_dicts: dicts,
+      offset: more ? offset + hits.length : null,
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.indexer.close();
+    await this.searchFetcher.destroy();
+  }
+}
+
+function distil(h: WebHit, queries: string[]): WebSearchResult {
+  const text = h.text || h.snippet || '';
+  return {
+    title: h.title,
+    url: h.url,
+    source: h.domain,
+    published: h.published ? h.published.toISOString() : '',
+    key_points: keyPoints(text, queries, h.language),
+    raw_text: rawText(text),
+    as_string_key: h.articleId ?? stableUuid(`web:${h.url}`),
+  };
+}
