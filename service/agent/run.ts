@@ -370,8 +370,10 @@ export async function startDeepNews(services: Services, principal: Principal, bo
       const writer = caller || provider.name !== 'extractive' ? provider : reportWriter(news.embedder);
       const cited = new Map<string, ContextDoc>();
       let first: Report | null = null;
+      // the extractive writer is deterministic: one report serves every choice
+      const once = writer.name === 'extractive';
       for (let index = 0; index < body.n; index++) {
-        const report = await writeReport({
+        const report: Report = once && first ? first : await writeReport({
           provider: writer, conversation, question, docs, journalist: body.journalist_mode, style: body.inline_citations, start: body.start_citation_number,
           appendReferences: body.append_references, watermark: body.asknews_watermark, notes: noteParts.join(' '), cutoff, stop: stops, maxTokens: body.max_tokens,
           sampling: { temperature: body.temperature, top_p: body.top_p, presence_penalty: body.presence_penalty, frequency_penalty: body.frequency_penalty, user: body.user ?? null },
