@@ -198,7 +198,8 @@ export async function startDeepNews(services: Services, principal: Principal, bo
   const model = body.model ?? DEFAULT_DEEPNEWS_MODEL;
   const provider: LlmProvider = services.llm.provider(model, await byokKeys(services, principal, model, log));
   const caller = toolCaller(provider);
-  const cutoffMs = body.cutoff_datetime ? Date.parse(body.cutoff_datetime.includes('T') || body.cutoff_datetime.includes(' ') ? body.cutoff_datetime.replace(' ', 'T') : body.cutoff_datetime) : null;
+  // the parsed body holds the cutoff as RFC 3339 with an offset (spec normalises "no offset" to UTC)
+  const cutoffMs = body.cutoff_datetime ? Date.parse(body.cutoff_datetime) : null;
   const cutoff = cutoffMs !== null && !Number.isNaN(cutoffMs) ? new Date(cutoffMs).toISOString() : null;
   const publisher = principal.org?.publisher ? principal.org : null;
   const ctx: ToolContext = { services, news, onlyDomains: publisher ? publisher.domains : null, cutoffMs: cutoff ? Date.parse(cutoff) : null, filterParams: body.filter_params ?? null };

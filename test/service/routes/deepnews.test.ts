@@ -62,6 +62,16 @@ describe('input validation', () => {
   });
 });
 
+describe('cutoff_datetime', () => {
+  it('a cutoff without an offset and with a space for T is read as UTC', async () => {
+    const r = await deepnews({ messages: [{ role: 'user', content: 'Shinzo Abe shot' }], cutoff_datetime: '2022-07-08 06:00:00', search_depth: 1, only_cited_sources: false });
+    expect(r.status).toBe(200);
+    expect(r.body.choices[0].message.content).toContain('Knowledge cutoff: 2022-07-08T06:00:00.000Z; no source published after it was used.');
+    expect(r.body.sources.news.length).toBeGreaterThan(0);
+    for (const a of r.body.sources.news) expect(Date.parse(a.pub_date)).toBeLessThanOrEqual(Date.parse('2022-07-08T06:00:00Z'));
+  });
+});
+
 describe('sources with no data here or no capability yet', () => {
   it('x and email are skipped and said; wiki / web / forum / graph / charts report themselves unavailable; the run goes on', async () => {
     const r = await deepnews({ messages: [{ role: 'user', content: 'Why did Boris Johnson resign?' }], sources: ['asknews', 'x', 'email', 'wiki', 'google', 'reddit', 'graph', 'charts'], search_depth: 1 });
