@@ -4,6 +4,7 @@ import { benchSearch } from './search.js';
 import { benchChat } from './chat.js';
 import { benchGraph } from './graph.js';
 import { benchExtract } from './extract.js';
+import { benchDeepNews } from './deepnews.js';
 
-const benches = [benchAuth, benchSearch, benchChat, benchGraph, benchExtract];
+const benches = [benchAuth, benchSearch, benchChat, benchGraph, benchExtract, benchDeepNews];
 for (const b of benches) console.log(JSON.stringify(await b()));

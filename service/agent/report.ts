@@ -16,7 +16,7 @@ const writers = new WeakMap<object, ExtractiveProvider>();
 export function reportWriter(embedder: Embedder | null): ExtractiveProvider {
   const key = embedder ?? writers;
   let w = writers.get(key);
-  if (!w) writers.set(key, (w = new ExtractiveProvider(embedder, { sentences: 8, perArticle: 1, embedded: 24 })));
+  if (!w) writers.set(key, (w = new ExtractiveProvider(embedder, { sentences: 8, perArticle: 1, embedded: 12 })));
   return w;
 }
 

@@ -198,7 +198,8 @@ export async function startDeepNews(services: Services, principal: Principal, bo
   const model = body.model ?? DEFAULT_DEEPNEWS_MODEL;
   const provider: LlmProvider = services.llm.provider(model, await byokKeys(services, principal, model, log));
   const caller = toolCaller(provider);
-  const cutoffMs = body.cutoff_datetime ? Date.parse(body.cutoff_datetime.includes('T') || body.cutoff_datetime.includes(' ') ? body.cutoff_datetime.replace(' ', 'T') : body.cutoff_datetime) : null;
+  // the parsed body holds the cutoff as RFC 3339 with an offset (spec normalises "no offset" to UTC)
+  const cutoffMs = body.cutoff_datetime ? Date.parse(body.cutoff_datetime) : null;
   const cutoff = cutoffMs !== null && !Number.isNaN(cutoffMs) ? new Date(cutoffMs).toISOString() : null;
   const publisher = principal.org?.publisher ? principal.org : null;
   const ctx: ToolContext = { services, news, onlyDomains: publisher ? publisher.domains : null, cutoffMs: cutoff ? Date.parse(cutoff) : null, filterParams: body.filter_params ?? null };
@@ -370,8 +371,10 @@ export async function startDeepNews(services: Services, principal: Principal, bo
       const writer = caller || provider.name !== 'extractive' ? provider : reportWriter(news.embedder);
       const cited = new Map<string, ContextDoc>();
       let first: Report | null = null;
+      // the extractive writer is deterministic: one report serves every choice
+      const once = writer.name === 'extractive';
       for (let index = 0; index < body.n; index++) {
-        const report = await writeReport({
+        const report: Report = once && first ? first : await writeReport({
           provider: writer, conversation, question, docs, journalist: body.journalist_mode, style: body.inline_citations, start: body.start_citation_number,
           appendReferences: body.append_references, watermark: body.asknews_watermark, notes: noteParts.join(' '), cutoff, stop: stops, maxTokens: body.max_tokens,
           sampling: { temperature: body.temperature, top_p: body.top_p, presence_penalty: body.presence_penalty, frequency_penalty: body.frequency_penalty, user: body.user ?? null },

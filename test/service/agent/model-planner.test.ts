@@ -102,6 +102,22 @@ describe('a model plans and writes', () => {
     expect(r.status).toBe(502);
     expect(r.body.code).toBe(502000);
     expect(r.body.detail).toMatch(/^openai provider failed/);
+    // streamed: the research has begun (thinking sent), so the failure is an in-stream error event (facts §2.4)
+    const s = await deepnews({ model: 'gpt-4o', stream: true });
+    expect(s.status).toBe(200);
+    const events = s.text.split('\n\n').filter(Boolean).map((e) => e.replace(/^data: /, ''));
+    expect(JSON.parse(events[events.length - 1]!)).toEqual({ error: { message: expect.stringMatching(/^openai provider failed/), code: 502000 } });
+    expect(events).not.toContain('[DONE]');
     svc.services.config.llm = null;
+  });
+
+  it('journalist_mode true frames sentences with their publisher; false gives them as written', async () => {
+    // no OpenAI-compatible server and a model without a BYOK key: the extractive writer
+    svc.services.config.llm = null;
+    const on = await deepnews({ model: 'gpt-4o', search_depth: 1, append_references: false, asknews_watermark: false });
+    const off = await deepnews({ model: 'gpt-4o', search_depth: 1, append_references: false, asknews_watermark: false, journalist_mode: false });
+    expect(on.body.model).toBe('newsflow-extractive');
+    expect(on.body.choices[0].message.content).toMatch(/, [A-Z][\w ]* reported \[\[1\]/);
+    expect(off.body.choices[0].message.content).not.toMatch(/ reported \[\[\d+\]/);
   });
 });
