@@ -342,4 +342,7 @@ export class NewsClient {
       page = res.next_page ?? null;
     }
   }
+  // charts
+  /** POST /v1/chat/charts: a question charted from index counts (plotly JSON in chart_json). */
+  charts(body: In<typeof S.CreateChartRequest>) { return this.call<Out<typeof S.ChartResponse>>('create_charts_endpoint', { body }); }
 }

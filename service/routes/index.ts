@@ -11,6 +11,7 @@ import { storiesHandlers } from './stories.js';
 import { chatHandlers } from './chat.js';
 import { byokHandlers } from './byok.js';
 import { autofilterHandlers } from './autofilter.js';
+import { chartsHandlers } from './charts.js';
 
 export const HANDLERS: GroupHandlers = {
   ...pingHandlers,
@@ -23,6 +24,7 @@ export const HANDLERS: GroupHandlers = {
   ...chatHandlers,
   ...byokHandlers,
   ...autofilterHandlers,
+  ...chartsHandlers,
 };
 
 /** operationIds this server answers 501 for (the OpenAPI document lists their 501). */
