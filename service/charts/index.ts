@@ -22,11 +22,11 @@
  * endpoint's counts for the same parameters.
  */
 import {
-  CHART_MAX_SERIES, IndexCountsQuery, SeriesConfig, type ChartParameters, type ChartResponse, type IndexCountsQueryParsed,
+  CHART_MAX_SERIES, DATETIME_RANGE, IndexCountsQuery, SeriesConfig, type ChartParameters, type ChartResponse, type IndexCountsQueryParsed,
 } from '../../spec/index.js';
 import type { Principal } from '../auth/principal.js';
 import type { Services } from '../context.js';
-import { HttpError } from '../errors.js';
+import { HttpError, validationError } from '../errors.js';
 import { indexCounts, type IndexCount } from '../counts/index-counts.js';
 import { autofilter, validFilters, type FilterParamsOut } from '../autofilter/index.js';
 import { parseTimeWindow } from '../autofilter/time.js';
@@ -41,6 +41,8 @@ export const CHART_MAX_BUCKETS = 1000;
 export const CHART_DEFAULT_DAYS = 30;
 const SAMPLINGS: Sampling[] = ['5m', '1h', '12h', '1d', '1w', '1m'];
 const SAMPLING_MS: Record<Sampling, number> = { '5m': 300_000, '1h': HOUR, '12h': 12 * HOUR, '1d': DAY, '1w': 7 * DAY, '1m': 30.44 * DAY };
+/** The latest end of a chart: a month bucket ending before 9999-12-31T23:59:59Z. */
+const LATEST = Date.parse('9999-11-01T00:00:00Z');
 const SAMPLING_WORD: Record<Sampling, string> = { '5m': '5 minutes', '1h': 'hour', '12h': '12 hours', '1d': 'day', '1w': 'week', '1m': 'month' };
 
 /** Filters that narrow the whole chart (not what a series is about). */
@@ -187,6 +189,9 @@ export function chart(question: string, filters: FilterParamsOut | null, service
   let from = whole.window?.from ?? (typeof caller.start_timestamp === 'number' ? caller.start_timestamp * 1000 : null);
   let to = whole.window?.to ?? (typeof caller.end_timestamp === 'number' ? caller.end_timestamp * 1000 : null) ?? now;
   if (from === null) from = to - CHART_DEFAULT_DAYS * DAY;
+  // instants a date-time can name, and at most CHART_MAX_BUCKETS months
+  to = Math.min(Math.max(to, DATETIME_RANGE.min + DAY), LATEST);
+  from = Math.min(Math.max(from, DATETIME_RANGE.min, to - CHART_MAX_BUCKETS * SAMPLING_MS['1m']), to - HOUR);
   if (to <= from) to = from + DAY;
   const sampling = pickSampling(from, to, samplingWord(q));
 
@@ -211,7 +216,17 @@ export function chart(question: string, filters: FilterParamsOut | null, service
     series.push(seriesOf(own?.topic || part || 'All articles', f, { from, to }, sampling));
   }
 
-  const counts = series.map((s) => indexCounts(seriesQuery(s), news, principal));
+  const counts = series.map((s) => {
+    try {
+      return indexCounts(seriesQuery(s), news, principal);
+    } catch (e) {
+      // the window is clamped above, so this is a guard: the question's fault, named as such
+      if (e instanceof HttpError && e.status === 422) {
+        throw validationError([{ loc: ['body', 'query'], msg: `query: the chart of "${s.name}" cannot be counted (${JSON.stringify(e.detail)})`, type: 'value_error.chart' }]);
+      }
+      throw e;
+    }
+  });
   const when = whole.window?.text.replace(/^(?:in|from|over|during|for|within)\s+(?:the\s+)?/i, '') ?? `last ${CHART_DEFAULT_DAYS} days`;
   const what = series.map((s) => s.name).join(' vs ');
   const title = `${chartType === 'bar_pct' ? 'Share of articles' : 'Articles'} per ${SAMPLING_WORD[sampling]}: ${what} (${when})`;

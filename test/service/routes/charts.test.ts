@@ -108,6 +108,13 @@ describe('charts are index counts', () => {
     const odd = chart(q, { countries: ['GBR'], n_articles: 5, query: 'ignored' } as never, svc.services, null);
     expect(odd.success).toBe(true);
     expect((odd.parameters!.series as Series[])[0]!.countries).toBeUndefined();
+    // windows at the ends of time are clamped to what a date-time can name, in at most 1,000 buckets
+    const last = chart('Tesla', { start_timestamp: 253402300799, end_timestamp: 253402300799 }, svc.services, null);
+    const first = chart('Tesla since 1850', null, svc.services, null);
+    for (const c of [last, first]) {
+      expect(ChartResponse.safeParse(c).success).toBe(true);
+      expect((c.chart_json as { data: Trace[] }).data[0]!.y.length).toBeLessThanOrEqual(1000);
+    }
   });
 
   it('is reachable through the client', async () => {
@@ -136,6 +143,15 @@ describe('bad input', () => {
     const badFilter = await post({ query: 'Tesla', filter_params: { countries: ['GBR'] } });
     expect(badFilter.status).toBe(422);
     expect(badFilter.body.detail[0].loc).toEqual(['body', 'filter_params', 'countries', 0]);
+  });
+
+  it('answers 200 for a window at the end of time in filter_params (found by the fuzz test: was a 500)', async () => {
+    const r = await post({ query: '0', filter_params: { start_timestamp: 253402300798, end_timestamp: 0, time_filter: 'crawl_date' } });
+    expect(r.status, r.text).toBe(200);
+    expect(ChartResponse.safeParse(r.body).success).toBe(true);
+    const far = await post({ query: 'Tesla', filter_params: { start_timestamp: 253402300799 } });
+    expect(far.status, far.text).toBe(200);
+    await assertSeriesAreIndexCounts(far.body);
   });
 
   it('answers 200 for hostile questions, never a 500', async () => {
