@@ -189,7 +189,7 @@ export const ModelsResponse = record({
 export const CHART_TYPES = ['line', 'bar', 'bar_pct'] as const;
 export const ChartType = z.enum(CHART_TYPES);
 /** Most characters of a chart question (a newsflow limit; the hosted API states none). */
-export const CHART_QUERY_MAX = 2000;
+export const CHART_QUERY_MAX = 1000;
 /** Most series one chart draws (a newsflow limit). */
 export const CHART_MAX_SERIES = 8;
 /** One series: an index-count request (GET /v1/index_counts parameters, `domains` included). */

@@ -58,7 +58,7 @@ export const ByokUpsertRequest = z.object({ api_key: z.string().min(10) }).meta(
 export const ByokResponse = record({ provider: ByokProvider, key_hint: z.string() }).meta({ id: 'ApiKeyResponse' });
 
 /** Most characters of an autofilter description (a newsflow limit; the hosted API states none). */
-export const AUTOFILTER_QUERY_MAX = 2000;
+export const AUTOFILTER_QUERY_MAX = 1000;
 export const AutofilterQuery = z.object({
   query: z.string().min(1).max(AUTOFILTER_QUERY_MAX).describe('A description of the news wanted, e.g. "positive news about Tesla from European outlets last week"'),
 });

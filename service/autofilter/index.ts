@@ -227,11 +227,13 @@ function readLabels(t: Text, f: FilterParamsOut): void {
 
 /** Words of the entity lexicons that are not names (an extracted "Person" may run into them). */
 const NOT_NAME = new Set<string>([...LEXICON_TYPES.Event, ...LEXICON_TYPES.Sports].map((w) => w.toLowerCase()));
+const ENTITY_CHARS = 400;
 const CATEGORY_TERMS = new Set(Object.values(CATEGORY_WORDS).flat());
 
 function readEntities(t: Text, f: FilterParamsOut): string[] {
   const text = t.current;
-  const e = extractEntities(text, '');
+  // the extractor's cost grows with the text: names past the first ENTITY_CHARS are not read
+  const e = extractEntities(text.slice(0, ENTITY_CHARS), '');
   const keep: string[] = [];
   const reverse: string[] = [];
   for (const type of ['Person', 'Organization', 'Location'] as const) {

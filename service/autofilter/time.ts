@@ -139,11 +139,45 @@ const YEAR_RE = /\b((?:19|20)\d{2})s?\b/g;
 
 interface Point { start: number; end: number; from: number; to: number }
 
+/** Characters read around each date-ish word, and the most such stretches read. */
+const CONTEXT = 40;
+const MAX_STRETCHES = 6;
+/**
+ * chrono-node over the stretches of text around date-ish words only (its cost grows with the
+ * text, and text without a month, year or numeric date names no date), indices in `text`.
+ */
+interface DateMention { index: number; text: string; start: chrono.ParsedComponents; end?: chrono.ParsedComponents | null }
+function chronoResults(text: string, ref: { instant: Date; timezone: string }): DateMention[] {
+  const stretches: [number, number][] = [];
+  const re = new RegExp(DATEISH.source, 'gi');
+  for (const m of text.matchAll(re)) {
+    const s = Math.max(0, m.index! - CONTEXT);
+    const e = Math.min(text.length, m.index! + m[0].length + CONTEXT);
+    const last = stretches[stretches.length - 1];
+    if (last && s <= last[1]) last[1] = Math.max(last[1], e);
+    else if (stretches.length < MAX_STRETCHES) stretches.push([s, e]);
+    else break;
+  }
+  const out: DateMention[] = [];
+  for (const [s, e] of stretches) {
+    // widen to word boundaries so a stretch does not cut a word in two
+    let a = s;
+    while (a > 0 && /\S/.test(text[a - 1]!)) a--;
+    let b = e;
+    while (b < text.length && /\S/.test(text[b]!)) b++;
+    for (const r of chrono.parse(text.slice(a, b).slice(0, 4 * CONTEXT + 40), ref, { forwardDate: false })) {
+      if (out.some((o) => o.index === r.index + a)) continue;
+      out.push({ index: r.index + a, text: r.text, start: r.start, end: r.end });
+    }
+  }
+  return out;
+}
+
 /** Dates chrono finds plus bare years, as calendar periods (year, month or day). */
 function datePoints(text: string, now: number): Point[] {
   const points: Point[] = [];
   const ref = { instant: new Date(now), timezone: 'UTC' };
-  for (const r of chrono.parse(text, ref, { forwardDate: false })) {
+  for (const r of chronoResults(text, ref)) {
     const t = r.text;
     if (!DATEISH.test(t)) continue;
     const before = text.slice(0, r.index);

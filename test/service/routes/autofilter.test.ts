@@ -123,7 +123,7 @@ describe('descriptions become the filters a reader would set', () => {
 
 describe('every emitted filter set is valid for search', () => {
   const hostile = [
-    'a'.repeat(2000),
+    'a'.repeat(1000), 'a.'.repeat(500), '1 '.repeat(500), 'May '.repeat(250), 'Elon Musk '.repeat(100),
     'from from from from the the the in in in since since before after between and and',
     '\u0000\u0007 news\u2028about\u202e Tesla 😀 ﷽ <script>alert(1)</script> %00 %zz',
     'news from 1850 to 1899', 'articles since 31 February 2022', 'between 2022-07-01 and 2021-01-01', 'in 9999',
@@ -169,10 +169,10 @@ describe('bad input', () => {
     const empty = await api(svc.url, 'GET', '/v1/chat/autofilter?query=', svc.keys.org);
     expect(empty.status).toBe(422);
     expect(empty.body.detail[0].loc).toEqual(['query', 'query']);
-    const long = await autofilter(svc, 'x'.repeat(2001));
+    const long = await autofilter(svc, 'x'.repeat(1001));
     expect(long.status).toBe(422);
     expect(long.body.detail[0].loc).toEqual(['query', 'query']);
-    expect(long.body.detail[0].msg).toMatch(/2000/);
+    expect(long.body.detail[0].msg).toMatch(/1000/);
   });
 
   it('needs the chat scope', async () => {

@@ -137,7 +137,7 @@ describe('bad input', () => {
     const notText = await post({ query: 42 });
     expect(notText.status).toBe(422);
     expect(notText.body.detail[0].loc).toEqual(['body', 'query']);
-    const long = await post({ query: 'x'.repeat(2001) });
+    const long = await post({ query: 'x'.repeat(1001) });
     expect(long.status).toBe(422);
     expect(long.body.detail[0].loc).toEqual(['body', 'query']);
     const badFilter = await post({ query: 'Tesla', filter_params: { countries: ['GBR'] } });
@@ -155,7 +155,7 @@ describe('bad input', () => {
   });
 
   it('answers 200 for hostile questions, never a 500', async () => {
-    for (const q of ['a'.repeat(2000), 'vs vs vs vs', 'compare , , and and', '\u0000 chart ﷽ 😀 <b>x</b>', 'in 9999', 'hourly since 1970', 'percentage bar line chart of nothing', '%', 'x vs y vs z vs a vs b vs c vs d vs e vs f vs g']) {
+    for (const q of ['a'.repeat(1000), 'a.'.repeat(500), '2022 '.repeat(200), 'vs vs vs vs', 'compare , , and and', '\u0000 chart ﷽ 😀 <b>x</b>', 'in 9999', 'hourly since 1970', 'percentage bar line chart of nothing', '%', 'x vs y vs z vs a vs b vs c vs d vs e vs f vs g']) {
       const r = await post({ query: q });
       expect(r.status, `${JSON.stringify(q)} -> ${r.text.slice(0, 300)}`).toBe(200);
       expect(ChartResponse.safeParse(r.body).success).toBe(true);
