@@ -10,6 +10,7 @@ import type { NewsService } from './news/service.js';
 import type { ModelLayer } from './llm/index.js';
 import type { ByokStore } from './byok/store.js';
 import type { ThreadStore } from './chat/threads.js';
+import type { Charts } from './charts/index.js';
 
 export interface Services {
   db: Db;
@@ -18,6 +19,8 @@ export interface Services {
   config: ServiceConfig;
   /** the news core; absent only in services built without a corpus store (admin commands) */
   news?: NewsService;
+  /** charts of index counts (POST /v1/chat/charts, the DeepNews charts tool) */
+  charts?: Charts;
   /** the model layer (extractive, OpenAI-compatible, Anthropic, Gemini) */
   llm: ModelLayer;
   /** BYOK provider keys, sealed at rest */

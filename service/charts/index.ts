@@ -26,6 +26,7 @@ import {
 } from '../../spec/index.js';
 import type { Principal } from '../auth/principal.js';
 import type { Services } from '../context.js';
+import type { NewsService } from '../news/service.js';
 import { HttpError, validationError } from '../errors.js';
 import { indexCounts, type IndexCount } from '../counts/index-counts.js';
 import { autofilter, validFilters, type FilterParamsOut } from '../autofilter/index.js';
@@ -173,10 +174,25 @@ function figure(type: ChartType, title: string, series: SeriesConfig[], counts: 
  * plotly figure. `filters` (search filter params) narrow every series. 422 for a question with
  * nothing to chart is not raised: an empty subject charts all articles of the window.
  */
-export function chart(question: string, filters: FilterParamsOut | null, services: Services, principal: Principal | null): ChartResponse {
-  const news = services.news;
+export function chart(question: string, filters: FilterParamsOut | null, services: Services, principal: Principal | null, opts: { cutoff?: number | null } = {}): ChartResponse {
+  return chartOn(services.news, question, filters, principal, opts.cutoff ?? null);
+}
+
+/**
+ * The charts capability on Services (`services.charts`): what the DeepNews charts tool calls.
+ * `cutoff` (epoch ms) stands in for now when earlier: nothing after it is drawn.
+ */
+export class Charts {
+  constructor(private readonly news: NewsService | undefined) {}
+
+  async chart(question: string, opts: { filters?: FilterParamsOut | null; principal?: Principal | null; cutoff?: number | null } = {}): Promise<ChartResponse> {
+    return chartOn(this.news, question, opts.filters ?? null, opts.principal ?? null, opts.cutoff ?? null);
+  }
+}
+
+function chartOn(news: NewsService | undefined, question: string, filters: FilterParamsOut | null, principal: Principal | null, cutoff: number | null): ChartResponse {
   if (!news) throw new HttpError(503, 503000, 'charts need the news index, which this service was started without');
-  const now = news.clock();
+  const now = cutoff !== null && Number.isFinite(cutoff) ? Math.min(news.clock(), cutoff) : news.clock();
   const q = question.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
   const chartType = chartTypeOf(q);
   const whole = autofilter(q, now);

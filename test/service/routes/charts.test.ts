@@ -117,6 +117,19 @@ describe('charts are index counts', () => {
     }
   });
 
+  it('is services.charts.chart(question, {cutoff}) for the DeepNews charts tool: the cutoff stands in for now', async () => {
+    const cutoff = Date.parse('2022-07-01T00:00:00Z');
+    const c = await svc.services.charts!.chart('Ukraine vs Russia coverage over the last month', { cutoff });
+    const series = c.parameters!.series as Series[];
+    expect(series.map((s) => [s.start_datetime, s.end_datetime])).toEqual([
+      ['2022-06-01T00:00:00.000Z', '2022-07-01T00:00:00.000Z'], ['2022-06-01T00:00:00.000Z', '2022-07-01T00:00:00.000Z'],
+    ]);
+    const totals = await assertSeriesAreIndexCounts(c);
+    expect(totals.every((n) => n > 0)).toBe(true);
+    const plain = await svc.services.charts!.chart('Ukraine', { cutoff: null });
+    expect((plain.parameters!.series as Series[])[0]!.end_datetime).toBe(new Date(NOW).toISOString());
+  });
+
   it('is reachable through the client', async () => {
     const c = new NewsClient({ baseUrl: `${svc.url}/v1`, apiKey: svc.keys.org });
     const r = await c.charts({ query: 'Bar chart of tech news per day in June 2022' });
