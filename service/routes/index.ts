@@ -10,6 +10,8 @@ import { indexCountsHandlers } from './index-counts.js';
 import { storiesHandlers } from './stories.js';
 import { chatHandlers } from './chat.js';
 import { byokHandlers } from './byok.js';
+import { adminHandlers } from './admin.js';
+import { deepnewsHandlers } from './deepnews.js';
 import { autofilterHandlers } from './autofilter.js';
 import { chartsHandlers } from './charts.js';
 
@@ -23,6 +25,8 @@ export const HANDLERS: GroupHandlers = {
   ...storiesHandlers,
   ...chatHandlers,
   ...byokHandlers,
+  ...adminHandlers,
+  ...deepnewsHandlers,
   ...autofilterHandlers,
   ...chartsHandlers,
 };
