@@ -15,7 +15,7 @@ interface Series { name: string; sampling: string; [k: string]: unknown }
 
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startCorpusService({ limitsText: 'news=1000:1000:50,chat=1000:1000:50' });
+  svc = await startCorpusService({ limitsText: 'news=1000:1000:50,chat=1000:1000:50,deepnews=1000:1000:50' });
 });
 afterAll(async () => svc?.stop());
 
@@ -128,6 +128,18 @@ describe('charts are index counts', () => {
     expect(totals.every((n) => n > 0)).toBe(true);
     const plain = await svc.services.charts!.chart('Ukraine', { cutoff: null });
     expect((plain.parameters!.series as Series[])[0]!.end_datetime).toBe(new Date(NOW).toISOString());
+  });
+
+  it('is what DeepNews draws when its sources include charts', async () => {
+    const q = 'How did coverage of Ukraine develop in June 2022?';
+    const r = await api(svc.url, 'POST', '/v1/chat/deepnews', svc.keys.org, { messages: [{ role: 'user', content: q }], sources: ['asknews', 'charts'], stream: false });
+    expect(r.status, r.text.slice(0, 500)).toBe(200);
+    const charts = r.body.sources.charts as ChartResponse[];
+    expect(charts.length).toBeGreaterThan(0);
+    for (const c of charts) {
+      expect(ChartResponse.safeParse(c).success).toBe(true);
+      await assertSeriesAreIndexCounts(c);
+    }
   });
 
   it('is reachable through the client', async () => {
