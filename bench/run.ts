@@ -5,6 +5,7 @@ import { benchChat } from './chat.js';
 import { benchGraph } from './graph.js';
 import { benchExtract } from './extract.js';
 import { benchDeepNews } from './deepnews.js';
+import { benchAutofilter } from './autofilter.js';
 
-const benches = [benchAuth, benchSearch, benchChat, benchGraph, benchExtract, benchDeepNews];
+const benches = [benchAuth, benchSearch, benchChat, benchGraph, benchExtract, benchDeepNews, benchAutofilter];
 for (const b of benches) console.log(JSON.stringify(await b()));

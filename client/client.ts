@@ -364,4 +364,8 @@ export class NewsClient {
       await sleep(opts.pollMs ?? 1000);
     }
   }
+
+  // charts
+  /** POST /v1/chat/charts: a question charted from index counts (plotly JSON in chart_json). */
+  charts(body: In<typeof S.CreateChartRequest>) { return this.call<Out<typeof S.ChartResponse>>('create_charts_endpoint', { body }); }
 }

@@ -10,6 +10,7 @@ import type { NewsService } from './news/service.js';
 import type { ModelLayer } from './llm/index.js';
 import type { ByokStore } from './byok/store.js';
 import type { ThreadStore } from './chat/threads.js';
+import type { Charts } from './charts/index.js';
 import type { AdminAuth } from './admin/token.js';
 import type { GraphService } from './graph/index.js';
 import type { Web } from './websearch/web.js';
@@ -21,6 +22,8 @@ export interface Services {
   config: ServiceConfig;
   /** the news core; absent only in services built without a corpus store (admin commands) */
   news?: NewsService;
+  /** charts of index counts (POST /v1/chat/charts, the DeepNews charts tool) */
+  charts?: Charts;
   /** the model layer (extractive, OpenAI-compatible, Anthropic, Gemini) */
   llm: ModelLayer;
   /** BYOK provider keys, sealed at rest */

@@ -15,6 +15,7 @@ import { ByokStore } from './byok/store.js';
 import { Secrets, parseMasterKey } from './auth/secrets.js';
 import { ThreadStore } from './chat/threads.js';
 import { GraphService } from './graph/index.js';
+import { Charts } from './charts/index.js';
 import { HttpEmbedder, type Embedder } from './search/embedder.js';
 import { LocalEmbedder } from './search/local-embedder.js';
 import { MiniLmEmbedder, miniLmPresent } from './search/minilm-embedder.js';
@@ -65,7 +66,7 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
   // the key file is read (or created) only once a secret is stored or read
   const byok = new ByokStore(store, () => (secrets ??= Secrets.forService(config)));
   return {
-    db: store, keys: new KeyStore(store), limiter: new RateLimiter(config.limits), config, news,
+    db: store, keys: new KeyStore(store), limiter: new RateLimiter(config.limits), config, news, charts: new Charts(news),
     llm: new ModelLayer(config, embedder), byok, threads: new ThreadStore(store), web,
     admin: AdminAuth.forDataDir(config.dataDir),
     graph: new GraphService(news),

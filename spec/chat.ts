@@ -2,11 +2,12 @@
 import { z } from 'zod';
 import {
   DEFAULT_CHAT_MODEL, DEFAULT_DEEPNEWS_MODEL, DeepNewsEngine, DeepNewsModel, DeepNewsModelType, DeepNewsSource,
-  InlineCitations,
+  InlineCitations, Continent, IndexCountCategory, Language, ProvocativeFilter, ReportingVoiceFilter, Sampling, SentimentFilter,
+  StringOp, TimeFilter,
 } from './enums.js';
-import { DateTimeInput, FreeObject, FreeObjectInput, record } from './common.js';
+import { DateTime, DateTimeInput, FreeObject, FreeObjectInput, record } from './common.js';
 import { SearchResponseDictItem, WebSearchResult } from './article.js';
-import { FilterParams } from './search.js';
+import { EntityGuaranteeItem, FilterParams } from './search.js';
 
 export const ChatMessage = z
   .object({
@@ -191,6 +192,69 @@ export const ModelsResponse = record({
   object: z.literal('list'),
   data: z.array(record({ id: z.string(), object: z.literal('model'), created: z.int(), owned_by: z.string() })),
 }).meta({ id: 'ListModelResponse' });
+
+/**
+ * POST /v1/chat/charts (facts §11.5; an endpoint of the official SDKs after 0.32.4): a question
+ * becomes ChartParameters, answered with a plotly figure of index counts (GET /v1/index_counts).
+ */
+export const CHART_TYPES = ['line', 'bar', 'bar_pct'] as const;
+export const ChartType = z.enum(CHART_TYPES);
+/** Most characters of a chart question (a newsflow limit; the hosted API states none). */
+export const CHART_QUERY_MAX = 1000;
+/** Most series one chart draws (a newsflow limit). */
+export const CHART_MAX_SERIES = 8;
+/** One series: an index-count request (GET /v1/index_counts parameters, `domains` included). */
+export const SeriesConfig = record({
+  name: z.string(),
+  start_datetime: DateTime,
+  end_datetime: DateTime,
+  sampling: Sampling.default('1d'),
+  time_filter: TimeFilter.default('pub_date'),
+  categories: z.array(IndexCountCategory).nullable().optional(),
+  domains: z.array(z.string()).nullable().optional(),
+  bad_domain_url: z.array(z.string()).nullable().optional(),
+  page_rank: z.int().nullable().optional(),
+  string_guarantee: z.array(z.string()).nullable().optional(),
+  string_guarantee_op: StringOp.default('OR'),
+  reverse_string_guarantee: z.array(z.string()).nullable().optional(),
+  entity_guarantee: z.array(EntityGuaranteeItem).nullable().optional(),
+  entity_guarantee_op: StringOp.default('OR'),
+  countries: z.array(z.string().length(2)).nullable().optional(),
+  countries_blacklist: z.array(z.string().length(2)).nullable().optional(),
+  continents: z.array(Continent).nullable().optional(),
+  languages: z.array(Language).nullable().optional(),
+  sentiment: SentimentFilter.nullable().optional(),
+  reporting_voice: z.array(ReportingVoiceFilter).nullable().optional(),
+  provocative: ProvocativeFilter.default('all'),
+}).meta({ id: 'SeriesConfig' });
+export type SeriesConfig = z.output<typeof SeriesConfig>;
+export const ChartParameters = record({
+  chart_type: ChartType,
+  title: z.string().nullable().optional(),
+  series: z.array(SeriesConfig),
+}).meta({ id: 'ChartParameters' });
+export type ChartParameters = z.output<typeof ChartParameters>;
+export const CreateChartRequest = z.object({
+  query: z.string().min(1).max(CHART_QUERY_MAX).describe('The question to chart, e.g. "Ukraine vs Russia coverage over the last month"'),
+  /** newsflow extension: search filters applied to every series (what DeepNews passes) */
+  filter_params: FilterParams.nullable().optional(),
+}).meta({ id: 'CreateChartRequest' });
+export const ChartResponse = record({
+  success: z.boolean(),
+  /** the plotly figure as JSON (`data` traces and `layout`) */
+  chart_json: FreeObject,
+  query: z.string().nullable().optional(),
+  reasoning: z.string().nullable().optional(),
+  parameters: ChartParameters.nullable().optional(),
+  context: FreeObject.nullable().optional(),
+  iterations_used: z.int().nullable().optional(),
+  last_reasoning: z.string().nullable().optional(),
+  last_parameters: ChartParameters.nullable().optional(),
+  png_data: z.string().nullable().optional(),
+  png_url: z.string().nullable().optional(),
+  chart_url: z.string().nullable().optional(),
+}).meta({ id: 'ChartResponse' });
+export type ChartResponse = z.output<typeof ChartResponse>;
 
 /** SSE framing (facts §11.1). */
 export const SSE = { contentType: 'text/event-stream', done: '[DONE]' } as const;

@@ -57,7 +57,11 @@ export const ByokPath = z.object({ provider: ByokProvider });
 export const ByokUpsertRequest = z.object({ api_key: z.string().min(10) }).meta({ id: 'UpsertApiKeyRequest' });
 export const ByokResponse = record({ provider: ByokProvider, key_hint: z.string() }).meta({ id: 'ApiKeyResponse' });
 
-export const AutofilterQuery = z.object({ query: z.string().min(1) });
+/** Most characters of an autofilter description (a newsflow limit; the hosted API states none). */
+export const AUTOFILTER_QUERY_MAX = 1000;
+export const AutofilterQuery = z.object({
+  query: z.string().min(1).max(AUTOFILTER_QUERY_MAX).describe('A description of the news wanted, e.g. "positive news about Tesla from European outlets last week"'),
+});
 export const AutofilterResponse = record({
   filter_params: FilterParams,
   metadata: z.object({ title: z.string().default('') }),

@@ -19,7 +19,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 /** Endpoint groups: one service/routes/<group>.ts file each. */
 export type RouteGroup =
   | 'ping' | 'news' | 'graph' | 'index-urls' | 'index-counts' | 'chat' | 'deepnews' | 'stories' | 'alerts'
-  | 'distribution' | 'profile' | 'byok' | 'autofilter' | 'forecast' | 'websearch' | 'forum' | 'wiki' | 'admin';
+  | 'distribution' | 'profile' | 'byok' | 'autofilter' | 'charts' | 'forecast' | 'websearch' | 'forum' | 'wiki' | 'admin';
 /** Rate/concurrency limiter groups (one limiter per key and group). */
 export const LIMIT_GROUPS = ['news', 'stories', 'chat', 'deepnews', 'distribution', 'profile'] as const;
 export type LimitGroup = (typeof LIMIT_GROUPS)[number];
@@ -90,6 +90,7 @@ export const ROUTES: RouteDef[] = [
   r({ operationId: 'deep_news', method: 'POST', path: '/v1/chat/deepnews', group: 'deepnews', summary: 'DeepNews research agent', scopes: ['chat'], limit: 'deepnews', publisher: true, body: C.DeepNewsRequest, bodyRequired: true, response: C.DeepNewsResponse, stream: C.DeepNewsStreamEvent }),
   r({ operationId: 'list_deepnews_models', method: 'GET', path: '/v1/chat/deepnews-models', group: 'deepnews', summary: 'List DeepNews models', scopes: [], limit: 'chat', publisher: false, response: C.DeepNewsModelsResponse }),
   r({ operationId: 'autofilter', method: 'GET', path: '/v1/chat/autofilter', group: 'autofilter', summary: 'Map a description to search filters', ...chat, query: P.AutofilterQuery, response: P.AutofilterResponse }),
+  r({ operationId: 'create_charts_endpoint', method: 'POST', path: '/v1/chat/charts', group: 'charts', summary: 'Chart article counts for a question (an endpoint of the official SDKs after 0.32.4)', ...chat, body: C.CreateChartRequest, bodyRequired: true, response: C.ChartResponse }),
   r({ operationId: 'get_forecast', method: 'GET', path: '/v1/chat/forecast', group: 'forecast', summary: 'Forecast a news event', ...chat, query: P.ForecastQuery, response: P.ForecastResponse }),
   r({ operationId: 'live_web_search', method: 'GET', path: '/v1/chat/websearch', group: 'websearch', summary: 'Live web search', ...chat, query: P.WebSearchQuery, response: P.WebSearchResponse, modelProvider: true }),
   // alerts

@@ -15,6 +15,8 @@ import { deepnewsHandlers } from './deepnews.js';
 import { graphHandlers } from './graph.js';
 import { indexUrlsHandlers } from './index-urls.js';
 import { websearchHandlers } from './websearch.js';
+import { autofilterHandlers } from './autofilter.js';
+import { chartsHandlers } from './charts.js';
 
 export const HANDLERS: GroupHandlers = {
   ...pingHandlers,
@@ -31,6 +33,8 @@ export const HANDLERS: GroupHandlers = {
   ...graphHandlers,
   ...indexUrlsHandlers,
   ...websearchHandlers,
+  ...autofilterHandlers,
+  ...chartsHandlers,
 };
 
 /** operationIds this server answers 501 for (the OpenAPI document lists their 501). */
