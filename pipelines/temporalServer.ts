@@ -53,6 +53,14 @@ export function installTemporalServer(opts: { log?: (m: string) => void; force?:
   return dir;
 }
 
+/** A free port of [base, base + 10), else of 20000-32767 (Temporal stores membership ports as smallint). */
+async function lowPort(base: number): Promise<number> {
+  const p = await preferredPort(base, 10);
+  if (p < base + 10) return p;
+  for (let q = 20000 + Math.floor(Math.random() * 10000); q < 32768; q++) if ((await preferredPort(q, 1)) === q) return q;
+  throw new TemporalSetupError('no free port below 32768 for Temporal\'s membership');
+}
+
 function sqlTool(sql: string, pg: PgEndpoint, db: string, args: string[]): { ok: boolean; out: string } {
   const r = spawnSync(sql, ['--plugin', 'postgres12', '--ep', pg.host, '-p', String(pg.port), '-u', pg.user, ...(pg.password ? ['--pw', pg.password] : []), '--db', db, ...args], { encoding: 'utf8', timeout: 180_000 });
   return { ok: r.status === 0, out: `${r.stdout}${r.stderr}` };
@@ -162,7 +170,9 @@ export async function startPostgresTemporal(opts: { dataDir: string; namespaces?
   fs.writeFileSync(dynamic, 'system.forceSearchAttributesCacheRefreshOnRead:\n  - value: true\n');
   const ports = {
     frontend: await preferredPort(7233), http: await freePort(), history: await freePort(), matching: await freePort(), worker: await freePort(),
-    mFrontend: await freePort(), mHistory: await freePort(), mMatching: await freePort(), mWorker: await freePort(),
+    // membership ports go into a smallint column of the cluster_membership table: below 32768, so
+    // not from the ephemeral range the OS hands out; one block of ten each from Temporal's 6933
+    mFrontend: await lowPort(6933), mHistory: await lowPort(6943), mMatching: await lowPort(6953), mWorker: await lowPort(6963),
   };
   fs.writeFileSync(path.join(dir, 'config', 'development.yaml'), config(pg, ports, dynamic));
   const logFd = fs.openSync(path.join(dir, 'server.log'), 'a');
