@@ -137,7 +137,7 @@ export async function temporalEndpoint(opts: { dataDir: string; log?: (m: string
   const kind = process.env.NEWSFLOW_TEMPORAL || 'dev';
   if (kind === 'postgres') {
     const { startPostgresTemporal } = await import('./temporalServer.js');
-    return startPostgresTemporal({ dataDir: opts.dataDir, log: opts.log });
+    return startPostgresTemporal({ dataDir: path.join(opts.dataDir, 'temporal'), log: opts.log });
   }
   if (kind !== 'dev') throw new TemporalSetupError(`NEWSFLOW_TEMPORAL must be dev (the CLI dev server, SQLite) or postgres (the Temporal server on PostgreSQL); got ${kind}`);
   const dataDir = path.join(opts.dataDir, 'temporal');
