@@ -1,9 +1,15 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Two projects: every test on the Temporal CLI dev server (SQLite), and the workflow tests that
+ * kill and resume workers once more on the Temporal server with PostgreSQL persistence
+ * (test/setup/temporal.ts starts the server its project names; `npx newsflow temporal install`
+ * builds it, and the setup does so when it is missing).
+ */
+const WORKFLOWS_ON_POSTGRES = ['test/workflows/distributionPull.test.ts', 'test/workflows/distributionKill.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/setup/corpus.ts', 'test/setup/temporal.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
@@ -11,5 +17,9 @@ export default defineConfig({
     // webhook outages): run 3 at once even on 2 cores (vitest's default there is 1)
     maxWorkers: Number(process.env.NEWSFLOW_TEST_WORKERS ?? 3),
     env: { NEWSFLOW_LOG_LEVEL: 'silent' },
+    projects: [
+      { extends: true, test: { name: 'dev-server', include: ['test/**/*.test.ts'], globalSetup: ['test/setup/corpus.ts', 'test/setup/temporal.ts'] } },
+      { extends: true, test: { name: 'temporal-postgres', include: WORKFLOWS_ON_POSTGRES, globalSetup: ['test/setup/corpus.ts', 'test/setup/temporal.ts'] } },
+    ],
   },
 });

@@ -20,6 +20,8 @@ import * as warehouse from './cli/warehouse.js';
 import * as spec from './cli/spec.js';
 import * as research from './cli/research.js';
 import * as crawl from './cli/crawl.js';
+import * as temporal from './cli/temporal.js';
+import { PostgresSetupError } from './postgres.js';
 
 export function buildCli(): Command {
   const program = new Command('newsflow')
@@ -27,7 +29,7 @@ export function buildCli(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   // the order of --help
-  for (const group of [service, admin, research, crawl, pipelines, schedules, alerts, warehouse, spec]) group.register(program);
+  for (const group of [service, admin, research, crawl, pipelines, schedules, alerts, warehouse, temporal, spec]) group.register(program);
   return program;
 }
 
@@ -39,7 +41,7 @@ export async function main(argv = process.argv): Promise<void> {
       process.exitCode = e.exitCode === 0 ? 0 : 2;
       return;
     }
-    if (e instanceof AdminInputError || e instanceof AdminRefused || e instanceof StoreLockedError || e instanceof CliError || e instanceof CorpusError || e instanceof TemporalSetupError || e instanceof WarehouseReadError
+    if (e instanceof AdminInputError || e instanceof AdminRefused || e instanceof StoreLockedError || e instanceof CliError || e instanceof CorpusError || e instanceof TemporalSetupError || e instanceof PostgresSetupError || e instanceof WarehouseReadError
       || e instanceof PreflightError || e instanceof RunFailedError) {
       console.error(`error: ${e.message}`);
       process.exitCode = 1;

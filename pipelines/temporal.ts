@@ -12,8 +12,13 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { atExit } from './shutdown.js';
+import { freePort, preferredPort } from './ports.js';
 
 export class TemporalSetupError extends Error {}
+export { freePort, preferredPort } from './ports.js';
+
+/** The UI port of the dev server newsflow starts: `NEWSFLOW_TEMPORAL_UI_PORT`, else 8233 or the next free one. */
+export const TEMPORAL_UI_PORT = 8233;
 /** A workflow run ended without its result: the message is one line, the run's failure. */
 export class RunFailedError extends Error {}
 
@@ -60,36 +65,6 @@ export function findTemporalCli(opts: { install?: boolean; log?: (m: string) => 
   if (go.status === 0 && fs.existsSync(cached())) return cached();
   throw new TemporalSetupError(`could not install the Temporal CLI (pip: ${pip.stderr?.slice(0, 200)}; go: ${go.stderr?.slice(0, 200)}); install it and set TEMPORAL_CLI_PATH`);
 }
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/**
- * `preferred` when it is free on 127.0.0.1, else the next free one of the `tries` after it, else any
- * free port: the Temporal UI comes up where people expect it (8233, the CLI's default).
- */
-export async function preferredPort(preferred: number, tries = 10): Promise<number> {
-  for (let p = preferred; p < preferred + tries; p++) {
-    const free = await new Promise<boolean>((resolve) => {
-      const s = net.createServer();
-      s.once('error', () => resolve(false));
-      s.listen(p, '127.0.0.1', () => s.close(() => resolve(true)));
-    });
-    if (free) return p;
-  }
-  return freePort();
-}
-
-/** The UI port of the dev server newsflow starts: `NEWSFLOW_TEMPORAL_UI_PORT`, else 8233 or the next free one. */
-export const TEMPORAL_UI_PORT = 8233;
 
 async function waitForPort(port: number, child: ChildProcess, ms: number): Promise<void> {
   const until = Date.now() + ms;
@@ -154,11 +129,17 @@ export async function startDevServer(opts: {
   return { address: `127.0.0.1:${port}`, namespace: 'default', uiUrl: `http://127.0.0.1:${uiPort}`, pid: child.pid, stop };
 }
 
-/** TEMPORAL_ADDRESS when set, else a dev server of our own under the data dir. */
+/** TEMPORAL_ADDRESS when set, else a dev server of our own under the data dir (NEWSFLOW_TEMPORAL=postgres: the Temporal server on PostgreSQL, pipelines/temporalServer.ts). */
 export async function temporalEndpoint(opts: { dataDir: string; log?: (m: string) => void }): Promise<TemporalEndpoint> {
   if (process.env.TEMPORAL_ADDRESS) {
     return { address: process.env.TEMPORAL_ADDRESS, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default', uiUrl: null, stop: async () => {} };
   }
+  const kind = process.env.NEWSFLOW_TEMPORAL || 'dev';
+  if (kind === 'postgres') {
+    const { startPostgresTemporal } = await import('./temporalServer.js');
+    return startPostgresTemporal({ dataDir: path.join(opts.dataDir, 'temporal'), log: opts.log });
+  }
+  if (kind !== 'dev') throw new TemporalSetupError(`NEWSFLOW_TEMPORAL must be dev (the CLI dev server, SQLite) or postgres (the Temporal server on PostgreSQL); got ${kind}`);
   const dataDir = path.join(opts.dataDir, 'temporal');
   const asked = process.env.NEWSFLOW_TEMPORAL_UI_PORT;
   if (asked) {

@@ -53,9 +53,12 @@ export function register(program: Command): void {
     .option('--port <port>', 'service port', intArg('--port'))
     .option('--corpus <path>', 'news corpus (default: $NEWSFLOW_CORPUS, else ../shared/data beside the repo)')
     .option('--replay <speed>', 'replay speed: corpus time per real time', floatArg('--replay'), 3600)
+    .option('--temporal <kind>', 'dev (the CLI dev server on SQLite) or postgres (the Temporal server on PostgreSQL; build it once with: npx newsflow temporal install)', process.env.NEWSFLOW_TEMPORAL || 'dev')
     .option(...dataDirOpt)
     .option(...verboseOpt)
-    .action(async (o: { port?: number; dataDir?: string; corpus?: string; replay: number; verbose?: boolean }) => {
+    .action(async (o: { port?: number; dataDir?: string; corpus?: string; replay: number; verbose?: boolean; temporal: string }) => {
+      if (!['dev', 'postgres'].includes(o.temporal)) throw new CliError(`--temporal must be dev or postgres; got ${o.temporal}`);
+      process.env.NEWSFLOW_TEMPORAL = o.temporal;
       const corpus = o.corpus ?? process.env.NEWSFLOW_CORPUS ?? defaultCorpus();
       if (!corpus && !remoteApi()) throw new CliError('no corpus found: pass --corpus PATH or set NEWSFLOW_CORPUS (the shared data folder, e.g. ../shared/data)');
       const { mainJob } = await job();

@@ -19,7 +19,18 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'newsflow-temporal-'));
-  const ep = await startDevServer({ dataDir: dir, namespaces: [...TEST_NAMESPACES] });
+  fs.chmodSync(dir, 0o755); // PostgreSQL (NEWSFLOW_TEST_TEMPORAL=postgres) runs as its own user
+  // the project "temporal-postgres" (vitest.config.ts), or NEWSFLOW_TEST_TEMPORAL=postgres: the
+  // Temporal server on PostgreSQL, built first when missing (go install, a few minutes, cached)
+  const postgres = project.name === 'temporal-postgres' || process.env.NEWSFLOW_TEST_TEMPORAL === 'postgres';
+  let ep;
+  if (postgres) {
+    const server = await import('../../pipelines/temporalServer.js');
+    server.installTemporalServer({ log: (m) => console.log(`test setup: ${m}`) });
+    ep = await server.startPostgresTemporal({ dataDir: dir, namespaces: [...TEST_NAMESPACES], log: (m) => console.log(`test setup: ${m}`) });
+  } else {
+    ep = await startDevServer({ dataDir: dir, namespaces: [...TEST_NAMESPACES] });
+  }
   project.provide('temporalAddress', ep.address);
   return async () => {
     await ep.stop();
