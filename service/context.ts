@@ -10,6 +10,7 @@ import type { NewsService } from './news/service.js';
 import type { ModelLayer } from './llm/index.js';
 import type { ByokStore } from './byok/store.js';
 import type { ThreadStore } from './chat/threads.js';
+import type { ForumStore } from './forum/store.js';
 
 export interface Services {
   db: Db;
@@ -24,6 +25,8 @@ export interface Services {
   byok: ByokStore;
   /** chat threads */
   threads: ThreadStore;
+  /** forum threads and forum search (DeepNews, forecast use_reddit, stories reddit) */
+  forum?: ForumStore;
 }
 
 export interface HandlerCtx {

@@ -13,6 +13,7 @@ import { rememberingQueries } from './llm/query-vectors.js';
 import { ByokStore } from './byok/store.js';
 import { Secrets, parseMasterKey } from './auth/secrets.js';
 import { ThreadStore } from './chat/threads.js';
+import { ForumStore } from './forum/store.js';
 import { HttpEmbedder, type Embedder } from './search/embedder.js';
 import { LocalEmbedder } from './search/local-embedder.js';
 import { MiniLmEmbedder, miniLmPresent } from './search/minilm-embedder.js';
@@ -60,9 +61,10 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
   let secrets: Secrets | null = null;
   // the key file is read (or created) only once a secret is stored or read
   const byok = new ByokStore(store, () => (secrets ??= Secrets.forService(config)));
+  const forum = await ForumStore.open(store, { embedder, clock: opts.clock });
   return {
     db: store, keys: new KeyStore(store), limiter: new RateLimiter(config.limits), config, news,
-    llm: new ModelLayer(config, embedder), byok, threads: new ThreadStore(store),
+    llm: new ModelLayer(config, embedder), byok, threads: new ThreadStore(store), forum,
   };
 }
 
