@@ -342,4 +342,11 @@ export class NewsClient {
       page = res.next_page ?? null;
     }
   }
+
+  // forum
+  /**
+   * Forum search at the interface's path GET /v1/forum/search (searchForum calls the SDKs' path
+   * /v1/reddit/search; both answer the same): threads as dicts, a prompt-ready string, or both.
+   */
+  forumSearch(q: In<typeof S.ForumSearchQuery>) { return this.call<Out<typeof S.ForumSearchResponse>>('search_forum', { query: q }); }
 }

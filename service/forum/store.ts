@@ -110,12 +110,16 @@ export class ForumStore {
     readonly db: Db,
     readonly embedder: Embedder | null,
     readonly clock: () => number,
+    private readonly indexed: boolean,
   ) {}
 
-  /** Build the index from what the store holds (embedding threads that have no vector of the embedder's model yet). */
-  static async open(db: Db, opts: { embedder?: Embedder | null; clock?: () => number } = {}): Promise<ForumStore> {
-    const s = new ForumStore(db, opts.embedder ?? null, opts.clock ?? Date.now);
-    await s.rebuild();
+  /**
+   * Build the index from what the store holds (embedding threads that have no vector of the
+   * embedder's model yet). `index: false` (loading from the command line) keeps no index.
+   */
+  static async open(db: Db, opts: { embedder?: Embedder | null; clock?: () => number; index?: boolean } = {}): Promise<ForumStore> {
+    const s = new ForumStore(db, opts.embedder ?? null, opts.clock ?? Date.now, opts.index ?? true);
+    if (s.indexed) await s.rebuild();
     return s;
   }
 
@@ -173,7 +177,7 @@ export class ForumStore {
     }
     await flush();
     const enriched = await this.enrichChanged((n) => opts.onProgress?.('enrich', n));
-    await this.rebuild();
+    if (this.indexed) await this.rebuild();
     const [n] = await this.db.all<{ t: bigint; c: bigint }>('SELECT (SELECT count(*) FROM forum_threads) AS t, (SELECT count(*) FROM forum_comments) AS c');
     return { files: files.postComment.length + files.ndjson.length, threads, comments, enriched, stored: { threads: Number(n!.t), comments: Number(n!.c) }, problems };
   }
@@ -407,20 +411,21 @@ export class ForumStore {
   }
 
   /**
-   * Threads about a text (a story update's headline and keywords): BM25, keeping threads that
-   * hold at least two distinct terms of the text (one when the text has one), best first.
+   * Threads about a subject (a story update: its headline, then its keywords): threads that hold
+   * at least two distinct terms of the headline (one when it has one), ranked by BM25 of the
+   * headline and keywords together, best first.
    */
-  related(text: string, n: number): RedditThread[] {
+  related(headline: string, keywords: string[], n: number): RedditThread[] {
     if (n <= 0 || this.views.length === 0) return [];
-    const qt = [...new Set(terms(text))];
-    if (qt.length === 0) return [];
+    const head = [...new Set(terms(headline))];
+    if (head.length === 0) return [];
     const matched = new Map<number, number>();
-    for (const t of qt) {
+    for (const t of head) {
       const { docs } = this.bm25.score([t]);
       for (const d of docs) matched.set(d, (matched.get(d) ?? 0) + 1);
     }
-    const need = Math.min(2, qt.length);
-    const { docs, scores } = this.bm25.score(qt, (d) => (matched.get(d) ?? 0) >= need);
+    const need = Math.min(2, head.length);
+    const { docs, scores } = this.bm25.score([...head, ...terms(keywords.join(' '))], (d) => (matched.get(d) ?? 0) >= need);
     return this.rank({ docs, scores }, 'relevance', n).map((d) => this.views[d]!.dict);
   }
 }
