@@ -91,7 +91,7 @@ describe('bad input', () => {
   });
 
   it('hostile keywords answer 200 and never a 500', async () => {
-    for (const k of ['"', '\u0000', '((((', '🙂'.repeat(500), 'a'.repeat(20_000), 'SELECT * FROM forum_threads; --']) {
+    for (const k of ['"', '\u0000', '((((', '🙂'.repeat(500), 'a'.repeat(5_000), 'SELECT * FROM forum_threads; --']) {
       for (const method of ['kw', 'nl']) {
         const r = await get({ keywords: [k], method, time_filter: 'all' });
         expect(r.status, `${method} ${k.slice(0, 20)}`).toBe(200);
