@@ -136,14 +136,14 @@ const RPC_TO = Date.parse('2022-11-01T00:00:00Z');
 const COMMENT_GAP_MS = 7 * 60_000;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-const cp1252 = new TextDecoder('windows-1252');
+/** Windows-1252 0x80-0x9F (the rest is Latin-1); Node's TextDecoder('windows-1252') reads these as C1 controls. */
+const CP1252_HIGH = '€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008DŽ\u008F\u0090‘’“”•–—˜™š›œ\u009DžŸ';
 /** A line of a thread file (read as latin1 bytes): UTF-8, else Windows-1252 (13 of the 135 files have such titles). */
 function lineText(bytes: string): string {
-  const b = Buffer.from(bytes, 'latin1');
   try {
-    return utf8.decode(b);
+    return utf8.decode(Buffer.from(bytes, 'latin1'));
   } catch {
-    return cp1252.decode(b);
+    return bytes.replace(/[\u0080-\u009F]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80]!);
   }
 }
 

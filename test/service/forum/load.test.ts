@@ -60,6 +60,7 @@ describe('the shared reddit-post-comment threads', () => {
     const all = svc.services.forum!.all();
     const text = JSON.stringify(all);
     expect(text).not.toContain('\uFFFD');
+    expect(text).not.toMatch(/[\u0080-\u009F]/); // C1 controls: Windows-1252 bytes read as Latin-1
     expect(all.some((t) => /^b['"]/.test(t.body) || /\\x[0-9a-f]{2}/.test(t.body))).toBe(false);
     expect(all.find((t) => t.title.startsWith('I’m Bill Gates'))).toBeDefined(); // 0x92 in the file
     const tifu = all.find((t) => t.title.includes('girlfriend of two years'))!;
