@@ -30,6 +30,31 @@ export async function forumStoreFile(): Promise<string> {
   const dir = path.join(os.tmpdir(), 'newsflow-test-cache', `forum-${forumKey()}`);
   const file = path.join(dir, 'service.duckdb');
   if (fs.existsSync(path.join(dir, 'done'))) return file;
+  // one test file builds it, the others wait for it (a build takes minutes on a busy machine)
+  const lock = `${dir}.lock`;
+  fs.mkdirSync(path.dirname(dir), { recursive: true });
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      break;
+    } catch {
+      if (fs.existsSync(path.join(dir, 'done'))) return file;
+      // a builder that died leaves its lock behind: take it over after 15 minutes
+      const st = fs.statSync(lock, { throwIfNoEntry: false });
+      if (st && Date.now() - st.mtimeMs > 15 * 60_000) fs.rmSync(lock, { recursive: true, force: true });
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+  try {
+    if (fs.existsSync(path.join(dir, 'done'))) return file;
+    await build(dir);
+    return file;
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+async function build(dir: string): Promise<void> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'newsflow-forum-build-'));
   const { serviceConfig } = await import('../../service/config.js');
   const { openServices } = await import('../../service/server.js');
@@ -43,10 +68,9 @@ export async function forumStoreFile(): Promise<string> {
   try {
     fs.renameSync(work, dir);
   } catch {
-    // another test file built it at the same time: use theirs
     fs.rmSync(work, { recursive: true, force: true });
+    throw new Error(`cannot move the forum test store into ${dir}`);
   }
-  return file;
 }
 
 export interface SampleThread {

@@ -37,7 +37,7 @@ describe('newsflow forum load', () => {
     expect(out.threads).toMatchObject({ read: 3, inserted: 3 });
     expect(out.comments).toMatchObject({ read: 4, inserted: 4 });
     expect(await counts(data)).toEqual({ threads: 3, comments: 4, authors: ['crumbshot', 'keeper_of_lamps', 'quill_knobs'] });
-  });
+  }, 240_000);
 
   it('loads plain and zstd Pushshift files; loading twice changes nothing (exit 0)', async () => {
     const data = path.join(dir, 'd2');
@@ -59,7 +59,7 @@ describe('newsflow forum load', () => {
     const third = await runCli(['forum', 'load', plain, '--data-dir', data]);
     expect(third.out).toContain('threads: 3 read, 0 new, 0 updated, 3 unchanged');
     expect(await counts(data)).toMatchObject({ threads: 3, comments: 4 });
-  });
+  }, 240_000);
 
   it('loads the shared reddit-post-comment folder: 135 threads, 1997 comments', async () => {
     const data = path.join(dir, 'd3');
@@ -81,5 +81,5 @@ describe('newsflow forum load', () => {
     } finally {
       await svc.stop();
     }
-  });
+  }, 240_000);
 });

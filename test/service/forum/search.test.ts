@@ -9,7 +9,7 @@ const NOW = Date.parse('2022-11-01T00:00:00Z');
 let svc: TestService;
 beforeAll(async () => {
   svc = await startTestService({ corpusStore: await forumStoreFile(), clock: () => NOW, limitsText: 'news=1000:1000:50' });
-});
+}, 600_000); // the first run builds the cached forum store: minutes on a busy machine
 afterAll(async () => svc?.stop());
 
 async function search(q: Record<string, string | number | boolean | string[]>) {

@@ -9,7 +9,7 @@ import { strictValidator } from '../../helpers/strict-schema.js';
 let svc: TestService;
 beforeAll(async () => {
   svc = await startTestService({ corpusStore: await forumStoreFile(), clock: () => Date.parse('2022-11-01T00:00:00Z'), limitsText: 'news=1000:1000:50' });
-});
+}, 600_000); // the first run builds the cached forum store: minutes on a busy machine
 afterAll(async () => svc?.stop());
 
 const get = (q: Record<string, unknown>, path = '/v1/reddit/search', key = svc.keys.org) => api(svc.url, 'GET', `${path}?${qs(q as never)}`, key);
