@@ -8,7 +8,7 @@
  * comments changed are enriched (./enrich.ts) in batches of 500, and the index is rebuilt.
  *
  * Search (`search`): kw scores the keywords with BM25 over the title (twice), body and the shown
- * comments; nl ranks by cosine of the keywords' embedding to the thread's (title + summary),
+ * comments; nl ranks by cosine of the keywords' embedding to the thread's (`embeddingText`),
  * falling back to kw when the service has no embedder. `time_filter` keeps threads dated within
  * the span before the service clock (hour, day, week, month 30 days, year 365 days; all: no
  * bound). `sort`: relevance (score), hot (Reddit's hot rank: log10 of the upvotes plus the date
@@ -437,9 +437,14 @@ function normalised(v: Float32Array): Float32Array {
   return v.map((x) => x / n);
 }
 
-/** The text a thread is embedded from: its title and the start of its summary (400 characters keep loading fast). */
+/**
+ * The text a thread is embedded from: its title and the start of its post (a post states its
+ * subject first), or of its summary when it has no post (a question: the summary of its comments);
+ * 500 characters keep loading fast.
+ */
 export function embeddingText(t: RedditThread): string {
-  return `${t.title}. ${t.summary}`.slice(0, 400);
+  const body = t.body.replace(/\s+/g, ' ').trim();
+  return `${t.title}. ${body.length >= 40 ? body : t.summary}`.slice(0, 500);
 }
 
 const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1).trimEnd()}…` : s);
