@@ -6,6 +6,7 @@ import { benchGraph } from './graph.js';
 import { benchExtract } from './extract.js';
 import { benchDeepNews } from './deepnews.js';
 import { benchAutofilter } from './autofilter.js';
+import { benchForum } from './forum.js';
 
-const benches = [benchAuth, benchSearch, benchChat, benchGraph, benchExtract, benchDeepNews, benchAutofilter];
+const benches = [benchAuth, benchSearch, benchChat, benchGraph, benchExtract, benchDeepNews, benchAutofilter, benchForum];
 for (const b of benches) console.log(JSON.stringify(await b()));

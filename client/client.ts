@@ -368,4 +368,10 @@ export class NewsClient {
   // charts
   /** POST /v1/chat/charts: a question charted from index counts (plotly JSON in chart_json). */
   charts(body: In<typeof S.CreateChartRequest>) { return this.call<Out<typeof S.ChartResponse>>('create_charts_endpoint', { body }); }
+  // forum
+  /**
+   * Forum search at the interface's path GET /v1/forum/search (searchForum calls the SDKs' path
+   * /v1/reddit/search; both answer the same): threads as dicts, a prompt-ready string, or both.
+   */
+  forumSearch(q: In<typeof S.ForumSearchQuery>) { return this.call<Out<typeof S.ForumSearchResponse>>('search_forum', { query: q }); }
 }

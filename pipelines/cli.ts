@@ -22,6 +22,7 @@ import * as research from './cli/research.js';
 import * as crawl from './cli/crawl.js';
 import * as temporal from './cli/temporal.js';
 import { PostgresSetupError } from './postgres.js';
+import * as forum from './cli/forum.js';
 
 export function buildCli(): Command {
   const program = new Command('newsflow')
@@ -29,7 +30,7 @@ export function buildCli(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   // the order of --help
-  for (const group of [service, admin, research, crawl, pipelines, schedules, alerts, warehouse, temporal, spec]) group.register(program);
+  for (const group of [service, admin, research, crawl, forum, pipelines, schedules, alerts, warehouse, temporal, spec]) group.register(program);
   return program;
 }
 

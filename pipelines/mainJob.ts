@@ -3,6 +3,7 @@
  * worker, the schedules, each pipeline triggered once; or only the pipelines, against
  * NEWSFLOW_API_URL/KEY when both are set.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { SCOPES } from '../spec/index.js';
 import { serviceConfig } from '../service/config.js';
@@ -42,6 +43,12 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
     const r = await svc.services.news!.seed(o.corpus, { rebaseDates: true, replay: o.replay, onProgress: (d, t, ph) => bar.update(d, t, ph) });
     bar.stop();
     console.log(`service ${svc.url}: ${r.total} articles, replaying at ${o.replay}x (articles arrive with crawl_date = now)`);
+    // the shared forum threads (<corpus>/forum) for forum search and stories' reddit threads
+    const forumDir = path.join(o.corpus, 'forum');
+    if (svc.services.forum && fs.existsSync(forumDir) && fs.statSync(forumDir).isDirectory()) {
+      const f = await svc.services.forum.load(forumDir);
+      console.log(`forum: ${f.stored.threads} threads, ${f.stored.comments} comments (${f.threads.inserted} new, ${f.enriched} enriched)`);
+    }
   }
   // every scheduled pipeline must be able to run with this key (our own service: a check of the wiring)
   await preflight(scheduledNeeds(SCHEDULES), { apiUrl, apiKey }).catch(async (e) => {

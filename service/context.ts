@@ -14,6 +14,7 @@ import type { Charts } from './charts/index.js';
 import type { AdminAuth } from './admin/token.js';
 import type { GraphService } from './graph/index.js';
 import type { Web } from './websearch/web.js';
+import type { ForumStore } from './forum/store.js';
 
 export interface Services {
   db: Db;
@@ -36,6 +37,8 @@ export interface Services {
   graph?: GraphService;
   /** URL indexing jobs, the web index and web search (`web.search(params, principal)`); absent without the news core */
   web?: Web;
+  /** forum threads and forum search (DeepNews, forecast use_reddit, stories reddit) */
+  forum?: ForumStore;
 }
 
 export interface HandlerCtx {

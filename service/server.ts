@@ -16,6 +16,7 @@ import { Secrets, parseMasterKey } from './auth/secrets.js';
 import { ThreadStore } from './chat/threads.js';
 import { GraphService } from './graph/index.js';
 import { Charts } from './charts/index.js';
+import { ForumStore } from './forum/store.js';
 import { HttpEmbedder, type Embedder } from './search/embedder.js';
 import { LocalEmbedder } from './search/local-embedder.js';
 import { MiniLmEmbedder, miniLmPresent } from './search/minilm-embedder.js';
@@ -65,9 +66,10 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
   let secrets: Secrets | null = null;
   // the key file is read (or created) only once a secret is stored or read
   const byok = new ByokStore(store, () => (secrets ??= Secrets.forService(config)));
+  const forum = await ForumStore.open(store, { embedder, clock: opts.clock });
   return {
     db: store, keys: new KeyStore(store), limiter: new RateLimiter(config.limits), config, news, charts: new Charts(news),
-    llm: new ModelLayer(config, embedder), byok, threads: new ThreadStore(store), web,
+    llm: new ModelLayer(config, embedder), byok, threads: new ThreadStore(store), web, forum,
     admin: AdminAuth.forDataDir(config.dataDir),
     graph: new GraphService(news),
   };

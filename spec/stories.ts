@@ -60,7 +60,13 @@ export const RedditThread = record({
   url: z.string(),
   upvotes: z.int(),
   main_speculation: z.string().default(''),
+  /**
+   * newsflow addition: the fields whose values the source did not carry and newsflow derived
+   * (e.g. `author`, `date`, `upvotes`, `comments.upvotes`); absent or [] when all were read.
+   */
+  derived_fields: z.array(z.string()).optional(),
 }).meta({ id: 'RedditThread' });
+export type RedditThread = z.output<typeof RedditThread>;
 
 const counts = z.record(z.string(), z.int());
 const pcts = z.record(z.string(), z.number());

@@ -17,6 +17,7 @@ import { indexUrlsHandlers } from './index-urls.js';
 import { websearchHandlers } from './websearch.js';
 import { autofilterHandlers } from './autofilter.js';
 import { chartsHandlers } from './charts.js';
+import { forumHandlers } from './forum.js';
 
 export const HANDLERS: GroupHandlers = {
   ...pingHandlers,
@@ -35,6 +36,7 @@ export const HANDLERS: GroupHandlers = {
   ...websearchHandlers,
   ...autofilterHandlers,
   ...chartsHandlers,
+  ...forumHandlers,
 };
 
 /** operationIds this server answers 501 for (the OpenAPI document lists their 501). */

@@ -5,7 +5,8 @@
  * Updates shown: with expand_updates false only the requested update; with true the newest
  * max_updates updates, newest first, always including the requested one. max_articles caps each
  * update's cluster_articles (prompt_articles are its three most central, within that cap).
- * `reddit` asks for forum threads: the service keeps no forum data, so reddit_threads are [].
+ * `reddit` (paid plans) asks for up to that many forum threads per update: the threads of the
+ * forum store about the update's headline and keywords (service/forum/store.ts `related`).
  */
 import type { z } from 'zod';
 import type { StoryQuery } from '../../spec/index.js';
@@ -14,7 +15,9 @@ import { notFound } from '../errors.js';
 import { storyDict, type BuildOptions, type CitationMethod } from '../stories/build.js';
 import { listStories, UpdateTextIndex, type StoriesParams } from '../stories/query.js';
 import type { StoryService } from '../stories/service.js';
-import type { UpdateSummary } from '../stories/summary.js';
+import { ranked, type UpdateSummary } from '../stories/summary.js';
+import type { ForumStore } from '../forum/store.js';
+import type { RedditThread } from '../../spec/index.js';
 
 const textIndexes = new WeakMap<StoryService, UpdateTextIndex>();
 function textIndex(s: StoryService): UpdateTextIndex {
@@ -25,8 +28,19 @@ function textIndex(s: StoryService): UpdateTextIndex {
 
 const storiesOf = (ctx: HandlerCtx) => ctx.services.news!.stories;
 
-function buildOptions(s: StoryService, maxArticles: number, citation: CitationMethod): BuildOptions {
-  return { maxArticles, citation, df: s.df, windowStats: (from, to) => s.windowStats(from, to) };
+/** The forum threads of each update, looked up once per response. */
+function redditOf(forum: ForumStore | undefined, n: number): BuildOptions['reddit'] {
+  if (!forum || n <= 0) return undefined;
+  const seen = new Map<string, RedditThread[]>();
+  return (u) => {
+    let t = seen.get(u.id);
+    if (!t) seen.set(u.id, (t = forum.related(u.headline, ranked(u.articles.map((a) => a.keywords), 8), n)));
+    return t;
+  };
+}
+
+function buildOptions(s: StoryService, maxArticles: number, citation: CitationMethod, reddit?: BuildOptions['reddit']): BuildOptions {
+  return { maxArticles, citation, df: s.df, windowStats: (from, to) => s.windowStats(from, to), reddit };
 }
 
 /** The updates a response shows, newest first (see the file comment). */
@@ -46,7 +60,7 @@ export const storiesHandlers: GroupHandlers = {
     const p = ctx.query as StoriesParams;
     const s = storiesOf(ctx);
     const { hits, next, updateLevel } = await listStories(s, textIndex(s), p, ctx.services.news!.clock());
-    const o = buildOptions(s, p.max_articles, p.citation_method);
+    const o = buildOptions(s, p.max_articles, p.citation_method, redditOf(ctx.services.forum, p.reddit));
     const stories = hits.map((h) => {
       // ["story", "story_update"]: the story's matching updates are the ones shown
       const pool = !updateLevel && p.obj_type.includes('story_update') ? h.matching : h.story.updates;
@@ -69,6 +83,6 @@ export const storiesHandlers: GroupHandlers = {
       requestedId = c.mapping.get(requestedId) ?? requestedId;
     }
     const requested = story.updates.find((u) => u.id === requestedId)!;
-    return storyDict(story, requested, shownUpdates(story.updates, requested, q.expand_updates, q.max_updates), buildOptions(s, q.max_articles, q.citation_method));
+    return storyDict(story, requested, shownUpdates(story.updates, requested, q.expand_updates, q.max_updates), buildOptions(s, q.max_articles, q.citation_method, redditOf(ctx.services.forum, q.reddit)));
   },
 };

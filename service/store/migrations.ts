@@ -277,3 +277,54 @@ MIGRATIONS.push({
        expires_at TIMESTAMP NOT NULL)`,
   ],
 });
+
+MIGRATIONS.push({
+  version: 9,
+  name: 'forum: threads, comments, thread embeddings',
+  sql: [
+    // thread_key: the source's key ('reddit:<id>' for Pushshift/Reddit data, 'rpc:<sub>/post_<n>' for
+    // the shared dataset); thread_id derives from it. derived: fields the source did not carry.
+    // raw_hash: of the source values; enriched_hash: of what the enrichment columns were computed from.
+    // author_*_karma NULL: not in the source (derived from the store when read); comments_count
+    // NULL: not in the source (the comments in the store are counted).
+    `CREATE TABLE forum_threads (
+       thread_id UUID PRIMARY KEY,
+       thread_key VARCHAR NOT NULL,
+       source VARCHAR NOT NULL,
+       subreddit VARCHAR NOT NULL,
+       title VARCHAR NOT NULL,
+       body VARCHAR NOT NULL,
+       author VARCHAR NOT NULL,
+       author_link_karma INTEGER,
+       author_comment_karma INTEGER,
+       date TIMESTAMP NOT NULL,
+       upvotes INTEGER NOT NULL,
+       url VARCHAR NOT NULL,
+       comments_count INTEGER,
+       derived VARCHAR[] NOT NULL,
+       raw_hash VARCHAR NOT NULL,
+       loaded_at TIMESTAMP NOT NULL,
+       summary VARCHAR,
+       key_takeaways VARCHAR[],
+       main_speculation VARCHAR,
+       keywords VARCHAR[],
+       entities JSON,
+       sentiment DOUBLE,
+       classification VARCHAR[],
+       topic VARCHAR,
+       language VARCHAR,
+       enriched_hash VARCHAR)`,
+    // A comment belongs to the thread of thread_key (it may arrive before its thread: it shows once the thread is loaded).
+    `CREATE TABLE forum_comments (
+       comment_key VARCHAR PRIMARY KEY,
+       thread_key VARCHAR NOT NULL,
+       seq BIGINT NOT NULL,
+       author VARCHAR NOT NULL,
+       body VARCHAR NOT NULL,
+       date TIMESTAMP NOT NULL,
+       upvotes INTEGER NOT NULL,
+       derived VARCHAR[] NOT NULL,
+       raw_hash VARCHAR NOT NULL)`,
+    `CREATE TABLE forum_embeddings (thread_id UUID PRIMARY KEY, model VARCHAR NOT NULL, dim INTEGER NOT NULL, vec BLOB NOT NULL)`,
+  ],
+});

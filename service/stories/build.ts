@@ -15,10 +15,14 @@
  * - intra_cluster_statistics: the update's share (percent) of everything indexed in its window:
  *   articles, domains, countries, languages; cluster_probabilities = each article's clustering score;
  * - no model writes prose or images here: contradictions are [], image_url a placeholder under the
- *   reserved `.invalid` domain, generate_image false; reddit_threads are [] (the service keeps no
- *   forum data), reddit_sentiment series empty.
+ *   reserved `.invalid` domain, generate_image false;
+ * - reddit (when asked, `BuildOptions.reddit`): reddit_threads = the forum threads about the update
+ *   (service/forum/store.ts `related`); reddit_perspective: sentiment = their mean sentiment,
+ *   relevant = any found, summary = the best thread's summary; the story's reddit_sentiment and
+ *   reddit_sentiment_timestamps: that mean per update that has threads (chronological, the
+ *   update's story_update_ts). Without reddit: [] and empty series.
  */
-import { ENTITY_TYPES } from '../../spec/index.js';
+import { ENTITY_TYPES, type RedditThread } from '../../spec/index.js';
 import type { NewsArticle } from '../news/model.js';
 import { summarize, type DocFreq } from '../enrich/summarize.js';
 import { toDict } from '../search/format.js';
@@ -39,6 +43,13 @@ export interface BuildOptions {
   citation: CitationMethod;
   df: DocFreq;
   windowStats: (from: number, to: number) => WindowStats;
+  /** forum threads about an update (the `reddit` parameter); absent: none */
+  reddit?: (u: UpdateSummary) => RedditThread[];
+}
+
+function redditPerspective(threads: RedditThread[]): { sentiment: number; relevant: boolean; summary: string } {
+  if (threads.length === 0) return { sentiment: 0, relevant: false, summary: '' };
+  return { sentiment: round(threads.reduce((s, t) => s + t.sentiment, 0) / threads.length, 3), relevant: true, summary: threads[0]!.summary };
 }
 
 /** An Article of the interface (SearchResponseDictItem without as_string_key). */
@@ -156,6 +167,7 @@ export function updateDict(u: UpdateSummary, prev: UpdateSummary | null, o: Buil
   const languages = counts(arts.map((a) => a.language));
   const countries = counts(arts.map((a) => a.country));
   const voices = ranked(arts.map((a) => [a.reportingVoice]), 1);
+  const reddit = o.reddit?.(u) ?? [];
   return {
     uuid: u.id,
     cluster_articles: arts.slice(0, o.maxArticles).map(articleDict),
@@ -179,8 +191,8 @@ export function updateDict(u: UpdateSummary, prev: UpdateSummary | null, o: Buil
     story_uuid: u.storyId,
     categories: u.categories,
     image_prompt: `News illustration, no text: ${u.headline}`,
-    reddit_perspective: { sentiment: 0, relevant: false, summary: '' },
-    reddit_threads: [],
+    reddit_perspective: redditPerspective(reddit),
+    reddit_threads: reddit,
     languages,
     keywords: ranked(arts.map((a) => a.keywords), 10),
     intra_cluster_statistics: {
@@ -224,6 +236,7 @@ export function storyDict(s: StorySummary, requested: UpdateSummary, shown: Upda
   const last = s.updates[s.updates.length - 1]!;
   const topics = ranked(arts.map((a) => (['Person', 'Organization', 'Location', 'Event'] as const).flatMap((t) => a.entities[t])), 5);
   const prevOf = new Map(s.updates.map((u, i) => [u.id, s.updates[i - 1] ?? null]));
+  const redditSeries = o.reddit ? s.updates.map((u) => ({ ts: u.ts, p: redditPerspective(o.reddit!(u)) })).filter((x) => x.p.relevant) : [];
   return {
     uuid: s.id,
     categories: s.categories,
@@ -240,8 +253,8 @@ export function storyDict(s: StorySummary, requested: UpdateSummary, shown: Upda
     n_articles: s.updates.map((u) => u.articles.length),
     n_updates: s.updates.length,
     people: ranked(arts.map((a) => a.entities.Person), 10),
-    reddit_sentiment: [],
-    reddit_sentiment_timestamps: [],
+    reddit_sentiment: redditSeries.map((x) => x.p.sentiment),
+    reddit_sentiment_timestamps: redditSeries.map((x) => x.ts),
     rolling_sentiment: rolling(s.updates.map((u) => u.sentiment)),
     sentiment: s.updates.map((u) => u.sentiment),
     sentiment_timestamps: s.updates.map((u) => u.ts),
