@@ -10,6 +10,7 @@ import type { NewsService } from './news/service.js';
 import type { ModelLayer } from './llm/index.js';
 import type { ByokStore } from './byok/store.js';
 import type { ThreadStore } from './chat/threads.js';
+import type { WikiStore } from './wiki/service.js';
 
 export interface Services {
   db: Db;
@@ -24,6 +25,8 @@ export interface Services {
   byok: ByokStore;
   /** chat threads */
   threads: ThreadStore;
+  /** the encyclopedia store and its search (GET /v1/wiki/search, the DeepNews agent) */
+  wiki?: WikiStore;
 }
 
 export interface HandlerCtx {

@@ -16,6 +16,7 @@ import { ThreadStore } from './chat/threads.js';
 import { HttpEmbedder, type Embedder } from './search/embedder.js';
 import { LocalEmbedder } from './search/local-embedder.js';
 import { MiniLmEmbedder, miniLmPresent } from './search/minilm-embedder.js';
+import { WikiStore } from './wiki/service.js';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -57,12 +58,13 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
   const embedder = loaded ? rememberingQueries(loaded) : null;
   countTokens('load the tokenizer now, not on the first chat');
   const news = await NewsService.open(store, { embedder, clock: opts.clock });
+  const wiki = await WikiStore.open(store, { embedder });
   let secrets: Secrets | null = null;
   // the key file is read (or created) only once a secret is stored or read
   const byok = new ByokStore(store, () => (secrets ??= Secrets.forService(config)));
   return {
     db: store, keys: new KeyStore(store), limiter: new RateLimiter(config.limits), config, news,
-    llm: new ModelLayer(config, embedder), byok, threads: new ThreadStore(store),
+    llm: new ModelLayer(config, embedder), byok, threads: new ThreadStore(store), wiki,
   };
 }
 
