@@ -18,6 +18,7 @@ import * as alerts from './cli/alerts.js';
 import * as warehouse from './cli/warehouse.js';
 import * as spec from './cli/spec.js';
 import * as research from './cli/research.js';
+import * as wiki from './cli/wiki.js';
 
 export function buildCli(): Command {
   const program = new Command('newsflow')
@@ -25,7 +26,7 @@ export function buildCli(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   // the order of --help
-  for (const group of [service, admin, research, pipelines, schedules, alerts, warehouse, spec]) group.register(program);
+  for (const group of [service, admin, research, wiki, pipelines, schedules, alerts, warehouse, spec]) group.register(program);
   return program;
 }
 

@@ -3,6 +3,7 @@
  * worker, the schedules, each pipeline triggered once; or only the pipelines, against
  * NEWSFLOW_API_URL/KEY when both are set.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { SCOPES } from '../spec/index.js';
 import { serviceConfig } from '../service/config.js';
@@ -42,6 +43,12 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
     const r = await svc.services.news!.seed(o.corpus, { rebaseDates: true, replay: o.replay, onProgress: (d, t, ph) => bar.update(d, t, ph) });
     bar.stop();
     console.log(`service ${svc.url}: ${r.total} articles, replaying at ${o.replay}x (articles arrive with crawl_date = now)`);
+    // the encyclopedia: the saved Wikipedia pages of the shared data (GET /v1/wiki/search)
+    const pages = path.join(o.corpus, 'html', 'readability');
+    if (fs.existsSync(pages) && fs.statSync(pages).isDirectory() && svc.services.wiki) {
+      const w = await svc.services.wiki.load(pages);
+      console.log(`wiki: ${w.loaded} articles loaded, ${w.unchanged} unchanged (${svc.services.wiki.index.articleCount} in the store)`);
+    }
   }
   // every scheduled pipeline must be able to run with this key (our own service: a check of the wiring)
   await preflight(scheduledNeeds(SCHEDULES), { apiUrl, apiKey }).catch(async (e) => {
