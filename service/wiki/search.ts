@@ -162,25 +162,30 @@ export class WikiIndex {
     const picked: { doc: number; rel: number }[] = [];
     const perArticle = new Map<string, number[]>();
     const lambda = 1 - p.diversify;
-    const left = cands.slice();
-    while (picked.length < maxHits && left.length) {
+    // MMR: each round takes the candidate with the best (1 - d) x relevance - d x (max similarity to
+    // the hits taken); the max similarity of every candidate is updated once per hit taken
+    const used = new Uint8Array(cands.length);
+    const maxSim = new Float64Array(cands.length);
+    let next = 0;
+    while (picked.length < maxHits) {
       let best = -1;
-      let bestScore = -Infinity;
-      for (let i = 0; i < left.length; i++) {
-        const c = left[i]!;
-        let s = c.rel;
-        if (p.diversify > 0 && picked.length) {
-          let m = 0;
-          for (const h of picked) m = Math.max(m, this.sim(c.doc, h.doc));
-          s = lambda * c.rel - p.diversify * m;
+      if (p.diversify === 0) {
+        while (next < cands.length && used[next]) next++;
+        best = next < cands.length ? next : -1;
+      } else {
+        let bestScore = -Infinity;
+        for (let i = 0; i < cands.length; i++) {
+          if (used[i]) continue;
+          const s = lambda * cands[i]!.rel - p.diversify * maxSim[i]!;
+          if (s > bestScore) {
+            bestScore = s;
+            best = i;
+          }
         }
-        if (s > bestScore) {
-          bestScore = s;
-          best = i;
-        }
-        if (p.diversify === 0) break; // already in relevance order
       }
-      const c = left.splice(best, 1)[0]!;
+      if (best < 0) break;
+      used[best] = 1;
+      const c = cands[best]!;
       const chunk = this.chunks[c.doc]!;
       const seen = perArticle.get(chunk.url);
       if (!seen) {
@@ -191,6 +196,7 @@ export class WikiIndex {
         seen.push(chunk.seq);
       }
       picked.push(c);
+      if (p.diversify > 0) for (let i = 0; i < cands.length; i++) if (!used[i]) maxSim[i] = Math.max(maxSim[i]!, this.sim(cands[i]!.doc, c.doc));
     }
     return picked.map((h) => this.doc(h.doc, h.rel, p));
   }

@@ -30,7 +30,7 @@ describe('GET /v1/wiki/search', () => {
     expect(typeof d.point_id).toBe('string');
   });
 
-  it('repeated string_guarantee parameters all hold; an empty store answer is an empty list', async () => {
+  it('repeated string_guarantee parameters all hold; a string no chunk holds gives an empty list', async () => {
     const r = await search('?query=matrix&string_guarantee=Rayleigh&string_guarantee=quotient&neighbor_chunks=0');
     expect(r.status).toBe(200);
     expect(r.body.documents.length).toBeGreaterThan(0);
