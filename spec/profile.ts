@@ -139,25 +139,29 @@ export const WikiSearchQuery = z.object({
   diversify: z.number().min(0).max(1).nullable().default(0),
   include_main_section: z.boolean().nullable().default(false),
 });
+export const WikiResponseDictItem = z.looseObject({
+  content: z.string(),
+  title: z.string(),
+  url: z.string(),
+  categories: z.array(z.string()),
+  timestamp: DateTime,
+  cirrus_metadata: z
+    .object({
+      create_timestamp: DateTime,
+      wikibase_item: z.string(),
+      version: z.int(),
+      popularity_score: z.number(),
+      text_bytes: z.int(),
+    })
+    .nullable()
+    .optional(),
+  point_id: z.string().nullable().optional(),
+  // extensions of this implementation (README "Encyclopedia")
+  section: z.string().optional().meta({ description: 'heading path of the hit chunk ("" = the lead) (extension)' }),
+  chunk_index: z.int().optional().meta({ description: 'position of the hit chunk in its article (extension)' }),
+  chunks: z.array(z.object({ index: z.int(), section: z.string(), point_id: z.string() })).optional().meta({ description: 'the chunks in content, in order (extension)' }),
+  score: z.number().optional().meta({ description: 'relevance of the hit (extension)' }),
+}).meta({ id: 'WikiResponseDictItem' });
 export const WikiSearchResponse = record({
-  documents: z.array(
-    z.looseObject({
-      content: z.string(),
-      title: z.string(),
-      url: z.string(),
-      categories: z.array(z.string()),
-      timestamp: DateTime,
-      cirrus_metadata: z
-        .object({
-          create_timestamp: DateTime,
-          wikibase_item: z.string(),
-          version: z.int(),
-          popularity_score: z.number(),
-          text_bytes: z.int(),
-        })
-        .nullable()
-        .optional(),
-      point_id: z.string().nullable().optional(),
-    }),
-  ),
+  documents: z.array(WikiResponseDictItem),
 }).meta({ id: 'WikiSearchResponse' });
