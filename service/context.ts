@@ -10,6 +10,7 @@ import type { NewsService } from './news/service.js';
 import type { ModelLayer } from './llm/index.js';
 import type { ByokStore } from './byok/store.js';
 import type { ThreadStore } from './chat/threads.js';
+import type { AdminAuth } from './admin/token.js';
 import type { WikiStore } from './wiki/service.js';
 
 export interface Services {
@@ -25,6 +26,8 @@ export interface Services {
   byok: ByokStore;
   /** chat threads */
   threads: ThreadStore;
+  /** the admin token of the data dir (admin routes) */
+  admin: AdminAuth;
   /** the encyclopedia store and its search (GET /v1/wiki/search, the DeepNews agent) */
   wiki?: WikiStore;
 }
