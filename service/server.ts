@@ -91,6 +91,7 @@ export async function startService(
       unpublish();
       await app.close();
       await services.news?.close();
+      await services.wiki?.close();
       if (!opts.services) services.db.close();
     },
   };

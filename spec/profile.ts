@@ -165,3 +165,28 @@ export const WikiResponseDictItem = z.looseObject({
 export const WikiSearchResponse = record({
   documents: z.array(WikiResponseDictItem),
 }).meta({ id: 'WikiSearchResponse' });
+
+/** POST /v1/admin/wiki/load (extension): `newsflow wiki load` through a running service. */
+export const WikiLoadRequest = z.strictObject({
+  path: z.string().min(1).max(4096).meta({ description: 'a dump (.xml, .xml.bz2), a saved page or a folder, on the machine of the service' }),
+});
+export const WikiLoadReport = z.looseObject({
+  files: z.int(),
+  pages: z.int(),
+  loaded: z.int(),
+  unchanged: z.int(),
+  redirects: z.int(),
+  otherNamespaces: z.int(),
+  notArticles: z.int(),
+  chunks: z.int(),
+  problems: z.array(z.object({ file: z.string(), line: z.int().nullable(), title: z.string().nullable(), message: z.string() })),
+});
+export const WikiLoadStatus = record({
+  state: z.enum(['idle', 'running', 'done', 'failed']),
+  path: z.string().nullable(),
+  started_at: DateTime.nullable(),
+  finished_at: DateTime.nullable(),
+  /** counts so far (running) or final (done) */
+  report: WikiLoadReport.nullable(),
+  error: z.string().nullable(),
+}).meta({ id: 'WikiLoadStatus' });

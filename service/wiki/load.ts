@@ -46,6 +46,8 @@ export interface LoadOptions {
   onWritten?: (batch: PreparedArticle[]) => void;
   onProgress?: (r: LoadReport, file: string) => void;
   batchSize?: number;
+  /** stops the load between pages (service shutdown); what was written stays */
+  signal?: AbortSignal;
 }
 
 const WIKI_FILE = /\.(xml|xml\.bz2|bz2|html?)$/i;
@@ -107,6 +109,7 @@ export async function loadWiki(repo: WikiRepo, target: string, opts: LoadOptions
     opts.onWritten?.(prepared);
   };
   const add = async (a: WikiArticle) => {
+    if (opts.signal?.aborted) throw new Error('the load was stopped (the service is shutting down)');
     batch.push(a);
     if (batch.length >= size) await flush();
   };

@@ -9,8 +9,20 @@ import { WikiIndex, wikiParams, type WikiDoc, type WikiSearchParams } from './se
 import { loadWiki, type LoadReport } from './load.js';
 import { embeddingText } from './chunk.js';
 
+/** The current or last load started through the service (POST /v1/admin/wiki/load). */
+export interface WikiLoadJob {
+  state: 'idle' | 'running' | 'done' | 'failed';
+  path: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+  report: LoadReport | null;
+  error: string | null;
+}
+
 export class WikiStore {
   readonly repo: WikiRepo;
+  private job: WikiLoadJob = { state: 'idle', path: null, started_at: null, finished_at: null, report: null, error: null };
+  private running: Promise<void> | null = null;
   readonly index = new WikiIndex();
   private constructor(db: Db, readonly embedder: Embedder | null) {
     this.repo = new WikiRepo(db);
@@ -44,7 +56,39 @@ export class WikiStore {
 
   /** Load a dump, a saved page or a folder of them into the store and the index. */
   async load(target: string, opts: { onProgress?: (r: LoadReport, file: string) => void } = {}): Promise<LoadReport> {
-    return loadWiki(this.repo, target, { embedder: this.embedder, onProgress: opts.onProgress, onWritten: (b) => this.indexBatch(b) });
+    return loadWiki(this.repo, target, { embedder: this.embedder, onProgress: opts.onProgress, onWritten: (b) => this.indexBatch(b), signal: this.stopping.signal });
+  }
+
+  /** The load in the background (one at a time); its state is `loadStatus()`. False when one runs already. */
+  startLoad(target: string): boolean {
+    if (this.running) return false;
+    this.job = { state: 'running', path: target, started_at: new Date().toISOString(), finished_at: null, report: null, error: null };
+    const job = this.job;
+    this.running = this.load(target, { onProgress: (r) => (job.report = { ...r, problems: [...r.problems] }) })
+      .then((r) => {
+        job.state = 'done';
+        job.report = r;
+      })
+      .catch((e: Error) => {
+        job.state = 'failed';
+        job.error = e.message;
+      })
+      .finally(() => {
+        job.finished_at = new Date().toISOString();
+        this.running = null;
+      });
+    return true;
+  }
+
+  loadStatus(): WikiLoadJob {
+    return { ...this.job };
+  }
+
+  private readonly stopping = new AbortController();
+  /** Stop a background load at its next page and wait for it (service shutdown). */
+  async close(): Promise<void> {
+    this.stopping.abort();
+    await this.running;
   }
 
   private indexBatch(batch: PreparedArticle[]): void {

@@ -9,7 +9,8 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { tempDir } from '../helpers/service.js';
+import { api, startTestService, tempDir } from '../helpers/service.js';
+import { publishService } from '../../service/admin/token.js';
 import { Db } from '../../service/store/db.js';
 import { readDumpStream } from '../../service/wiki/dump.js';
 
@@ -190,13 +191,36 @@ describe('newsflow wiki load (MediaWiki XML export)', () => {
     expect(r.err).not.toMatch(/\n\s+at /);
   });
 
-  it('stops with a lock message while a service holds the store', async () => {
+  it('while a service runs on the data dir: the service loads (admin route), serves the articles at once, the command prints its report', async () => {
+    const svc = await startTestService({ keys: { reader: { org: 'acme', scopes: ['news'], plan: 'enterprise' } } });
+    const unpublish = publishService(svc.dataDir, svc.url);
+    try {
+      const r = await runCli(['wiki', 'load', xml, '--data-dir', svc.dataDir, '--json'], NONE);
+      expect(r.code, r.err).toBe(0);
+      expect(JSON.parse(r.out)).toMatchObject({ via: `the running service at ${svc.url}`, pages: 6, loaded: 3, redirects: 1, otherNamespaces: 2, problems: [] });
+      const found = await api(svc.url, 'GET', '/v1/wiki/search?query=Proxima%20Centauri&n_documents=1&neighbor_chunks=0', svc.keys.reader);
+      expect(found.status).toBe(200);
+      expect(found.body.documents[0]).toMatchObject({ title: 'Alpha Centauri', url: 'https://simple.wikipedia.org/wiki/Alpha_Centauri', section: 'Components > Proxima' });
+      // an ordinary API key may not start a load
+      const refused = await api(svc.url, 'POST', '/v1/admin/wiki/load', svc.keys.reader, { path: xml });
+      expect(refused.status).toBe(403);
+      // a path the service cannot see: 422 naming the field
+      const bad = await api(svc.url, 'POST', '/v1/admin/wiki/load', fs.readFileSync(path.join(svc.dataDir, 'admin.token'), 'utf8').trim(), { path: path.join(src, 'no-such.xml') });
+      expect(bad.status).toBe(422);
+      expect(bad.body.detail[0].loc).toEqual(['body', 'path']);
+    } finally {
+      unpublish();
+      await svc.stop();
+    }
+  });
+
+  it('stops with a lock message while another process (not a recorded service) holds the store', async () => {
     const data = dir();
     const db = await Db.open(path.join(data, 'service.duckdb'));
     try {
       const r = await runCli(['wiki', 'load', xml, '--data-dir', data], NONE);
       expect(r.code).toBe(1);
-      expect(r.err).toMatch(/error: the store of .* is in use by a running service .*stop the service, run "newsflow wiki load" again/);
+      expect(r.err).toMatch(/error: the store of .* is in use by another process .*stop it and run "newsflow wiki load" again/);
     } finally {
       db.close();
     }
