@@ -101,10 +101,18 @@ export class WikiStore {
     }
   }
 
-  /** Search (parameters of GET /v1/wiki/search; absent ones take the interface's defaults). */
-  async search(q: Partial<{ [K in keyof WikiSearchParams]: WikiSearchParams[K] | null }>): Promise<WikiDoc[]> {
-    const p = wikiParams(q);
+  /**
+   * Search: the parameters of GET /v1/wiki/search (absent ones take the interface's defaults), or,
+   * as the DeepNews agent calls capabilities, a question and `{limit}` (= n_documents); items then
+   * carry the passage as `text` too.
+   */
+  async search(q: Partial<{ [K in keyof WikiSearchParams]: WikiSearchParams[K] | null }>): Promise<WikiDoc[]>;
+  async search(q: string, opts?: { limit?: number }): Promise<(WikiDoc & { text: string })[]>;
+  async search(q: string | Partial<{ [K in keyof WikiSearchParams]: WikiSearchParams[K] | null }>, opts: { limit?: number } = {}): Promise<WikiDoc[]> {
+    const asked = typeof q === 'string';
+    const p = wikiParams(asked ? { query: q, n_documents: Math.min(20, Math.max(1, Math.floor(opts.limit ?? 5))) } : q);
     const qv = p.query.trim() && this.embedder && this.index.vectors ? (await this.embedder.embed([p.query.trim()]))[0]! : null;
-    return this.index.search(p, qv);
+    const docs = this.index.search(p, qv);
+    return asked ? docs.map((d) => ({ ...d, text: d.content })) : docs;
   }
 }

@@ -14,6 +14,8 @@ import { serviceConfig } from '../../../service/config.js';
 import { makeEmbedder } from '../../../service/server.js';
 import { WikiStore } from '../../../service/wiki/service.js';
 import type { LoadReport } from '../../../service/wiki/load.js';
+import { TOOLS, type ToolContext } from '../../../service/agent/tools.js';
+import type { Services } from '../../../service/context.js';
 
 const PAGES = path.join(sharedDir, 'data', 'html', 'readability');
 const NZ = 'https://en.wikipedia.org/wiki/New_Zealand';
@@ -154,6 +156,16 @@ describe('wiki store: the four shared Wikipedia pages', () => {
     expect(d!.cirrus_metadata!.popularity_score).toBeGreaterThanOrEqual(0);
     expect(d!.cirrus_metadata!.text_bytes).toBeGreaterThan(10_000);
     expect(d!.point_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
+  it('the DeepNews agent finds encyclopedia passages through its search_wiki tool (services.wiki.search(question, {limit}))', async () => {
+    const tool = TOOLS.find((t) => t.name === 'search_wiki')!;
+    const services = { wiki } as unknown as Services;
+    expect(tool.available(services)).toBe(true);
+    const found = await tool.run({ services, cutoffMs: null, onlyDomains: null, filterParams: null } as unknown as ToolContext, { query: 'What is SpiderMonkey?' });
+    expect(found.web.length).toBeGreaterThan(0);
+    expect(found.web[0]).toMatchObject({ title: 'Mozilla', url: MOZILLA });
+    expect(found.web[0]!.raw_text).toContain('SpiderMonkey');
   });
 
   it('loading the same pages twice changes no row', async () => {
