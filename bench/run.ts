@@ -7,6 +7,7 @@ import { benchExtract } from './extract.js';
 import { benchDeepNews } from './deepnews.js';
 import { benchAutofilter } from './autofilter.js';
 import { benchForum } from './forum.js';
+import { benchWiki } from './wiki.js';
 
-const benches = [benchAuth, benchSearch, benchChat, benchGraph, benchExtract, benchDeepNews, benchAutofilter, benchForum];
+const benches = [benchAuth, benchSearch, benchChat, benchGraph, benchExtract, benchDeepNews, benchAutofilter, benchForum, benchWiki];
 for (const b of benches) console.log(JSON.stringify(await b()));

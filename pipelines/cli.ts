@@ -23,6 +23,7 @@ import * as crawl from './cli/crawl.js';
 import * as temporal from './cli/temporal.js';
 import { PostgresSetupError } from './postgres.js';
 import * as forum from './cli/forum.js';
+import * as wiki from './cli/wiki.js';
 
 export function buildCli(): Command {
   const program = new Command('newsflow')
@@ -30,7 +31,7 @@ export function buildCli(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   // the order of --help
-  for (const group of [service, admin, research, crawl, forum, pipelines, schedules, alerts, warehouse, temporal, spec]) group.register(program);
+  for (const group of [service, admin, research, crawl, forum, wiki, pipelines, schedules, alerts, warehouse, temporal, spec]) group.register(program);
   return program;
 }
 

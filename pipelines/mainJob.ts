@@ -49,6 +49,12 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
       const f = await svc.services.forum.load(forumDir);
       console.log(`forum: ${f.stored.threads} threads, ${f.stored.comments} comments (${f.threads.inserted} new, ${f.enriched} enriched)`);
     }
+    // the encyclopedia: the saved Wikipedia pages of the shared data (GET /v1/wiki/search)
+    const pages = path.join(o.corpus, 'html', 'readability');
+    if (fs.existsSync(pages) && fs.statSync(pages).isDirectory() && svc.services.wiki) {
+      const w = await svc.services.wiki.load(pages);
+      console.log(`wiki: ${w.loaded} articles loaded, ${w.unchanged} unchanged (${svc.services.wiki.index.articleCount} in the store)`);
+    }
   }
   // every scheduled pipeline must be able to run with this key (our own service: a check of the wiring)
   await preflight(scheduledNeeds(SCHEDULES), { apiUrl, apiKey }).catch(async (e) => {

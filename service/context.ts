@@ -15,6 +15,7 @@ import type { AdminAuth } from './admin/token.js';
 import type { GraphService } from './graph/index.js';
 import type { Web } from './websearch/web.js';
 import type { ForumStore } from './forum/store.js';
+import type { WikiStore } from './wiki/service.js';
 
 export interface Services {
   db: Db;
@@ -39,6 +40,8 @@ export interface Services {
   web?: Web;
   /** forum threads and forum search (DeepNews, forecast use_reddit, stories reddit) */
   forum?: ForumStore;
+  /** the encyclopedia store and its search (GET /v1/wiki/search, the DeepNews agent) */
+  wiki?: WikiStore;
 }
 
 export interface HandlerCtx {

@@ -21,6 +21,7 @@ import { HttpEmbedder, type Embedder } from './search/embedder.js';
 import { LocalEmbedder } from './search/local-embedder.js';
 import { MiniLmEmbedder, miniLmPresent } from './search/minilm-embedder.js';
 import { Web } from './websearch/web.js';
+import { WikiStore } from './wiki/service.js';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -63,13 +64,14 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
   countTokens('load the tokenizer now, not on the first chat');
   const news = await NewsService.open(store, { embedder, clock: opts.clock });
   const web = await Web.open(store, news);
+  const wiki = await WikiStore.open(store, { embedder });
   let secrets: Secrets | null = null;
   // the key file is read (or created) only once a secret is stored or read
   const byok = new ByokStore(store, () => (secrets ??= Secrets.forService(config)));
   const forum = await ForumStore.open(store, { embedder, clock: opts.clock });
   return {
     db: store, keys: new KeyStore(store), limiter: new RateLimiter(config.limits), config, news, charts: new Charts(news),
-    llm: new ModelLayer(config, embedder), byok, threads: new ThreadStore(store), web, forum,
+    llm: new ModelLayer(config, embedder), byok, threads: new ThreadStore(store), web, forum, wiki,
     admin: AdminAuth.forDataDir(config.dataDir),
     graph: new GraphService(news),
   };
@@ -97,6 +99,7 @@ export async function startService(
       await app.close();
       await services.web?.close();
       await services.news?.close();
+      await services.wiki?.close();
       if (!opts.services) services.db.close();
     },
   };

@@ -143,25 +143,54 @@ export const WikiSearchQuery = z.object({
   diversify: z.number().min(0).max(1).nullable().default(0),
   include_main_section: z.boolean().nullable().default(false),
 });
+export const WikiResponseDictItem = z.looseObject({
+  content: z.string(),
+  title: z.string(),
+  url: z.string(),
+  categories: z.array(z.string()),
+  timestamp: DateTime,
+  cirrus_metadata: z
+    .object({
+      create_timestamp: DateTime,
+      wikibase_item: z.string(),
+      version: z.int(),
+      popularity_score: z.number(),
+      text_bytes: z.int(),
+    })
+    .nullable()
+    .optional(),
+  point_id: z.string().nullable().optional(),
+  // extensions of this implementation (README "Encyclopedia")
+  section: z.string().optional().meta({ description: 'heading path of the hit chunk ("" = the lead) (extension)' }),
+  chunk_index: z.int().optional().meta({ description: 'position of the hit chunk in its article (extension)' }),
+  chunks: z.array(z.object({ index: z.int(), section: z.string(), point_id: z.string() })).optional().meta({ description: 'the chunks in content, in order (extension)' }),
+  score: z.number().optional().meta({ description: 'relevance of the hit (extension)' }),
+}).meta({ id: 'WikiResponseDictItem' });
 export const WikiSearchResponse = record({
-  documents: z.array(
-    z.looseObject({
-      content: z.string(),
-      title: z.string(),
-      url: z.string(),
-      categories: z.array(z.string()),
-      timestamp: DateTime,
-      cirrus_metadata: z
-        .object({
-          create_timestamp: DateTime,
-          wikibase_item: z.string(),
-          version: z.int(),
-          popularity_score: z.number(),
-          text_bytes: z.int(),
-        })
-        .nullable()
-        .optional(),
-      point_id: z.string().nullable().optional(),
-    }),
-  ),
+  documents: z.array(WikiResponseDictItem),
 }).meta({ id: 'WikiSearchResponse' });
+
+/** POST /v1/admin/wiki/load (extension): `newsflow wiki load` through a running service. */
+export const WikiLoadRequest = z.strictObject({
+  path: z.string().min(1).max(4096).meta({ description: 'a dump (.xml, .xml.bz2), a saved page or a folder, on the machine of the service' }),
+});
+export const WikiLoadReport = z.looseObject({
+  files: z.int(),
+  pages: z.int(),
+  loaded: z.int(),
+  unchanged: z.int(),
+  redirects: z.int(),
+  otherNamespaces: z.int(),
+  notArticles: z.int(),
+  chunks: z.int(),
+  problems: z.array(z.object({ file: z.string(), line: z.int().nullable(), title: z.string().nullable(), message: z.string() })),
+});
+export const WikiLoadStatus = record({
+  state: z.enum(['idle', 'running', 'done', 'failed']),
+  path: z.string().nullable(),
+  started_at: DateTime.nullable(),
+  finished_at: DateTime.nullable(),
+  /** counts so far (running) or final (done) */
+  report: WikiLoadReport.nullable(),
+  error: z.string().nullable(),
+}).meta({ id: 'WikiLoadStatus' });

@@ -136,6 +136,8 @@ export const ROUTES: RouteDef[] = [
   r({ operationId: 'admin_list_keys', method: 'GET', path: '/v1/admin/keys', group: 'admin', summary: 'List API keys, without the keys (admin token)', ...admin, response: Ad.AdminKeysResponse }),
   r({ operationId: 'admin_create_key', method: 'POST', path: '/v1/admin/keys', group: 'admin', summary: 'Create an API key; the key is in this answer only (admin token)', ...admin, body: Ad.AdminCreateKeyRequest, bodyRequired: true, response: Ad.AdminCreatedKey, status: 201 }),
   r({ operationId: 'admin_revoke_key', method: 'DELETE', path: '/v1/admin/keys/{key_id}', group: 'admin', summary: 'Revoke an API key (admin token)', ...admin, params: Ad.AdminKeyPath, response: null, status: 204 }),
+  r({ operationId: 'admin_wiki_load', method: 'POST', path: '/v1/admin/wiki/load', group: 'admin', summary: 'Start loading encyclopedia content into the running service (admin token)', ...admin, body: P.WikiLoadRequest, bodyRequired: true, response: P.WikiLoadStatus, status: 201 }),
+  r({ operationId: 'admin_wiki_load_status', method: 'GET', path: '/v1/admin/wiki/load', group: 'admin', summary: 'The current or last encyclopedia load (admin token)', ...admin, response: P.WikiLoadStatus }),
 ];
 
 export const ROUTES_BY_ID: Record<string, RouteDef> = Object.fromEntries(ROUTES.map((d) => [d.operationId, d]));

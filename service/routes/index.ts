@@ -18,6 +18,7 @@ import { websearchHandlers } from './websearch.js';
 import { autofilterHandlers } from './autofilter.js';
 import { chartsHandlers } from './charts.js';
 import { forumHandlers } from './forum.js';
+import { wikiHandlers } from './wiki.js';
 
 export const HANDLERS: GroupHandlers = {
   ...pingHandlers,
@@ -37,6 +38,7 @@ export const HANDLERS: GroupHandlers = {
   ...autofilterHandlers,
   ...chartsHandlers,
   ...forumHandlers,
+  ...wikiHandlers,
 };
 
 /** operationIds this server answers 501 for (the OpenAPI document lists their 501). */

@@ -279,6 +279,39 @@ MIGRATIONS.push({
 });
 
 MIGRATIONS.push({
+  version: 8,
+  name: 'wiki: encyclopedia articles, their section chunks and chunk embeddings',
+  sql: [
+    // url is the article's key (https://<site>/wiki/<Title>); content_hash covers every stored field (an unchanged reload is skipped).
+    `CREATE TABLE wiki_articles (
+       url VARCHAR PRIMARY KEY,
+       title VARCHAR NOT NULL,
+       page_id BIGINT,
+       revision_id BIGINT,
+       wikibase_item VARCHAR,
+       categories VARCHAR[] NOT NULL,
+       ts TIMESTAMP NOT NULL,
+       created_at TIMESTAMP,
+       text_bytes INTEGER NOT NULL,
+       links VARCHAR[] NOT NULL,
+       source VARCHAR NOT NULL,
+       content_hash VARCHAR NOT NULL)`,
+    // seq = position in the article; section = heading path ("" for the lead).
+    `CREATE TABLE wiki_chunks (
+       point_id VARCHAR NOT NULL,
+       url VARCHAR NOT NULL,
+       seq INTEGER NOT NULL,
+       section VARCHAR NOT NULL,
+       level INTEGER NOT NULL,
+       content VARCHAR NOT NULL)`,
+    `CREATE TABLE wiki_embeddings (
+       point_id VARCHAR NOT NULL,
+       model VARCHAR NOT NULL,
+       vec BLOB NOT NULL)`,
+  ],
+});
+
+MIGRATIONS.push({
   version: 9,
   name: 'forum: threads, comments, thread embeddings',
   sql: [
