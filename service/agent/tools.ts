@@ -15,12 +15,12 @@
  * | search_forum     | reddit                | `services.forum`                        |
  * | build_graph      | graph                 | `services.graph`                        |
  *
- * `x` and `email` have no data on this service: the agent skips them and says so. A capability
- * another part of the service has not landed yet makes its tool unavailable: the agent says so
- * in its thinking stream and goes on. Every tool honours the run's bounds: the publisher's
+ * `x` and `email` have no data on this service: the agent skips them and says so. A service built
+ * without a capability (no news core, say) makes its tool unavailable: the agent says so in its
+ * thinking stream and goes on. Every tool honours the run's bounds: the publisher's
  * domains, and the knowledge cutoff (nothing published after it is ever returned).
  */
-import { StoriesQuery, type DeepNewsSource, type SearchParamsParsed, type WebSearchResult } from '../../spec/index.js';
+import { GraphRequest, StoriesQuery, type DeepNewsSource, type SearchParamsParsed, type WebSearchResult } from '../../spec/index.js';
 import type { Services } from '../context.js';
 import type { NewsArticle } from '../news/model.js';
 import type { NewsService } from '../news/service.js';
@@ -101,42 +101,11 @@ function storyIndex(s: StoryService): UpdateTextIndex {
   return t;
 }
 
-/** A capability another engineer adds to Services (wiki, web, forum, graph, charts), read loosely until it lands. */
-type Capability = Record<string, unknown> & { search?: (...a: unknown[]) => Promise<unknown> };
-const capability = (s: Services, name: string): Capability | null => {
-  const c = (s as unknown as Record<string, unknown>)[name];
-  return c && typeof c === 'object' ? (c as Capability) : null;
-};
-/** true when `services[name]` has a function `fn`; else why not */
-function has(s: Services, name: string, fn: string): true | string {
-  const c = capability(s, name);
-  if (!c) return `this service has no ${name} capability yet`;
-  return typeof c[fn] === 'function' ? true : `the ${name} capability has no ${fn}() the agent can call`;
-}
-
-/** A result of a web-like capability (web, wiki, forum) as a WebSearchResult. */
-function webResult(r: Record<string, unknown>, source: string): WebSearchResult | null {
-  const url = str(r.url) || str(r.link);
-  const title = str(r.title);
-  if (!url || !title) return null;
-  const points = Array.isArray(r.key_points) ? r.key_points.filter((x): x is string => typeof x === 'string') : [];
-  const text = str(r.raw_text) || str(r.text) || str(r.summary) || str(r.snippet);
-  return { title, url, source: str(r.source, source), published: str(r.published) || str(r.pub_date), key_points: points.length ? points : text ? [text.slice(0, 300)] : [], raw_text: text, as_string_key: null };
-}
-const listOf = (v: unknown): Record<string, unknown>[] => {
-  const arr = Array.isArray(v) ? v : v && typeof v === 'object' ? ((v as Record<string, unknown>).results ?? (v as Record<string, unknown>).as_dicts ?? (v as Record<string, unknown>).items) : [];
-  return Array.isArray(arr) ? arr.filter((x): x is Record<string, unknown> => !!x && typeof x === 'object') : [];
-};
 /** web-like results published after the cutoff are dropped (an unknown date is kept) */
 function webInBounds(ctx: ToolContext, w: WebSearchResult): boolean {
   if (ctx.cutoffMs === null) return true;
   const t = Date.parse(w.published);
   return Number.isNaN(t) || t <= ctx.cutoffMs;
-}
-async function webLike(ctx: ToolContext, name: string, source: string, query: string): Promise<Found> {
-  const c = capability(ctx.services, name)!;
-  const rows = listOf(await c.search!(query, { limit: 5, ...(ctx.cutoffMs !== null ? { end: new Date(ctx.cutoffMs).toISOString() } : {}) }));
-  return { ...emptyFound(), web: rows.map((r) => webResult(r, source)).filter((w): w is WebSearchResult => !!w && webInBounds(ctx, w)) };
 }
 
 export const TOOLS: Tool[] = [
@@ -209,11 +178,10 @@ export const TOOLS: Tool[] = [
     source: 'charts',
     description: 'Chart how coverage of a topic develops over time.',
     parameters: queryInput,
-    available: (s) => has(s, 'charts', 'chart'),
+    available: (s) => (s.charts ? true : 'this service has no charts'),
     run: async (ctx, input) => {
-      const c = capability(ctx.services, 'charts')!;
-      const chart = await (c.chart as (q: string, o: object) => Promise<Record<string, unknown>>)(str(input.query), { cutoff: ctx.cutoffMs });
-      return { ...emptyFound(), charts: chart ? [chart] : [] };
+      const chart = await ctx.services.charts!.chart(str(input.query), { cutoff: ctx.cutoffMs });
+      return { ...emptyFound(), charts: [chart as unknown as Record<string, unknown>] };
     },
   },
   {
@@ -221,36 +189,60 @@ export const TOOLS: Tool[] = [
     source: 'wiki',
     description: 'Search encyclopedia articles for background.',
     parameters: queryInput,
-    available: (s) => has(s, 'wiki', 'search'),
-    run: (ctx, input) => webLike(ctx, 'wiki', 'wikipedia', str(input.query)),
+    available: (s) => (s.wiki ? true : 'this service has no encyclopedia store'),
+    run: async (ctx, input) => {
+      const docs = await ctx.services.wiki!.search(str(input.query), { limit: 5 });
+      const web = docs.map((d): WebSearchResult => ({
+        title: d.section ? `${d.title} — ${d.section}` : d.title, url: d.url, source: 'wikipedia', published: d.timestamp,
+        key_points: [d.content.slice(0, 300)], raw_text: d.content, as_string_key: null,
+      }));
+      return { ...emptyFound(), web: web.filter((w) => webInBounds(ctx, w)) };
+    },
   },
   {
     name: 'search_web',
     source: 'google',
     description: 'Search the web.',
     parameters: queryInput,
-    available: (s) => has(s, 'web', 'search'),
-    run: (ctx, input) => webLike(ctx, 'web', 'web', str(input.query)),
+    available: (s) => (s.web ? true : 'this service has no web index'),
+    run: async (ctx, input) => {
+      const ans = await ctx.services.web!.search({
+        queries: [str(input.query)],
+        ...(ctx.cutoffMs !== null ? { end_datetime: new Date(ctx.cutoffMs).toISOString() } : {}),
+      });
+      return { ...emptyFound(), web: ans.as_dicts.slice(0, 5).filter((w) => webInBounds(ctx, w)) };
+    },
   },
   {
     name: 'search_forum',
     source: 'reddit',
     description: 'Search discussion forum threads.',
     parameters: queryInput,
-    available: (s) => has(s, 'forum', 'search'),
-    run: (ctx, input) => webLike(ctx, 'forum', 'forum', str(input.query)),
+    available: (s) => (s.forum ? true : 'this service has no forum store'),
+    run: async (ctx, input) => {
+      const threads = await ctx.services.forum!.search(
+        { keywords: [str(input.query)], n_threads: 5, method: ctx.news.embedder ? 'nl' : 'kw', time_filter: 'all', sort: 'relevance' },
+        { now: ctx.news.clock() },
+      );
+      const web = threads.map((t): WebSearchResult => ({
+        title: t.title, url: t.url, source: `reddit r/${t.subreddit_name}`, published: t.date,
+        key_points: t.key_takeaways.length ? t.key_takeaways : [t.summary].filter(Boolean), raw_text: t.summary || t.body, as_string_key: null,
+      }));
+      return { ...emptyFound(), web: web.filter((w) => webInBounds(ctx, w)) };
+    },
   },
   {
     name: 'build_graph',
     source: 'graph',
     description: 'Build a knowledge graph of the entities of a topic.',
     parameters: queryInput,
-    available: (s) => has(s, 'graph', 'build'),
+    available: (s) => (s.graph ? true : 'this service has no graph builder'),
     run: async (ctx, input) => {
-      const c = capability(ctx.services, 'graph')!;
-      const g = (await (c.build as (q: string, o: object) => Promise<Record<string, unknown>>)(str(input.query), { cutoff: ctx.cutoffMs })) ?? {};
-      const uri = str(g.uri) || str(g.url);
-      return { ...emptyFound(), graphs: uri ? [uri] : [] };
+      // the graph of the articles the archive search finds, within the cutoff; its page by capability URL
+      const cutoff = ctx.cutoffMs !== null ? { end_timestamp: Math.floor(ctx.cutoffMs / 1000), time_filter: 'pub_date' } : {};
+      const body = GraphRequest.parse({ query: str(input.query), visualize_with: 'html' });
+      const g = await ctx.services.graph!.build(body, { principal: null, rawFilterParams: { ...(ctx.filterParams ?? {}), ...cutoff } });
+      return { ...emptyFound(), graphs: g.built.graph.nodes.length ? [`/v1/news/graph/${g.stored.graphId}/view`] : [] };
     },
   },
 ];
