@@ -342,4 +342,8 @@ export class NewsClient {
       page = res.next_page ?? null;
     }
   }
+
+  // forecast
+  /** GET /v1/chat/forecast: the forecast with its evidence; offline, the judgement fields say no model judged (probability -1). */
+  forecast(q: In<typeof S.ForecastQuery>) { return this.call<Out<typeof S.ForecastResponse>>('get_forecast', { query: q }); }
 }

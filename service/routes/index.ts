@@ -10,6 +10,7 @@ import { indexCountsHandlers } from './index-counts.js';
 import { storiesHandlers } from './stories.js';
 import { chatHandlers } from './chat.js';
 import { byokHandlers } from './byok.js';
+import { forecastHandlers } from './forecast.js';
 
 export const HANDLERS: GroupHandlers = {
   ...pingHandlers,
@@ -21,6 +22,7 @@ export const HANDLERS: GroupHandlers = {
   ...storiesHandlers,
   ...chatHandlers,
   ...byokHandlers,
+  ...forecastHandlers,
 };
 
 /** operationIds this server answers 501 for (the OpenAPI document lists their 501). */
