@@ -4,3 +4,4 @@ export { distributionPull } from './distributionPull.js';
 export { alertSync, alertRun } from './alertRunner.js';
 export { indexCountSampler } from './indexCountSampler.js';
 export { storyTracker } from './storyTracker.js';
+export { deepResearch } from './deepResearch.js';
