@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { StoreLockedError } from '../service/store/db.js';
 import { AdminInputError } from '../service/auth/keys.js';
+import { AdminRefused } from './admin.js';
 import { CorpusError } from '../service/corpus/read.js';
 import { WarehouseReadError } from '../warehouse/read.js';
 import { RunFailedError, TemporalSetupError } from './temporal.js';
@@ -37,7 +38,7 @@ export async function main(argv = process.argv): Promise<void> {
       process.exitCode = e.exitCode === 0 ? 0 : 2;
       return;
     }
-    if (e instanceof AdminInputError || e instanceof StoreLockedError || e instanceof CliError || e instanceof CorpusError || e instanceof TemporalSetupError || e instanceof WarehouseReadError
+    if (e instanceof AdminInputError || e instanceof AdminRefused || e instanceof StoreLockedError || e instanceof CliError || e instanceof CorpusError || e instanceof TemporalSetupError || e instanceof WarehouseReadError
       || e instanceof PreflightError || e instanceof RunFailedError) {
       console.error(`error: ${e.message}`);
       process.exitCode = 1;

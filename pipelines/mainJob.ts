@@ -61,9 +61,9 @@ Temporal UI: ${endpoint.uiUrl ?? `(external server ${endpoint.address})`}
 Temporal:    ${endpoint.address}
 Warehouse:   ${wh}
 Try:
-  newsflow sql "SELECT domain_url, count(*) AS articles FROM articles GROUP BY 1 ORDER BY 2 DESC LIMIT 10"
-  newsflow sql "SELECT category, count(*) FROM article_classifications GROUP BY 1 ORDER BY 2 DESC"
-  newsflow sql "SELECT load_id, rows_received, rows_inserted, finished_at FROM _loads ORDER BY started_at DESC LIMIT 5"
+  npx newsflow sql "SELECT domain_url, count(*) AS articles FROM articles GROUP BY 1 ORDER BY 2 DESC LIMIT 10"
+  npx newsflow sql "SELECT category, count(*) FROM article_classifications GROUP BY 1 ORDER BY 2 DESC"
+  npx newsflow sql "SELECT load_id, rows_received, rows_inserted, finished_at FROM _loads ORDER BY started_at DESC LIMIT 5"
 Ctrl-C stops everything.`);
   await worker.running;
 }

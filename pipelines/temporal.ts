@@ -72,6 +72,25 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * `preferred` when it is free on 127.0.0.1, else the next free one of the `tries` after it, else any
+ * free port: the Temporal UI comes up where people expect it (8233, the CLI's default).
+ */
+export async function preferredPort(preferred: number, tries = 10): Promise<number> {
+  for (let p = preferred; p < preferred + tries; p++) {
+    const free = await new Promise<boolean>((resolve) => {
+      const s = net.createServer();
+      s.once('error', () => resolve(false));
+      s.listen(p, '127.0.0.1', () => s.close(() => resolve(true)));
+    });
+    if (free) return p;
+  }
+  return freePort();
+}
+
+/** The UI port of the dev server newsflow starts: `NEWSFLOW_TEMPORAL_UI_PORT`, else 8233 or the next free one. */
+export const TEMPORAL_UI_PORT = 8233;
+
 async function waitForPort(port: number, child: ChildProcess, ms: number): Promise<void> {
   const until = Date.now() + ms;
   while (Date.now() < until) {
@@ -140,5 +159,18 @@ export async function temporalEndpoint(opts: { dataDir: string; log?: (m: string
   if (process.env.TEMPORAL_ADDRESS) {
     return { address: process.env.TEMPORAL_ADDRESS, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default', uiUrl: null, stop: async () => {} };
   }
-  return startDevServer({ dataDir: path.join(opts.dataDir, 'temporal'), log: opts.log });
+  const dataDir = path.join(opts.dataDir, 'temporal');
+  const asked = process.env.NEWSFLOW_TEMPORAL_UI_PORT;
+  if (asked) {
+    const uiPort = Number(asked);
+    if (!Number.isInteger(uiPort) || uiPort < 1 || uiPort > 65535) throw new TemporalSetupError(`NEWSFLOW_TEMPORAL_UI_PORT must be a port number (1-65535); got ${asked}`);
+    return startDevServer({ dataDir, uiPort, log: opts.log });
+  }
+  try {
+    return await startDevServer({ dataDir, uiPort: await preferredPort(TEMPORAL_UI_PORT), log: opts.log });
+  } catch (e) {
+    // another process took the port between our check and the server's bind: any free port then
+    if (!(e instanceof TemporalSetupError)) throw e;
+    return startDevServer({ dataDir, log: opts.log });
+  }
 }

@@ -130,6 +130,7 @@ function bearer(req: FastifyRequest): string | null {
 
 async function authorize(services: Services, d: RouteDef, req: FastifyRequest): Promise<Principal | null> {
   if (d.scopes === null) return null;
+  if (d.admin) return authorizeAdmin(services, d, req);
   const cred = bearer(req);
   if (!cred) throw unauthorized('missing API key: send "Authorization: Bearer <key>"', { 'WWW-Authenticate': 'Bearer' });
   const p = await services.keys.resolve(cred);
@@ -148,6 +149,16 @@ async function authorize(services: Services, d: RouteDef, req: FastifyRequest): 
   }
   if (d.plan && !planAtLeast(p.plan, d.plan)) throw forbidden(`${d.method} ${d.path} needs the ${d.plan} plan; this key is on ${p.plan}`);
   return p;
+}
+
+/** Administration routes: the data dir's admin token only (null principal: no key, no limiter). */
+async function authorizeAdmin(services: Services, d: RouteDef, req: FastifyRequest): Promise<null> {
+  const cred = bearer(req);
+  const challenge = { 'WWW-Authenticate': 'Bearer' };
+  if (!cred) throw unauthorized('missing admin token: send "Authorization: Bearer <the token in admin.token of the data dir>"', challenge);
+  if (services.admin.check(cred)) return null;
+  if (await services.keys.resolve(cred)) throw forbidden(`${d.method} ${d.path} is an administration route: API keys cannot call it (use the admin token of the data dir)`);
+  throw unauthorized('invalid admin token', challenge);
 }
 
 /** The client is gone: its connection closed before the request got this far. */

@@ -10,6 +10,7 @@ import type { NewsService } from './news/service.js';
 import type { ModelLayer } from './llm/index.js';
 import type { ByokStore } from './byok/store.js';
 import type { ThreadStore } from './chat/threads.js';
+import type { AdminAuth } from './admin/token.js';
 
 export interface Services {
   db: Db;
@@ -24,6 +25,8 @@ export interface Services {
   byok: ByokStore;
   /** chat threads */
   threads: ThreadStore;
+  /** the admin token of the data dir (admin routes) */
+  admin: AdminAuth;
 }
 
 export interface HandlerCtx {

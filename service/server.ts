@@ -1,4 +1,5 @@
 /** Start the service: open the store, build the app, listen. */
+import { AdminAuth, publishService } from './admin/token.js';
 import type { FastifyInstance } from 'fastify';
 import { Db } from './store/db.js';
 import { KeyStore } from './auth/keys.js';
@@ -63,6 +64,7 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
   return {
     db: store, keys: new KeyStore(store), limiter: new RateLimiter(config.limits), config, news,
     llm: new ModelLayer(config, embedder), byok, threads: new ThreadStore(store),
+    admin: AdminAuth.forDataDir(config.dataDir),
   };
 }
 
@@ -74,6 +76,8 @@ export async function startService(
   const app = await buildApp(services, opts);
   const address = await app.listen({ port: config.port, host: config.host });
   const url = address.replace('[::1]', '127.0.0.1');
+  // the `orgs|keys` commands find the running service here (and its admin token beside it)
+  const unpublish = publishService(config.dataDir, url);
   let closed = false;
   return {
     app,
@@ -82,6 +86,7 @@ export async function startService(
     async close() {
       if (closed) return;
       closed = true;
+      unpublish();
       await app.close();
       await services.news?.close();
       if (!opts.services) services.db.close();

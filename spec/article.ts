@@ -96,3 +96,4 @@ export const WebSearchResult = record({
   raw_text: z.string().default(''),
   as_string_key: z.string().nullable().optional(),
 }).meta({ id: 'WebSearchResult' });
+export type WebSearchResult = z.infer<typeof WebSearchResult>;

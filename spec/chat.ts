@@ -114,6 +114,8 @@ export const DeepNewsSources = z
   .object({
     news: z.array(SearchResponseDictItem).nullable().optional(),
     web: z.array(WebSearchResult).nullable().optional(),
+    /** ChartResponse items (PY DeepNewsSources; facts §11.5) */
+    charts: z.array(FreeObject).nullable().optional(),
   })
   .meta({ id: 'DeepNewsResponseSources' });
 
@@ -172,7 +174,16 @@ export const DeepNewsStreamSource = record({
 export const DeepNewsStreamEvent = z.union([DeepNewsStreamChunk, DeepNewsStreamSource]);
 
 export const DeepNewsModelsResponse = record({
-  models: z.array(z.object({ model: DeepNewsModel.or(z.string()), type: DeepNewsModelType.or(z.string()) })),
+  models: z.array(
+    z.looseObject({
+      model: DeepNewsModel.or(z.string()),
+      type: DeepNewsModelType.or(z.string()),
+      /** extension: a real model of this name can run on this service (else the extractive writer answers) */
+      available: z.boolean().optional(),
+      /** extension: the model that would write a report asked of this one */
+      served_by: z.string().optional(),
+    }),
+  ),
 }).meta({ id: 'ListDeepNewsModelResponse' });
 
 /** GET /v1/openai/models (facts §11.3; called by the official Python and TypeScript clients). */

@@ -91,6 +91,7 @@ export const DEEPNEWS_SOURCES = [
   'asknews', 'google', 'graph', 'wiki', 'x', 'reddit', 'charts', 'email', 'full_text_discovery', 'podcasts',
 ] as const;
 export const DeepNewsSource = z.enum(DEEPNEWS_SOURCES);
+export type DeepNewsSource = z.infer<typeof DeepNewsSource>;
 export const DEEPNEWS_MODELS = [
   'o1-mini', 'o1', 'o3-mini', 'o3', 'gpt-4o-mini', 'gpt-4o', 'gpt-4.1-2025-04-14', 'gpt-5-mini', 'gpt-5',
   'command-nightly', 'claude-3-5-sonnet-20240620', 'claude-3-5-sonnet-latest', 'claude-3-7-sonnet-latest',

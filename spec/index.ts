@@ -8,6 +8,7 @@ export * from './stories.js';
 export * from './alerts.js';
 export * from './distribution.js';
 export * from './profile.js';
+export * from './admin.js';
 export * from './errors.js';
 export * from './routes.js';
 export * from './openapi.js';

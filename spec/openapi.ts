@@ -181,10 +181,10 @@ function operation(sink: SchemaSink, d: RouteDef, notImplemented: boolean): Json
     tags: [d.group],
     parameters: [...parameters(sink, d.params, 'path'), ...parameters(sink, d.query, 'query')],
     responses,
-    'x-newsflow': { limitGroup: d.limit, publisherAllowed: d.publisher, orgOnly: !!d.orgOnly, minPlan: d.plan ?? null, implemented: !notImplemented },
+    'x-newsflow': { limitGroup: d.limit, publisherAllowed: d.publisher, orgOnly: !!d.orgOnly, admin: !!d.admin, minPlan: d.plan ?? null, implemented: !notImplemented },
   };
   if (d.body) op.requestBody = { required: !!d.bodyRequired, content: { 'application/json': { schema: sink.convert(d.body) } } };
-  op.security = d.scopes === null ? [] : [{ APIKey: d.scopes }, { OAuth2: d.scopes }];
+  op.security = d.scopes === null ? [] : d.admin ? [{ AdminToken: [] }] : [{ APIKey: d.scopes }, { OAuth2: d.scopes }];
   return op;
 }
 
@@ -244,6 +244,7 @@ export function buildOpenApi(opts: OpenApiOptions = {}): Json {
       headers: HEADERS,
       securitySchemes: {
         APIKey: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <api key or OAuth access token>' },
+        AdminToken: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <the admin token in the data dir: admin.token, mode 0600>; API keys are refused (403)' },
         OAuth2: {
           type: 'oauth2',
           flows: { clientCredentials: { tokenUrl: OAUTH_TOKEN_PATH, scopes: { news: 'news', stories: 'stories', chat: 'chat', distribution: 'distribution', profile: 'profile' } } },

@@ -13,12 +13,13 @@ import * as St from './stories.js';
 import * as A from './alerts.js';
 import * as D from './distribution.js';
 import * as P from './profile.js';
+import * as Ad from './admin.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 /** Endpoint groups: one service/routes/<group>.ts file each. */
 export type RouteGroup =
   | 'ping' | 'news' | 'graph' | 'index-urls' | 'index-counts' | 'chat' | 'deepnews' | 'stories' | 'alerts'
-  | 'distribution' | 'profile' | 'byok' | 'autofilter' | 'forecast' | 'websearch' | 'forum' | 'wiki';
+  | 'distribution' | 'profile' | 'byok' | 'autofilter' | 'forecast' | 'websearch' | 'forum' | 'wiki' | 'admin';
 /** Rate/concurrency limiter groups (one limiter per key and group). */
 export const LIMIT_GROUPS = ['news', 'stories', 'chat', 'deepnews', 'distribution', 'profile'] as const;
 export type LimitGroup = (typeof LIMIT_GROUPS)[number];
@@ -57,11 +58,14 @@ export interface RouteDef {
    * `data` (facts §11.1: a chunk as JSON, an error event `{error}`, or `[DONE]` last).
    */
   stream?: z.ZodType;
+  /** An administration route (spec/admin.ts): the admin token of the data dir, never an API key. */
+  admin?: boolean;
 }
 
 const r = (d: Omit<RouteDef, 'status'> & { status?: RouteDef['status'] }): RouteDef => ({ status: 200, ...d });
 const news = { scopes: ['news'] as Scope[], limit: 'news' as const, publisher: false };
 const chat = { scopes: ['chat'] as Scope[], limit: 'chat' as const, publisher: false };
+const admin = { scopes: [] as Scope[], limit: null, publisher: false, admin: true };
 const dist = { group: 'distribution' as const, scopes: ['distribution'] as Scope[], limit: 'distribution' as const, publisher: true, orgOnly: true };
 
 export const ROUTES: RouteDef[] = [
@@ -118,6 +122,12 @@ export const ROUTES: RouteDef[] = [
   r({ operationId: 'search_reddit', method: 'GET', path: '/v1/reddit/search', group: 'forum', summary: 'Search forum threads', ...news, query: P.ForumSearchQuery, response: P.ForumSearchResponse }),
   r({ operationId: 'search_forum', method: 'GET', path: '/v1/forum/search', group: 'forum', summary: 'Search forum threads (interface name of /v1/reddit/search)', ...news, query: P.ForumSearchQuery, response: P.ForumSearchResponse }),
   r({ operationId: 'search_wiki', method: 'GET', path: '/v1/wiki/search', group: 'wiki', summary: 'Search encyclopedia content', ...news, query: P.WikiSearchQuery, response: P.WikiSearchResponse }),
+  // administration of a running service (extension): the admin token of the data dir, never an API key
+  r({ operationId: 'admin_list_orgs', method: 'GET', path: '/v1/admin/orgs', group: 'admin', summary: 'List organizations (admin token)', ...admin, response: Ad.AdminOrgsResponse }),
+  r({ operationId: 'admin_create_org', method: 'POST', path: '/v1/admin/orgs', group: 'admin', summary: 'Create an organization (admin token)', ...admin, body: Ad.AdminCreateOrgRequest, bodyRequired: true, response: Ad.AdminOrg, status: 201 }),
+  r({ operationId: 'admin_list_keys', method: 'GET', path: '/v1/admin/keys', group: 'admin', summary: 'List API keys, without the keys (admin token)', ...admin, response: Ad.AdminKeysResponse }),
+  r({ operationId: 'admin_create_key', method: 'POST', path: '/v1/admin/keys', group: 'admin', summary: 'Create an API key; the key is in this answer only (admin token)', ...admin, body: Ad.AdminCreateKeyRequest, bodyRequired: true, response: Ad.AdminCreatedKey, status: 201 }),
+  r({ operationId: 'admin_revoke_key', method: 'DELETE', path: '/v1/admin/keys/{key_id}', group: 'admin', summary: 'Revoke an API key (admin token)', ...admin, params: Ad.AdminKeyPath, response: null, status: 204 }),
 ];
 
 export const ROUTES_BY_ID: Record<string, RouteDef> = Object.fromEntries(ROUTES.map((d) => [d.operationId, d]));

@@ -1,10 +1,11 @@
-/** Administration of the service store: `orgs`, `keys`, `simulate`. */
+/** Administration of the service store: `orgs`, `keys` (through the running service when one runs on the data dir), `secrets`, `simulate`. */
 import type { Command } from 'commander';
 import { PLANS, SCOPES } from '../../spec/index.js';
-import { CliError, dataDirOf, dataDirOpt, intArg, list, table, withKeys, withStore } from './shared.js';
+import { CliError, dataDirOf, dataDirOpt, intArg, list, table, withStore } from './shared.js';
+import { withAdmin } from '../admin.js';
 
 export function register(program: Command): void {
-  const orgs = program.command('orgs').description('organizations');
+  const orgs = program.command('orgs').description('organizations (through the running service of the data dir, if any, with its admin token)');
   orgs
     .command('create')
     .description('create an organization owning domains')
@@ -15,7 +16,7 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .option('--json', 'print JSON')
     .action(async (o: { name: string; domains: string[]; publisher?: boolean; plan: string; dataDir?: string; json?: boolean }) => {
-      const org = await withKeys(o.dataDir, (k) => k.createOrg({ name: o.name, domains: o.domains, publisher: o.publisher, plan: o.plan }));
+      const org = await withAdmin(dataDirOf(o.dataDir), (k) => k.createOrg({ name: o.name, domains: o.domains, publisher: o.publisher, plan: o.plan }));
       console.log(o.json ? JSON.stringify(org) : `created organization ${org.name} (${org.id}) domains=${org.domains.join(',') || '-'} publisher=${org.publisher}`);
     });
   orgs
@@ -23,11 +24,11 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .option('--json', 'print JSON')
     .action(async (o: { dataDir?: string; json?: boolean }) => {
-      const rows = await withKeys(o.dataDir, (k) => k.listOrgs());
+      const rows = await withAdmin(dataDirOf(o.dataDir), (k) => k.listOrgs());
       console.log(o.json ? JSON.stringify(rows) : table(rows.map((r) => ({ id: r.id, name: r.name, domains: r.domains, publisher: r.publisher, plan: r.plan }))));
     });
 
-  const keys = program.command('keys').description('API keys (stored hashed; the key is printed once)');
+  const keys = program.command('keys').description('API keys (stored hashed; the key is printed once); through the running service of the data dir, if any, with its admin token');
   keys
     .command('create')
     .description('create an API key')
@@ -39,7 +40,7 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .option('--json', 'print JSON')
     .action(async (o: { name: string; org?: string; scopes: string[]; plan?: string; legacy?: boolean; dataDir?: string; json?: boolean }) => {
-      const { id, key, row } = await withKeys(o.dataDir, (k) => k.createKey(o));
+      const { id, key, row } = await withAdmin(dataDirOf(o.dataDir), (k) => k.createKey(o));
       if (o.json) {
         console.log(JSON.stringify({ id, key, name: row.name, org: row.org_name, scopes: row.scopes, plan: row.plan, legacy: row.legacy }));
       } else {
@@ -52,7 +53,7 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .option('--json', 'print JSON')
     .action(async (o: { dataDir?: string; json?: boolean }) => {
-      const rows = await withKeys(o.dataDir, (k) => k.listKeys());
+      const rows = await withAdmin(dataDirOf(o.dataDir), (k) => k.listKeys());
       const view = rows.map((r) => ({
         id: r.id, name: r.name, prefix: `${r.key_prefix}…`, org: r.org_name, scopes: r.scopes, plan: r.plan,
         legacy: r.legacy, created: r.created_at, revoked: r.revoked_at,
@@ -63,7 +64,7 @@ export function register(program: Command): void {
     .command('revoke <id>')
     .option(...dataDirOpt)
     .action(async (id: string, o: { dataDir?: string }) => {
-      const ok = await withKeys(o.dataDir, (k) => k.revokeKey(id));
+      const ok = await withAdmin(dataDirOf(o.dataDir), (k) => k.revokeKey(id));
       if (!ok) throw new CliError(`no key with id ${id}; list them with: newsflow keys list`);
       console.log(`revoked ${id}`);
     });

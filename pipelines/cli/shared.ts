@@ -2,7 +2,6 @@
 import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { Db } from '../../service/store/db.js';
-import { KeyStore } from '../../service/auth/keys.js';
 import { serviceConfig, storeFile } from '../../service/config.js';
 import { warehouseDir } from '../runtime.js';
 
@@ -40,8 +39,6 @@ export async function withStore<T>(dataDir: string | undefined, fn: (db: Db) => 
     db.close();
   }
 }
-
-export const withKeys = <T>(dataDir: string | undefined, fn: (keys: KeyStore) => Promise<T>): Promise<T> => withStore(dataDir, (db) => fn(new KeyStore(db)));
 
 export function table(rows: Record<string, unknown>[]): string {
   if (rows.length === 0) return '(none)';

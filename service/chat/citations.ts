@@ -20,6 +20,8 @@ export class CitationWriter {
   constructor(
     private readonly docs: ContextDoc[],
     private readonly style: InlineCitations,
+    /** the first citation number (DeepNews start_citation_number) */
+    private readonly start = 1,
   ) {}
 
   private render(nums: number[]): string {
@@ -27,7 +29,7 @@ export class CitationWriter {
     for (const n of nums) {
       const doc = this.docs.find((d) => d.n === n);
       if (!doc) continue; // a number the context does not have: dropped
-      if (!this.cited.has(n)) this.cited.set(n, this.cited.size + 1);
+      if (!this.cited.has(n)) this.cited.set(n, this.start + this.cited.size);
       const k = this.cited.get(n)!;
       if (this.style === 'numbered') out.push(`[${k}]`);
       else if (this.style === 'markdown_link') out.push(`[[${k}](${doc.article.url})]`);

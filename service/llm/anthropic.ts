@@ -6,6 +6,7 @@
 import { ProviderError, type LlmMessage, type LlmProvider, type LlmRequest } from './types.js';
 import { eventJson, guarded, json, post } from './http.js';
 import { sseData } from './sse.js';
+import type { AgentMessage, ToolTurn, ToolTurnRequest } from './tools.js';
 
 export interface AnthropicConfig {
   url: string;
@@ -66,4 +67,52 @@ export class AnthropicProvider implements LlmProvider {
       if (ev.type === 'message_stop') return;
     }
   }
+
+  /** One tool-use turn (`tools`); the answer's text blocks and its `tool_use` blocks. */
+  async toolTurn(req: ToolTurnRequest): Promise<ToolTurn> {
+    const url = `${this.cfg.url.replace(/\/+$/, '')}/v1/messages`;
+    const system = req.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
+    const body = {
+      model: this.cfg.model,
+      max_tokens: Math.min(req.max_tokens ?? MAX_OUTPUT, MAX_OUTPUT),
+      ...(system ? { system } : {}),
+      messages: anthropicTurns(req.messages),
+      tools: req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })),
+      ...(req.parallel !== undefined && req.parallel <= 1 ? { tool_choice: { type: 'auto', disable_parallel_tool_use: true } } : {}),
+      ...(req.temperature !== undefined ? { temperature: Math.min(1, Math.max(0, req.temperature)) } : {}),
+      ...(req.user ? { metadata: { user_id: req.user } } : {}),
+    };
+    const headers = { 'x-api-key': this.cfg.key, 'anthropic-version': '2023-06-01' };
+    const res = await post(this.name, url, headers, body, this.cfg.timeoutMs, req.signal);
+    type Block = { type?: string; text?: string; id?: string; name?: string; input?: unknown };
+    const b = await json<{ content?: Block[] }>(this.name, res, url, this.cfg.timeoutMs);
+    if (!Array.isArray(b.content)) throw new ProviderError(this.name, 'bad JSON', `${url} answered without content`);
+    const text = b.content.filter((c) => c?.type === 'text').map((c) => c.text ?? '').join('');
+    const toolCalls = b.content
+      .filter((c) => c?.type === 'tool_use' && typeof c.name === 'string')
+      .map((c, i) => ({ id: typeof c.id === 'string' && c.id ? c.id : `toolu_${i}`, name: c.name!, input: c.input && typeof c.input === 'object' && !Array.isArray(c.input) ? (c.input as Record<string, unknown>) : {} }));
+    return { text, toolCalls };
+  }
+}
+
+type AnthropicBlock = Record<string, unknown>;
+/** Agent messages as Anthropic turns: tool calls as `tool_use` blocks, results as `tool_result` blocks of a user turn; same-role turns merged. */
+export function anthropicTurns(messages: AgentMessage[]): { role: 'user' | 'assistant'; content: AnthropicBlock[] }[] {
+  const out: { role: 'user' | 'assistant'; content: AnthropicBlock[] }[] = [];
+  for (const m of messages) {
+    if (m.role === 'system') continue;
+    const role = m.role === 'assistant' ? 'assistant' : 'user';
+    const blocks: AnthropicBlock[] = [];
+    if (m.role === 'tool') blocks.push({ type: 'tool_result', tool_use_id: m.toolCallId, content: m.content });
+    else {
+      if (m.content) blocks.push({ type: 'text', text: m.content });
+      if (m.role === 'assistant') for (const c of m.toolCalls ?? []) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: c.input });
+    }
+    if (!blocks.length) continue;
+    const last = out[out.length - 1];
+    if (last && last.role === role) last.content.push(...blocks);
+    else out.push({ role, content: blocks });
+  }
+  if (out[0]?.role !== 'user') out.unshift({ role: 'user', content: [{ type: 'text', text: '(conversation continues)' }] });
+  return out;
 }

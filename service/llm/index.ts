@@ -22,6 +22,7 @@ import { OpenAiProvider } from './openai.js';
 import type { LlmProvider } from './types.js';
 
 export * from './types.js';
+export * from './tools.js';
 export { EXTRACTIVE_MODEL } from './extractive.js';
 
 export type ByokKeys = Partial<Record<'anthropic' | 'google', string>>;

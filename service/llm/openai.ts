@@ -5,6 +5,7 @@
 import { ProviderError, type LlmProvider, type LlmRequest } from './types.js';
 import { eventJson, guarded, json, post } from './http.js';
 import { sseData } from './sse.js';
+import { argsObject, type AgentMessage, type ToolTurn, type ToolTurnRequest } from './tools.js';
 
 export interface OpenAiConfig {
   url: string;
@@ -55,4 +56,43 @@ export class OpenAiProvider implements LlmProvider {
       if (d) yield d;
     }
   }
+
+  /** One tool-calling turn (`tools`, `tool_choice: auto`); the answer's text and its `tool_calls`. */
+  async toolTurn(req: ToolTurnRequest): Promise<ToolTurn> {
+    const url = `${this.cfg.url.replace(/\/+$/, '')}/chat/completions`;
+    const body: Record<string, unknown> = {
+      model: this.cfg.model,
+      messages: req.messages.map(openAiMessage),
+      tools: req.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })),
+      tool_choice: 'auto',
+      ...(req.parallel !== undefined ? { parallel_tool_calls: req.parallel > 1 } : {}),
+      temperature: req.temperature,
+      top_p: req.top_p,
+      max_tokens: req.max_tokens,
+      user: req.user ?? undefined,
+      stream: false,
+    };
+    const headers: Record<string, string> = this.cfg.key ? { authorization: `Bearer ${this.cfg.key}` } : {};
+    const res = await post(this.name, url, headers, body, this.cfg.timeoutMs, req.signal);
+    type Msg = { content?: string | null; tool_calls?: { id?: string; function?: { name?: string; arguments?: unknown } }[] };
+    const b = await json<{ choices?: { message?: Msg }[] }>(this.name, res, url, this.cfg.timeoutMs);
+    const m = b.choices?.[0]?.message;
+    if (!m || typeof m !== 'object') throw new ProviderError(this.name, 'bad JSON', `${url} answered without choices[0].message`);
+    const calls = (Array.isArray(m.tool_calls) ? m.tool_calls : [])
+      .filter((c) => typeof c?.function?.name === 'string')
+      .map((c, i) => ({ id: typeof c.id === 'string' && c.id ? c.id : `call_${i}`, name: c.function!.name!, input: argsObject(c.function!.arguments) }));
+    return { text: typeof m.content === 'string' ? m.content : '', toolCalls: calls };
+  }
+}
+
+function openAiMessage(m: AgentMessage): Record<string, unknown> {
+  if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
+  if (m.role === 'assistant' && m.toolCalls?.length) {
+    return {
+      role: 'assistant',
+      content: m.content || null,
+      tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input) } })),
+    };
+  }
+  return { role: m.role, content: m.content };
 }

@@ -10,6 +10,8 @@ import { indexCountsHandlers } from './index-counts.js';
 import { storiesHandlers } from './stories.js';
 import { chatHandlers } from './chat.js';
 import { byokHandlers } from './byok.js';
+import { adminHandlers } from './admin.js';
+import { deepnewsHandlers } from './deepnews.js';
 import { forecastHandlers } from './forecast.js';
 
 export const HANDLERS: GroupHandlers = {
@@ -22,6 +24,8 @@ export const HANDLERS: GroupHandlers = {
   ...storiesHandlers,
   ...chatHandlers,
   ...byokHandlers,
+  ...adminHandlers,
+  ...deepnewsHandlers,
   ...forecastHandlers,
 };
 

@@ -10,6 +10,8 @@ import { SCOPES, type Scope } from '../../spec/index.js';
 export interface TestService extends RunningService {
   dataDir: string;
   keys: Record<string, string>;
+  /** the admin token of the data dir (admin routes) */
+  adminToken: string;
   keyIds: Record<string, string>;
   stop(): Promise<void>;
 }
@@ -64,6 +66,7 @@ export async function startTestService(opts: {
     dataDir,
     keys,
     keyIds,
+    adminToken: fs.readFileSync(path.join(dataDir, 'admin.token'), 'utf8').trim(),
     async stop() {
       await svc.close();
       await services.news?.close();
@@ -72,6 +75,9 @@ export async function startTestService(opts: {
     },
   };
 }
+
+/** The credential a route takes in tests: the admin token on admin routes, else the owning organization's key. */
+export const credentialFor = (svc: TestService, d: { admin?: boolean }) => (d.admin ? svc.adminToken : svc.keys.org!);
 
 /** fetch with a bearer key; returns status, headers and parsed JSON. */
 export async function api(

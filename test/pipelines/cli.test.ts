@@ -52,7 +52,7 @@ describe('newsflow admin CLI', () => {
     }
   });
 
-  it('serves the API on the data dir, and admin commands say the store is busy meanwhile', async () => {
+  it('serves the API on the data dir; orgs and keys go through it meanwhile, other store commands say the store is busy', async () => {
     const key = JSON.parse(run('keys', 'create', '--name', 'svc', '--org', 'acme', '--scopes', 'profile', '--json').out).key as string;
     const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--data-dir', dataDir], { env: { ...process.env, NEWSFLOW_LOG_LEVEL: 'warn' } });
     try {
@@ -67,7 +67,27 @@ describe('newsflow admin CLI', () => {
       });
       const res = await fetch(`${url}/v1/profiles/me`, { headers: { authorization: `Bearer ${key}` } });
       expect(res.status).toBe(200);
-      const busy = run('keys', 'list');
+      // keys and orgs while the service holds the store: through its admin routes (admin token)
+      expect(run('orgs', 'create', '--name', 'live', '--domains', 'live.com').out).toMatch(/created organization live/);
+      const created = run('keys', 'create', '--name', 'while-serving', '--org', 'live', '--scopes', 'profile', '--json');
+      expect(created.code, created.err).toBe(0);
+      const k = JSON.parse(created.out) as { id: string; key: string; org: string };
+      expect(k.org).toBe('live');
+      expect((await fetch(`${url}/v1/profiles/me`, { headers: { authorization: `Bearer ${k.key}` } })).status).toBe(200);
+      expect(run('keys', 'list').out).toContain(k.id);
+      expect(run('orgs', 'list').out).toContain('live.com');
+      expect(run('keys', 'revoke', k.id).out).toContain(`revoked ${k.id}`);
+      expect((await fetch(`${url}/v1/profiles/me`, { headers: { authorization: `Bearer ${k.key}` } })).status).toBe(401);
+      const refused = run('keys', 'create', '--name', 'x', '--org', 'nobody', '--scopes', 'news');
+      expect(refused.code).not.toBe(0);
+      expect(refused.err).toMatch(/no organization "nobody"/);
+      expect(refused.err).not.toMatch(/\n\s+at /);
+      // an ordinary key on an admin route is 403; a wrong admin token 401
+      expect((await fetch(`${url}/v1/admin/keys`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(403);
+      expect((await fetch(`${url}/v1/admin/keys`, { headers: { authorization: 'Bearer not-the-token' } })).status).toBe(401);
+      expect(fs.statSync(path.join(dataDir, 'admin.token')).mode & 0o777).toBe(0o600);
+      // a command that needs the store itself still says it is busy
+      const busy = run('simulate', 'hits', '--months', '1');
       expect(busy.code).not.toBe(0);
       expect(busy.err).toMatch(/in use by another process .*stop it first/);
     } finally {
@@ -75,7 +95,10 @@ describe('newsflow admin CLI', () => {
       await new Promise((r) => child.once('exit', r));
     }
     expect(child.exitCode).toBe(0);
-  });
+    // the service is gone: its record too, and the commands open the store again
+    expect(fs.existsSync(path.join(dataDir, 'service.json'))).toBe(false);
+    expect(run('keys', 'list').out).toContain('while-serving');
+  }, 300_000);
 
   it('prints the OpenAPI document', () => {
     const r = spawnSync(process.execPath, [bin, 'openapi'], { encoding: 'utf8' });

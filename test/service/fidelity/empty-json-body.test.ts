@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../../spec/index.js';
-import { api, startTestService, type TestService } from '../../helpers/service.js';
+import { api, credentialFor, startTestService, type TestService } from '../../helpers/service.js';
 import { ALL_LIMITS, fillPath } from '../../helpers/schema-walk.js';
 
 let svc: TestService;
@@ -14,8 +14,8 @@ beforeAll(async () => {
 });
 afterAll(async () => svc?.stop());
 
-const send = (method: string, path: string, body = '') =>
-  fetch(`${svc.url}${path}`, { method, headers: { authorization: `Bearer ${svc.keys.org}`, 'content-type': 'application/json' }, body: method === 'GET' ? undefined : body })
+const send = (method: string, path: string, body = '', admin = false) =>
+  fetch(`${svc.url}${path}`, { method, headers: { authorization: `Bearer ${credentialFor(svc, { admin })}`, 'content-type': 'application/json' }, body: method === 'GET' ? undefined : body })
     .then(async (r) => ({ status: r.status, text: await r.text() }));
 
 describe('an empty JSON body', () => {
@@ -31,15 +31,15 @@ describe('an empty JSON body', () => {
     const del = await send('DELETE', `/v1/chat/alerts/${created.body.id}`, ' \r\n');
     expect(del.status, del.text).toBe(204);
   });
-  const noBody = ROUTES.filter((d) => !d.body && d.method !== 'GET').map((d) => ({ method: d.method, path: fillPath(d) }));
-  it.each(noBody)('$method $path (takes no body) is never 400 for an empty JSON body', async ({ method, path }) => {
-    const r = await send(method, path);
+  const noBody = ROUTES.filter((d) => !d.body && d.method !== 'GET').map((d) => ({ method: d.method, path: fillPath(d), admin: !!d.admin }));
+  it.each(noBody)('$method $path (takes no body) is never 400 for an empty JSON body', async ({ method, path, admin }) => {
+    const r = await send(method, path, '', admin);
     expect(r.status, r.text).not.toBe(400);
     expect(r.status).not.toBe(500);
   });
-  const required = ROUTES.filter((d) => d.body && d.bodyRequired).map((d) => ({ method: d.method, path: fillPath(d) }));
-  it.each(required)('$method $path (needs a body) answers 422 field required at loc ["body"]', async ({ method, path }) => {
-    const r = await send(method, path);
+  const required = ROUTES.filter((d) => d.body && d.bodyRequired).map((d) => ({ method: d.method, path: fillPath(d), admin: !!d.admin }));
+  it.each(required)('$method $path (needs a body) answers 422 field required at loc ["body"]', async ({ method, path, admin }) => {
+    const r = await send(method, path, '', admin);
     expect(r.status, r.text).toBe(422);
     expect(JSON.parse(r.text)).toEqual({ code: 422000, detail: [{ loc: ['body'], msg: 'field required', type: 'value_error.missing' }] });
   });

@@ -1,0 +1,414 @@
+/**
+ * One DeepNews run: rounds of tool calls over the request's sources (planned by the model when
+ * the model layer gives a tool-calling provider, else by the deterministic planner), then a
+ * cited report. The run is one stream of events (thinking, tool calls with their results, the
+ * report's text, the sources); the non-streamed response is that stream collected.
+ */
+import crypto from 'node:crypto';
+import { DEFAULT_DEEPNEWS_MODEL, type DeepNewsSource, type SearchResponseDictItem, type WebSearchResult } from '../../spec/index.js';
+import type { Services } from '../context.js';
+import type { Principal } from '../auth/principal.js';
+import { notFound } from '../errors.js';
+import { byokAllowed, ownerOf } from '../byok/store.js';
+import { toolCaller, type AgentMessage, type ContextDoc, type LlmMessage, type LlmProvider, type ToolSpec } from '../llm/index.js';
+import { countTokens } from '../llm/tokens.js';
+import { recentTurns, type ChatLog } from '../chat/completion.js';
+import { retrievalQuery, searchParamsOf } from '../chat/retrieve.js';
+import type { InlineCitations } from '../chat/citations.js';
+import type { NewsArticle } from '../news/model.js';
+import { toDict } from '../search/format.js';
+import { terms } from '../search/tokenize.js';
+import { ARCHIVE_SOURCES, NO_DATA_SOURCES, TOOLS, toolByName, type Found, type Tool, type ToolContext } from './tools.js';
+import { askedKeys, firstRound, nextRound, questionParts, type PlannedCall } from './planner.js';
+import { deltas, reportWriter, writeReport, type Report } from './report.js';
+
+export interface DeepNewsBody {
+  messages: { role: 'system' | 'user' | 'assistant'; content: string }[];
+  model?: string | null;
+  filter_params?: Record<string, unknown> | null;
+  search_depth: number;
+  max_depth: number;
+  sources: DeepNewsSource | DeepNewsSource[];
+  inline_citations: InlineCitations;
+  start_citation_number: number;
+  return_sources: boolean;
+  only_cited_sources: boolean;
+  append_references: boolean;
+  journalist_mode: boolean;
+  conversational_awareness: boolean;
+  include_entities: boolean;
+  include_graphs: boolean;
+  include_coordinates: boolean;
+  asknews_watermark: boolean;
+  stream: boolean;
+  stop?: string | string[] | null;
+  temperature: number;
+  top_p: number;
+  n: number;
+  max_tokens: number;
+  presence_penalty: number;
+  frequency_penalty: number;
+  user?: string | null;
+  thread_id?: string | null;
+  max_parallel_tool_calls: number;
+  engine: 'v1' | 'v1.5' | 'v2.0';
+  enable_source_pruning: boolean;
+  cutoff_datetime?: string | null;
+}
+
+export type SourceEvent =
+  | { kind: 'news'; data: SearchResponseDictItem }
+  | { kind: 'web'; data: WebSearchResult }
+  | { kind: 'chart'; data: Record<string, unknown> }
+  | { kind: 'graph'; data: string };
+
+export type AgentEvent =
+  | { type: 'thinking'; text: string }
+  /** a finished tool call: its input and a short account of its result */
+  | { type: 'tool'; id: string; name: string; input: Record<string, unknown>; result: string }
+  | { type: 'text'; index: number; text: string }
+  | { type: 'finish'; index: number; reason: 'stop' | 'length' }
+  | { type: 'source'; source: SourceEvent };
+
+export interface DeepNewsSources {
+  news: SearchResponseDictItem[];
+  web: WebSearchResult[];
+  charts: Record<string, unknown>[];
+}
+
+export interface DeepNewsRun {
+  id: string;
+  created: number;
+  /** the model that really writes the report */
+  model: string;
+  threadId: string;
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; tool_usage: Record<string, number> };
+  /** complete once events() is done */
+  sources: DeepNewsSources;
+  events(): AsyncGenerator<AgentEvent>;
+}
+
+/** Articles the writer reads (the best of the pool). */
+export const REPORT_DOCS = 12;
+/** Sources returned when only_cited_sources is false (the best of the pool). */
+export const MAX_SOURCES = 50;
+/** Full texts read per round (full_text_discovery, deterministic planner). */
+const FULL_TEXT_PER_ROUND = 3;
+const RRF_K = 60;
+
+/** What the research found so far: articles pooled by reciprocal rank over the calls, web results, charts, graphs. */
+class Pool {
+  readonly articles = new Map<string, { a: NewsArticle; score: number }>();
+  readonly fullText = new Map<string, string>();
+  readonly web = new Map<string, WebSearchResult>();
+  readonly charts: Record<string, unknown>[] = [];
+  readonly graphs: string[] = [];
+  /** the articles the main question's search ranked (kept by pruning) */
+  readonly main = new Set<string>();
+
+  /** Merge one call's results; returns how many are new. */
+  add(f: Found, weight: number, main: boolean): number {
+    let fresh = 0;
+    f.news.forEach((a, i) => {
+      const cur = this.articles.get(a.articleId);
+      if (!cur) fresh++;
+      this.articles.set(a.articleId, { a: cur?.a ?? a, score: (cur?.score ?? 0) + weight / (RRF_K + i + 1) });
+      if (main) this.main.add(a.articleId);
+    });
+    for (const [id, t] of f.fullText) this.fullText.set(id, t);
+    for (const w of f.web) if (!this.web.has(w.url)) (this.web.set(w.url, w), fresh++);
+    for (const c of f.charts) (this.charts.push(c), fresh++);
+    for (const g of f.graphs) if (!this.graphs.includes(g)) (this.graphs.push(g), fresh++);
+    return fresh;
+  }
+
+  ranked(): NewsArticle[] {
+    return [...this.articles.values()].sort((x, y) => y.score - x.score || (x.a.articleId < y.a.articleId ? -1 : 1)).map((e) => e.a);
+  }
+}
+
+/** A short account of a tool's result (the stream and the model planner read it). */
+function account(f: Found, fresh: number): string {
+  const parts: string[] = [];
+  if (f.news.length) parts.push(`${f.news.length} articles (${fresh} new): ${f.news.slice(0, 3).map((a) => a.title).join(' | ')}`);
+  if (f.fullText.size) parts.push(`full text of ${f.fullText.size} articles`);
+  if (f.web.length) parts.push(`${f.web.length} results: ${f.web.slice(0, 3).map((w) => w.title).join(' | ')}`);
+  if (f.charts.length) parts.push(`${f.charts.length} chart`);
+  if (f.graphs.length) parts.push(`graph ${f.graphs[0]}`);
+  return parts.join('; ') || 'nothing found';
+}
+
+/** What a model planner reads of a tool's result: one line per article with its id. */
+function forModel(f: Found): string {
+  const lines = f.news.slice(0, 10).map((a) => `[${a.articleId}] ${a.title} (${a.domain}, ${a.pubDate.toISOString().slice(0, 10)}): ${a.summary.slice(0, 240)}`);
+  for (const w of f.web.slice(0, 5)) lines.push(`[web] ${w.title} (${w.url}): ${w.key_points.join(' ').slice(0, 240)}`);
+  if (f.fullText.size) lines.push(`(read the full text of ${f.fullText.size} articles)`);
+  return lines.join('\n') || 'nothing found';
+}
+
+/** Run `jobs` with at most `limit` at once; results in job order. */
+function limited<T>(jobs: (() => Promise<T>)[], limit: number): Promise<T>[] {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return jobs.map(async (job) => {
+    if (active >= limit) await new Promise<void>((r) => waiting.push(r));
+    active++;
+    try {
+      return await job();
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  });
+}
+
+async function byokKeys(services: Services, principal: Principal, model: string, log?: ChatLog): Promise<Record<string, string>> {
+  if (!/^(claude|gemini)-/i.test(model) || !byokAllowed(principal)) return {};
+  try {
+    return await services.byok.keys(ownerOf(principal));
+  } catch (err) {
+    log?.error({ err }, 'stored BYOK keys cannot be opened (master key?); answering without them');
+    return {};
+  }
+}
+
+const PLANNER = (o: { depth: number; max: number; parallel: number; cutoff: string | null }) =>
+  'You are a news research agent. Research the user\'s question with the tools before anyone writes the report: ' +
+  `search in about ${o.depth} rounds (at most ${o.max}), up to ${o.parallel} tool calls per round, widening from what you find ` +
+  '(people, organisations, places, stories). Tool results list articles as [article_id] title. ' +
+  'When you have enough, answer without a tool call, in one sentence, what you found.' +
+  (o.cutoff ? ` Your knowledge ends at ${o.cutoff}: nothing published after it exists.` : '');
+
+export async function startDeepNews(services: Services, principal: Principal, body: DeepNewsBody, log?: ChatLog): Promise<DeepNewsRun> {
+  const news = services.news!;
+  // thread: a known thread continues; an unknown one is 404; none (or "") starts a thread
+  const known = body.thread_id ? body.thread_id : null;
+  let history: LlmMessage[] = [];
+  if (known) {
+    const stored = await services.threads.messages(known, principal.userId);
+    if (!stored) throw notFound(`no thread ${known} for this user`);
+    history = recentTurns(stored);
+  }
+  const threadId = known ?? crypto.randomUUID();
+  const incoming: LlmMessage[] = body.messages.map((m) => ({ role: m.role, content: m.content }));
+  const conversation = [...history, ...incoming];
+  const question = retrievalQuery(conversation, body.conversational_awareness);
+  // filter_params are validated before anything runs (a bad one is a 422 under filter_params)
+  searchParamsOf(body.filter_params, question || 'x', !!news.embedder);
+  const model = body.model ?? DEFAULT_DEEPNEWS_MODEL;
+  const provider: LlmProvider = services.llm.provider(model, await byokKeys(services, principal, model, log));
+  const caller = toolCaller(provider);
+  const cutoffMs = body.cutoff_datetime ? Date.parse(body.cutoff_datetime.includes('T') || body.cutoff_datetime.includes(' ') ? body.cutoff_datetime.replace(' ', 'T') : body.cutoff_datetime) : null;
+  const cutoff = cutoffMs !== null && !Number.isNaN(cutoffMs) ? new Date(cutoffMs).toISOString() : null;
+  const publisher = principal.org?.publisher ? principal.org : null;
+  const ctx: ToolContext = { services, news, onlyDomains: publisher ? publisher.domains : null, cutoffMs: cutoff ? Date.parse(cutoff) : null, filterParams: body.filter_params ?? null };
+  const stops = body.stop == null ? [] : (Array.isArray(body.stop) ? body.stop : [body.stop]).filter(Boolean);
+
+  const usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, tool_usage: {} as Record<string, number> };
+  const sources: DeepNewsSources = { news: [], web: [], charts: [] };
+  const run: DeepNewsRun = {
+    id: `chatcmpl-${crypto.randomUUID()}`,
+    created: Math.floor(Date.now() / 1000),
+    model: provider.model,
+    threadId,
+    usage,
+    sources,
+    async *events() {
+      const pool = new Pool();
+      const asked = new Set<string>();
+      const requested = [...new Set(Array.isArray(body.sources) ? body.sources : [body.sources])];
+      const notes: string[] = [];
+      const enabled = new Set<DeepNewsSource>();
+      const skipped: string[] = [];
+      for (const s of requested) {
+        if (NO_DATA_SOURCES.has(s)) {
+          skipped.push(s);
+          yield { type: 'thinking', text: `Source ${s}: no data on this service, skipped.\n` };
+        } else if (publisher && !ARCHIVE_SOURCES.has(s)) {
+          skipped.push(s);
+          yield { type: 'thinking', text: `Source ${s}: a publisher key researches the news archive only, skipped.\n` };
+        } else enabled.add(s);
+      }
+      const usable = new Map<string, boolean>();
+      for (const t of TOOLS) {
+        if (!enabled.has(t.source)) continue;
+        const ok = t.available(services);
+        usable.set(t.name, ok === true);
+        if (ok !== true) {
+          skipped.push(t.source);
+          yield { type: 'thinking', text: `Tool ${t.name} (source ${t.source}) is unavailable: ${ok}.\n` };
+        }
+      }
+      const canUse = (name: string) => usable.get(name) === true;
+      const rounds = Math.min(body.search_depth, body.max_depth);
+      yield {
+        type: 'thinking',
+        text: `Researching: ${question}\nSources: ${[...enabled].join(', ') || 'none'}. ${caller ? `The model ${provider.model} plans` : 'Deterministic plan'}: ${caller ? `up to ${body.max_depth}` : rounds} rounds, ${body.max_parallel_tool_calls} tool call(s) at a time.` +
+          (cutoff ? ` Knowledge cutoff ${cutoff}: nothing published after it is used.` : '') + (publisher ? ` Restricted to ${publisher.domains.join(', ')}.` : '') + '\n',
+      };
+
+      let callSeq = 0;
+      /** Run a round's calls (at most max_parallel_tool_calls at once), yield them in plan order; returns new items and each call's result. */
+      async function* execute(calls: PlannedCall[], main: (c: PlannedCall) => boolean): AsyncGenerator<AgentEvent, { fresh: number; results: Found[] }> {
+        const jobs = calls.map((c) => async (): Promise<Found | Error> => {
+          const tool = toolByName(c.tool)!;
+          try {
+            return await tool.run(ctx, c.input);
+          } catch (e) {
+            log?.error({ err: e, tool: c.tool }, 'deepnews tool failed');
+            return e instanceof Error ? e : new Error(String(e));
+          }
+        });
+        const pending = limited(jobs, body.max_parallel_tool_calls);
+        let fresh = 0;
+        const results: Found[] = [];
+        for (let i = 0; i < calls.length; i++) {
+          const c = calls[i]!;
+          const r = await pending[i]!;
+          usage.tool_usage[c.tool] = (usage.tool_usage[c.tool] ?? 0) + 1;
+          for (const k of askedKeys(c)) asked.add(k);
+          const id = `toolu_${String(++callSeq).padStart(3, '0')}`;
+          if (r instanceof Error) {
+            results.push({ news: [], web: [], charts: [], graphs: [], fullText: new Map() });
+            yield { type: 'tool', id, name: c.tool, input: c.input, result: `failed: ${r.message}` };
+            continue;
+          }
+          const n = pool.add(r, c.weight, main(c));
+          fresh += n;
+          results.push(r);
+          yield { type: 'tool', id, name: c.tool, input: c.input, result: account(r, n) };
+        }
+        return { fresh, results };
+      }
+
+      const readFullText = (): PlannedCall[] => {
+        if (!enabled.has('full_text_discovery') || !canUse('read_full_text')) return [];
+        const ids = pool.ranked().filter((a) => !asked.has(`t:${a.articleId}`)).slice(0, FULL_TEXT_PER_ROUND).map((a) => a.articleId);
+        return ids.length ? [{ tool: 'read_full_text', input: { article_ids: ids }, weight: 0, keys: ids.map((id) => `t:${id}`) }] : [];
+      };
+
+      let roundsRun = 0;
+      if (caller) {
+        // the model plans: each turn's tool calls are one round
+        const offered: Tool[] = TOOLS.filter((t) => enabled.has(t.source) && canUse(t.name));
+        const specs: ToolSpec[] = offered.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }));
+        const msgs: AgentMessage[] = [
+          { role: 'system', content: PLANNER({ depth: rounds, max: body.max_depth, parallel: body.max_parallel_tool_calls, cutoff }) },
+          ...conversation.filter((m) => m.role !== 'system').map((m) => ({ role: m.role as 'user' | 'assistant', content: m.content })),
+        ];
+        for (let round = 1; round <= body.max_depth && specs.length; round++) {
+          usage.prompt_tokens += msgs.reduce((s, m) => s + countTokens(m.content) + 4, 3);
+          const turn = await caller.toolTurn({ messages: msgs, tools: specs, temperature: body.temperature, top_p: body.top_p, user: body.user ?? null, parallel: body.max_parallel_tool_calls });
+          usage.completion_tokens += countTokens(turn.text) + countTokens(JSON.stringify(turn.toolCalls));
+          if (turn.text.trim()) yield { type: 'thinking', text: `${turn.text.trim()}\n` };
+          if (!turn.toolCalls.length) break;
+          roundsRun = round;
+          const known = turn.toolCalls.filter((c) => offered.some((t) => t.name === c.name));
+          const planned: PlannedCall[] = known.map((c) => ({ tool: c.name, input: c.input, weight: 1 }));
+          const gen = execute(planned, () => round === 1);
+          let step = await gen.next();
+          while (!step.done) {
+            yield step.value;
+            step = await gen.next();
+          }
+          const results = step.value.results;
+          msgs.push({ role: 'assistant', content: turn.text, toolCalls: turn.toolCalls });
+          for (const c of turn.toolCalls) {
+            const i = known.indexOf(c);
+            msgs.push({ role: 'tool', toolCallId: c.id, name: c.name, content: i >= 0 ? forModel(results[i]!) : `unknown tool ${c.name}` });
+          }
+        }
+      } else {
+        const parts = questionParts(question);
+        for (let round = 1; round <= rounds; round++) {
+          const calls = round === 1 ? firstRound(parts, enabled, canUse) : nextRound(parts, enabled, canUse, { ranked: pool.ranked(), storyOf: (id) => news.stories.members.get(id)?.storyId ?? null, asked });
+          yield { type: 'thinking', text: `Round ${round}: ${calls.length ? calls.map((c) => `${c.tool}(${JSON.stringify(c.input)})`).join(', ') : 'nothing left to ask'}.\n` };
+          if (!calls.length) break;
+          roundsRun = round;
+          const gen = execute(calls, (c) => round === 1 && c.tool === 'search_news' && c.input.query === parts.full && c.input.start_timestamp === undefined);
+          let step = await gen.next();
+          while (!step.done) {
+            yield step.value;
+            step = await gen.next();
+          }
+          let fresh = step.value.fresh;
+          const full = readFullText();
+          if (full.length) {
+            const g2 = execute(full, () => false);
+            let s2 = await g2.next();
+            while (!s2.done) {
+              yield s2.value;
+              s2 = await g2.next();
+            }
+            fresh += s2.value.fresh;
+          }
+          yield { type: 'thinking', text: `Round ${round} brought ${fresh} new item(s); ${pool.articles.size} articles so far.\n` };
+          if (fresh === 0) {
+            yield { type: 'thinking', text: 'Nothing new: the research ends here.\n' };
+            break;
+          }
+        }
+      }
+
+      // the pool, pruned when asked: an article kept shares a term of the question or came from its main search
+      let ranked = pool.ranked();
+      if (body.enable_source_pruning) {
+        const q = new Set(terms(question));
+        const before = ranked.length;
+        ranked = ranked.filter((a) => pool.main.has(a.articleId) || terms([a.title, a.summary, ...a.keyPoints].join(' ')).some((t) => q.has(t)));
+        yield { type: 'thinking', text: `Source pruning removed ${before - ranked.length} of ${before} articles.\n` };
+      }
+      const docs: ContextDoc[] = ranked.slice(0, REPORT_DOCS).map((article, i) => ({ n: i + 1, article, fullText: pool.fullText.get(article.articleId) ?? null }));
+      const calls = Object.values(usage.tool_usage).reduce((s, n) => s + n, 0);
+      const toolList = Object.entries(usage.tool_usage).map(([k, n]) => `${k} ${n}`).join(', ');
+      const noteParts = [`Research: ${roundsRun} round(s), ${calls} tool call(s)${toolList ? ` (${toolList})` : ''}; ${pool.articles.size} articles found.`];
+      if (cutoff) noteParts.push(`Knowledge cutoff: ${cutoff}; no source published after it was used.`);
+      const notSearched = [...new Set(skipped)];
+      if (notSearched.length) noteParts.push(`Not searched: ${notSearched.join(', ')}.`);
+      yield { type: 'thinking', text: `Writing the report from ${docs.length} articles.\n` };
+
+      const writer = caller || provider.name !== 'extractive' ? provider : reportWriter(news.embedder);
+      const cited = new Map<string, ContextDoc>();
+      let first: Report | null = null;
+      for (let index = 0; index < body.n; index++) {
+        const report = await writeReport({
+          provider: writer, conversation, question, docs, journalist: body.journalist_mode, style: body.inline_citations, start: body.start_citation_number,
+          appendReferences: body.append_references, watermark: body.asknews_watermark, notes: noteParts.join(' '), cutoff, stop: stops, maxTokens: body.max_tokens,
+          sampling: { temperature: body.temperature, top_p: body.top_p, presence_penalty: body.presence_penalty, frequency_penalty: body.frequency_penalty, user: body.user ?? null },
+        });
+        first ??= report;
+        usage.prompt_tokens += report.promptTokens;
+        usage.completion_tokens += countTokens(report.text);
+        usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
+        for (const d of report.cited) cited.set(d.article.articleId, d);
+        for (const piece of deltas(report.text)) yield { type: 'text', index, text: piece };
+        yield { type: 'finish', index, reason: report.reason };
+      }
+      usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
+
+      // sources: the cited ones (citation order) or the pool's best
+      const now = () => new Date(news.clock());
+      const hit = (kind: 'grounded' | 'citation', list: NewsArticle[]) =>
+        news.hits.record(list.map((a) => ({ ts: now(), kind, keyId: principal.keyId, orgId: principal.org?.id ?? null, domain: a.domain, articleId: a.articleId, query: question || null })));
+      hit('grounded', docs.map((d) => d.article));
+      hit('citation', [...cited.values()].map((d) => d.article));
+      if (body.return_sources) {
+        const list = body.only_cited_sources ? [...cited.values()].map((d) => d.article) : ranked.slice(0, MAX_SOURCES);
+        sources.news = list.map((a) => {
+          const d = toDict({ ...a, fullText: pool.fullText.get(a.articleId) ?? null }, { graphs: body.include_graphs, geo: body.include_coordinates, fullText: pool.fullText.has(a.articleId) });
+          if (!body.include_entities) d.entities = Object.fromEntries(Object.keys(d.entities).map((k) => [k, []])) as unknown as typeof d.entities;
+          return d;
+        });
+        sources.web = body.only_cited_sources ? [] : [...pool.web.values()];
+        sources.charts = [...pool.charts];
+        for (const data of sources.news) yield { type: 'source', source: { kind: 'news', data } };
+        for (const data of sources.web) yield { type: 'source', source: { kind: 'web', data } };
+        for (const data of sources.charts) yield { type: 'source', source: { kind: 'chart', data } };
+        for (const data of pool.graphs) yield { type: 'source', source: { kind: 'graph', data } };
+      }
+      if (!known) await services.threads.create(principal.userId, principal.keyId, threadId);
+      await services.threads.append(threadId, [...incoming.filter((m) => m.role !== 'system'), { role: 'assistant', content: first?.text ?? '' }]);
+    },
+  };
+  return run;
+}

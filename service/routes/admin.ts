@@ -1,0 +1,53 @@
+/** Administration of a running service (spec/admin.ts): organizations and API keys, by admin token. */
+import type { z } from 'zod';
+import type { AdminCreateKeyRequest, AdminCreateOrgRequest } from '../../spec/index.js';
+import { ERROR_CODES } from '../../spec/index.js';
+import { AdminInputError, type KeyRow } from '../auth/keys.js';
+import type { Org } from '../auth/principal.js';
+import type { GroupHandlers } from '../context.js';
+import { HttpError, notFound } from '../errors.js';
+
+const key = (r: KeyRow) => ({
+  id: r.id, name: r.name, key_prefix: r.key_prefix, org_id: r.org_id, org_name: r.org_name,
+  scopes: r.scopes, plan: r.plan, legacy: r.legacy,
+  created_at: new Date(r.created_at).toISOString(), revoked_at: r.revoked_at ? new Date(r.revoked_at).toISOString() : null,
+});
+
+const org = (o: Org) => ({ id: o.id, name: o.name, domains: o.domains, publisher: o.publisher, plan: o.plan });
+
+/** The field a refusal of the key store is about. */
+const fieldOf = (msg: string) =>
+  /^no organization|needs an organization key/.test(msg) ? 'org'
+    : /already exists|^--name/.test(msg) ? 'name'
+      : /domain name/.test(msg) ? 'domains'
+        : /scope/.test(msg) ? 'scopes'
+          : /plan/.test(msg) ? 'plan' : 'body';
+
+/** The store's refusals (an unknown organization, a taken name, a malformed domain) are the caller's to fix: 422. */
+async function input<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof AdminInputError) {
+      throw new HttpError(422, ERROR_CODES.validation, [{ loc: ['body', fieldOf(e.message)], msg: e.message.replace(/^--/, ''), type: 'value_error' }]);
+    }
+    throw e;
+  }
+}
+
+export const adminHandlers: GroupHandlers = {
+  admin_list_orgs: async ({ services }) => ({ orgs: (await services.keys.listOrgs()).map(org) }),
+  admin_create_org: async ({ services, body }) => {
+    const b = body as z.output<typeof AdminCreateOrgRequest>;
+    return org(await input(() => services.keys.createOrg(b)));
+  },
+  admin_list_keys: async ({ services }) => ({ keys: (await services.keys.listKeys()).map(key) }),
+  admin_create_key: async ({ services, body }) => {
+    const b = body as z.output<typeof AdminCreateKeyRequest>;
+    const r = await input(() => services.keys.createKey({ name: b.name, org: b.org ?? undefined, scopes: b.scopes, plan: b.plan ?? undefined, legacy: b.legacy }));
+    return { ...key(r.row), key: r.key };
+  },
+  admin_revoke_key: async ({ services, params }) => {
+    if (!(await services.keys.revokeKey((params as { key_id: string }).key_id))) throw notFound(`no key with id ${(params as { key_id: string }).key_id}`);
+  },
+};

@@ -1,0 +1,49 @@
+/**
+ * Administration of a running service (an extension of newsflow, not of the interface): the
+ * `newsflow orgs|keys` commands reach the store through these routes while `newsflow serve` holds
+ * it. Authorized by the admin token kept in the data dir (`admin.token`, mode 0600), never by an
+ * API key: an ordinary key is 403, a wrong token 401.
+ */
+import { z } from 'zod';
+import { DateTime, record } from './common.js';
+import { PLANS, SCOPES } from './enums.js';
+
+export const AdminOrg = record({
+  id: z.string(),
+  name: z.string(),
+  domains: z.array(z.string()),
+  publisher: z.boolean(),
+  plan: z.enum(PLANS),
+});
+export const AdminOrgsResponse = record({ orgs: z.array(AdminOrg) });
+export const AdminCreateOrgRequest = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  domains: z.array(z.string().min(1).max(253)).max(1000).default([]),
+  publisher: z.boolean().default(false),
+  plan: z.enum(PLANS).default('enterprise'),
+});
+
+export const AdminKey = record({
+  id: z.string(),
+  name: z.string(),
+  key_prefix: z.string(),
+  org_id: z.string().nullable(),
+  org_name: z.string().nullable(),
+  scopes: z.array(z.string()),
+  plan: z.string(),
+  legacy: z.boolean(),
+  created_at: DateTime,
+  revoked_at: DateTime.nullable(),
+});
+export const AdminKeysResponse = record({ keys: z.array(AdminKey) });
+export const AdminCreateKeyRequest = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  /** organization name or id; absent or null: a personal key */
+  org: z.string().min(1).max(200).nullable().optional(),
+  scopes: z.array(z.enum(SCOPES)).min(1),
+  plan: z.enum(PLANS).nullable().optional(),
+  legacy: z.boolean().default(false),
+});
+/** The key itself is in this answer only: the store keeps its hash. */
+export const AdminCreatedKey = AdminKey.extend({ key: z.string() });
+export const AdminKeyPath = z.object({ key_id: z.string().min(1).max(100) });
