@@ -7,6 +7,10 @@
  * same rounds give the same answer, which is what makes a round retried after a crash land
  * exactly what it would have landed.
  *
+ * The agent ends its research early when a round brings nothing new; its report says how many
+ * rounds ran (`Research: N round(s), ...`). When round k ran fewer than k, the research is over:
+ * the run lands as complete with `rounds_done` N and the workflow stops.
+ *
  * Citation numbers: the request asks for `numbered` citations from 1; the report's [n] is the
  * n-th source of the answer, news first (`sources.news`), then web (`sources.web`).
  */
@@ -43,6 +47,10 @@ export interface RoundInput {
 }
 export interface RoundResult {
   round: number;
+  /** rounds the agent ran for this call (fewer than `round`: its research ended early) */
+  roundsRun: number;
+  /** the research is over (last round, or ended early) */
+  complete: boolean;
   sources: number;
   reportChars: number;
   model: string;
@@ -52,8 +60,6 @@ export interface RoundResult {
 }
 
 export const DEFAULT_DEPTH = 3;
-/** Most research rounds: the API's search_depth maximum. */
-export const RESEARCH_MAX_DEPTH = 190;
 /** How often a round heartbeats while the API works on it. */
 const HEARTBEAT_MS = 2000;
 
@@ -80,6 +86,12 @@ const usIso = (iso: string | null | undefined) => {
   return Number.isFinite(t) ? t * 1000 : null;
 };
 
+/** The rounds the agent says it ran (its report's "Research: N round(s)" line), else `asked`. */
+export function roundsRunOf(report: string, asked: number): number {
+  const m = /Research: (\d+) round\(s\)/.exec(report);
+  return m ? Math.min(asked, Number(m[1])) : asked;
+}
+
 /** The rows a round's answer lands: the run as it stands, and its sources by citation number. */
 export function researchRows(input: RoundInput, r: DeepNewsResponse) {
   const news = r.sources.news ?? [];
@@ -88,13 +100,16 @@ export function researchRows(input: RoundInput, r: DeepNewsResponse) {
     ...news.map((a, i) => ({ run_id: input.runId, citation: i + 1, kind: 'news', article_id: a.article_id, url: a.article_url, title: a.title, source: a.domain_url, published: usIso(a.pub_date) })),
     ...web.map((w, i) => ({ run_id: input.runId, citation: news.length + i + 1, kind: 'web', article_id: null, url: w.url, title: w.title, source: w.source, published: usIso(w.published) })),
   ];
+  const report = r.choices[0]?.message.content ?? '';
+  const roundsRun = roundsRunOf(report, input.round);
+  const complete = input.round >= input.rounds || roundsRun < input.round;
   const run = {
     run_id: input.runId, name: input.name, question: input.params.question,
     parameters: JSON.stringify({ depth: input.rounds, sources: input.params.sources ?? null, model: input.params.model ?? null, filters: input.params.filters ?? null }),
-    status: input.round >= input.rounds ? 'complete' : 'running', rounds_done: input.round, rounds: input.rounds,
-    report: r.choices[0]?.message.content ?? '', model: r.model, usage: JSON.stringify(r.usage), n_sources: sources.length, run_at: usIso(input.runAt),
+    status: complete ? 'complete' : 'running', rounds_done: roundsRun, rounds: input.rounds,
+    report, model: r.model, usage: JSON.stringify(r.usage), n_sources: sources.length, run_at: usIso(input.runAt),
   };
-  return { run, sources };
+  return { run, sources, roundsRun, complete };
 }
 
 export function createDeepResearchActivities(deps: { client: NewsClient; warehouse: Warehouse }) {
@@ -111,11 +126,11 @@ export function createDeepResearchActivities(deps: { client: NewsClient; warehou
         clearInterval(beat);
       }
       ctx.heartbeat({ round: input.round, phase: 'landing' });
-      const { run, sources } = researchRows(input, r);
+      const { run, sources, roundsRun, complete } = researchRows(input, r);
       const counts = await deps.warehouse.land(RESEARCH_RUNS, [run], [{ table: RESEARCH_SOURCES, rows: sources }], input.loadId);
       ctx.log.info('landed research round', { runId: input.runId, round: input.round, sources: sources.length });
       return {
-        round: input.round, sources: sources.length, reportChars: run.report.length, model: r.model, totalTokens: r.usage.total_tokens,
+        round: input.round, roundsRun, complete, sources: sources.length, reportChars: run.report.length, model: r.model, totalTokens: r.usage.total_tokens,
         inserted: counts.inserted, updated: counts.updated,
       };
     },

@@ -4,13 +4,13 @@
  * (no TEMPORAL_ADDRESS), the landed report and its sources from the warehouse.
  */
 import { DEEPNEWS_SOURCES } from '../spec/index.js';
-import { serviceConfig } from '../service/config.js';
-import { openSnapshot } from '../warehouse/read.js';
-import { RESEARCH_MAX_DEPTH as MAX_DEPTH } from '../activities/deepResearch.js';
 import type { ResearchProgress } from '../workflows/deepResearch.js';
 import { TASK_QUEUES } from './queues.js';
-import { runOnce, type RunRequest } from './run.js';
-import { warehouseDir } from './runtime.js';
+import type { RunRequest } from './run.js';
+
+/** Most research rounds: the API's search_depth maximum. */
+export const RESEARCH_MAX_DEPTH = 190;
+const MAX_DEPTH = RESEARCH_MAX_DEPTH;
 
 export class ResearchInputError extends Error {}
 
@@ -44,6 +44,10 @@ export function researchRequest(question: string, o: ResearchOptions): RunReques
 
 export async function runResearch(question: string, o: ResearchOptions & { dataDir?: string; verbose?: boolean }): Promise<void> {
   const request = researchRequest(question, o);
+  // (the runtime is loaded only once the options are good: a bad option is refused at once)
+  const [{ runOnce }, { warehouseDir }, { serviceConfig }, { openSnapshot }] = await Promise.all([
+    import('./run.js'), import('./runtime.js'), import('../service/config.js'), import('../warehouse/read.js'),
+  ]);
   const result = await runOnce(o.dataDir, request, { verbose: o.verbose });
   if (process.env.TEMPORAL_ADDRESS) return; // the worker (and its warehouse) is elsewhere
   const dir = warehouseDir(serviceConfig({ dataDir: o.dataDir }).dataDir);

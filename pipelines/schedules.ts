@@ -8,6 +8,7 @@ import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type Schedul
 import type { z } from 'zod';
 import { TASK_QUEUES } from './queues.js';
 import { Sampling } from '../spec/index.js';
+import { RESEARCH_MAX_DEPTH } from './research.js';
 
 export interface ScheduleDecl {
   id: string;
@@ -139,7 +140,7 @@ export function researchSchedules(env: NodeJS.ProcessEnv): ScheduleDecl[] {
       : typeof q.name !== 'string' || !/^[a-z0-9][a-z0-9-]{0,62}$/.test(q.name) ? '"name" must be lower-case letters, digits and dashes'
       : names.has(q.name) ? `"name" ${q.name} is declared twice`
       : typeof q.question !== 'string' || !q.question.trim() ? '"question" must be a non-empty string'
-      : q.depth !== undefined && (!Number.isInteger(q.depth) || q.depth < 1 || q.depth > 190) ? '"depth" must be an integer 1..190'
+      : q.depth !== undefined && (!Number.isInteger(q.depth) || q.depth < 1 || q.depth > RESEARCH_MAX_DEPTH) ? `"depth" must be an integer 1..${RESEARCH_MAX_DEPTH}`
       : q.sources !== undefined && (!Array.isArray(q.sources) || !q.sources.every((x) => typeof x === 'string')) ? '"sources" must be an array of strings'
       : q.cron !== undefined && (typeof q.cron !== 'string' || q.cron.trim().split(/\s+/).length !== 5) ? '"cron" must be a 5-field cron expression'
       : null;

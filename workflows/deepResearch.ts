@@ -24,7 +24,10 @@ export interface DeepResearchInput extends ResearchParams {
 export interface DeepResearchResult {
   runId: string;
   runAt: string;
+  /** rounds asked for */
   rounds: number;
+  /** rounds the research ran (fewer when it ended early) */
+  roundsDone: number;
   sources: number;
   reportChars: number;
   model: string;
@@ -45,7 +48,7 @@ export async function deepResearch(input: DeepResearchInput): Promise<DeepResear
   const runId = info.workflowId;
   const loadId = `${info.workflowId}/${info.runId}`;
   const startedAt = new Date().toISOString();
-  // (the CLI and the schedules check depth against RESEARCH_MAX_DEPTH; the API refuses more with a 422)
+  // (the CLI and the schedules check depth against RESEARCH_MAX_DEPTH (pipelines/research.ts); the API refuses more with a 422)
   const rounds = Math.max(1, Math.floor(input.depth ?? 3));
   const { name, runAt: _r, ...rest } = input;
   const params: ResearchParams = { ...rest, depth: rounds };
@@ -53,12 +56,13 @@ export async function deepResearch(input: DeepResearchInput): Promise<DeepResear
   setHandler(researchProgressQuery, () => ({ round: last?.round ?? 0, rounds, sources: last?.sources ?? 0 }));
   for (let round = 1; round <= rounds; round++) {
     last = await researchRound({ runId, name: name ?? null, params, round, rounds, runAt, loadId });
+    if (last.complete) break; // the agent's research ended early: nothing new to find
   }
   const done = last!;
   await recordLoad({
     loadId, pipeline: 'deep-research', workflowId: info.workflowId, runId: info.runId, from: runAt, to: runAt,
     received: 1, inserted: done.inserted, updated: done.updated, startedAt,
-    invariants: { rounds, sources: done.sources, reportChars: done.reportChars, model: done.model },
+    invariants: { rounds, roundsDone: done.roundsRun, sources: done.sources, reportChars: done.reportChars, model: done.model },
   });
-  return { runId, runAt, rounds, sources: done.sources, reportChars: done.reportChars, model: done.model, totalTokens: done.totalTokens };
+  return { runId, runAt, rounds, roundsDone: done.roundsRun, sources: done.sources, reportChars: done.reportChars, model: done.model, totalTokens: done.totalTokens };
 }

@@ -55,5 +55,5 @@ describe('newsflow research', () => {
     expect(f.stderr).toMatch(/--filters must be a JSON object/);
     for (const x of [d, s, f]) expect(x.stderr).not.toMatch(/\n\s+at /);
     fs.rmSync(dir, { recursive: true, force: true });
-  });
+  }, 120_000);
 });
