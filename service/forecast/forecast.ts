@@ -15,6 +15,9 @@
  * fields are filled the same either way. `resolution_criteria` without a model is the question
  * restated against the window's end, not a judgement.
  *
+ * Web results whose date is known and outside the window are left out; forum threads inside the
+ * window join the timeline. A failing web source or forum store is a note, not an error.
+ *
  * `expert_information` carries what the service did: expert, window, articles, whether a model
  * judged, and notes (e.g. a web or forum source this service does not have).
  */
@@ -51,9 +54,9 @@ export interface ForecastParams {
 export interface ForecastWebSource {
   search(q: { queries: string[]; start_datetime?: string; end_datetime?: string }): Promise<{ as_dicts: WebSearchResult[] }>;
 }
-/** The forum store a forecast asks when `use_reddit` is set: the shape of GET /v1/reddit/search. */
+/** The forum store a forecast asks when `use_reddit` is set (`services.forum`, ForumStore.search). */
 export interface ForecastForumSource {
-  search(q: { keywords: string[]; n_threads: number; method: 'kw' | 'nl'; time_filter: string }): Promise<{ as_dicts?: { title: string; date: string; subreddit_name: string; summary: string; url: string }[] | null }>;
+  search(p: { keywords: string[]; n_threads: number; method: 'kw' | 'nl'; time_filter: 'all'; sort: 'relevance' }): Promise<{ title: string; date: string; subreddit_name: string; summary: string; url: string }[]>;
 }
 
 type MaybeSources = Services & { web?: ForecastWebSource; forum?: ForecastForumSource };
@@ -88,17 +91,26 @@ export async function forecast(services: Services, principal: Principal | null, 
   if (q.web_search) {
     if (!src.web) notes.push('web_search: this service has no web source, so web_search_results is empty');
     else {
-      const r = await src.web.search({ queries: [q.query], start_datetime: new Date(window.from).toISOString(), end_datetime: new Date(window.to).toISOString() });
-      webResults = r.as_dicts.filter((w) => !w.published || !Number.isFinite(Date.parse(w.published)) || within(window, w.published));
-      if (webResults.length) extra.push(`Web results:\n${webResults.map((w, i) => `(w${i + 1}) ${w.published} ${w.source} | ${w.title}\n${w.key_points.join(' ')}`).join('\n')}`);
+      try {
+        const r = await src.web.search({ queries: [q.query], start_datetime: new Date(window.from).toISOString(), end_datetime: new Date(window.to).toISOString() });
+        // a result whose date is known and outside the window is left out
+        webResults = r.as_dicts.filter((w) => !Number.isFinite(Date.parse(w.published)) || within(window, w.published));
+        if (webResults.length) extra.push(`Web results:\n${webResults.map((w, i) => `(w${i + 1}) ${w.published} ${w.source} | ${w.title}\n${w.key_points.join(' ')}`).join('\n')}`);
+      } catch (e) {
+        notes.push(`web_search: the web source failed (${(e as Error).message.slice(0, 200)}), so web_search_results is empty`);
+      }
     }
   }
   let forumThreads = 0;
   if (q.use_reddit) {
     if (!src.forum) notes.push('use_reddit: this service has no forum store, so no forum threads were used');
     else {
-      const r = await src.forum.search({ keywords: [q.query], n_threads: 5, method: 'kw', time_filter: 'all' });
-      const threads = (r.as_dicts ?? []).filter((t) => within(window, t.date));
+      let threads: Awaited<ReturnType<ForecastForumSource['search']>> = [];
+      try {
+        threads = (await src.forum.search({ keywords: [q.query], n_threads: 5, method: 'kw', time_filter: 'all', sort: 'relevance' })).filter((t) => within(window, t.date));
+      } catch (e) {
+        notes.push(`use_reddit: the forum store failed (${(e as Error).message.slice(0, 200)}); no forum threads were used`);
+      }
       forumThreads = threads.length;
       for (const t of threads) timeline.push(`${new Date(t.date).toISOString().slice(0, 16).replace('T', ' ')} UTC: ${t.title.trim()} (forum r/${t.subreddit_name})`);
       timeline.sort();

@@ -116,6 +116,33 @@ describe('forecast without a model (the offline default)', () => {
     expect(r.body.expert_information.notes.join(' ')).toMatch(/no forum store/);
   });
 
+  it('with a web source and a forum store: web results inside the window are returned, forum threads inside it join the timeline', async () => {
+    const sources = svc.services as unknown as { web?: unknown; forum?: unknown };
+    const web = (published: string, n: number) => ({ title: `Web page ${n}`, url: `https://example.org/${n}`, source: 'example.org', published, key_points: [`point ${n}`], raw_text: '' });
+    const thread = (date: string, n: number) => ({ title: `Thread ${n} about Abe`, date, subreddit_name: 'japan', summary: `summary ${n}`, url: `https://forum.example/${n}` });
+    const asked: unknown[] = [];
+    sources.web = { search: async (p: unknown) => (asked.push(p), { as_dicts: [web('2022-07-08T10:00:00Z', 1), web('2022-07-11T10:00:00Z', 2), web('not a date', 3)] }) };
+    sources.forum = { search: async () => [thread('2022-07-09T12:30:00.000Z', 1), thread('2022-06-01T00:00:00.000Z', 2)] };
+    try {
+      const r = await forecast({ query: Q, cutoff_date: CUTOFF, lookback: LOOKBACK, web_search: true, use_reddit: true });
+      expect(r.status).toBe(200);
+      expect(strict(r.body)).toEqual([]);
+      expect(r.body.web_search_results.map((w: { title: string }) => w.title)).toEqual(['Web page 1', 'Web page 3']);
+      expect(asked[0]).toMatchObject({ queries: [Q], start_datetime: '2022-07-07T00:00:00.000Z', end_datetime: '2022-07-10T00:00:00.000Z' });
+      expect(r.body.timeline).toContain('2022-07-09 12:30 UTC: Thread 1 about Abe (forum r/japan)');
+      expect(r.body.timeline.join('\n')).not.toMatch(/Thread 2/);
+      expect(r.body.expert_information.forum_threads_used).toBe(1);
+      sources.web = { search: async () => { throw new Error('provider down'); } };
+      const failed = await forecast({ query: Q, cutoff_date: CUTOFF, lookback: LOOKBACK, web_search: true });
+      expect(failed.status).toBe(200);
+      expect(failed.body.web_search_results).toEqual([]);
+      expect(failed.body.expert_information.notes.join(' ')).toMatch(/web source failed \(provider down\)/);
+    } finally {
+      delete sources.web;
+      delete sources.forum;
+    }
+  });
+
   it('the client method forecast parses the response with the spec', async () => {
     const c = new NewsClient({ baseUrl: svc.url, apiKey: svc.keys.org! });
     const r = await c.forecast({ query: Q, cutoff_date: CUTOFF, lookback: LOOKBACK, articles_to_use: 5 });
