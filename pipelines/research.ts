@@ -42,16 +42,11 @@ export function researchRequest(question: string, o: ResearchOptions): RunReques
   };
 }
 
-export async function runResearch(question: string, o: ResearchOptions & { dataDir?: string; verbose?: boolean }): Promise<void> {
-  const request = researchRequest(question, o);
-  // (the runtime is loaded only once the options are good: a bad option is refused at once)
-  const [{ runOnce }, { warehouseDir }, { serviceConfig }, { openSnapshot }] = await Promise.all([
-    import('./run.js'), import('./runtime.js'), import('../service/config.js'), import('../warehouse/read.js'),
-  ]);
-  const result = await runOnce(o.dataDir, request, { verbose: o.verbose });
+/** The report and its numbered sources, from the warehouse the run landed in. */
+async function printReport(result: Record<string, unknown>, dataDir: string): Promise<void> {
   if (process.env.TEMPORAL_ADDRESS) return; // the worker (and its warehouse) is elsewhere
-  const dir = warehouseDir(serviceConfig({ dataDir: o.dataDir }).dataDir);
-  const snap = await openSnapshot(dir);
+  const [{ warehouseDir }, { openSnapshot }] = await Promise.all([import('./runtime.js'), import('../warehouse/read.js')]);
+  const snap = await openSnapshot(warehouseDir(dataDir));
   try {
     const id = String(result.runId).replace(/'/g, "''");
     const [run] = await snap.all(`SELECT report FROM research_runs WHERE run_id = '${id}'`);
@@ -60,4 +55,11 @@ export async function runResearch(question: string, o: ResearchOptions & { dataD
   } finally {
     snap.close();
   }
+}
+
+export async function runResearch(question: string, o: ResearchOptions & { dataDir?: string; verbose?: boolean }): Promise<void> {
+  const request = researchRequest(question, o);
+  // (the runtime is loaded only once the options are good: a bad option is refused at once)
+  const { runOnce } = await import('./run.js');
+  await runOnce(o.dataDir, { ...request, after: printReport }, { verbose: o.verbose });
 }

@@ -39,6 +39,8 @@ export interface RunRequest<P = unknown> {
   line?: (p: P) => string | null;
   /** what the preflight checks for it */
   need: PreflightNeed;
+  /** done after the run succeeded and its result was printed (e.g. write a file from what it landed) */
+  after?: (result: Record<string, unknown>, dataDir: string) => Promise<void>;
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -79,7 +81,7 @@ function rootMessage(e: unknown): string {
  * TEMPORAL_ADDRESS and no NEWSFLOW_API_KEY, the worker elsewhere has its own key: it is left out).
  * A failed run throws RunFailedError with its cause; a signal stops the worker and the dev server.
  */
-export async function runOnce<P>(dataDirOpt: string | undefined, { workflowType, taskQueue, input, show, line, need }: RunRequest<P>, o: { verbose?: boolean } = {}): Promise<Record<string, unknown>> {
+export async function runOnce<P>(dataDirOpt: string | undefined, { workflowType, taskQueue, input, show, line, need, after }: RunRequest<P>, o: { verbose?: boolean } = {}): Promise<Record<string, unknown>> {
   const dataDir = serviceConfig({ dataDir: dataDirOpt }).dataDir;
   const own = !process.env.TEMPORAL_ADDRESS;
   if (own || process.env.NEWSFLOW_API_KEY) await preflight([need]);
@@ -124,6 +126,7 @@ export async function runOnce<P>(dataDirOpt: string | undefined, { workflowType,
     bar.update(1, 1, 'done');
     bar.stop();
     console.log(JSON.stringify(result));
+    await after?.(result, dataDir);
     return result;
   } finally {
     clearInterval(poll);

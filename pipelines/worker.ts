@@ -13,6 +13,7 @@ import { createDistributionActivities } from '../activities/distributionPull.js'
 import { createAlertRunnerActivities } from '../activities/alertRunner.js';
 import { createStoryTrackerActivities } from '../activities/storyTracker.js';
 import { createIndexCountSamplerActivities } from '../activities/indexCountSampler.js';
+import { createEntityGraphActivities } from '../activities/entityGraph.js';
 import { createDeepResearchActivities } from '../activities/deepResearch.js';
 
 const require = createRequire(import.meta.url);
@@ -47,6 +48,7 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
     ...createDistributionActivities({ client: deps.client, warehouse: deps.warehouse, onPage: deps.onPage }),
     ...createIndexCountSamplerActivities({ client: deps.client, warehouse: deps.warehouse }),
     ...createStoryTrackerActivities({ client: deps.client, warehouse: deps.warehouse }),
+    ...createEntityGraphActivities({ client: deps.client, warehouse: deps.warehouse }),
     ...createDeepResearchActivities({ client: deps.client, warehouse: deps.warehouse }),
   };
   // one bundle for the five workers (was one webpack run, and report, each)

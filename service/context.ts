@@ -11,6 +11,7 @@ import type { ModelLayer } from './llm/index.js';
 import type { ByokStore } from './byok/store.js';
 import type { ThreadStore } from './chat/threads.js';
 import type { AdminAuth } from './admin/token.js';
+import type { GraphService } from './graph/index.js';
 
 export interface Services {
   db: Db;
@@ -27,6 +28,8 @@ export interface Services {
   threads: ThreadStore;
   /** the admin token of the data dir (admin routes) */
   admin: AdminAuth;
+  /** knowledge graphs built from searches (POST /v1/news/graph, agent tools); absent without a news store */
+  graph?: GraphService;
 }
 
 export interface HandlerCtx {

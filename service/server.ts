@@ -14,6 +14,7 @@ import { rememberingQueries } from './llm/query-vectors.js';
 import { ByokStore } from './byok/store.js';
 import { Secrets, parseMasterKey } from './auth/secrets.js';
 import { ThreadStore } from './chat/threads.js';
+import { GraphService } from './graph/index.js';
 import { HttpEmbedder, type Embedder } from './search/embedder.js';
 import { LocalEmbedder } from './search/local-embedder.js';
 import { MiniLmEmbedder, miniLmPresent } from './search/minilm-embedder.js';
@@ -65,6 +66,7 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
     db: store, keys: new KeyStore(store), limiter: new RateLimiter(config.limits), config, news,
     llm: new ModelLayer(config, embedder), byok, threads: new ThreadStore(store),
     admin: AdminAuth.forDataDir(config.dataDir),
+    graph: new GraphService(news),
   };
 }
 

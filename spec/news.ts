@@ -17,18 +17,50 @@ export const ArticlePath = z.object({ article_id: Uuid });
 export const ArticleQuery = z.object({ full_text: z.boolean().default(false) });
 export const ArticlesResponse = z.array(SearchResponseDictItem);
 
+/**
+ * POST /v1/news/graph (facts §5). The facts give the field names, types and defaults; the inner
+ * shapes of `constrained_disambiguations`, `docs_upload`, `full_graph` and `disambiguations` are
+ * not shown, so they are this implementation's (README "Graph"). Unknown fields are a 422 naming
+ * them (a misspelt option would otherwise be ignored silently).
+ */
+export const GRAPH_LIMITS = {
+  /** articles a graph is built from when filter_params.n_articles is not given */
+  defaultArticles: 50,
+  maxConstraints: 1000,
+  maxDocs: 100,
+  /** hours a stored graph (visualize_url, triples_url) stays reachable */
+  ttlHours: 168,
+} as const;
+export const VisualizeWith = z.enum(['html']);
+export const ConstrainedDisambiguation = z
+  .strictObject({
+    action: z.enum(['merge', 'split']).describe('merge: the entities are one node; split: none of them is merged with the others (one entity: with anything)'),
+    entities: z.array(z.string().min(1)).min(1).max(100),
+    canonical: z.string().min(1).nullable().optional().describe('merge: the node id (default: the longest of entities)'),
+    type: z.string().min(1).nullable().optional().describe('merge: the node type (default: the type most mentions of the entities have)'),
+  })
+  .meta({ id: 'ConstrainedDisambiguation' });
+export const GraphDocument = z
+  .strictObject({
+    text: z.string(),
+    title: z.string().nullable().optional(),
+    id: z.string().nullable().optional(),
+    url: z.string().nullable().optional(),
+  })
+  .meta({ id: 'GraphDocument' });
 export const GraphRequest = z
-  .looseObject({
+  .strictObject({
     query: z.string().default(''),
     return_articles: z.boolean().default(false),
-    min_cluster_probability: z.number().default(0.9),
+    min_cluster_probability: z.number().min(0).max(1).default(0.9),
     geo_disambiguation: z.boolean().default(false),
     filter_params: FilterParams.nullable().optional(),
-    constrained_disambiguations: z.array(FreeObjectInput).nullable().optional(),
-    docs_upload: z.array(FreeObjectInput).nullable().optional(),
-    visualize_with: z.string().nullable().optional(),
+    constrained_disambiguations: z.array(ConstrainedDisambiguation).max(GRAPH_LIMITS.maxConstraints).nullable().optional(),
+    docs_upload: z.array(GraphDocument).max(GRAPH_LIMITS.maxDocs).nullable().optional(),
+    visualize_with: VisualizeWith.nullable().optional(),
   })
   .meta({ id: 'GraphRequest' });
+export type GraphRequestParsed = z.output<typeof GraphRequest>;
 export const GraphResponse = record({
   full_graph: FreeObject,
   disambiguations: z.array(FreeObject),
@@ -38,6 +70,10 @@ export const GraphResponse = record({
   triples_url: z.string().nullable().optional(),
   visualize_url: z.string().nullable().optional(),
 }).meta({ id: 'GraphResponse' });
+/** A stored graph's capability id (the path of visualize_url and triples_url). */
+export const GraphPath = z.object({ graph_id: Uuid });
+export const GRAPH_ASSET = 'cytoscape.min.js';
+export const GraphAssetPath = z.object({ asset: z.enum([GRAPH_ASSET]) });
 
 export const ScrapeItem = z.object({ user_agent: z.string(), count: z.int() });
 export const ReferralItem = z.object({ site: z.string(), count: z.int() });

@@ -167,7 +167,9 @@ function operation(sink: SchemaSink, d: RouteDef, notImplemented: boolean): Json
       continue;
     }
     const ok: Json = { description: d.status === 204 ? 'Done; no content' : 'Successful response' };
-    if (d.response) {
+    if (d.response && d.produces) {
+      ok.content = { [d.produces]: { schema: { type: 'string' } } };
+    } else if (d.response) {
       const content: Json = { 'application/json': { schema: sink.convert(d.response) } };
       if (d.stream) content['text/event-stream'] = { schema: sseEvent(sink, d.stream) };
       ok.content = content;

@@ -60,6 +60,8 @@ export interface RouteDef {
   stream?: z.ZodType;
   /** An administration route (spec/admin.ts): the admin token of the data dir, never an API key. */
   admin?: boolean;
+  /** The success response is this media type (a page, a CSV file, a script), not JSON; `response` is its schema (a string). */
+  produces?: 'text/html' | 'text/csv' | 'text/javascript';
 }
 
 const r = (d: Omit<RouteDef, 'status'> & { status?: RouteDef['status'] }): RouteDef => ({ status: 200, ...d });
@@ -75,6 +77,10 @@ export const ROUTES: RouteDef[] = [
   r({ operationId: 'get_articles', method: 'GET', path: '/v1/news', group: 'news', summary: 'Get articles by id', ...news, publisher: true, query: N.ArticlesQuery, response: N.ArticlesResponse }),
   r({ operationId: 'get_article', method: 'GET', path: '/v1/news/{article_id}', group: 'news', summary: 'Get one article', ...news, publisher: true, params: N.ArticlePath, query: N.ArticleQuery, response: SearchResponseDictItem }),
   r({ operationId: 'build_graph', method: 'POST', path: '/v1/news/graph', group: 'graph', summary: 'Build a knowledge graph', ...news, body: N.GraphRequest, response: N.GraphResponse }),
+  // graph extensions: capability URLs of a stored graph (unguessable id, expiry), opened by browsers without a key
+  r({ operationId: 'view_graph', method: 'GET', path: '/v1/news/graph/{graph_id}/view', group: 'graph', summary: 'Page drawing a stored graph (visualize_url; no key: the id is the capability)', scopes: null, limit: null, publisher: true, params: N.GraphPath, response: z.string(), produces: 'text/html' }),
+  r({ operationId: 'get_graph_triples', method: 'GET', path: '/v1/news/graph/{graph_id}/triples', group: 'graph', summary: "A stored graph's edges as CSV (triples_url; no key: the id is the capability)", scopes: null, limit: null, publisher: true, params: N.GraphPath, response: z.string(), produces: 'text/csv' }),
+  r({ operationId: 'get_graph_asset', method: 'GET', path: '/v1/news/graph/assets/{asset}', group: 'graph', summary: 'Script the graph page loads (cytoscape, served locally)', scopes: null, limit: null, publisher: true, params: N.GraphAssetPath, response: z.string(), produces: 'text/javascript' }),
   r({ operationId: 'index_urls', method: 'POST', path: '/v1/news/index_urls', group: 'index-urls', summary: 'Index article URLs', ...news, body: N.IndexUrlsRequest, bodyRequired: true, response: N.IndexUrlsResponse }),
   r({ operationId: 'get_index_counts', method: 'GET', path: '/v1/index_counts', group: 'index-counts', summary: 'Articles indexed per source over time', ...news, query: N.IndexCountsQuery, response: N.IndexCountsResponse }),
   // chat

@@ -14,6 +14,7 @@ import { DISTRIBUTION_TABLES } from './tables/distribution.js';
 import { ALERT_TABLES } from './tables/alerts.js';
 import { INDEX_COUNT_TABLES } from './tables/indexCounts.js';
 import { STORY_TABLES } from './tables/stories.js';
+import { GRAPH_TABLES } from './tables/graph.js';
 import { RESEARCH_TABLES } from './tables/research.js';
 
 export const WAREHOUSE_FILE = 'warehouse.duckdb';
@@ -58,6 +59,7 @@ const MIGRATIONS: string[][] = [
 const VERSIONED_MIGRATIONS: [version: number, sql: string[]][] = [
   [4, INDEX_COUNT_TABLES.map(createTable)],
   [5, STORY_TABLES.map(createTable)],
+  [7, GRAPH_TABLES.map(createTable)],
   [11, RESEARCH_TABLES.map(createTable)],
 ];
 

@@ -7,9 +7,9 @@ import type { Pipeline } from '../preflight.js';
 import { TASK_QUEUES } from '../queues.js';
 import { CliError, dataDirOpt, intArg, list, verboseOpt } from './shared.js';
 
-const PIPELINES = ['news-ingest', 'distribution', 'index-counts', 'story-tracker'];
+const PIPELINES = ['news-ingest', 'distribution', 'index-counts', 'story-tracker', 'graph'];
 
-interface RunOptions { from?: string; to?: string; query: string; domains?: string[]; pageSize: number; sampling: string; filters?: string; trackers?: string; dataDir?: string; verbose?: boolean }
+interface RunOptions { from?: string; to?: string; query: string; out?: string; visualize?: boolean; geo?: boolean; minClusterProbability?: string; domains?: string[]; pageSize: number; sampling: string; filters?: string; trackers?: string; dataDir?: string; verbose?: boolean }
 
 export function register(program: Command): void {
   program
@@ -24,14 +24,18 @@ export function register(program: Command): void {
 
   program
     .command('run <pipeline>')
-    .description('run a pipeline once now and wait for it (pipelines: news-ingest, distribution, index-counts, story-tracker)')
-    .option('--from <time>', 'window start (ISO date or date-time, UTC); all but story-tracker')
-    .option('--to <time>', 'window end (ISO date or date-time, UTC); all but story-tracker')
+    .description('run a pipeline once now and wait for it (pipelines: news-ingest, distribution, index-counts, story-tracker, graph)')
+    .option('--from <time>', 'window start (ISO date or date-time, UTC); all but story-tracker (graph: optional, on pub_date)')
+    .option('--to <time>', 'window end (ISO date or date-time, UTC); all but story-tracker (graph: optional)')
     .option('--trackers <json>', 'story-tracker: JSON array of trackers, e.g. \'[{"name":"top","strategy":"topstories","stories":20}]\'')
-    .option('--query <q>', 'news-ingest: search query (default: every article in the window)', '')
+    .option('--query <q>', 'news-ingest: search query (default: every article in the window); graph: the query whose articles make the graph', '')
+    .option('--out <file>', 'graph: write the run\'s graph (nodes, edges, URLs) as JSON to this file')
+    .option('--visualize', 'graph: ask for a visualize_url (a page drawing the graph)')
+    .option('--geo', 'graph: places get coordinates (geo_disambiguation)')
+    .option('--min-cluster-probability <p>', 'graph: merges below this probability are not applied (0..1, default 0.9)')
     .option('--domains <list>', 'distribution: comma-separated domains of your organization', list)
     .option('--sampling <s>', 'index-counts: bucket size 5m, 1h, 12h, 1d, 1w or 1m; with --domains one series per domain, else one over every domain', '1d')
-    .option('--filters <json>', 'index-counts: index_counts filters as JSON, e.g. \'{"languages":["en"],"time_filter":"crawl_date"}\'')
+    .option('--filters <json>', 'index-counts: index_counts filters as JSON, e.g. \'{"languages":["en"],"time_filter":"crawl_date"}\'; graph: search filter_params as JSON')
     .option('--page-size <n>', 'rows per page (news-ingest 1-101, distribution 1-100)', intArg('--page-size'), 100)
     .option(...dataDirOpt)
     .option(...verboseOpt)
@@ -46,6 +50,7 @@ export function register(program: Command): void {
 function runRequest(pipeline: string, o: RunOptions): RunRequest<never> {
   if (!PIPELINES.includes(pipeline)) throw new CliError(`unknown pipeline "${pipeline}"; pipelines: ${PIPELINES.join(', ')}`);
   if (pipeline === 'story-tracker') return storyTrackerRequest(o.trackers);
+  if (pipeline === 'graph') return graphRequest(o);
   if (!o.from || !o.to) throw new CliError(`--from and --to are required for ${pipeline}, e.g. --from 2022-07-01 --to 2022-07-11`);
   const from = Date.parse(o.from);
   const to = Date.parse(o.to);
@@ -87,6 +92,34 @@ function storyTrackerRequest(trackersJson: string | undefined): RunRequest<never
   }
   return request('story-tracker', 'storyTracker', TASK_QUEUES.stories, trackers ? { trackers } : {},
     (p: { done: number; trackers: number; stories: number }) => [p.done, p.trackers, `${p.stories} stories`]);
+}
+
+function graphRequest(o: RunOptions): RunRequest<never> {
+  if (!o.query.trim()) throw new CliError('--query is required for graph, e.g. --query "Ukraine Russia talks"');
+  let filterParams: Record<string, unknown> = {};
+  try {
+    filterParams = o.filters ? JSON.parse(o.filters) : {};
+  } catch (e) {
+    throw new CliError(`--filters is not JSON (${(e as Error).message}); e.g. --filters '{"languages":["en"],"n_articles":50}'`);
+  }
+  if (!filterParams || typeof filterParams !== 'object' || Array.isArray(filterParams)) throw new CliError('--filters must be a JSON object of search parameters');
+  for (const [opt, field] of [[o.from, 'start_timestamp'], [o.to, 'end_timestamp']] as const) {
+    if (opt === undefined) continue;
+    const t = Date.parse(opt);
+    if (Number.isNaN(t)) throw new CliError(`--from and --to must be ISO dates, e.g. 2022-01-15 (got ${opt})`);
+    filterParams = { time_filter: 'pub_date', ...filterParams, [field]: Math.floor(t / 1000) };
+  }
+  let minClusterProbability: number | undefined;
+  if (o.minClusterProbability !== undefined) {
+    minClusterProbability = Number(o.minClusterProbability);
+    if (!(minClusterProbability >= 0 && minClusterProbability <= 1)) throw new CliError('--min-cluster-probability must be a number from 0 to 1');
+  }
+  const out = o.out;
+  return {
+    ...request('graph', 'entityGraph', TASK_QUEUES.news, { query: o.query, filterParams, minClusterProbability, geo: !!o.geo, visualize: !!o.visualize },
+      (p: { done: number }) => [p.done, 1, p.done ? 'landed' : 'building']),
+    after: out ? async (result, dataDir) => (await import('../graph.js')).writeGraphFile(dataDir, result, out) : undefined,
+  };
 }
 
 const request = <P>(pipeline: Pipeline, workflowType: string, taskQueue: string, input: Record<string, unknown>, show: (p: P) => [number, number, string]): RunRequest<P> =>

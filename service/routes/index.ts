@@ -12,6 +12,7 @@ import { chatHandlers } from './chat.js';
 import { byokHandlers } from './byok.js';
 import { adminHandlers } from './admin.js';
 import { deepnewsHandlers } from './deepnews.js';
+import { graphHandlers } from './graph.js';
 import { forecastHandlers } from './forecast.js';
 
 export const HANDLERS: GroupHandlers = {
@@ -26,6 +27,7 @@ export const HANDLERS: GroupHandlers = {
   ...byokHandlers,
   ...adminHandlers,
   ...deepnewsHandlers,
+  ...graphHandlers,
   ...forecastHandlers,
 };
 

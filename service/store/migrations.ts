@@ -207,3 +207,18 @@ MIGRATIONS.push({
        PRIMARY KEY (owner, provider))`,
   ],
 });
+
+MIGRATIONS.push({
+  version: 7,
+  name: 'graphs: built knowledge graphs behind their capability ids (visualize_url, triples_url)',
+  sql: [
+    // graph_id: a random UUID (122 random bits) that is the capability; owner: the key that built it.
+    `CREATE TABLE graphs (
+       graph_id UUID PRIMARY KEY,
+       key_id VARCHAR,
+       query VARCHAR NOT NULL,
+       graph JSON NOT NULL,
+       created_at TIMESTAMP NOT NULL,
+       expires_at TIMESTAMP NOT NULL)`,
+  ],
+});

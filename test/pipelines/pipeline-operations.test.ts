@@ -14,6 +14,7 @@ import { createIndexCountSamplerActivities } from '../../activities/indexCountSa
 import { createStoryTrackerActivities } from '../../activities/storyTracker.js';
 import { createDistributionActivities } from '../../activities/distributionPull.js';
 import { createAlertRunnerActivities } from '../../activities/alertRunner.js';
+import { createEntityGraphActivities } from '../../activities/entityGraph.js';
 import { createDeepResearchActivities } from '../../activities/deepResearch.js';
 import { api, startTestService, tempDir, type TestService } from '../helpers/service.js';
 
@@ -50,6 +51,7 @@ const actual: Record<Pipeline, (c: NewsClient) => Promise<unknown>> = {
   'news-ingest': (client) => run(createNewsIngestActivities({ client, warehouse }).ingestPage, { loadId: 'ops/1', query: '', filters: {}, ...day, offset: 0, pageSize: 5 }),
   'index-counts': (client) => run(createIndexCountSamplerActivities({ client, warehouse }).sampleIndexCounts, { loadId: 'ops/1', sampling: '1d', domain: null, filters: {}, ...day }),
   'story-tracker': (client) => run(createStoryTrackerActivities({ client, warehouse }).trackStories, { tracker: { name: 'top', stories: 2 }, runAt: day.to, loadId: 'ops/1' }),
+  graph: (client) => run(createEntityGraphActivities({ client, warehouse }).buildEntityGraph, { runId: 'ops', runAt: day.to, loadId: 'ops/1', query: 'flood' }),
   distribution: async (client) => {
     const a = createDistributionActivities({ client, warehouse });
     await run(a.whoAmI);

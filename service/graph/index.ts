@@ -1,0 +1,83 @@
+/**
+ * The graph capability: build a knowledge graph from what a search finds (and documents the
+ * caller uploads), store it behind a capability id, render it. POST /v1/news/graph calls it; so
+ * can any other route or tool (the DeepNews agent's graph tool) through `Services.graph`.
+ */
+import { GRAPH_LIMITS, SearchParams, type GraphRequestParsed, type SearchParamsParsed } from '../../spec/index.js';
+import type { NewsService } from '../news/service.js';
+import type { NewsArticle } from '../news/model.js';
+import type { Principal } from '../auth/principal.js';
+import { validationError, zodIssuesToItems } from '../errors.js';
+import { extractEntities } from '../enrich/entities.js';
+import { buildGraph, type BuiltGraph, type Graph } from './builder.js';
+import type { GraphSource } from './mentions.js';
+import { GraphStore, type StoredGraph } from './store.js';
+
+export type { Graph, GraphEdge, GraphNode } from './builder.js';
+export type { Disambiguation } from './disambiguation.js';
+
+/** Characters of an article's full text the graph reads (its first sentences carry its entities). */
+const FULL_TEXT_CHARS = 3000;
+
+export interface GraphBuild {
+  built: BuiltGraph;
+  articles: NewsArticle[];
+  docs: { id: string; title: string | null; url: string | null; entities: string[]; entity_types: Record<string, string[]> }[];
+  stored: StoredGraph;
+  params: SearchParamsParsed;
+}
+
+/**
+ * Search parameters of a graph request: graph defaults (`historical` true, `method` both when the
+ * service embeds, else kw, GRAPH_LIMITS.defaultArticles articles), `filter_params` over them (any
+ * search parameter, validated by the search schema: a bad one is a 422 under `filter_params`),
+ * the body's `query` unless filter_params names one.
+ */
+export function graphSearchParams(filterParams: Record<string, unknown> | null | undefined, query: string, hasEmbedder: boolean): { p: SearchParamsParsed; given: Set<string> } {
+  const fp = Object.fromEntries(Object.entries(filterParams ?? {}).filter(([, v]) => v !== null && v !== undefined));
+  const input = {
+    method: hasEmbedder ? 'both' : 'kw', historical: true, n_articles: GRAPH_LIMITS.defaultArticles,
+    ...fp,
+    query: typeof fp.query === 'string' && fp.query.trim() ? fp.query : query,
+    return_type: 'dicts',
+  };
+  const r = SearchParams.safeParse(input);
+  if (!r.success) {
+    throw validationError(zodIssuesToItems('body', r.error.issues, input).map((it) => ({ ...it, loc: ['body', 'filter_params', ...it.loc.slice(1)] })));
+  }
+  return { p: r.data, given: new Set(Object.keys(fp)) };
+}
+
+export class GraphService {
+  readonly store: GraphStore;
+  constructor(private readonly news: NewsService) {
+    this.store = new GraphStore(news.db, news.clock);
+  }
+
+  /** Build, store and return a graph. `rawFilterParams`: filter_params as sent (the parsed ones carry every search default). */
+  async build(body: GraphRequestParsed, o: { principal: Principal | null; rawFilterParams?: Record<string, unknown> | null }): Promise<GraphBuild> {
+    const { p, given } = graphSearchParams(o.rawFilterParams ?? null, body.query, this.news.embedder !== null);
+    const onlyDomains = o.principal?.org?.publisher ? o.principal.org.domains : null;
+    const found = await this.news.index.search(p, { now: this.news.clock(), given, onlyDomains });
+    const withText = new Map((await this.news.store.byIds(found.docs.map((d) => d.articleId), true)).map((a) => [a.articleId, a.fullText]));
+    const sources: GraphSource[] = found.docs.map((a) => ({
+      id: a.articleId, kind: 'article', title: a.title,
+      text: [a.summary, ...a.keyPoints, (withText.get(a.articleId) ?? '').slice(0, FULL_TEXT_CHARS)].filter(Boolean).join('\n'),
+      entities: a.entities,
+    }));
+    const docs = (body.docs_upload ?? []).map((d, i) => {
+      const id = d.id ?? `doc-${i + 1}`;
+      const entities = extractEntities(d.title ?? '', d.text);
+      sources.push({ id, kind: 'document', title: d.title ?? '', text: d.text, entities });
+      return { id, title: d.title ?? null, url: d.url ?? null, entity_types: entities as Record<string, string[]> };
+    });
+    const built = buildGraph(sources, {
+      minClusterProbability: body.min_cluster_probability, geo: body.geo_disambiguation, constraints: body.constrained_disambiguations ?? [],
+    });
+    const stored = await this.store.save(built.graph, { query: p.query, keyId: o.principal?.keyId ?? null });
+    return {
+      built, articles: found.docs, params: p, stored,
+      docs: docs.map((d) => ({ ...d, entities: built.entitiesOf.get(d.id) ?? [] })),
+    };
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * entityGraph: build the knowledge graph of a query (POST /v1/news/graph) and land its nodes and
+ * edges as one run (graph_nodes, graph_edges), then the load's `_loads` row. Pure orchestration.
+ */
+import { defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { EntityGraphActivities, GraphRunResult } from '../activities/entityGraph.js';
+import type { NewsIngestActivities } from '../activities/newsIngest.js';
+
+const { buildEntityGraph } = proxyActivities<EntityGraphActivities>({
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+});
+const { recordLoad } = proxyActivities<NewsIngestActivities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 10 } });
+
+export interface EntityGraphInput {
+  query: string;
+  filterParams?: Record<string, unknown>;
+  minClusterProbability?: number;
+  geo?: boolean;
+  visualize?: boolean;
+  /** the time the run stands for (default: its scheduled time, else its start) */
+  runAt?: string;
+}
+export interface EntityGraphResult extends GraphRunResult {
+  runId: string;
+  loadId: string;
+  runAt: string;
+  query: string;
+}
+
+export const graphProgressQuery = defineQuery<{ done: number }>('progress');
+
+export async function entityGraph(input: EntityGraphInput): Promise<EntityGraphResult> {
+  const info = workflowInfo();
+  const scheduled = (info.searchAttributes?.TemporalScheduledStartTime as unknown[] | undefined)?.[0];
+  const runAt = input.runAt ?? (scheduled ? new Date(scheduled as string | Date) : info.startTime).toISOString();
+  const loadId = `${info.workflowId}/${info.runId}`;
+  const startedAt = new Date().toISOString();
+  let done = 0;
+  setHandler(graphProgressQuery, () => ({ done }));
+  const r = await buildEntityGraph({
+    runId: info.workflowId, runAt, loadId, query: input.query, filterParams: input.filterParams,
+    minClusterProbability: input.minClusterProbability, geo: input.geo, visualize: input.visualize,
+  });
+  done = 1;
+  await recordLoad({
+    loadId, pipeline: 'graph', workflowId: info.workflowId, runId: info.runId, from: runAt, to: runAt,
+    received: r.nodes + r.edges, inserted: r.inserted, updated: r.updated, startedAt,
+    invariants: { query: input.query, nodes: r.nodes, edges: r.edges, articles: r.articles },
+  });
+  return { ...r, runId: info.workflowId, loadId, runAt, query: input.query };
+}
