@@ -374,4 +374,7 @@ export class NewsClient {
    * /v1/reddit/search; both answer the same): threads as dicts, a prompt-ready string, or both.
    */
   forumSearch(q: In<typeof S.ForumSearchQuery>) { return this.call<Out<typeof S.ForumSearchResponse>>('search_forum', { query: q }); }
+  // forecast
+  /** GET /v1/chat/forecast: the forecast with its evidence; offline, the judgement fields say no model judged (probability -1). */
+  forecast(q: In<typeof S.ForecastQuery>) { return this.call<Out<typeof S.ForecastResponse>>('get_forecast', { query: q }); }
 }

@@ -21,7 +21,7 @@ import { normaliseDomain, route, type Scope } from '../spec/index.js';
 /** True when the pipelines run against an API of NEWSFLOW_API_URL/KEY (no service, no corpus of ours). */
 export const remoteApi = () => Boolean(process.env.NEWSFLOW_API_URL && process.env.NEWSFLOW_API_KEY);
 
-export type Pipeline = 'news-ingest' | 'index-counts' | 'story-tracker' | 'distribution' | 'alerts' | 'graph';
+export type Pipeline = 'news-ingest' | 'index-counts' | 'story-tracker' | 'distribution' | 'alerts' | 'graph' | 'research';
 
 /** The operations each pipeline's activities call: what its key must be allowed to call. */
 export const PIPELINE_OPERATIONS: Record<Pipeline, string[]> = {
@@ -31,16 +31,18 @@ export const PIPELINE_OPERATIONS: Record<Pipeline, string[]> = {
   distribution: ['get_user_profile', 'domain_hit_share', 'top_n_articles_for_domains', 'get_domain_metrics'],
   alerts: ['get_alerts', 'run_alert', 'get_alert_logs'],
   graph: ['build_graph'],
+  // (no probe: a DeepNews call is the costly thing itself; the key check still runs)
+  research: ['deep_news'],
 };
 
 /** The pipeline a workflow type belongs to. */
 export const WORKFLOW_PIPELINES: Record<string, Pipeline> = {
-  newsIngest: 'news-ingest', indexCountSampler: 'index-counts', storyTracker: 'story-tracker', distributionPull: 'distribution', alertSync: 'alerts', alertRun: 'alerts', entityGraph: 'graph',
+  newsIngest: 'news-ingest', indexCountSampler: 'index-counts', storyTracker: 'story-tracker', distributionPull: 'distribution', alertSync: 'alerts', alertRun: 'alerts', entityGraph: 'graph', deepResearch: 'research',
 };
 
 /** What would set a scheduled pipeline aside (for the fix of a worker's failed check). */
 const LEAVE_OUT: Partial<Record<Pipeline, string>> = {
-  alerts: 'NEWSFLOW_ALERTS=0', 'story-tracker': 'NEWSFLOW_STORY_TRACKERS=0', 'index-counts': 'NEWSFLOW_INDEX_COUNT_SAMPLINGS=""', distribution: 'NEWSFLOW_DISTRIBUTION_DOMAINS=""',
+  alerts: 'NEWSFLOW_ALERTS=0', 'story-tracker': 'NEWSFLOW_STORY_TRACKERS=0', 'index-counts': 'NEWSFLOW_INDEX_COUNT_SAMPLINGS=""', distribution: 'NEWSFLOW_DISTRIBUTION_DOMAINS=""', research: 'NEWSFLOW_RESEARCH=""',
 };
 
 export interface PreflightNeed {

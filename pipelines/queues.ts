@@ -6,6 +6,8 @@ export const TASK_QUEUES = {
   stories: 'newsflow-stories',
   /** alert sync and runs: API calls of the chat scope */
   alerts: 'newsflow-alerts',
+  /** research runs: DeepNews calls (the deepnews limit group) */
+  research: 'newsflow-research',
   /** webhook and email deliveries: no API calls, not limited by the API's rates */
   deliveries: 'newsflow-deliveries',
 } as const;

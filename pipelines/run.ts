@@ -35,6 +35,8 @@ export interface RunRequest<P = unknown> {
   taskQueue: string;
   input: Record<string, unknown>;
   show: (p: P) => [number, number, string];
+  /** a line printed (stderr) each time it changes, beside the bar: for runs of few, long steps */
+  line?: (p: P) => string | null;
   /** what the preflight checks for it */
   need: PreflightNeed;
   /** done after the run succeeded and its result was printed (e.g. write a file from what it landed) */
@@ -79,7 +81,7 @@ function rootMessage(e: unknown): string {
  * TEMPORAL_ADDRESS and no NEWSFLOW_API_KEY, the worker elsewhere has its own key: it is left out).
  * A failed run throws RunFailedError with its cause; a signal stops the worker and the dev server.
  */
-export async function runOnce<P>(dataDirOpt: string | undefined, { workflowType, taskQueue, input, show, need, after }: RunRequest<P>, o: { verbose?: boolean } = {}) {
+export async function runOnce<P>(dataDirOpt: string | undefined, { workflowType, taskQueue, input, show, line, need, after }: RunRequest<P>, o: { verbose?: boolean } = {}): Promise<Record<string, unknown>> {
   const dataDir = serviceConfig({ dataDir: dataDirOpt }).dataDir;
   const own = !process.env.TEMPORAL_ADDRESS;
   if (own || process.env.NEWSFLOW_API_KEY) await preflight([need]);
@@ -99,8 +101,14 @@ export async function runOnce<P>(dataDirOpt: string | undefined, { workflowType,
     }
     const client = await temporalClient(endpoint);
     const handle = await client.workflow.start(workflowType, { taskQueue, workflowId: `${workflowType}-manual-${Date.now()}`, args: [input] });
+    let lastLine: string | null = null;
+    const onProgress = (p: P) => {
+      bar.update(...show(p)); // after the end, a stopped bar ignores it
+      const l = line?.(p) ?? null;
+      if (l && l !== lastLine) process.stderr.write(`${(lastLine = l)}\n`);
+    };
     poll = setInterval(() => {
-      handle.query<P>('progress').then((p) => bar.update(...show(p)), () => {}); // after the end, a stopped bar ignores it
+      handle.query<P>('progress').then(onProgress, () => {});
       handle.describe().then((d) => retries.pending(d.raw.pendingActivities ?? []), () => {});
     }, 1000);
     let result: Record<string, unknown>;
@@ -111,12 +119,15 @@ export async function runOnce<P>(dataDirOpt: string | undefined, { workflowType,
       throw e;
     } finally {
       clearInterval(poll);
+      // the last progress (a closed workflow still answers queries), so the final line is never missed
+      if (line) await handle.query<P>('progress').then(onProgress, () => {});
       await client.connection.close();
     }
     bar.update(1, 1, 'done');
     bar.stop();
     console.log(JSON.stringify(result));
     await after?.(result, dataDir);
+    return result;
   } finally {
     clearInterval(poll);
     bar.stop();

@@ -8,6 +8,7 @@ import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type Schedul
 import type { z } from 'zod';
 import { TASK_QUEUES } from './queues.js';
 import { Sampling } from '../spec/index.js';
+import { RESEARCH_MAX_DEPTH } from './research.js';
 
 export interface ScheduleDecl {
   id: string;
@@ -96,6 +97,73 @@ export function storyTrackerSchedules(env: NodeJS.ProcessEnv): ScheduleDecl[] {
   }];
 }
 SCHEDULES.push(...storyTrackerSchedules(process.env));
+
+/** A standing research question of NEWSFLOW_RESEARCH. */
+export interface StandingQuestion {
+  name: string;
+  question: string;
+  depth?: number;
+  sources?: string[];
+  model?: string;
+  filters?: Record<string, unknown>;
+  /** cron (UTC) of its runs; default daily at 06:00 */
+  cron?: string;
+}
+export const RESEARCH_DEFAULT_CRON = '0 6 * * *';
+
+/**
+ * Standing research questions, one schedule each (`research-<name>`), daily at 06:00 UTC unless
+ * the question gives a `cron`: NEWSFLOW_RESEARCH, a JSON array of {name, question, depth?,
+ * sources?, model?, filters?, cron?}; unset or empty: none. Each run is a deepResearch workflow
+ * whose cutoff is the scheduled time, landing a briefing in research_runs / research_sources.
+ * A bad declaration is reported and left out (the rest still apply).
+ */
+export function researchSchedules(env: NodeJS.ProcessEnv): ScheduleDecl[] {
+  const raw = (env.NEWSFLOW_RESEARCH ?? '').trim();
+  if (!raw) return [];
+  const example = '[{"name":"ukraine","question":"What changed in the war in Ukraine?","depth":3}]';
+  let list: unknown;
+  try {
+    list = JSON.parse(raw);
+  } catch (e) {
+    console.warn(`newsflow: NEWSFLOW_RESEARCH is not JSON (${(e as Error).message}); research schedules left out. e.g. ${example}`);
+    return [];
+  }
+  if (!Array.isArray(list)) {
+    console.warn(`newsflow: NEWSFLOW_RESEARCH must be a JSON array, e.g. ${example}; research schedules left out`);
+    return [];
+  }
+  const out: ScheduleDecl[] = [];
+  const names = new Set<string>();
+  for (const q of list as Partial<StandingQuestion>[]) {
+    const bad = !q || typeof q !== 'object' ? 'not an object'
+      : typeof q.name !== 'string' || !/^[a-z0-9][a-z0-9-]{0,62}$/.test(q.name) ? '"name" must be lower-case letters, digits and dashes'
+      : names.has(q.name) ? `"name" ${q.name} is declared twice`
+      : typeof q.question !== 'string' || !q.question.trim() ? '"question" must be a non-empty string'
+      : q.depth !== undefined && (!Number.isInteger(q.depth) || q.depth < 1 || q.depth > RESEARCH_MAX_DEPTH) ? `"depth" must be an integer 1..${RESEARCH_MAX_DEPTH}`
+      : q.sources !== undefined && (!Array.isArray(q.sources) || !q.sources.every((x) => typeof x === 'string')) ? '"sources" must be an array of strings'
+      : q.cron !== undefined && (typeof q.cron !== 'string' || q.cron.trim().split(/\s+/).length !== 5) ? '"cron" must be a 5-field cron expression'
+      : null;
+    if (bad) {
+      console.warn(`newsflow: NEWSFLOW_RESEARCH: ${JSON.stringify(q)?.slice(0, 80)}: ${bad}; left out`);
+      continue;
+    }
+    names.add(q.name!);
+    const { name, cron, ...params } = q as StandingQuestion;
+    out.push({
+      id: `research-${name}`,
+      description: `research: "${params.question.slice(0, 60)}" (${cron ?? RESEARCH_DEFAULT_CRON} UTC)`,
+      workflowType: 'deepResearch',
+      taskQueue: TASK_QUEUES.research,
+      spec: { cronExpressions: [cron ?? RESEARCH_DEFAULT_CRON] },
+      overlap: ScheduleOverlapPolicy.SKIP,
+      catchupWindow: '1 day',
+      args: [{ name, ...params }],
+    });
+  }
+  return out;
+}
+SCHEDULES.push(...researchSchedules(process.env));
 
 /** Schedules of single alerts (`alert-<uuid>`) are kept by the alert sync, not by `schedule apply`. */
 export const ALERT_SCHEDULE_PREFIX = 'alert-';

@@ -14,6 +14,7 @@ import { createAlertRunnerActivities } from '../activities/alertRunner.js';
 import { createStoryTrackerActivities } from '../activities/storyTracker.js';
 import { createIndexCountSamplerActivities } from '../activities/indexCountSampler.js';
 import { createEntityGraphActivities } from '../activities/entityGraph.js';
+import { createDeepResearchActivities } from '../activities/deepResearch.js';
 
 const require = createRequire(import.meta.url);
 import { TASK_QUEUES } from './queues.js';
@@ -48,6 +49,7 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
     ...createIndexCountSamplerActivities({ client: deps.client, warehouse: deps.warehouse }),
     ...createStoryTrackerActivities({ client: deps.client, warehouse: deps.warehouse }),
     ...createEntityGraphActivities({ client: deps.client, warehouse: deps.warehouse }),
+    ...createDeepResearchActivities({ client: deps.client, warehouse: deps.warehouse }),
   };
   // one bundle for the five workers (was one webpack run, and report, each)
   const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows/index.ts'), logger: deps.bundlerLogger ?? Runtime.instance().logger });
@@ -72,7 +74,12 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
     maxTaskQueueActivitiesPerSecond: limits.stories.rate,
     maxConcurrentActivityTaskExecutions: limits.stories.concurrency,
   });
-  const workers = [news, distribution, alerts, deliveries, stories];
+  const research = await Worker.create({
+    connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.research, workflowBundle, activities,
+    maxTaskQueueActivitiesPerSecond: limits.deepnews.rate,
+    maxConcurrentActivityTaskExecutions: limits.deepnews.concurrency,
+  });
+  const workers = [news, distribution, alerts, deliveries, stories, research];
   return {
     run: async () => {
       await Promise.all(workers.map((w) => w.run()));

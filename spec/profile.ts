@@ -67,18 +67,35 @@ export const AutofilterResponse = record({
   metadata: z.object({ title: z.string().default('') }),
 }).meta({ id: 'FilterParamsResponse' });
 
+/** `cutoff_date` `YYYY-MM-DD-HH:MM` (UTC) as epoch ms, or null when it names no real minute. */
+export function parseCutoffDate(s: string): number | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})-(\d{2}):(\d{2})$/.exec(s);
+  if (!m) return null;
+  const [y, mo, d, h, mi] = m.slice(1).map(Number) as [number, number, number, number, number];
+  const t = Date.UTC(y, mo - 1, d, h, mi);
+  const back = new Date(t);
+  return back.getUTCFullYear() === y && back.getUTCMonth() === mo - 1 && back.getUTCDate() === d && back.getUTCHours() === h && back.getUTCMinutes() === mi ? t : null;
+}
+
 export const ForecastQuery = z.object({
-  query: z.string().min(1),
+  query: z.string().min(1).refine((s) => s.trim().length > 0, 'query is blank'),
   lookback: LookbackDays.default(14),
-  articles_to_use: z.int().min(1).default(15),
+  articles_to_use: z.int().min(1).default(15).describe('articles taken from the archive (this service uses at most 101)'),
   method: z.enum(['kw']).default('kw'),
   model: z.enum(FORECAST_MODELS).default('gpt-4.1-2025-04-14'),
-  cutoff_date: z.string().regex(/^\d{4}-\d{2}-\d{2}-\d{2}:\d{2}$/, 'expected YYYY-MM-DD-HH:MM').optional(),
+  cutoff_date: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}-\d{2}:\d{2}$/, 'expected YYYY-MM-DD-HH:MM')
+    .refine((s) => parseCutoffDate(s) !== null, 'not a real date and time (YYYY-MM-DD-HH:MM, UTC)')
+    .optional()
+    .describe('UTC; the forecast sees only articles published in [cutoff - lookback days, cutoff]; default now'),
   use_reddit: z.boolean().default(false),
   additional_context: z.string().optional(),
   web_search: z.boolean().default(false),
   expert: z.enum(['general', 'sports']).default('general'),
 });
+/** What the judgement fields hold when no model judged (the offline, extractive service). */
+export const FORECAST_NOT_JUDGED = { probability: -1, confidence: -1, llm_confidence: -1, likelihood: 'not judged', choice: 'not judged' } as const;
 export const ForecastResponse = record({
   forecast: z.string(),
   resolution_criteria: z.string(),
@@ -87,12 +104,12 @@ export const ForecastResponse = record({
   sources: z.array(SearchResponseDictItem),
   timeline: z.array(z.string()),
   opposite_request: z.string(),
-  confidence: z.number(),
+  confidence: z.number().describe('0 to 1; -1 when no model judged'),
   choice: z.union([z.boolean(), z.string()]),
-  llm_confidence: z.int(),
+  llm_confidence: z.int().describe('0 to 100; -1 when no model judged'),
   model_used: z.string(),
-  likelihood: z.string(),
-  probability: z.int(),
+  likelihood: z.string().describe('the model\'s words for the probability; "not judged" when no model judged'),
+  probability: z.int().describe('0 to 100 (percent); -1 when no model judged'),
   web_search_results: z.array(WebSearchResult),
   summary: z.string(),
   key_people: z.array(z.object({ name: z.string(), role: z.string() })),

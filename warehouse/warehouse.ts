@@ -15,6 +15,7 @@ import { ALERT_TABLES } from './tables/alerts.js';
 import { INDEX_COUNT_TABLES } from './tables/indexCounts.js';
 import { STORY_TABLES } from './tables/stories.js';
 import { GRAPH_TABLES } from './tables/graph.js';
+import { RESEARCH_TABLES } from './tables/research.js';
 
 export const WAREHOUSE_FILE = 'warehouse.duckdb';
 export const SNAPSHOT_FILE = 'warehouse.snapshot.duckdb';
@@ -59,6 +60,7 @@ const VERSIONED_MIGRATIONS: [version: number, sql: string[]][] = [
   [4, INDEX_COUNT_TABLES.map(createTable)],
   [5, STORY_TABLES.map(createTable)],
   [7, GRAPH_TABLES.map(createTable)],
+  [11, RESEARCH_TABLES.map(createTable)],
 ];
 
 /** staged value -> warehouse column expression */

@@ -5,3 +5,4 @@ export { alertSync, alertRun } from './alertRunner.js';
 export { indexCountSampler } from './indexCountSampler.js';
 export { storyTracker } from './storyTracker.js';
 export { entityGraph } from './entityGraph.js';
+export { deepResearch } from './deepResearch.js';

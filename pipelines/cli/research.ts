@@ -1,16 +1,16 @@
-/** Research with the API: `ask` (grounded chat). */
+/** Research with the API: `ask` (grounded chat) and `research` (a DeepNews research run, landed). */
 import type { Command } from 'commander';
-import { CliError } from './shared.js';
+import { CliError, dataDirOpt, intArg, list, verboseOpt } from './shared.js';
 import { AskError, ask } from '../ask.js';
 
-function json(v: string): Record<string, unknown> {
+function json(v: string, flag = '--filters'): Record<string, unknown> {
   try {
     const o = JSON.parse(v) as unknown;
     if (o && typeof o === 'object' && !Array.isArray(o)) return o as Record<string, unknown>;
   } catch {
     /* reported below */
   }
-  throw new CliError(`--filters must be a JSON object of search parameters, e.g. '{"categories":["Politics"],"n_articles":5}'; got ${v}`);
+  throw new CliError(`${flag} must be a JSON object of search parameters, e.g. '{"categories":["Politics"],"n_articles":5}'; got ${v}`);
 }
 
 export function register(program: Command): void {
@@ -35,6 +35,25 @@ export function register(program: Command): void {
         if (r.threadId) process.stderr.write(`(model ${r.model}; continue with --thread ${r.threadId})\n`);
       } catch (e) {
         if (e instanceof AskError) throw new CliError(e.message);
+        throw e;
+      }
+    });
+
+  program
+    .command('research <question>')
+    .description('research a question with the DeepNews agent, round by round, as a durable workflow (deepResearch); prints each round, then lands the report and its sources in research_runs / research_sources')
+    .option('--depth <n>', 'research rounds (1-190)', intArg('--depth'), 3)
+    .option('--sources <list>', 'DeepNews sources, comma-separated (e.g. asknews,google)', list)
+    .option('--model <model>', 'DeepNews model (default: the API\'s)')
+    .option('--filters <json>', 'search parameters for the agent\'s news searches (filter_params), as a JSON object')
+    .option(...dataDirOpt)
+    .option(...verboseOpt)
+    .action(async (question: string, o: { depth: number; sources?: string[]; model?: string; filters?: string; dataDir?: string; verbose?: boolean }) => {
+      const { ResearchInputError, runResearch } = await import('../research.js');
+      try {
+        await runResearch(question, { depth: o.depth, sources: o.sources, model: o.model, filters: o.filters ? json(o.filters) : undefined, dataDir: o.dataDir, verbose: o.verbose });
+      } catch (e) {
+        if (e instanceof ResearchInputError) throw new CliError(e.message);
         throw e;
       }
     });

@@ -19,6 +19,7 @@ import { autofilterHandlers } from './autofilter.js';
 import { chartsHandlers } from './charts.js';
 import { forumHandlers } from './forum.js';
 import { wikiHandlers } from './wiki.js';
+import { forecastHandlers } from './forecast.js';
 
 export const HANDLERS: GroupHandlers = {
   ...pingHandlers,
@@ -39,6 +40,7 @@ export const HANDLERS: GroupHandlers = {
   ...chartsHandlers,
   ...forumHandlers,
   ...wikiHandlers,
+  ...forecastHandlers,
 };
 
 /** operationIds this server answers 501 for (the OpenAPI document lists their 501). */

@@ -15,6 +15,7 @@ import { createStoryTrackerActivities } from '../../activities/storyTracker.js';
 import { createDistributionActivities } from '../../activities/distributionPull.js';
 import { createAlertRunnerActivities } from '../../activities/alertRunner.js';
 import { createEntityGraphActivities } from '../../activities/entityGraph.js';
+import { createDeepResearchActivities } from '../../activities/deepResearch.js';
 import { api, startTestService, tempDir, type TestService } from '../helpers/service.js';
 
 let svc: TestService;
@@ -65,6 +66,9 @@ const actual: Record<Pipeline, (c: NewsClient) => Promise<unknown>> = {
     await run(a.syncAlertSchedules).catch(() => undefined);
     await run(a.runAlert, { alertId: alert.id });
   },
+  research: (client) => run(createDeepResearchActivities({ client, warehouse }).researchRound, {
+    runId: 'ops-research', name: null, params: { question: 'flood' }, round: 1, rounds: 1, runAt: day.to, loadId: 'ops/1',
+  }),
 };
 
 describe('what each pipeline calls', () => {

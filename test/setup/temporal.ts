@@ -9,7 +9,7 @@ import { startDevServer } from '../../pipelines/temporal.js';
  * One namespace per test file that runs workers, so that a workflow is never picked up by
  * another file's worker (each file's worker talks to its own service and warehouse).
  */
-export const TEST_NAMESPACES = ['nf-ingest', 'nf-distribution', 'nf-dist-kill', 'nf-schedules', 'nf-alerts', 'nf-alerts-kill', 'nf-alerts-outage', 'nf-alerts-cli', 'nf-counts', 'nf-stories'] as const;
+export const TEST_NAMESPACES = ['nf-ingest', 'nf-distribution', 'nf-dist-kill', 'nf-schedules', 'nf-alerts', 'nf-alerts-kill', 'nf-alerts-outage', 'nf-alerts-cli', 'nf-counts', 'nf-stories', 'nf-research'] as const;
 
 declare module 'vitest' {
   export interface ProvidedContext {

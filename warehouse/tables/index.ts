@@ -69,7 +69,8 @@ import { ALERT_TABLES } from './alerts.js';
 import { INDEX_COUNT_TABLES } from './indexCounts.js';
 import { STORY_TABLES } from './stories.js';
 import { GRAPH_TABLES } from './graph.js';
+import { RESEARCH_TABLES } from './research.js';
 
 export const NEWS_TABLES: TableDef[] = [ARTICLES, ARTICLE_ENTITIES, ARTICLE_KEYWORDS, ARTICLE_CLASSIFICATIONS];
-export const TABLES: TableDef[] = [...NEWS_TABLES, ...DISTRIBUTION_TABLES, ...ALERT_TABLES, ...INDEX_COUNT_TABLES, ...STORY_TABLES, ...GRAPH_TABLES];
+export const TABLES: TableDef[] = [...NEWS_TABLES, ...DISTRIBUTION_TABLES, ...ALERT_TABLES, ...INDEX_COUNT_TABLES, ...STORY_TABLES, ...GRAPH_TABLES, ...RESEARCH_TABLES];
 export const TABLES_BY_NAME = Object.fromEntries(TABLES.map((t) => [t.name, t]));
