@@ -109,15 +109,25 @@ describe('forecast without a model (the offline default)', () => {
   });
 
   it('web_search and use_reddit without a web source or forum store: empty results and a note saying so', async () => {
-    const r = await forecast({ query: Q, cutoff_date: CUTOFF, lookback: LOOKBACK, web_search: true, use_reddit: true });
-    expect(r.status).toBe(200);
-    expect(r.body.web_search_results).toEqual([]);
-    expect(r.body.expert_information.notes.join(' ')).toMatch(/no web source/);
-    expect(r.body.expert_information.notes.join(' ')).toMatch(/no forum store/);
+    // a service built without them (the test service has both: take them away for this request)
+    const sources = svc.services as unknown as { web?: unknown; forum?: unknown };
+    const { web, forum } = sources;
+    delete sources.web;
+    delete sources.forum;
+    try {
+      const r = await forecast({ query: Q, cutoff_date: CUTOFF, lookback: LOOKBACK, web_search: true, use_reddit: true });
+      expect(r.status).toBe(200);
+      expect(r.body.web_search_results).toEqual([]);
+      expect(r.body.expert_information.notes.join(' ')).toMatch(/no web source/);
+      expect(r.body.expert_information.notes.join(' ')).toMatch(/no forum store/);
+    } finally {
+      Object.assign(sources, { web, forum });
+    }
   });
 
   it('with a web source and a forum store: web results inside the window are returned, forum threads inside it join the timeline', async () => {
     const sources = svc.services as unknown as { web?: unknown; forum?: unknown };
+    const real = { web: sources.web, forum: sources.forum };
     const web = (published: string, n: number) => ({ title: `Web page ${n}`, url: `https://example.org/${n}`, source: 'example.org', published, key_points: [`point ${n}`], raw_text: '' });
     const thread = (date: string, n: number) => ({ title: `Thread ${n} about Abe`, date, subreddit_name: 'japan', summary: `summary ${n}`, url: `https://forum.example/${n}` });
     const asked: unknown[] = [];
@@ -138,8 +148,7 @@ describe('forecast without a model (the offline default)', () => {
       expect(failed.body.web_search_results).toEqual([]);
       expect(failed.body.expert_information.notes.join(' ')).toMatch(/web source failed \(provider down\)/);
     } finally {
-      delete sources.web;
-      delete sources.forum;
+      Object.assign(sources, real);
     }
   });
 
