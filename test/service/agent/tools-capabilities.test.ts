@@ -125,6 +125,59 @@ describe('the capability tools through POST /v1/chat/deepnews', () => {
     expect(open.body.sources.web.some((w: { source: string }) => w.source === 'wikipedia')).toBe(true);
   });
 
+  it('a cutoff between the Wikipedia pages\' timestamps drops the newer articles and keeps the older ones in their rank', async () => {
+    // the time-loop films list (2024) ranks first for this question; New Zealand (2019) and Mozilla (2016) are older
+    const q = 'Which films are about time loops in New Zealand?';
+    const cutoff = '2020-01-01T00:00:00.000Z';
+    const ranked = await svc.services.wiki!.search(q, { limit: 5 });
+    expect(Date.parse(ranked[0]!.timestamp)).toBeGreaterThan(Date.parse(cutoff));
+    const want = [...new Set(ranked.filter((d) => Date.parse(d.timestamp) <= Date.parse(cutoff)).slice(0, 5).map((d) => d.url))];
+    expect(want).toEqual(['https://en.wikipedia.org/wiki/New_Zealand', MOZILLA]);
+    const r = await deepnews({ messages: [{ role: 'user', content: q }], sources: ['asknews', 'wiki'], search_depth: 1, only_cited_sources: false, cutoff_datetime: cutoff });
+    expect(r.status).toBe(200);
+    expect(r.body.sources.web.map((w: { url: string }) => w.url)).toEqual(want);
+  });
+
+  it('a cutoff that drops the forum\'s best threads still brings the best threads published before it', async () => {
+    const forum = svc.services.forum!;
+    const now = svc.services.news!.clock();
+    const params = { keywords: [Q], method: 'nl' as const, time_filter: 'all' as const, sort: 'relevance' as const };
+    const top = await forum.search({ ...params, n_threads: 5 }, { now });
+    // a cutoff before every one of the five best threads, after the forum's first thread
+    const cut = Math.min(...top.map((t) => Date.parse(t.date))) - 1000;
+    expect(cut).toBeGreaterThan(Math.min(...forum.all().map((t) => Date.parse(t.date))));
+    const cutoff = new Date(cut).toISOString();
+    const want = (await forum.search({ ...params, n_threads: forum.size }, { now })).filter((t) => Date.parse(t.date) <= cut).slice(0, 5).map((t) => t.url);
+    expect(want.length).toBeGreaterThan(0);
+    const r = await deepnews({ messages: [{ role: 'user', content: Q }], sources: ['asknews', 'reddit'], search_depth: 1, only_cited_sources: false, cutoff_datetime: cutoff });
+    expect(r.status).toBe(200);
+    expect(r.body.sources.web.map((w: { url: string }) => w.url)).toEqual(want);
+  });
+
+  it('the graph tool keeps the request\'s own end_timestamp when it is earlier than the cutoff', async () => {
+    const graph = svc.services.graph!;
+    const build = graph.build.bind(graph);
+    const built: Awaited<ReturnType<typeof build>>[] = [];
+    graph.build = async (...a) => {
+      const g = await build(...a);
+      built.push(g);
+      return g;
+    };
+    try {
+      const end = Date.parse('2022-07-01T00:00:00Z');
+      const r = await deepnews({
+        messages: [{ role: 'user', content: 'Why did Boris Johnson resign?' }], sources: ['asknews', 'graph'], search_depth: 1,
+        filter_params: { end_timestamp: end / 1000 }, cutoff_datetime: '2022-07-20T00:00:00Z',
+      });
+      expect(r.status).toBe(200);
+      expect(built.length).toBe(1);
+      expect(built[0]!.articles.length).toBeGreaterThan(0);
+      for (const a of built[0]!.articles) expect(a.pubDate.getTime()).toBeLessThanOrEqual(end);
+    } finally {
+      graph.build = build;
+    }
+  });
+
   it('a publisher key gets only the archive: the capability sources are skipped and said, their tools never run', async () => {
     const r = await deepnews({ messages: [{ role: 'user', content: Q }], sources: SOURCES, search_depth: 1, only_cited_sources: false }, svc.keys.publisher);
     expect(r.status).toBe(200);
