@@ -101,6 +101,9 @@ function storyIndex(s: StoryService): UpdateTextIndex {
   return t;
 }
 
+/** Threads the forum tool ranks when a cutoff may drop some (forum search has no upper time bound): the best 5 left are kept. */
+const OVERFETCH = 200;
+
 /** web-like results published after the cutoff are dropped (an unknown date is kept) */
 function webInBounds(ctx: ToolContext, w: WebSearchResult): boolean {
   if (ctx.cutoffMs === null) return true;
@@ -221,14 +224,14 @@ export const TOOLS: Tool[] = [
     available: (s) => (s.forum ? true : 'this service has no forum store'),
     run: async (ctx, input) => {
       const threads = await ctx.services.forum!.search(
-        { keywords: [str(input.query)], n_threads: 5, method: ctx.news.embedder ? 'nl' : 'kw', time_filter: 'all', sort: 'relevance' },
+        { keywords: [str(input.query)], n_threads: ctx.cutoffMs === null ? 5 : OVERFETCH, method: ctx.news.embedder ? 'nl' : 'kw', time_filter: 'all', sort: 'relevance' },
         { now: ctx.news.clock() },
       );
       const web = threads.map((t): WebSearchResult => ({
         title: t.title, url: t.url, source: `reddit r/${t.subreddit_name}`, published: t.date,
         key_points: t.key_takeaways.length ? t.key_takeaways : [t.summary].filter(Boolean), raw_text: t.summary || t.body, as_string_key: null,
       }));
-      return { ...emptyFound(), web: web.filter((w) => webInBounds(ctx, w)) };
+      return { ...emptyFound(), web: web.filter((w) => webInBounds(ctx, w)).slice(0, 5) };
     },
   },
   {
@@ -239,7 +242,9 @@ export const TOOLS: Tool[] = [
     available: (s) => (s.graph ? true : 'this service has no graph builder'),
     run: async (ctx, input) => {
       // the graph of the articles the archive search finds, within the cutoff; its page by capability URL
-      const cutoff = ctx.cutoffMs !== null ? { end_timestamp: Math.floor(ctx.cutoffMs / 1000), time_filter: 'pub_date' } : {};
+      const asked = ctx.filterParams?.end_timestamp;
+      const cut = ctx.cutoffMs === null ? null : Math.floor(ctx.cutoffMs / 1000);
+      const cutoff = cut === null ? {} : { end_timestamp: typeof asked === 'number' ? Math.min(asked, cut) : cut, time_filter: 'pub_date' };
       const body = GraphRequest.parse({ query: str(input.query), visualize_with: 'html' });
       const g = await ctx.services.graph!.build(body, { principal: null, rawFilterParams: { ...(ctx.filterParams ?? {}), ...cutoff } });
       return { ...emptyFound(), graphs: g.built.graph.nodes.length ? [`/v1/news/graph/${g.stored.graphId}/view`] : [] };

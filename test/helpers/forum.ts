@@ -140,3 +140,26 @@ export function zstdCompress(file: string): { file: string; tool: string } | nul
   if (py.status === 0) return { file: out, tool: 'python3 zstandard' };
   return null;
 }
+
+/**
+ * A copy of `storeFile` (the seeded corpus store, say) with the 135 shared forum threads of the
+ * cached forum store copied in (threads, comments, embeddings): a service started from it has
+ * news and forum. Returns the new file, in a temp dir of its own (the caller removes it).
+ */
+export async function withForumThreads(storeFile: string): Promise<string> {
+  const forum = await forumStoreFile();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'newsflow-forum-merge-'));
+  const file = path.join(dir, 'service.duckdb');
+  fs.copyFileSync(storeFile, file);
+  const { Db } = await import('../../service/store/db.js');
+  const db = await Db.open(file);
+  try {
+    await db.run(`ATTACH '${forum.replace(/'/g, "''")}' AS forum_src (READ_ONLY)`);
+    for (const t of ['forum_threads', 'forum_comments', 'forum_embeddings']) await db.run(`INSERT INTO ${t} BY NAME SELECT * FROM forum_src.${t}`);
+    await db.run('DETACH forum_src');
+    await db.checkpoint();
+  } finally {
+    db.close();
+  }
+  return file;
+}

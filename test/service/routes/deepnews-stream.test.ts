@@ -64,9 +64,10 @@ describe('engine v1.5 stream', () => {
     expect(b.tags).toContain('search_news');
     expect(b.tags).toContain('read_full_text');
     expect(b.tags).toContain('search_podcasts');
-    // the thinking says what was skipped (x: no data; wiki: not on this service yet)
+    // the thinking says what was skipped (x: no data); wiki is a capability of this service: its tool runs
     expect(text).toMatch(/<think>[^]*Source x: no data on this service, skipped/);
-    expect(text).toMatch(/Tool search_wiki \(source wiki\) is unavailable/);
+    expect(b.tags).toContain('search_wiki');
+    expect(text).not.toMatch(/is unavailable/);
     const report = text.replace(/<think>[^]*?<\/think>\n/g, '').replace(/<(search_\w+|read_full_text|make_chart|build_graph)>[^]*?<\/\1>\n/g, '');
     const body = await plain();
     expect(report).toBe(body.choices[0].message.content);

@@ -1,6 +1,6 @@
 /**
  * POST /v1/chat/deepnews: bad input (422 naming the field), publisher keys (their domains, the
- * archive only), threads, unavailable and data-less sources; GET /v1/chat/deepnews-models.
+ * archive only), threads, data-less sources and a missing capability; GET /v1/chat/deepnews-models.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEEPNEWS_MODELS, DeepNewsModelsResponse, DeepNewsResponse } from '../../../spec/index.js';
@@ -72,15 +72,46 @@ describe('cutoff_datetime', () => {
   });
 });
 
-describe('sources with no data here or no capability yet', () => {
-  it('x and email are skipped and said; wiki / web / forum / graph / charts report themselves unavailable; the run goes on', async () => {
-    const r = await deepnews({ messages: [{ role: 'user', content: 'Why did Boris Johnson resign?' }], sources: ['asknews', 'x', 'email', 'wiki', 'google', 'reddit', 'graph', 'charts'], search_depth: 1 });
+describe('sources with no data here, and a service without a capability', () => {
+  it('x and email are skipped and said; wiki / web / forum / graph / charts are called and counted; the run goes on', async () => {
+    const r = await deepnews({ messages: [{ role: 'user', content: 'Why did Boris Johnson resign?' }], sources: ['asknews', 'x', 'email', 'wiki', 'google', 'reddit', 'graph', 'charts'], search_depth: 1, stream: true, engine: 'v1.5' });
     expect(r.status).toBe(200);
-    const body = DeepNewsResponse.parse(r.body);
+    expect(r.text).toContain('Source x: no data on this service, skipped.');
+    expect(r.text).toContain('Source email: no data on this service, skipped.');
+    expect(r.text).not.toContain('is unavailable');
+    for (const tag of ['search_wiki', 'search_web', 'search_forum', 'build_graph', 'make_chart']) expect(r.text).toContain(`<${tag}>`);
+    const plain = await deepnews({ messages: [{ role: 'user', content: 'Why did Boris Johnson resign?' }], sources: ['asknews', 'x', 'email', 'wiki', 'google', 'reddit', 'graph', 'charts'], search_depth: 1 });
+    expect(plain.status).toBe(200);
+    const body = DeepNewsResponse.parse(plain.body);
     expect(body.sources.news!.length).toBeGreaterThan(0);
-    expect(body.sources).toMatchObject({ web: [], charts: [] });
-    expect(body.choices[0]!.message.content).toMatch(/Not searched: x, email, charts, wiki, google, reddit, graph\./);
-    expect(Object.keys(body.usage.tool_usage!)).toEqual(['search_news', 'search_stories']);
+    // the corpus service charts its news index; its wiki, web and forum stores are empty
+    expect(body.sources.charts!.length).toBe(1);
+    expect(body.sources.charts![0]).toMatchObject({ success: true, chart_json: { data: expect.any(Array), layout: expect.any(Object) } });
+    const content = body.choices[0]!.message.content;
+    expect(content).toMatch(/Not searched: x, email\./);
+    expect(content).not.toMatch(/Not searched: [^.]*(?:wiki|google|reddit|graph|charts)/);
+    expect(body.usage.tool_usage).toMatchObject({ search_news: expect.any(Number), search_wiki: 1, search_web: 1, search_forum: 1, build_graph: 1, make_chart: 1 });
+  });
+
+  it('a service without an encyclopedia store: search_wiki says it is unavailable and why, is not called, and the run goes on', async () => {
+    const wiki = svc.services.wiki;
+    delete svc.services.wiki;
+    try {
+      const body = { messages: [{ role: 'user', content: 'Why did Boris Johnson resign?' }], sources: ['asknews', 'wiki', 'reddit'], search_depth: 1 };
+      const r = await deepnews({ ...body, stream: true, engine: 'v1.5' });
+      expect(r.status).toBe(200);
+      expect(r.text).toContain('Tool search_wiki (source wiki) is unavailable: this service has no encyclopedia store.');
+      expect(r.text).not.toContain('<search_wiki>');
+      expect(r.text).toContain('<search_forum>');
+      const plain = await deepnews(body);
+      expect(plain.status).toBe(200);
+      expect(plain.body.sources.news.length).toBeGreaterThan(0);
+      expect(plain.body.choices[0].message.content).toMatch(/Not searched: wiki\./);
+      expect(plain.body.usage.tool_usage.search_wiki).toBeUndefined();
+      expect(plain.body.usage.tool_usage.search_forum).toBe(1);
+    } finally {
+      svc.services.wiki = wiki;
+    }
   });
 });
 
