@@ -196,7 +196,7 @@ export const TOOLS: Tool[] = [
     run: async (ctx, input) => {
       const docs = await ctx.services.wiki!.search(str(input.query), { limit: 5 });
       const web = docs.map((d): WebSearchResult => ({
-        title: d.title, url: d.url, source: d.section ? `wikipedia: ${d.section}` : 'wikipedia', published: d.timestamp,
+        title: d.title, url: d.url, source: 'wikipedia', published: d.timestamp,
         key_points: [d.content.slice(0, 300)], raw_text: d.content, as_string_key: null,
       }));
       return { ...emptyFound(), web: web.filter((w) => webInBounds(ctx, w)) };

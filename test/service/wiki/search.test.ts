@@ -164,7 +164,7 @@ describe('wiki store: the four shared Wikipedia pages', () => {
     expect(tool.available(services)).toBe(true);
     const found = await tool.run({ services, cutoffMs: null, onlyDomains: null, filterParams: null } as unknown as ToolContext, { query: 'What is SpiderMonkey?' });
     expect(found.web.length).toBeGreaterThan(0);
-    expect(found.web[0]).toMatchObject({ title: 'Mozilla — Software > Components > SpiderMonkey', url: MOZILLA, source: 'wikipedia' });
+    expect(found.web[0]).toMatchObject({ title: 'Mozilla', url: MOZILLA, source: 'wikipedia' });
     expect(found.web[0]!.raw_text).toContain('SpiderMonkey');
   });
 
