@@ -18,7 +18,7 @@ import type { NewsService } from '../news/service.js';
 import type { WebIndex, WebPage } from '../websearch/web-index.js';
 import type { IndexUrlsRequestParsed } from '../../spec/index.js';
 import { canonicalUrl, domainOf, normaliseUrl } from './canonical.js';
-import { readPage } from './page.js';
+import { readerPool } from './reader-pool.js';
 import { JobStore, type ItemOutcome, type Job, type JobItem, type JobStatus } from './jobs.js';
 
 export const INDEXER_DEFAULTS = { concurrency: 4 } as const;
@@ -191,7 +191,7 @@ export class UrlIndexer {
         finalUrl: e.url !== item.url ? e.url : null, httpStatus: e.status ?? null,
       };
     }
-    const read = readPage(page.html, page.url);
+    const read = await readerPool().read(page.html, page.url);
     const canonical = canonicalUrl(page.url, read.canonical);
     const fetched = { ...EMPTY, finalUrl: page.url, canonicalUrl: canonical, httpStatus: page.status, title: read.title };
     const fetchedAt = this.now();

@@ -6,7 +6,7 @@
 import { request } from 'undici';
 import type { PageFetcher } from '../fetch/fetcher.js';
 import { normaliseUrl, domainOf } from '../indexing/canonical.js';
-import { readPage } from '../indexing/page.js';
+import { readerPool } from '../indexing/reader-pool.js';
 import type { WebIndex, WebPage } from './web-index.js';
 
 /** What a provider is asked (already checked and normalised by the caller). */
@@ -217,7 +217,7 @@ export class SearxngProvider implements WebSearchProvider {
         const h = hits[next++]!;
         try {
           const page = await this.fetcher.fetch(h.url, signal);
-          const read = readPage(page.html, page.url);
+          const read = await readerPool().read(page.html, page.url);
           h.text = read.text;
           if (read.title && read.title !== page.url) h.title = read.title;
           h.language = read.language;

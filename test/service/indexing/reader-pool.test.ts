@@ -1,0 +1,39 @@
+/** Page reading in worker threads (service/indexing/reader-pool.ts): the same pages as in-thread reading, off the event loop. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ReaderPool } from '../../../service/indexing/reader-pool.js';
+import { readPage } from '../../../service/indexing/page.js';
+import { sharedDir } from '../../helpers/paths.js';
+
+const dir = path.join(sharedDir, 'data', 'html', 'readability');
+const pages = fs.readdirSync(dir).filter((n) => fs.existsSync(path.join(dir, n, 'source.html'))).sort()
+  .map((n) => ({ html: fs.readFileSync(path.join(dir, n, 'source.html'), 'utf8'), url: `https://pages.example/${n}/` }));
+
+const pool = new ReaderPool(2);
+afterAll(() => pool.close());
+
+describe('the page reader pool', () => {
+  it('reads the 35 real pages in worker threads exactly as in this thread, all at once', async () => {
+    const threaded = await Promise.all(pages.map((p) => pool.read(p.html, p.url)));
+    expect(threaded).toHaveLength(35);
+    for (const [i, p] of pages.entries()) expect(threaded[i], p.url).toEqual(readPage(p.html, p.url));
+    expect(threaded.filter((r) => r.article).length).toBe(34);
+  });
+
+  it('keeps the event loop free while it reads', async () => {
+    const big = pages.reduce((a, p) => (p.html.length > a.html.length ? p : a));
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    await Promise.all(Array.from({ length: 6 }, () => pool.read(big.html, big.url)));
+    clearInterval(timer);
+    // in this thread, six reads of the largest page would block the loop throughout: no tick at all
+    expect(ticks).toBeGreaterThan(5);
+  });
+
+  it('with no threads (size 0) reads in this thread, with the same result', async () => {
+    const inline = new ReaderPool(0);
+    const p = pages[0]!;
+    expect(await inline.read(p.html, p.url)).toEqual(readPage(p.html, p.url));
+  });
+});
