@@ -91,7 +91,7 @@ export const ROUTES: RouteDef[] = [
   r({ operationId: 'list_deepnews_models', method: 'GET', path: '/v1/chat/deepnews-models', group: 'deepnews', summary: 'List DeepNews models', scopes: [], limit: 'chat', publisher: false, response: C.DeepNewsModelsResponse }),
   r({ operationId: 'autofilter', method: 'GET', path: '/v1/chat/autofilter', group: 'autofilter', summary: 'Map a description to search filters', ...chat, query: P.AutofilterQuery, response: P.AutofilterResponse }),
   r({ operationId: 'create_charts_endpoint', method: 'POST', path: '/v1/chat/charts', group: 'charts', summary: 'Chart article counts for a question (an endpoint of the official SDKs after 0.32.4)', ...chat, body: C.CreateChartRequest, bodyRequired: true, response: C.ChartResponse }),
-  r({ operationId: 'get_forecast', method: 'GET', path: '/v1/chat/forecast', group: 'forecast', summary: 'Forecast a news event', ...chat, query: P.ForecastQuery, response: P.ForecastResponse }),
+  r({ operationId: 'get_forecast', method: 'GET', path: '/v1/chat/forecast', group: 'forecast', summary: 'Forecast a news event', ...chat, modelProvider: true, query: P.ForecastQuery, response: P.ForecastResponse }),
   r({ operationId: 'live_web_search', method: 'GET', path: '/v1/chat/websearch', group: 'websearch', summary: 'Live web search', ...chat, query: P.WebSearchQuery, response: P.WebSearchResponse, modelProvider: true }),
   // alerts
   r({ operationId: 'get_alerts', method: 'GET', path: '/v1/chat/alerts', group: 'alerts', summary: 'List alerts', ...chat, notFound: true, query: A.AlertsQuery, response: A.AlertsPage }),

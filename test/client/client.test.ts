@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NewsClient, ValidationError, ForbiddenError, AuthError, ApiError, sseData, toQueryString } from '../../client/index.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import type { GroupHandlers } from '../../service/context.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -36,13 +37,15 @@ describe('NewsClient', () => {
     expect((f as ForbiddenError).code).toBe(403000);
     const bad = new NewsClient({ baseUrl: svc.url, apiKey: 'nfk_nope' });
     expect(await bad.getProfile().catch((e: unknown) => e)).toBeInstanceOf(AuthError);
-    // 501 is not retried: it would not change
+    // 501 is not retried: it would not change (a server built without the wiki handler answers it)
+    const partial = await startTestService({ handlers: { search_wiki: undefined as unknown as GroupHandlers[string] } });
     const events: string[] = [];
-    const c2 = new NewsClient({ baseUrl: svc.url, apiKey: svc.keys.org, onEvent: (e) => events.push(e.type) });
-    const ni = await c2.searchWiki().catch((e: unknown) => e);
+    const c2 = new NewsClient({ baseUrl: partial.url, apiKey: partial.keys.org, onEvent: (e) => events.push(e.type) });
+    const ni = await c2.searchWiki({ query: 'election' }).catch((e: unknown) => e);
     expect((ni as ApiError).code).toBe(501000);
     expect(events.filter((e) => e === 'retry')).toEqual([]);
     await Promise.all([c.close(), legacy.close(), bad.close(), c2.close()]);
+    await partial.stop();
   });
   it('authenticates with OAuth2 client credentials', async () => {
     const c = new NewsClient({ baseUrl: svc.url, oauth: { clientId: svc.keyIds.analyst!, clientSecret: svc.keys.analyst!, scopes: ['profile', 'offline', 'openid'] } });
