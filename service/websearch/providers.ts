@@ -21,6 +21,8 @@ export interface ProviderRequest {
   strict: boolean;
   offset: number;
   limit: number;
+  /** the instant the window was computed from (ms; default: the provider's clock now) */
+  now?: number;
   signal?: AbortSignal;
 }
 
@@ -168,8 +170,10 @@ export class SearxngProvider implements WebSearchProvider {
   }
 
   private timeRange(req: ProviderRequest): string | null {
-    if (req.from === null || (req.to !== null && req.to < this.clock() - 60_000)) return null;
-    const hours = (this.clock() - req.from) / 3_600_000;
+    // the window's own "now": a lookback of 24 hours is a day however long ago it was computed
+    const now = req.now ?? this.clock();
+    if (req.from === null || (req.to !== null && req.to < now - 60_000)) return null;
+    const hours = (now - req.from) / 3_600_000;
     return hours <= 24 ? 'day' : hours <= 24 * 7 ? 'week' : hours <= 24 * 31 ? 'month' : hours <= 24 * 366 ? 'year' : null;
   }
 

@@ -124,7 +124,7 @@ export class Web {
       offset = Number(params.offset.trim());
     }
     const domains = [...new Set((params.domains ?? []).map(normaliseDomain).filter(Boolean))];
-    const { hits, more } = await this.provider.search({ queries, from, to, domains, strict: !!params.strict, offset, limit: WEB_SEARCH_PAGE });
+    const { hits, more } = await this.provider.search({ queries, from, to, domains, strict: !!params.strict, offset, limit: WEB_SEARCH_PAGE, now });
     const dicts = hits.map((h) => distil(h, queries));
     return {
       as_string: dicts.map((r, i) => toWebStringBlock(r, i)).join('\n\n'),
