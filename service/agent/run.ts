@@ -9,10 +9,9 @@ import { DEFAULT_DEEPNEWS_MODEL, type DeepNewsSource, type SearchResponseDictIte
 import type { Services } from '../context.js';
 import type { Principal } from '../auth/principal.js';
 import { notFound } from '../errors.js';
-import { byokAllowed, ownerOf } from '../byok/store.js';
 import { toolCaller, type AgentMessage, type ContextDoc, type LlmMessage, type LlmProvider, type ToolSpec } from '../llm/index.js';
 import { countTokens } from '../llm/tokens.js';
-import { recentTurns, type ChatLog } from '../chat/completion.js';
+import { byokKeys, recentTurns, type ChatLog } from '../chat/completion.js';
 import { retrievalQuery, searchParamsOf } from '../chat/retrieve.js';
 import type { InlineCitations } from '../chat/citations.js';
 import type { NewsArticle } from '../news/model.js';
@@ -162,15 +161,6 @@ function limited<T>(jobs: (() => Promise<T>)[], limit: number): Promise<T>[] {
   });
 }
 
-async function byokKeys(services: Services, principal: Principal, model: string, log?: ChatLog): Promise<Record<string, string>> {
-  if (!/^(claude|gemini)-/i.test(model) || !byokAllowed(principal)) return {};
-  try {
-    return await services.byok.keys(ownerOf(principal));
-  } catch (err) {
-    log?.error({ err }, 'stored BYOK keys cannot be opened (master key?); answering without them');
-    return {};
-  }
-}
 
 const PLANNER = (o: { depth: number; max: number; parallel: number; cutoff: string | null }) =>
   'You are a news research agent. Research the user\'s question with the tools before anyone writes the report: ' +

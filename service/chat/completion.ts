@@ -167,7 +167,7 @@ export interface ChatLog {
 }
 
 /** The owner's BYOK keys for a claude-/gemini- request; keys that cannot be opened (bad master key) are logged and treated as absent. */
-async function byokKeys(services: Services, principal: Principal, model: string, log?: ChatLog): Promise<Record<string, string>> {
+export async function byokKeys(services: Services, principal: Principal, model: string, log?: ChatLog): Promise<Record<string, string>> {
   if (!/^(claude|gemini)-/i.test(model) || !byokAllowed(principal)) return {};
   try {
     return await services.byok.keys(ownerOf(principal));

@@ -1,18 +1,11 @@
 /** POST /v1/openai/chat/completions (plain or SSE, facts §11.1-11.2) and GET /v1/openai/models (§11.3). */
 import { Readable } from 'node:stream';
-import { ERROR_CODES, SSE } from '../../spec/index.js';
+import { SSE } from '../../spec/index.js';
 import type { GroupHandlers } from '../context.js';
-import { HttpError } from '../errors.js';
 import { ProviderError } from '../llm/index.js';
 import { BYOK_PROVIDERS, byokAllowed, ownerOf } from '../byok/store.js';
 import { startChat, type ChatBody, type ChatEvent, type ChatLog, type ChatRun } from '../chat/completion.js';
-
-const BAD_GATEWAY = ERROR_CODES.badGateway;
-/** Callers get the provider and the kind of failure; the URL and the upstream excerpt go to the log only. */
-function gateway(e: ProviderError, log: ChatLog): HttpError {
-  log.error({ provider: e.provider, status: e.status, detail: e.detail }, e.message);
-  return new HttpError(502, BAD_GATEWAY, e.message);
-}
+import { frame, gateway, rawFilterParams, sseFrames } from '../chat/respond.js';
 
 function chunk(run: ChatRun, index: number, content: string, finish: string | null) {
   return {
@@ -21,32 +14,15 @@ function chunk(run: ChatRun, index: number, content: string, finish: string | nu
   };
 }
 
-const frame = (data: unknown) => `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
-
 /** SSE: one chunk per delta, a closing chunk per choice with its finish_reason, `data: [DONE]` last; a failure is an error event. */
-async function* sse(run: ChatRun, first: IteratorResult<ChatEvent>, it: AsyncGenerator<ChatEvent>, log: ChatLog): AsyncGenerator<string> {
-  let r = first;
-  try {
-    while (!r.done) {
-      const e = r.value;
-      yield frame(e.type === 'delta' ? chunk(run, e.index, e.text, null) : chunk(run, e.index, '', e.reason));
-      r = await it.next();
-    }
-    yield frame(SSE.done);
-  } catch (e) {
-    if (e instanceof ProviderError) log.error({ provider: e.provider, status: e.status, detail: e.detail }, e.message);
-    else log.error({ err: e }, 'chat stream failed');
-    const message = e instanceof ProviderError ? e.message : 'internal error while streaming the answer';
-    yield frame({ error: { message, code: e instanceof ProviderError ? BAD_GATEWAY : 500000 } });
-  }
+function sse(run: ChatRun, first: IteratorResult<ChatEvent>, it: AsyncGenerator<ChatEvent>, log: ChatLog): AsyncGenerator<string> {
+  return sseFrames(first, it, (e) => [frame(e.type === 'delta' ? chunk(run, e.index, e.text, null) : chunk(run, e.index, '', e.reason))], log, { what: 'chat', while: 'streaming the answer' });
 }
 
 export const chatHandlers: GroupHandlers = {
   get_chat_completions: async (ctx) => {
     const body = ctx.body as ChatBody;
-    // filter_params as sent: the parsed ones carry every search default, which would override chat's
-    const raw = (ctx.req.body as { filter_params?: Record<string, unknown> | null } | null)?.filter_params;
-    const run = await startChat(ctx.services, ctx.principal!, { ...body, filter_params: raw && typeof raw === 'object' ? raw : null }, ctx.req.log);
+    const run = await startChat(ctx.services, ctx.principal!, { ...body, filter_params: rawFilterParams(ctx.req) }, ctx.req.log);
     const it = run.events();
     ctx.reply.header('x-thread-id', run.threadId);
     try {

@@ -13,17 +13,15 @@
  * The report's text in a stream equals the non-streamed `choices[].message.content`.
  */
 import { Readable } from 'node:stream';
-import { DEEPNEWS_MODELS, ERROR_CODES, SSE } from '../../spec/index.js';
+import { DEEPNEWS_MODELS, SSE } from '../../spec/index.js';
 import type { GroupHandlers } from '../context.js';
-import { HttpError } from '../errors.js';
 import { ProviderError } from '../llm/index.js';
 import type { ChatLog } from '../chat/completion.js';
+import { frame, gateway, rawFilterParams, sseFrames } from '../chat/respond.js';
 import { startDeepNews, type AgentEvent, type DeepNewsBody, type DeepNewsRun } from '../agent/run.js';
 import { deepNewsModels } from '../agent/models.js';
 import { byokAllowed, ownerOf } from '../byok/store.js';
 
-const BAD_GATEWAY = ERROR_CODES.badGateway;
-const frame = (data: unknown) => `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
 
 function chunk(run: DeepNewsRun, index: number, delta: Record<string, unknown>, finish: string | null = null) {
   return {
@@ -103,29 +101,14 @@ function v2(run: DeepNewsRun) {
   };
 }
 
-async function* sse(run: DeepNewsRun, engine: DeepNewsBody['engine'], first: IteratorResult<AgentEvent>, it: AsyncGenerator<AgentEvent>, log: ChatLog): AsyncGenerator<string> {
-  const render = engine === 'v2.0' ? v2(run) : v15(run);
-  let r = first;
-  try {
-    while (!r.done) {
-      for (const f of render(r.value)) yield f;
-      r = await it.next();
-    }
-    yield frame(SSE.done);
-  } catch (e) {
-    if (e instanceof ProviderError) log.error({ provider: e.provider, status: e.status, detail: e.detail }, e.message);
-    else log.error({ err: e }, 'deepnews stream failed');
-    const message = e instanceof ProviderError ? e.message : 'internal error while researching';
-    yield frame({ error: { message, code: e instanceof ProviderError ? BAD_GATEWAY : 500000 } });
-  }
+function sse(run: DeepNewsRun, engine: DeepNewsBody['engine'], first: IteratorResult<AgentEvent>, it: AsyncGenerator<AgentEvent>, log: ChatLog): AsyncGenerator<string> {
+  return sseFrames(first, it, engine === 'v2.0' ? v2(run) : v15(run), log, { what: 'deepnews', while: 'researching' });
 }
 
 export const deepnewsHandlers: GroupHandlers = {
   deep_news: async (ctx) => {
     const body = ctx.body as DeepNewsBody;
-    // filter_params as sent: the parsed ones carry every search default, which would override the agent's
-    const raw = (ctx.req.body as { filter_params?: Record<string, unknown> | null } | null)?.filter_params;
-    const run = await startDeepNews(ctx.services, ctx.principal!, { ...body, filter_params: raw && typeof raw === 'object' ? raw : null }, ctx.req.log);
+    const run = await startDeepNews(ctx.services, ctx.principal!, { ...body, filter_params: rawFilterParams(ctx.req) }, ctx.req.log);
     const it = run.events();
     ctx.reply.header('x-thread-id', run.threadId);
     try {
@@ -148,10 +131,7 @@ export const deepnewsHandlers: GroupHandlers = {
       };
     } catch (e) {
       ctx.reply.removeHeader('x-thread-id');
-      if (e instanceof ProviderError) {
-        ctx.req.log.error({ provider: e.provider, status: e.status, detail: e.detail }, e.message);
-        throw new HttpError(502, BAD_GATEWAY, e.message);
-      }
+      if (e instanceof ProviderError) throw gateway(e, ctx.req.log);
       throw e;
     }
   },

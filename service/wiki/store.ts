@@ -5,19 +5,8 @@ import { stage, micros } from '../store/bulk.js';
 import type { WikiArticle } from './model.js';
 import type { WikiChunk } from './chunk.js';
 
-export interface StoredArticle {
-  url: string;
-  title: string;
-  pageId: number | null;
-  revisionId: number | null;
-  wikibaseItem: string | null;
-  categories: string[];
-  timestamp: Date;
-  created: Date | null;
-  textBytes: number;
-  links: string[];
-  source: string;
-}
+/** An article as the store keeps it: the loaded article without its sections (they are the chunks). */
+export type StoredArticle = Omit<WikiArticle, 'sections' | 'source'> & { source: string };
 
 export interface PreparedArticle {
   article: WikiArticle;

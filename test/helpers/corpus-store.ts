@@ -4,39 +4,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { corpusKey } from '../setup/corpus.js';
 import { sharedDir } from './paths.js';
+import { buildOnce } from './cache-lock.js';
 
 export async function seededCorpusStore(log = console.log): Promise<string> {
   const dir = path.join(os.tmpdir(), 'newsflow-test-cache', corpusKey());
   const file = path.join(dir, 'service.duckdb');
   if (fs.existsSync(path.join(dir, 'done'))) return file;
   // one seeder per key (two vitest projects, or two runs, may ask at once): the others wait for it
-  const lock = `${dir}.lock`;
-  fs.mkdirSync(path.dirname(dir), { recursive: true });
-  for (;;) {
-    try {
-      fs.mkdirSync(lock);
-      fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
-      break;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      if (fs.existsSync(path.join(dir, 'done'))) return file;
-      const pid = Number(fs.readFileSync(path.join(lock, 'pid'), { encoding: 'utf8', flag: 'a+' }) || 0);
-      let alive = pid > 0;
-      try {
-        if (pid > 0) process.kill(pid, 0);
-      } catch {
-        alive = false;
-      }
-      if (!alive && pid > 0) fs.rmSync(lock, { recursive: true, force: true }); // its seeder died
-      else await new Promise((r) => setTimeout(r, 1000));
-    }
-  }
-  try {
-    if (fs.existsSync(path.join(dir, 'done'))) return file;
-    return await seed(dir, file, log);
-  } finally {
-    fs.rmSync(lock, { recursive: true, force: true });
-  }
+  await buildOnce(dir, () => seed(dir, file, log).then(() => undefined));
+  return file;
 }
 
 async function seed(dir: string, file: string, log: (m: string) => void): Promise<string> {

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { repoRoot, sharedDir } from './paths.js';
+import { buildOnce } from './cache-lock.js';
 
 export const forumDataDir = path.join(sharedDir, 'data', 'forum');
 
@@ -31,27 +32,8 @@ export async function forumStoreFile(): Promise<string> {
   const file = path.join(dir, 'service.duckdb');
   if (fs.existsSync(path.join(dir, 'done'))) return file;
   // one test file builds it, the others wait for it (a build takes minutes on a busy machine)
-  const lock = `${dir}.lock`;
-  fs.mkdirSync(path.dirname(dir), { recursive: true });
-  for (;;) {
-    try {
-      fs.mkdirSync(lock);
-      break;
-    } catch {
-      if (fs.existsSync(path.join(dir, 'done'))) return file;
-      // a builder that died leaves its lock behind: take it over after 15 minutes
-      const st = fs.statSync(lock, { throwIfNoEntry: false });
-      if (st && Date.now() - st.mtimeMs > 15 * 60_000) fs.rmSync(lock, { recursive: true, force: true });
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-  }
-  try {
-    if (fs.existsSync(path.join(dir, 'done'))) return file;
-    await build(dir);
-    return file;
-  } finally {
-    fs.rmSync(lock, { recursive: true, force: true });
-  }
+  await buildOnce(dir, () => build(dir));
+  return file;
 }
 
 async function build(dir: string): Promise<void> {

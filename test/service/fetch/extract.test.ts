@@ -13,6 +13,7 @@ import { fetchPage } from '../../../service/fetch/fetcher.js';
 import { parseFetchAllow } from '../../../service/fetch/policy.js';
 import { sharedDir } from '../../helpers/paths.js';
 import { html, startPageServer, type PageServer } from '../../helpers/page-server.js';
+import { norm, tokenF1, tokens } from '../../helpers/readability-pages.js';
 
 const pagesDir = path.join(sharedDir, 'data/html/readability');
 const names = fs.readdirSync(pagesDir).filter((n) => fs.existsSync(path.join(pagesDir, n, 'source.html'))).sort();
@@ -35,28 +36,6 @@ interface Scored {
   f1?: number;
 }
 
-const norm = (s: string | null | undefined) => (s ?? '').replace(/\s+/g, ' ').trim();
-const tokens = (s: string) => s.toLowerCase().match(/\p{L}+|\p{N}+/gu) ?? [];
-
-/** Token F1 (bag of words) between two texts. */
-export function tokenF1(ours: string, expected: string): number {
-  const a = tokens(ours);
-  const b = tokens(expected);
-  if (!a.length || !b.length) return 0;
-  const counts = new Map<string, number>();
-  for (const t of b) counts.set(t, (counts.get(t) ?? 0) + 1);
-  let overlap = 0;
-  for (const t of a) {
-    const c = counts.get(t) ?? 0;
-    if (c > 0) {
-      overlap++;
-      counts.set(t, c - 1);
-    }
-  }
-  const p = overlap / a.length;
-  const r = overlap / b.length;
-  return p + r ? (2 * p * r) / (p + r) : 0;
-}
 
 let server: PageServer;
 const scored: Scored[] = [];
