@@ -56,7 +56,11 @@ export async function main(argv = process.argv): Promise<void> {
       process.exitCode = 1;
       return;
     }
-    throw e;
+    // a failure nobody foresaw: still one line, no stack trace unless asked for
+    console.error(`error: ${(e as Error)?.message ?? String(e)} (unexpected; NEWSFLOW_DEBUG=1 prints the stack trace)`);
+    if (process.env.NEWSFLOW_DEBUG) console.error((e as Error)?.stack);
+    process.exitCode = 1;
+    setTimeout(() => process.exit(1), 3000).unref();
   }
 }
 

@@ -1,4 +1,6 @@
 /** The worker and one-off workflow runs, as `newsflow worker` and `newsflow run` start them. */
+import fs from 'node:fs';
+import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { ClientEvent } from '../client/index.js';
 import { serviceConfig } from '../service/config.js';
@@ -7,6 +9,17 @@ import { progress } from './progress.js';
 import { startWorker, temporalClient, temporalEndpoint, warehouseDir } from './runtime.js';
 import { atShutdown, stopOnSignals } from './shutdown.js';
 import { RunFailedError } from './temporal.js';
+import { workerLogFile } from './workerLog.js';
+
+/** A cleanup that failed after a run: one JSON line in the worker log (the terminal keeps the run's own outcome). */
+function cleanupFailed(dataDir: string, what: string, e: Error): void {
+  try {
+    fs.mkdirSync(path.dirname(workerLogFile(dataDir)), { recursive: true });
+    fs.appendFileSync(workerLogFile(dataDir), `${JSON.stringify({ time: new Date().toISOString(), level: 'WARN', message: `${what} failed`, error: e.message })}\n`);
+  } catch {
+    /* the log is out of reach too: nothing more to do */
+  }
+}
 
 /**
  * Run the worker (all workflows and activities) until SIGINT/SIGTERM, then stop it cleanly. The
@@ -133,7 +146,8 @@ export async function runOnce<P>(dataDirOpt: string | undefined, { workflowType,
     bar.stop();
     offWorker();
     offEndpoint();
-    await w?.stop();
-    await endpoint.stop();
+    // a failing cleanup must not hide why the run ended: it goes to the worker log
+    await w?.stop().catch((e: Error) => cleanupFailed(dataDir, 'stopping the worker', e));
+    await endpoint.stop().catch((e: Error) => cleanupFailed(dataDir, 'stopping the Temporal server', e));
   }
 }

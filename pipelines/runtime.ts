@@ -47,11 +47,19 @@ export async function startWorker(opts: {
   return {
     warehouse,
     running,
+    /** Drain and stop the workers, then close the client and the warehouse (also when the workers already failed). */
     async stop() {
-      workers.shutdown();
-      await running;
-      await client.close();
-      warehouse.close();
+      try {
+        try {
+          workers.shutdown();
+        } catch {
+          /* not running any more (it failed, or a signal stopped it): `running` tells why */
+        }
+        await running;
+      } finally {
+        await client.close();
+        warehouse.close();
+      }
     },
   };
 }

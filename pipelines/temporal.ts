@@ -99,11 +99,39 @@ export async function startDevServer(opts: {
   namespaces?: string[];
 }): Promise<TemporalEndpoint> {
   const bin = findTemporalCli({ log: opts.log });
+  fs.mkdirSync(opts.dataDir, { recursive: true });
+  // A port chosen free can be taken by another process before the server binds it (many dev
+  // servers starting at once, as in a test run): a server that exits while starting, or right
+  // after it listened, is started again on other ports (unless the ports were given).
+  const attempts = opts.port === undefined && opts.uiPort === undefined ? 3 : 1;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startDevServerOnce(bin, opts);
+    } catch (e) {
+      if (!(e instanceof DevServerExited) || attempt >= attempts) throw e;
+      opts.log?.(`${e.message}; starting it again on other ports`);
+    }
+  }
+}
+
+class DevServerExited extends TemporalSetupError {}
+
+/** The last lines this start wrote to the dev server's log (from byte `from`), for an error message. */
+const logTail = (file: string, from: number) => {
+  try {
+    return fs.readFileSync(file).subarray(from).toString('utf8').trim().split('\n').slice(-3).join(' | ').slice(-600);
+  } catch {
+    return '';
+  }
+};
+
+async function startDevServerOnce(bin: string, opts: Parameters<typeof startDevServer>[0]): Promise<TemporalEndpoint> {
   const port = opts.port ?? (await freePort());
   const uiPort = opts.uiPort ?? (await freePort());
-  fs.mkdirSync(opts.dataDir, { recursive: true });
   const dbFile = path.join(opts.dataDir, 'temporal.sqlite');
-  const logFile = fs.openSync(path.join(opts.dataDir, 'temporal.log'), 'a');
+  const logPath = path.join(opts.dataDir, 'temporal.log');
+  const logFile = fs.openSync(logPath, 'a');
+  const logFrom = fs.fstatSync(logFile).size;
   const child = spawn(bin, [
     'server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--ui-port', String(uiPort),
     '--db-filename', dbFile, '--log-level', 'warn',
@@ -120,10 +148,17 @@ export async function startDevServer(opts: {
       child.kill('SIGTERM');
       setTimeout(() => child.kill('SIGKILL'), 5000).unref();
     });
+  const exited = () => child.exitCode !== null || child.signalCode !== null;
   try {
     await waitForPort(port, child, 30_000);
+    // still ours and still up a moment later (a server that lost a port race exits at once)
+    await new Promise((r) => setTimeout(r, 300));
+    if (exited()) throw new TemporalSetupError('exited');
+    await waitForPort(port, child, 2_000);
   } catch (e) {
+    const died = exited();
     await stop();
+    if (died) throw new DevServerExited(`the Temporal dev server on port ${port} exited while starting (${logTail(logPath, logFrom) || `code ${child.exitCode}`})`);
     throw e;
   }
   return { address: `127.0.0.1:${port}`, namespace: 'default', uiUrl: `http://127.0.0.1:${uiPort}`, pid: child.pid, stop };

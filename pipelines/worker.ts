@@ -18,6 +18,7 @@ import { createDeepResearchActivities } from '../activities/deepResearch.js';
 
 const require = createRequire(import.meta.url);
 import { TASK_QUEUES } from './queues.js';
+import { TemporalSetupError } from './temporal.js';
 export { TASK_QUEUES };
 
 export interface WorkerDeps {
@@ -34,8 +35,24 @@ export interface WorkerDeps {
   bundlerLogger?: Logger;
 }
 
+/**
+ * The worker's connection, tried again for a few seconds: a server that just started may not
+ * answer yet. Past that, a TemporalSetupError that names the address.
+ */
+async function connectWorker(address: string, ms = 10_000): Promise<NativeConnection> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      return await NativeConnection.connect({ address });
+    } catch (e) {
+      if (Date.now() >= until) throw new TemporalSetupError(`the worker cannot reach the Temporal server at ${address}: ${(e as Error).message}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
 export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<void>; shutdown(): void }> {
-  const connection = await NativeConnection.connect({ address: deps.address });
+  const connection = await connectWorker(deps.address);
   const limits = deps.limits ?? parseLimits(process.env.NEWSFLOW_LIMITS, DEFAULT_LIMITS);
   let temporal: Promise<Client> | null = null;
   const temporalClient = () => (temporal ??= Connection.connect({ address: deps.address }).then((c) => new Client({ connection: c, namespace: deps.namespace })));

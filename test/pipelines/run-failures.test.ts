@@ -47,7 +47,7 @@ describe('newsflow run: API failures inside a running pipeline', () => {
     const r = await runCli([...ingest, '--data-dir', dir], { NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: svc.keys.org!, TEMPORAL_ADDRESS: '' });
     console.log(`exit ${r.code}; pipeline calls ${calls}; last stderr line: ${r.err.trim().split('\n').pop()}`);
     expect(r.code).toBe(1);
-    expect(r.err.trim().split('\n').pop()).toBe('error: news-ingest failed: search_news: HTTP 403 (code 403777): historical search needs the analyst plan (test)');
+    expect(r.err.trim().split('\n').pop(), r.err.slice(-3000)).toBe('error: news-ingest failed: search_news: HTTP 403 (code 403777): historical search needs the analyst plan (test)');
     expect(calls).toBe(1);
     expect(r.err).not.toMatch(/retry /);
     expect(r.err).not.toMatch(/webpack|asset workflow-bundle/);
