@@ -99,7 +99,8 @@ export async function runOnce<P>(dataDirOpt: string | undefined, { workflowType,
   const own = !process.env.TEMPORAL_ADDRESS;
   if (own || process.env.NEWSFLOW_API_KEY) await preflight([need]);
   stopOnSignals((signal) => (signal === 'SIGINT' ? 130 : 143));
-  const endpoint = await temporalEndpoint({ dataDir, log: (m) => console.error(m) });
+  // a one-off run shows no Temporal UI: its dev server has none (no UI port to race for)
+  const endpoint = await temporalEndpoint({ dataDir, headless: true, log: (m) => console.error(m) });
   const offEndpoint = atShutdown(() => endpoint.stop());
   const retries = retryLines((line) => process.stderr.write(`${line}\n`));
   let w: Awaited<ReturnType<typeof startWorker>> | null = null;
@@ -120,9 +121,16 @@ export async function runOnce<P>(dataDirOpt: string | undefined, { workflowType,
       const l = line?.(p) ?? null;
       if (l && l !== lastLine) process.stderr.write(`${(lastLine = l)}\n`);
     };
+    // calls of the poll still in flight: the connection closes only after they settle (a call
+    // the client retries after the close throws from its timer and ends the process)
+    const inFlight = new Set<Promise<unknown>>();
+    const track = (p: Promise<unknown>) => {
+      inFlight.add(p);
+      void p.finally(() => inFlight.delete(p));
+    };
     poll = setInterval(() => {
-      handle.query<P>('progress').then(onProgress, () => {});
-      handle.describe().then((d) => retries.pending(d.raw.pendingActivities ?? []), () => {});
+      track(handle.query<P>('progress').then(onProgress, () => {}));
+      track(handle.describe().then((d) => retries.pending(d.raw.pendingActivities ?? []), () => {}));
     }, 1000);
     let result: Record<string, unknown>;
     try {
@@ -134,7 +142,15 @@ export async function runOnce<P>(dataDirOpt: string | undefined, { workflowType,
       clearInterval(poll);
       // the last progress (a closed workflow still answers queries), so the final line is never missed
       if (line) await handle.query<P>('progress').then(onProgress, () => {});
-      await client.connection.close();
+      let waited: NodeJS.Timeout | undefined;
+      const settled = await Promise.race([
+        Promise.allSettled([...inFlight]).then(() => true),
+        new Promise<boolean>((r) => (waited = setTimeout(() => r(false), 15_000))),
+      ]);
+      clearTimeout(waited);
+      if (settled) await client.connection.close();
+      // still retrying after that: the connection is left open, and the process ends without it
+      else setTimeout(() => process.exit(), 3000).unref();
     }
     bar.update(1, 1, 'done');
     bar.stop();

@@ -97,6 +97,8 @@ export async function startDevServer(opts: {
   dataDir: string; port?: number; uiPort?: number; log?: (m: string) => void;
   /** namespaces to register besides `default` */
   namespaces?: string[];
+  /** no Web UI (and no UI port to win): for a one-off run that shows none */
+  headless?: boolean;
 }): Promise<TemporalEndpoint> {
   const bin = findTemporalCli({ log: opts.log });
   fs.mkdirSync(opts.dataDir, { recursive: true });
@@ -127,13 +129,13 @@ const logTail = (file: string, from: number) => {
 
 async function startDevServerOnce(bin: string, opts: Parameters<typeof startDevServer>[0]): Promise<TemporalEndpoint> {
   const port = opts.port ?? (await freePort());
-  const uiPort = opts.uiPort ?? (await freePort());
+  const uiPort = opts.headless ? null : opts.uiPort ?? (await freePort());
   const dbFile = path.join(opts.dataDir, 'temporal.sqlite');
   const logPath = path.join(opts.dataDir, 'temporal.log');
   const logFile = fs.openSync(logPath, 'a');
   const logFrom = fs.fstatSync(logFile).size;
   const child = spawn(bin, [
-    'server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--ui-port', String(uiPort),
+    'server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), ...(uiPort === null ? ['--headless'] : ['--ui-port', String(uiPort)]),
     '--db-filename', dbFile, '--log-level', 'warn',
     ...['default', ...(opts.namespaces ?? [])].flatMap((n) => ['--namespace', n]),
   ], { stdio: ['ignore', logFile, logFile] });
@@ -151,8 +153,10 @@ async function startDevServerOnce(bin: string, opts: Parameters<typeof startDevS
   const exited = () => child.exitCode !== null || child.signalCode !== null;
   try {
     await waitForPort(port, child, 30_000);
+    // the UI binds its port after the frontend listens: a UI port taken meanwhile ends the server
+    if (uiPort !== null) await waitForPort(uiPort, child, 30_000);
     // still ours and still up a moment later (a server that lost a port race exits at once)
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 500));
     if (exited()) throw new TemporalSetupError('exited');
     await waitForPort(port, child, 2_000);
   } catch (e) {
@@ -161,11 +165,15 @@ async function startDevServerOnce(bin: string, opts: Parameters<typeof startDevS
     if (died) throw new DevServerExited(`the Temporal dev server on port ${port} exited while starting (${logTail(logPath, logFrom) || `code ${child.exitCode}`})`);
     throw e;
   }
-  return { address: `127.0.0.1:${port}`, namespace: 'default', uiUrl: `http://127.0.0.1:${uiPort}`, pid: child.pid, stop };
+  return { address: `127.0.0.1:${port}`, namespace: 'default', uiUrl: uiPort === null ? null : `http://127.0.0.1:${uiPort}`, pid: child.pid, stop };
 }
 
 /** TEMPORAL_ADDRESS when set, else a dev server of our own under the data dir (NEWSFLOW_TEMPORAL=postgres: the Temporal server on PostgreSQL, pipelines/temporalServer.ts). */
-export async function temporalEndpoint(opts: { dataDir: string; log?: (m: string) => void }): Promise<TemporalEndpoint> {
+export async function temporalEndpoint(opts: {
+  dataDir: string; log?: (m: string) => void;
+  /** a dev server without the Web UI (a one-off run, which shows none) */
+  headless?: boolean;
+}): Promise<TemporalEndpoint> {
   if (process.env.TEMPORAL_ADDRESS) {
     return { address: process.env.TEMPORAL_ADDRESS, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default', uiUrl: null, stop: async () => {} };
   }
@@ -176,6 +184,7 @@ export async function temporalEndpoint(opts: { dataDir: string; log?: (m: string
   }
   if (kind !== 'dev') throw new TemporalSetupError(`NEWSFLOW_TEMPORAL must be dev (the CLI dev server, SQLite) or postgres (the Temporal server on PostgreSQL); got ${kind}`);
   const dataDir = path.join(opts.dataDir, 'temporal');
+  if (opts.headless) return startDevServer({ dataDir, headless: true, log: opts.log });
   const asked = process.env.NEWSFLOW_TEMPORAL_UI_PORT;
   if (asked) {
     const uiPort = Number(asked);

@@ -64,6 +64,23 @@ describe('the Temporal dev server newsflow starts', () => {
     expect(fs.readFileSync(path.join(dir, 'starts'), 'utf8').trim()).toBe('3');
   }, 60_000);
 
+  it('headless (a one-off run): no Web UI and no UI port, and it answers', async () => {
+    const dir = tempDir('newsflow-devstart-');
+    dirs.push(dir);
+    const ep = await startDevServer({ dataDir: dir, headless: true });
+    servers.push(ep);
+    expect(ep.uiUrl).toBeNull();
+    const args = fs.readFileSync(`/proc/${ep.pid}/cmdline`, 'utf8').split('\0');
+    expect(args).toContain('--headless');
+    expect(args).not.toContain('--ui-port');
+    const conn = await Connection.connect({ address: ep.address });
+    try {
+      expect((await conn.workflowService.getSystemInfo({})).capabilities).toBeTruthy();
+    } finally {
+      await conn.close();
+    }
+  }, 60_000);
+
   it('given ports are not changed behind the caller\'s back: one start, one error', async () => {
     const dir = tempDir('newsflow-devstart-');
     dirs.push(dir);
