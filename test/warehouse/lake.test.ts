@@ -38,15 +38,22 @@ describe('the warehouse lake', () => {
       expect(replay).toEqual({ received: 20, inserted: 0, updated: 0 });
       expect(await snapshots(w)).toBe(before);
 
+      const retitled = articlePage(0, 20);
+      retitled.rows[3] = { ...retitled.rows[3], title: 'a corrected title' };
+      const upd = await land(w, retitled, 'L2');
+      console.log('page with one changed title:', upd);
+      expect(upd).toEqual({ received: 20, inserted: 0, updated: 1 });
+
+      // article 3 now has one entity only, article 4 a new one in addition: both updated, their entities replaced
       const changed = articlePage(0, 20);
-      changed.rows[3] = { ...changed.rows[3], title: 'a corrected title' };
+      changed.rows[3] = retitled.rows[3]!;
       const id3 = changed.rows[3]!.article_id as string;
-      // article 3 now has one entity only, article 4 a new one in addition
       const id4 = changed.rows[4]!.article_id as string;
       changed.entities = changed.entities.filter((e) => e.article_id !== id3).concat({ article_id: id3, type: 'person', value: 'Only One' }, { article_id: id4, type: 'location', value: 'Nowhere' });
-      const upd = await land(w, changed, 'L2');
-      console.log('changed page:', upd);
-      expect(upd).toEqual({ received: 20, inserted: 0, updated: 1 });
+      const kids = await land(w, changed, 'L2');
+      console.log('page with changed entities of two articles:', kids);
+      expect(kids).toEqual({ received: 20, inserted: 0, updated: 2 });
+      expect(await land(w, changed, 'L2')).toEqual({ received: 20, inserted: 0, updated: 0 });
       expect(await count(w, 'SELECT count(*) AS n FROM articles')).toBe(20);
       expect((await w.query<{ value: string }>(`SELECT value FROM article_entities WHERE article_id = '${id3}'`)).map((r) => r.value)).toEqual(['Only One']);
       const e4 = (await w.query<{ value: string }>(`SELECT value FROM article_entities WHERE article_id = '${id4}' ORDER BY value`)).map((r) => r.value);
@@ -59,12 +66,12 @@ describe('the warehouse lake', () => {
       expect(await count(w, 'SELECT count(*) AS n FROM v_entity_mentions')).toBeGreaterThan(0);
       // each changing landing is one snapshot tagged with its load id
       const tags = await w.query<{ m: string }>("SELECT commit_message AS m FROM lake.snapshots() WHERE commit_message LIKE 'land articles %' ORDER BY snapshot_id");
-      expect(tags.map((t) => t.m)).toEqual(['land articles L1', 'land articles L2']);
+      expect(tags.map((t) => t.m)).toEqual(['land articles L1', 'land articles L2', 'land articles L2']);
     } finally {
       w.close();
     }
     expect(fs.readdirSync(dir).filter((f) => f.includes('snapshot'))).toEqual([]);
-  });
+  }, 180_000);
 
   it('_loads keeps each load with its snapshot; `newsflow sql --at` an earlier load shows its counts; an unknown load id is a clear error', async () => {
     const dir = tempDir('newsflow-lake-');
@@ -100,7 +107,7 @@ describe('the warehouse lake', () => {
     expect(bad.err).toMatch(/unknown load id "no-such-load"/);
     expect(bad.err).not.toMatch(/\n\s+at /);
     expect(fs.existsSync(path.join(dir, SNAPSHOT_FILE))).toBe(false);
-  });
+  }, 180_000);
 
   it('`newsflow warehouse migrate` moves a single-file warehouse of before the lake: every table\'s row count and content hash equal; refused on a lake with rows unless --force; idempotent', async () => {
     // rows landed for real (through a lake), then written to an old-format file: the DDL of the
@@ -181,7 +188,7 @@ describe('the warehouse lake', () => {
     const none = await runCli(['warehouse', 'migrate', '--warehouse', empty]);
     expect(none.code).not.toBe(0);
     expect(none.err).toMatch(/nothing to migrate/);
-  });
+  }, 240_000);
 
   it("the lake's data files are plain Parquet: read_parquet in any DuckDB reads the articles", async () => {
     const dir = tempDir('newsflow-lake-');
@@ -198,7 +205,7 @@ describe('the warehouse lake', () => {
     expect(Number(r!.ids)).toBe(50);
     c.closeSync();
     inst.closeSync();
-  });
+  }, 120_000);
 });
 
 const literal = (sql: string, v: unknown): string =>
