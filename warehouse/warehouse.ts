@@ -153,18 +153,20 @@ export class Warehouse {
       if (all.has(v)) throw new Error(`warehouse migration ${v} is declared twice`);
       all.set(v, stmts);
     }
-    const done = async () => new Set((await this.conn.runAndReadAll('SELECT version FROM _migrations')).getRowObjectsJS().map((r) => Number(r.version)));
-    const applied = await done();
-    for (const v of [...all.keys()].sort((a, b) => a - b)) {
-      if (applied.has(v)) continue;
-      // read again inside the transaction: another process may have applied it meanwhile; two
-      // that apply it at once conflict on commit and the loser finds it applied on its retry
-      await this.tx({ op: `migration ${v}` }, async (conn) => {
-        if ((await conn.runAndReadAll('SELECT 1 FROM _migrations WHERE version = $1', [v])).currentRowCount > 0) return;
+    const pending = async (conn: DuckDBConnection) => {
+      const done = new Set((await conn.runAndReadAll('SELECT version FROM _migrations')).getRowObjectsJS().map((r) => Number(r.version)));
+      return [...all.keys()].sort((a, b) => a - b).filter((v) => !done.has(v));
+    };
+    if ((await pending(this.conn)).length === 0) return;
+    // every pending version, in order, in one transaction (one commit): read again inside it, as
+    // another process may have applied them meanwhile; two that apply them at once conflict on
+    // commit and the loser finds them applied on its retry
+    await this.tx({ op: 'migrate' }, async (conn) => {
+      for (const v of await pending(conn)) {
         for (const s of all.get(v)!) await conn.run(s);
         await conn.run('INSERT INTO _migrations VALUES ($1, now())', [v]);
-      });
-    }
+      }
+    });
   }
 
   /**
