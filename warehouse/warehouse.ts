@@ -104,7 +104,7 @@ export class Warehouse {
    * `opts`, else NEWSFLOW_LAKE_CATALOG / NEWSFLOW_LAKE_DATA, else `<dir>/lake.sqlite` and `<dir>/lake/`.
    * Safe to call from several processes at once (a migration is applied by one of them).
    */
-  static async open(dir: string, opts: Partial<Omit<LakeOptions, 'dir' | 'readOnly' | 'snapshot'>> = {}): Promise<Warehouse> {
+  static async open(dir: string, opts: Partial<Pick<LakeOptions, 'catalog' | 'dataPath'>> = {}): Promise<Warehouse> {
     const lake: LakeOptions = { ...lakeOptionsFromEnv(dir), ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)), dir };
     const instance = await DuckDBInstance.create(':memory:', { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });
     const conn = await instance.connect();
