@@ -6,7 +6,7 @@ import { defineConfig } from 'vitest/config';
  * (test/setup/temporal.ts starts the server its project names; `npx newsflow temporal install`
  * builds it, and the setup does so when it is missing).
  */
-const WORKFLOWS_ON_POSTGRES = ['test/workflows/distributionPull.test.ts', 'test/workflows/distributionKill.test.ts'];
+const WORKFLOWS_ON_POSTGRES = ['test/workflows/distributionPull.test.ts', 'test/workflows/distributionKill.test.ts', 'test/workflows/newsIngest.test.ts'];
 
 export default defineConfig({
   test: {
