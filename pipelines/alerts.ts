@@ -1,6 +1,6 @@
 /** The alert runner seen from the command line: sync the per-alert schedules now; each alert's schedule, last run and deliveries. */
 import { serviceConfig } from '../service/config.js';
-import { openSnapshot } from '../warehouse/read.js';
+import { openReader } from '../warehouse/read.js';
 import { startWorker, temporalClient, temporalEndpoint } from './runtime.js';
 import { TemporalSetupError } from './temporal.js';
 import { TASK_QUEUES } from './queues.js';
@@ -43,7 +43,7 @@ export async function syncAlerts(dataDirOpt: string | undefined, o: { verbose?: 
  * delivered, owed and skipped; with TEMPORAL_ADDRESS set, its schedule and next run.
  */
 export async function alertStatus(warehouseDir: string, dataDirOpt: string | undefined): Promise<Record<string, unknown>[]> {
-  const db = await openSnapshot(warehouseDir);
+  const db = await openReader(warehouseDir);
   const rows = await db.all(`
     SELECT a.alert_id::VARCHAR AS alert_id, coalesce(a.title, a.query) AS title, a.cron, a.active, a.deleted,
       (SELECT max(l.created_at) FROM alert_logs l WHERE l.alert_id = a.alert_id) AS last_run,

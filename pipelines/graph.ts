@@ -1,7 +1,7 @@
 /** `newsflow run graph --out FILE`: the run's graph as JSON, read back from the warehouse snapshot it landed in. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { openSnapshot } from '../warehouse/read.js';
+import { openReader } from '../warehouse/read.js';
 import { warehouseDir } from './runtime.js';
 
 const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
@@ -9,7 +9,7 @@ const plain = (v: unknown) => (typeof v === 'bigint' ? Number(v) : v);
 
 export async function writeGraphFile(dataDir: string, result: Record<string, unknown>, out: string): Promise<void> {
   const runId = String(result.runId);
-  const snap = await openSnapshot(warehouseDir(dataDir));
+  const snap = await openReader(warehouseDir(dataDir));
   try {
     const nodes = await snap.all(`SELECT node_id AS id, type, detailed_type, ner_type, mentions, sources, aliases, latitude, longitude
       FROM graph_nodes WHERE run_id = ${sqlString(runId)} ORDER BY sources DESC, mentions DESC, node_id`);

@@ -45,8 +45,8 @@ export function researchRequest(question: string, o: ResearchOptions): RunReques
 /** The report and its numbered sources, from the warehouse the run landed in. */
 async function printReport(result: Record<string, unknown>, dataDir: string): Promise<void> {
   if (process.env.TEMPORAL_ADDRESS) return; // the worker (and its warehouse) is elsewhere
-  const [{ warehouseDir }, { openSnapshot }] = await Promise.all([import('./runtime.js'), import('../warehouse/read.js')]);
-  const snap = await openSnapshot(warehouseDir(dataDir));
+  const [{ warehouseDir }, { openReader }] = await Promise.all([import('./runtime.js'), import('../warehouse/read.js')]);
+  const snap = await openReader(warehouseDir(dataDir));
   try {
     const id = String(result.runId).replace(/'/g, "''");
     const [run] = await snap.all(`SELECT report FROM research_runs WHERE run_id = '${id}'`);

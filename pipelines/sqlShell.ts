@@ -1,14 +1,14 @@
-/** `newsflow sql`: one query, or a REPL on stdin, on a read snapshot of the warehouse. */
+/** `newsflow sql`: one query, or a REPL on stdin, on the lake attached read-only (optionally as it was after a load). */
 import fs from 'node:fs';
 import readline from 'node:readline';
-import { formatRows, openSnapshot, type SqlFormat } from '../warehouse/read.js';
+import { formatRows, openReader, type SqlFormat } from '../warehouse/read.js';
 
 /**
  * Run `query` (or each line of stdin until `.exit` or `\q`) and print its rows in `format`, to
  * `out` when given; an error prints its first line. False when the one query failed.
  */
-export async function sqlShell(o: { warehouseDir: string; query?: string; format: SqlFormat; out?: string }): Promise<boolean> {
-  const db = await openSnapshot(o.warehouseDir);
+export async function sqlShell(o: { warehouseDir: string; query?: string; format: SqlFormat; out?: string; at?: string }): Promise<boolean> {
+  const db = await openReader(o.warehouseDir, { at: o.at });
   const runOne = async (q: string) => {
     try {
       const out = formatRows(await db.all(q), o.format);

@@ -1,32 +1,65 @@
 /**
- * Readers: SQL over the published snapshot (read-only, never the writer's lock), output as a
- * table, CSV, JSON or Arrow IPC; and the Parquet export, hive-partitioned by month, written to a
- * temporary folder and renamed into place.
+ * Readers: SQL over the lake attached READ_ONLY (never blocked by a writer, never blocking one),
+ * at its newest snapshot or as it was after a load (`at`: time travel), output as a table, CSV,
+ * JSON or Arrow IPC; and the Parquet export, hive-partitioned by month, written to a temporary
+ * folder and renamed into place.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { tableFromJSON, tableToIPC } from 'apache-arrow';
-import { SNAPSHOT_FILE, WAREHOUSE_FILE } from './warehouse.js';
+import { WAREHOUSE_FILE } from './warehouse.js';
+import { catalogSpec, lakeExists, lakeOptionsFromEnv, openLake, type LakeOptions } from './lake.js';
 import { TABLES, TABLES_BY_NAME } from './tables/index.js';
 
 export class WarehouseReadError extends Error {}
 
-export async function openSnapshot(dir: string): Promise<{ all: (sql: string) => Promise<Record<string, unknown>[]>; close: () => void }> {
-  const snap = path.join(dir, SNAPSHOT_FILE);
-  if (!fs.existsSync(snap)) {
-    throw new WarehouseReadError(`no warehouse under ${dir} yet (${SNAPSHOT_FILE} is written after the first load); run a pipeline first, or pass --warehouse DIR`);
+export interface Reader {
+  all: (sql: string) => Promise<Record<string, unknown>[]>;
+  /** the lake snapshot read */
+  snapshot: number | null;
+  close: () => void;
+}
+
+/**
+ * Attach the lake of a warehouse folder read-only; with `at` (a load id), at the snapshot that
+ * recorded that load. Lake options from `lake`, else NEWSFLOW_LAKE_CATALOG / NEWSFLOW_LAKE_DATA.
+ */
+export async function openReader(dir: string, o: { at?: string; lake?: Partial<LakeOptions> } = {}): Promise<Reader> {
+  const opts: LakeOptions = { ...lakeOptionsFromEnv(dir), ...o.lake, dir, readOnly: true };
+  if (!lakeExists(opts)) {
+    const old = fs.existsSync(path.join(dir, WAREHOUSE_FILE));
+    throw new WarehouseReadError(old
+      ? `the warehouse under ${dir} is a single DuckDB file (${WAREHOUSE_FILE}) of an older newsflow; move it into the lake with \`newsflow warehouse migrate\``
+      : `no warehouse under ${dir} yet (${catalogSpec(opts).spec.replace(/^sqlite:/, '')} is created by the first pipeline); run a pipeline first, or pass --warehouse DIR`);
   }
-  const instance = await DuckDBInstance.create(snap, { access_mode: 'READ_ONLY' });
-  const conn = await instance.connect();
+  let lake = await openLake(opts);
+  const rows = async (sql: string, params?: unknown[]) => (await lake.conn.runAndReadAll(sql, params as never)).getRowObjectsJS() as Record<string, unknown>[];
+  let snapshot: number | null = null;
+  try {
+    if (o.at !== undefined) {
+      const [hit] = await rows('SELECT snapshot_id FROM _loads WHERE load_id = $1 ORDER BY snapshot_id DESC NULLS LAST LIMIT 1', [o.at]);
+      if (!hit) throw new WarehouseReadError(`unknown load id "${o.at}" (the loads: newsflow sql "SELECT load_id, pipeline, finished_at FROM _loads ORDER BY finished_at")`);
+      if (hit.snapshot_id === null || hit.snapshot_id === undefined) throw new WarehouseReadError(`load "${o.at}" has no lake snapshot (it was recorded before the warehouse moved to the lake)`);
+      snapshot = Number(hit.snapshot_id);
+      lake.close();
+      lake = await openLake({ ...opts, snapshot });
+    } else {
+      const [cur] = await rows('SELECT id FROM lake.current_snapshot()');
+      snapshot = cur ? Number(cur.id) : null;
+    }
+  } catch (e) {
+    lake.close();
+    throw e;
+  }
   return {
-    all: async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[],
-    close: () => {
-      conn.closeSync();
-      instance.closeSync();
-    },
+    all: async (sql: string) => (await lake.conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[],
+    snapshot,
+    close: () => lake.close(),
   };
 }
+
+/** The reader of before the lake had this name. */
+export const openSnapshot = (dir: string) => openReader(dir);
 
 const plain = (v: unknown): unknown =>
   typeof v === 'bigint' ? (Number.isSafeInteger(Number(v)) ? Number(v) : v.toString())
@@ -64,7 +97,7 @@ export function formatRows(rows: Record<string, unknown>[], format: SqlFormat): 
 export async function exportParquet(dir: string, out: string, tables?: string[]): Promise<Record<string, number>> {
   const names = tables?.length ? tables : TABLES.map((t) => t.name).concat('_loads');
   for (const n of names) if (n !== '_loads' && !TABLES_BY_NAME[n]) throw new WarehouseReadError(`unknown table "${n}"; tables: ${TABLES.map((t) => t.name).join(', ')}, _loads`);
-  const db = await openSnapshot(dir);
+  const db = await openReader(dir);
   const counts: Record<string, number> = {};
   try {
     fs.mkdirSync(out, { recursive: true });

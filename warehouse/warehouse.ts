@@ -1,15 +1,17 @@
 /**
- * The warehouse: one DuckDB file (data/warehouse.duckdb) owned by one writer (the worker), with
- * migrations, idempotent loads and a `_loads` ledger. After every committed load the writer
- * publishes a snapshot (copy + atomic rename) that readers (`newsflow sql`, export) open
- * read-only, so a reader never meets the writer's lock.
+ * The warehouse: a DuckLake (warehouse/lake.ts: a catalog, SQLite in the warehouse folder by
+ * default or PostgreSQL, and Parquet data files), written by any number of worker processes, with
+ * migrations, idempotent loads (MERGE on each table's merge key) and a `_loads` ledger. Every
+ * commit is one lake snapshot tagged with its load id; readers (`newsflow sql`, export) attach the
+ * lake read-only (warehouse/read.ts), at the newest snapshot or at a load's (time travel).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { attachLake, lakeOptionsFromEnv, withLakeRetry, LAKE_ALIAS, type LakeOptions } from './lake.js';
 import { stage } from '../service/store/bulk.js';
-import { NEWS_TABLES, type TableDef } from './tables/index.js';
+import { NEWS_TABLES, TABLES, type TableDef } from './tables/index.js';
 import { DISTRIBUTION_TABLES } from './tables/distribution.js';
 import { ALERT_TABLES } from './tables/alerts.js';
 import { INDEX_COUNT_TABLES } from './tables/indexCounts.js';
@@ -17,7 +19,9 @@ import { STORY_TABLES } from './tables/stories.js';
 import { GRAPH_TABLES } from './tables/graph.js';
 import { RESEARCH_TABLES } from './tables/research.js';
 
+/** The single-file warehouse of before the lake (`newsflow warehouse migrate` moves it in). */
 export const WAREHOUSE_FILE = 'warehouse.duckdb';
+/** The read copy of the single-file warehouse: gone with the lake (migrate removes a stale one). */
 export const SNAPSHOT_FILE = 'warehouse.snapshot.duckdb';
 
 export interface LoadMeta {
@@ -34,12 +38,13 @@ export interface LoadCounts {
   updated: number;
 }
 
-const createTable = (t: TableDef) => `CREATE TABLE ${t.name} (${t.columns.map((c) => `${c.name} ${c.sql}`).join(', ')}${t.replaceBy ? '' : `, PRIMARY KEY (${t.mergeKey.join(', ')})`})`;
+/** DuckLake has no primary keys: the merge key lives in the table definition and in `land`'s MERGE. */
+export const createTable = (t: TableDef) => `CREATE TABLE ${t.name} (${t.columns.map((c) => `${c.name} ${c.sql}`).join(', ')})`;
 
 const MIGRATIONS: string[][] = [
   [
     `CREATE TABLE _loads (
-       load_id VARCHAR PRIMARY KEY, pipeline VARCHAR NOT NULL, workflow_id VARCHAR, run_id VARCHAR,
+       load_id VARCHAR NOT NULL, pipeline VARCHAR NOT NULL, workflow_id VARCHAR, run_id VARCHAR,
        window_start TIMESTAMP, window_end TIMESTAMP, rows_received BIGINT NOT NULL, rows_inserted BIGINT NOT NULL,
        rows_updated BIGINT NOT NULL, started_at TIMESTAMP NOT NULL, finished_at TIMESTAMP, invariants JSON)`,
     ...NEWS_TABLES.map(createTable),
@@ -61,6 +66,14 @@ const VERSIONED_MIGRATIONS: [version: number, sql: string[]][] = [
   [5, STORY_TABLES.map(createTable)],
   [7, GRAPH_TABLES.map(createTable)],
   [11, RESEARCH_TABLES.map(createTable)],
+  // the lake: the snapshot that recorded a load (time travel), and one row per landed table that
+  // every changing landing updates, so two writers landing into one table always conflict (and
+  // one retries) instead of both inserting a new key (DuckLake sees no conflict in two appends)
+  [16, [
+    'ALTER TABLE _loads ADD COLUMN snapshot_id BIGINT',
+    'CREATE TABLE _land_locks (table_name VARCHAR NOT NULL, n BIGINT NOT NULL)',
+    `INSERT INTO _land_locks VALUES ${TABLES.map((t) => `('${t.name}', 0)`).join(', ')}`,
+  ]],
 ];
 
 /** staged value -> warehouse column expression */
@@ -70,22 +83,39 @@ const moveExpr = (col: { name: string; sql: string; kind: string }, alias = 's')
   : col.sql === 'JSON' ? `${alias}.${col.name}::JSON`
   : `${alias}.${col.name}`;
 
+export class WarehouseMigrateError extends Error {}
+
+const STG = 'memory.main';
+const sqlStr = (s: string) => `'${s.replaceAll("'", "''")}'`;
+
 export class Warehouse {
   private queue: Promise<unknown> = Promise.resolve();
   private constructor(
     readonly dir: string,
+    readonly lake: LakeOptions,
     private readonly instance: DuckDBInstance,
     private readonly conn: DuckDBConnection,
   ) {}
 
-  static async open(dir: string): Promise<Warehouse> {
-    fs.mkdirSync(dir, { recursive: true });
-    const instance = await DuckDBInstance.create(path.join(dir, WAREHOUSE_FILE));
+  /**
+   * Open (create, migrate) the lake of a warehouse folder. The catalog and data path come from
+   * `opts`, else NEWSFLOW_LAKE_CATALOG / NEWSFLOW_LAKE_DATA, else `<dir>/lake.sqlite` and `<dir>/lake/`.
+   * Safe to call from several processes at once (a migration is applied by one of them).
+   */
+  static async open(dir: string, opts: Partial<Omit<LakeOptions, 'dir' | 'readOnly' | 'snapshot'>> = {}): Promise<Warehouse> {
+    const lake: LakeOptions = { ...lakeOptionsFromEnv(dir), ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)), dir };
+    const instance = await DuckDBInstance.create(':memory:', { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });
     const conn = await instance.connect();
-    const w = new Warehouse(dir, instance, conn);
-    await w.migrate();
-    await w.publish();
-    return w;
+    try {
+      await attachLake(conn, lake);
+      const w = new Warehouse(dir, lake, instance, conn);
+      await w.migrate();
+      return w;
+    } catch (e) {
+      conn.closeSync();
+      instance.closeSync();
+      throw e;
+    }
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -94,112 +124,202 @@ export class Warehouse {
     return next;
   }
 
+  /**
+   * One lake transaction (one snapshot, tagged with `tag`), retried from the start when a
+   * concurrent writer's commit wins (bounded, with backoff): `fn` re-reads the lake each time.
+   */
+  private async tx<T>(tag: { loadId?: string | null; op: string }, fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+    const conn = this.conn;
+    return withLakeRetry(async () => {
+      await conn.run('BEGIN TRANSACTION');
+      try {
+        await conn.run(`CALL ${LAKE_ALIAS}.set_commit_message('newsflow', ${sqlStr(tag.loadId ? `${tag.op} ${tag.loadId}` : tag.op)}, extra_info => ${sqlStr(JSON.stringify({ load_id: tag.loadId ?? null, op: tag.op, pid: process.pid }))})`);
+        const r = await fn(conn);
+        await conn.run('COMMIT');
+        return r;
+      } catch (e) {
+        await conn.run('ROLLBACK').catch(() => undefined);
+        throw e;
+      }
+    });
+  }
+
   private async migrate(): Promise<void> {
-    await this.conn.run('CREATE TABLE IF NOT EXISTS _migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMP DEFAULT now())');
-    const done = new Set((await this.conn.runAndReadAll('SELECT version FROM _migrations')).getRowObjectsJS().map((r) => Number(r.version)));
+    await withLakeRetry(() => this.conn.run('CREATE TABLE IF NOT EXISTS _migrations (version INTEGER NOT NULL, applied_at TIMESTAMP)'));
     const all = new Map(MIGRATIONS.map((stmts, i) => [i + 1, stmts] as const));
     for (const [v, stmts] of VERSIONED_MIGRATIONS) {
       if (all.has(v)) throw new Error(`warehouse migration ${v} is declared twice`);
       all.set(v, stmts);
     }
+    const done = async () => new Set((await this.conn.runAndReadAll('SELECT version FROM _migrations')).getRowObjectsJS().map((r) => Number(r.version)));
+    const applied = await done();
     for (const v of [...all.keys()].sort((a, b) => a - b)) {
-      if (done.has(v)) continue;
-      await this.conn.run('BEGIN TRANSACTION');
-      for (const s of all.get(v)!) await this.conn.run(s);
-      await this.conn.run('INSERT INTO _migrations (version) VALUES ($1)', [v]);
-      await this.conn.run('COMMIT');
+      if (applied.has(v)) continue;
+      // read again inside the transaction: another process may have applied it meanwhile; two
+      // that apply it at once conflict on commit and the loser finds it applied on its retry
+      await this.tx({ op: `migration ${v}` }, async (conn) => {
+        if ((await conn.runAndReadAll('SELECT 1 FROM _migrations WHERE version = $1', [v])).currentRowCount > 0) return;
+        for (const s of all.get(v)!) await conn.run(s);
+        await conn.run('INSERT INTO _migrations VALUES ($1, now())', [v]);
+      });
     }
   }
 
   /**
-   * Land rows of a parent table and its children in one transaction: appender into staging,
-   * MERGE on the merge key (a matched row is updated only when its content hash changed),
-   * children replaced per parent key. Returns the parent's counts.
+   * Land rows of a parent table and its children in one lake transaction (one snapshot): appender
+   * into staging (in memory), MERGE on the merge key (a matched row is updated only when its
+   * content hash changed), children replaced for the parents whose child rows changed. A replayed
+   * batch changes nothing (no snapshot). Returns the parent's counts.
    */
   land(parent: TableDef, rows: Record<string, unknown>[], children: { table: TableDef; rows: Record<string, unknown>[] }[], loadId: string): Promise<LoadCounts> {
     return this.serial(async () => {
       const conn = this.conn;
       const withHash: Record<string, unknown>[] = rows.map((r) => ({ ...r, row_hash: rowHash(parent, r), last_load_id: loadId }));
-      const stg = await stage(conn, `w_${parent.name}`, parent.columns.map((c) => [c.name, c.kind] as const), withHash.map((r) => parent.columns.map((c) => r[c.name])));
-      const stgChildren = [];
-      for (const ch of children) {
-        stgChildren.push({ table: ch.table, stg: await stage(conn, `w_${ch.table.name}`, ch.table.columns.map((c) => [c.name, c.kind] as const), ch.rows.map((r) => ch.table.columns.map((c) => r[c.name]))) });
-      }
-      await conn.run('BEGIN TRANSACTION');
+      await conn.run('USE memory');
+      let stg: string;
+      const stgChildren: { table: TableDef; stg: string }[] = [];
       try {
-        const on = parent.mergeKey.map((k) => `t.${k} = ${moveExpr(parent.columns.find((c) => c.name === k)!)}`).join(' AND ');
-        // the same key twice in one batch: the last row wins
-        const dedup = `(SELECT * FROM ${stg} QUALIFY row_number() OVER (PARTITION BY ${parent.mergeKey.join(', ')} ORDER BY rowid DESC) = 1)`;
+        stg = `${STG}.${await stage(conn, `w_${parent.name}`, parent.columns.map((c) => [c.name, c.kind] as const), withHash.map((r) => parent.columns.map((c) => r[c.name])))}`;
+        for (const ch of children) {
+          stgChildren.push({ table: ch.table, stg: `${STG}.${await stage(conn, `w_${ch.table.name}`, ch.table.columns.map((c) => [c.name, c.kind] as const), ch.rows.map((r) => ch.table.columns.map((c) => r[c.name])))}` });
+        }
+      } finally {
+        await conn.run(`USE ${LAKE_ALIAS}`);
+      }
+      const col = (t: TableDef, n: string) => t.columns.find((c) => c.name === n)!;
+      const on = parent.mergeKey.map((k) => `t.${k} = ${moveExpr(col(parent, k))}`).join(' AND ');
+      // the same key twice in one batch: the last row wins
+      const dedup = `(SELECT * FROM ${stg} QUALIFY row_number() OVER (PARTITION BY ${parent.mergeKey.join(', ')} ORDER BY rowid DESC) = 1)`;
+      const cols = parent.columns.map((c) => c.name);
+      return this.tx({ loadId, op: `land ${parent.name}` }, async (conn) => {
         const counts = (await conn.runAndReadAll(`SELECT count(*) FILTER (WHERE t.${parent.mergeKey[0]} IS NULL) AS ins,
             count(*) FILTER (WHERE t.${parent.mergeKey[0]} IS NOT NULL AND t.row_hash <> s.row_hash) AS upd
           FROM ${dedup} s LEFT JOIN ${parent.name} t ON ${on}`)).getRowObjectsJS()[0]!;
-        const cols = parent.columns.map((c) => c.name);
-        await conn.run(`MERGE INTO ${parent.name} t USING ${dedup} s ON ${on}
-          WHEN MATCHED AND t.row_hash <> s.row_hash THEN UPDATE SET ${cols.filter((c) => !parent.mergeKey.includes(c)).map((c) => `${c} = ${moveExpr(parent.columns.find((x) => x.name === c)!)}`).join(', ')}
-          WHEN NOT MATCHED THEN INSERT (${cols.join(', ')}) VALUES (${parent.columns.map((c) => moveExpr(c)).join(', ')})`);
+        const ins = Number(counts.ins);
+        const upd = Number(counts.upd);
+        // children: the parents of the batch whose set of child rows differs from the lake's
+        const childPlans = [];
+        let childChanges = 0;
         for (const { table, stg: cs } of stgChildren) {
           const by = table.replaceBy!;
-          const parentKeys = `SELECT DISTINCT ${by.map((k) => moveExpr(parent.columns.find((c) => c.name === k)!, 'p') + ` AS ${k}`).join(', ')} FROM ${stg} p`;
-          await conn.run(`DELETE FROM ${table.name} WHERE (${by.join(', ')}) IN (${parentKeys})`);
-          await conn.run(`INSERT INTO ${table.name} SELECT DISTINCT ${table.columns.map((c) => moveExpr(c)).join(', ')} FROM ${cs} s`);
+          const keys = `(SELECT DISTINCT ${by.map((k) => `${moveExpr(col(parent, k), 'p')} AS ${k}`).join(', ')} FROM ${stg} p)`;
+          const rowText = (alias: string, moved: boolean) => `(row(${table.columns.map((c) => (moved ? moveExpr(c, alias) : `${alias}.${c.name}`)).join(', ')})::VARCHAR)`;
+          const fresh = `(SELECT ${by.map((k) => `${moveExpr(col(table, k), 'n')} AS ${k}`).join(', ')}, string_agg(DISTINCT ${rowText('n', true)}, chr(31) ORDER BY ${rowText('n', true)}) AS h FROM ${cs} n GROUP BY ALL)`;
+          const old = `(SELECT ${by.map((k) => `o.${k}`).join(', ')}, string_agg(DISTINCT ${rowText('o', false)}, chr(31) ORDER BY ${rowText('o', false)}) AS h FROM ${table.name} o WHERE (${by.map((k) => `o.${k}`).join(', ')}) IN (SELECT * FROM ${keys}) GROUP BY ALL)`;
+          const changed = `(SELECT ${by.map((k) => `k.${k}`).join(', ')} FROM ${keys} k LEFT JOIN ${fresh} f USING (${by.join(', ')}) LEFT JOIN ${old} o USING (${by.join(', ')}) WHERE coalesce(f.h, '') <> coalesce(o.h, ''))`;
+          const n = Number((await conn.runAndReadAll(`SELECT count(*) AS n FROM ${changed}`)).getRowObjectsJS()[0]!.n);
+          childChanges += n;
+          childPlans.push({ table, cs, by, keys, changed, n });
         }
-        await conn.run('COMMIT');
-        return { received: rows.length, inserted: Number(counts.ins), updated: Number(counts.upd) };
-      } catch (e) {
-        await conn.run('ROLLBACK');
-        throw e;
-      }
-    }).then(async (r) => {
-      await this.publish();
-      return r;
+        if (ins + upd + childChanges === 0) return { received: rows.length, inserted: 0, updated: 0 };
+        await this.bumpLock(conn, parent.name);
+        await conn.run(`MERGE INTO ${parent.name} t USING ${dedup} s ON ${on}
+          WHEN MATCHED AND t.row_hash <> s.row_hash THEN UPDATE SET ${cols.filter((c) => !parent.mergeKey.includes(c)).map((c) => `${c} = ${moveExpr(col(parent, c))}`).join(', ')}
+          WHEN NOT MATCHED THEN INSERT (${cols.join(', ')}) VALUES (${parent.columns.map((c) => moveExpr(c)).join(', ')})`);
+        for (const { table, cs, by, keys, changed, n } of childPlans) {
+          if (n === 0) continue;
+          const tuple = `(${by.join(', ')})`;
+          await conn.run(`DELETE FROM ${table.name} WHERE ${tuple} IN ${changed}`);
+          // after the delete, a parent of the batch without children in the lake is one to fill
+          await conn.run(`INSERT INTO ${table.name} SELECT DISTINCT ${table.columns.map((c) => moveExpr(c)).join(', ')} FROM ${cs} s
+            WHERE (${by.map((k) => moveExpr(col(table, k))).join(', ')}) IN (SELECT * FROM ${keys})
+              AND (${by.map((k) => moveExpr(col(table, k))).join(', ')}) NOT IN (SELECT DISTINCT ${by.join(', ')} FROM ${table.name} WHERE ${tuple} IN (SELECT * FROM ${keys}))`);
+        }
+        return { received: rows.length, inserted: ins, updated: upd };
+      });
     });
   }
 
-  /** Record (or complete) a load in `_loads`; replaying the same load id updates its row. */
+  /** Touch the table's lock row: two transactions landing into one table then conflict on commit. */
+  private async bumpLock(conn: DuckDBConnection, table: string): Promise<void> {
+    const r = await conn.runAndReadAll('UPDATE _land_locks SET n = n + 1 WHERE table_name = $1', [table]);
+    if (Number((r.getRowObjectsJS()[0] as { Count?: bigint } | undefined)?.Count ?? 0) === 0) await conn.run('INSERT INTO _land_locks VALUES ($1, 1)', [table]);
+  }
+
+  /**
+   * Record (or complete) a load in `_loads` (a MERGE on load_id: replaying the same load changes
+   * nothing), then store the id of the lake snapshot that recorded it (`newsflow sql --at`).
+   */
   recordLoad(meta: LoadMeta, counts: LoadCounts, startedAt: Date, invariants: Record<string, unknown> = {}): Promise<void> {
     return this.serial(async () => {
       const us = (d: Date | null) => (d ? d.getTime() * 1000 : null);
-      await this.conn.run(
-        `INSERT INTO _loads VALUES ($1, $2, $3, $4, make_timestamp($5::BIGINT), make_timestamp($6::BIGINT), $7, $8, $9, make_timestamp($10::BIGINT), now(), $11::JSON)
-         ON CONFLICT (load_id) DO UPDATE SET rows_received = excluded.rows_received, rows_inserted = excluded.rows_inserted,
-           rows_updated = excluded.rows_updated, finished_at = excluded.finished_at, invariants = excluded.invariants`,
-        [meta.loadId, meta.pipeline, meta.workflowId, meta.runId, us(meta.windowStart), us(meta.windowEnd), counts.received, counts.inserted, counts.updated, us(startedAt), JSON.stringify(invariants)] as never,
-      );
-    }).then(() => this.publish());
+      const params = [meta.loadId, meta.pipeline, meta.workflowId, meta.runId, us(meta.windowStart), us(meta.windowEnd), counts.received, counts.inserted, counts.updated, us(startedAt), JSON.stringify(invariants)];
+      const changed = await this.tx({ loadId: meta.loadId, op: 'record' }, async (conn) => {
+        const r = await conn.runAndReadAll(
+          `MERGE INTO _loads t USING (SELECT $1::VARCHAR AS load_id, $2::VARCHAR AS pipeline, $3::VARCHAR AS workflow_id, $4::VARCHAR AS run_id,
+             make_timestamp($5::BIGINT) AS window_start, make_timestamp($6::BIGINT) AS window_end, $7::BIGINT AS rows_received, $8::BIGINT AS rows_inserted,
+             $9::BIGINT AS rows_updated, make_timestamp($10::BIGINT) AS started_at, $11::JSON AS invariants) s ON t.load_id = s.load_id
+           WHEN MATCHED AND (t.rows_received <> s.rows_received OR t.rows_inserted <> s.rows_inserted OR t.rows_updated <> s.rows_updated
+             OR coalesce(t.invariants::VARCHAR, '') <> coalesce(s.invariants::VARCHAR, '')) THEN UPDATE SET rows_received = s.rows_received,
+             rows_inserted = s.rows_inserted, rows_updated = s.rows_updated, finished_at = now(), invariants = s.invariants
+           WHEN NOT MATCHED THEN INSERT (load_id, pipeline, workflow_id, run_id, window_start, window_end, rows_received, rows_inserted, rows_updated, started_at, finished_at, invariants)
+             VALUES (s.load_id, s.pipeline, s.workflow_id, s.run_id, s.window_start, s.window_end, s.rows_received, s.rows_inserted, s.rows_updated, s.started_at, now(), s.invariants)`,
+          params as never,
+        );
+        return Number((r.getRowObjectsJS()[0] as { Count?: bigint } | undefined)?.Count ?? 0) > 0;
+      });
+      if (!changed) return;
+      const [snap] = (await this.conn.runAndReadAll(`SELECT id FROM ducklake_last_committed_snapshot('${LAKE_ALIAS}')`)).getRowObjectsJS();
+      if (snap?.id === null || snap?.id === undefined) return;
+      await this.tx({ loadId: meta.loadId, op: 'snapshot' }, (conn) => conn.run('UPDATE _loads SET snapshot_id = $1 WHERE load_id = $2', [Number(snap.id), meta.loadId] as never));
+    });
   }
 
   async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
     return this.serial(async () => (await this.conn.runAndReadAll(sql, params as never)).getRowObjectsJS() as T[]);
   }
 
-  /** Statements in one transaction, then one snapshot. */
+  /** Statements in one lake transaction (one snapshot; retried on a concurrent writer's conflict). */
   execMany(stmts: [sql: string, params?: unknown[]][]): Promise<void> {
-    return this.serial(async () => {
-      await this.conn.run('BEGIN TRANSACTION');
-      try {
-        for (const [q, p] of stmts) await this.conn.run(q, p as never);
-        await this.conn.run('COMMIT');
-      } catch (e) {
-        await this.conn.run('ROLLBACK');
-        throw e;
-      }
-    }).then(() => this.publish());
+    return this.serial(() => this.tx({ op: 'exec' }, async (conn) => {
+      for (const [q, p] of stmts) await conn.run(q, p as never);
+    }));
   }
 
-  /** A statement that changes the warehouse outside `land` (ledgers); the snapshot is republished. */
+  /** A statement that changes the warehouse outside `land` (ledgers), in its own transaction. */
   exec(sql: string, params?: unknown[]): Promise<void> {
-    return this.serial(async () => {
-      await this.conn.run(sql, params as never);
-    }).then(() => this.publish());
+    return this.execMany([[sql, params]]);
   }
 
-  /** Checkpoint and publish the read snapshot (copy, then rename over the old one). */
-  publish(): Promise<void> {
+  /**
+   * Move the rows of a single-file warehouse of before the lake (`warehouse.duckdb`) into the lake,
+   * every table in one transaction. Refuses when the file holds no rows, or when the lake holds
+   * rows already unless `force` (then each table's rows are replaced by the file's: running it
+   * again gives the same lake). Returns the rows moved per table.
+   */
+  importFile(file: string, o: { force?: boolean } = {}): Promise<Record<string, number>> {
     return this.serial(async () => {
-      await this.conn.run('CHECKPOINT');
-      const tmp = path.join(this.dir, `${SNAPSHOT_FILE}.${process.pid}.tmp`);
-      fs.copyFileSync(path.join(this.dir, WAREHOUSE_FILE), tmp);
-      fs.renameSync(tmp, path.join(this.dir, SNAPSHOT_FILE));
+      if (!fs.existsSync(file)) throw new WarehouseMigrateError(`nothing to migrate: ${file} does not exist`);
+      const conn = this.conn;
+      const names = [...TABLES.map((t) => t.name), '_loads'];
+      const all = async (sql: string, p?: unknown[]) => (await conn.runAndReadAll(sql, p as never)).getRowObjectsJS();
+      try {
+        await conn.run(`ATTACH ${sqlStr(path.resolve(file))} AS old_wh (READ_ONLY)`);
+      } catch (e) {
+        throw new WarehouseMigrateError(`cannot open ${file}: ${(e as Error).message.split('\n')[0]} (stop the process that writes it, then run again)`);
+      }
+      try {
+        const present = new Set((await all("SELECT table_name FROM duckdb_tables() WHERE database_name = 'old_wh'")).map((r) => String(r.table_name)));
+        const from = names.filter((n) => present.has(n));
+        const oldRows = Object.fromEntries(await Promise.all(from.map(async (n) => [n, Number((await all(`SELECT count(*) AS n FROM old_wh.main.${n}`))[0]!.n)] as const)));
+        if (from.length === 0 || Object.values(oldRows).every((n) => n === 0)) throw new WarehouseMigrateError(`nothing to migrate: ${file} holds no rows`);
+        const lakeRows = (await Promise.all(names.map(async (n) => Number((await all(`SELECT count(*) AS n FROM ${n}`))[0]!.n)))).reduce((a, b) => a + b, 0);
+        if (lakeRows > 0 && !o.force) throw new WarehouseMigrateError(`the lake under ${this.dir} holds ${lakeRows} rows already; pass --force to replace its tables with the rows of ${file}`);
+        const moved: Record<string, number> = {};
+        await this.tx({ op: `migrate ${path.basename(file)}` }, async (c) => {
+          for (const n of from) {
+            const lakeCols = new Set((await all(`SELECT column_name FROM duckdb_columns() WHERE database_name = '${LAKE_ALIAS}' AND table_name = $1`, [n])).map((r) => String(r.column_name)));
+            const cols = (await all("SELECT column_name FROM duckdb_columns() WHERE database_name = 'old_wh' AND table_name = $1 ORDER BY column_index", [n])).map((r) => String(r.column_name)).filter((x) => lakeCols.has(x));
+            if (o.force) await c.run(`DELETE FROM ${n}`);
+            await c.run(`INSERT INTO ${n} (${cols.join(', ')}) SELECT ${cols.join(', ')} FROM old_wh.main.${n}`);
+            moved[n] = oldRows[n]!;
+          }
+        });
+        fs.rmSync(path.join(this.dir, SNAPSHOT_FILE), { force: true });
+        return moved;
+      } finally {
+        await conn.run('DETACH old_wh').catch(() => undefined);
+      }
     });
   }
 

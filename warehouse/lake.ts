@@ -1,0 +1,145 @@
+/**
+ * The lake: where the warehouse's tables live (DuckLake). One place that knows how to attach it.
+ *
+ * - catalog: a SQLite file `<dir>/lake.sqlite` by default (WAL, busy timeout: several processes on
+ *   one machine read and write), or PostgreSQL (`NEWSFLOW_LAKE_CATALOG=postgres://…` or a libpq
+ *   string `dbname=… host=…`) for many machines;
+ * - data: Parquet files under `<dir>/lake/` by default, or `NEWSFLOW_LAKE_DATA` (a shared folder,
+ *   or `s3://…` through httpfs, credentials from DuckDB's usual secrets/env);
+ * - readers attach READ_ONLY (never blocked by a writer, never blocking one), optionally at a
+ *   snapshot version (time travel).
+ *
+ * Extensions are loaded from the files `npm ci` unpacked (warehouse/extensions.ts); DuckDB's
+ * autoinstall/autoload stay off.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { loadExtensions, type ExtensionName } from './extensions.js';
+
+export const LAKE_ALIAS = 'lake';
+export const LAKE_CATALOG_FILE = 'lake.sqlite';
+export const LAKE_DATA_DIR = 'lake';
+
+export interface LakeOptions {
+  /** the warehouse folder: the default home of the SQLite catalog and of the data files */
+  dir: string;
+  /** `postgres://…`, `postgresql://…`, a libpq string (`dbname=x host=y`), `sqlite:FILE`, `postgres:…`; default `sqlite:<dir>/lake.sqlite` */
+  catalog?: string;
+  /** where the Parquet files go: a folder or `s3://bucket/prefix/`; default `<dir>/lake/` */
+  dataPath?: string;
+  readOnly?: boolean;
+  /** attach at this snapshot version (read-only time travel) */
+  snapshot?: number;
+  /** the database name it is attached as (default `lake`) */
+  alias?: string;
+}
+
+/** The lake options of a warehouse folder from the environment (NEWSFLOW_LAKE_CATALOG, NEWSFLOW_LAKE_DATA). */
+export function lakeOptionsFromEnv(dir: string, env: NodeJS.ProcessEnv = process.env): LakeOptions {
+  return { dir, catalog: env.NEWSFLOW_LAKE_CATALOG || undefined, dataPath: env.NEWSFLOW_LAKE_DATA || undefined };
+}
+
+export type CatalogKind = 'sqlite' | 'postgres';
+
+/** The DuckLake metadata spec of the options: `sqlite:/abs/lake.sqlite` or `postgres:<libpq>`. */
+export function catalogSpec(o: LakeOptions): { kind: CatalogKind; spec: string } {
+  const c = o.catalog?.trim();
+  if (!c) return { kind: 'sqlite', spec: `sqlite:${path.join(path.resolve(o.dir), LAKE_CATALOG_FILE)}` };
+  if (/^postgres(ql)?:\/\//i.test(c)) return { kind: 'postgres', spec: `postgres:${c}` };
+  if (/^postgres:/i.test(c)) return { kind: 'postgres', spec: c };
+  if (/^sqlite:/i.test(c)) return { kind: 'sqlite', spec: `sqlite:${path.resolve(c.slice('sqlite:'.length))}` };
+  if (/\b(dbname|host|user|port)=/.test(c)) return { kind: 'postgres', spec: `postgres:${c}` };
+  return { kind: 'sqlite', spec: `sqlite:${path.resolve(c)}` };
+}
+
+export function dataPathOf(o: LakeOptions): string {
+  const d = o.dataPath?.trim();
+  if (!d) return path.join(path.resolve(o.dir), LAKE_DATA_DIR) + path.sep;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(d)) return d.endsWith('/') ? d : `${d}/`;
+  return path.resolve(d) + path.sep;
+}
+
+const remoteData = (p: string) => /^(s3|s3a|gcs|gs|r2|https?|az|abfss):\/\//i.test(p);
+const q = (s: string) => `'${s.replaceAll("'", "''")}'`;
+
+/** True when a lake (its catalog) exists for these options; for PostgreSQL, assumed (the server says). */
+export function lakeExists(o: LakeOptions): boolean {
+  const { kind, spec } = catalogSpec(o);
+  return kind === 'postgres' || fs.existsSync(spec.slice('sqlite:'.length));
+}
+
+/** The ATTACH statement of the lake. */
+export function attachSql(o: LakeOptions): string {
+  const { kind, spec } = catalogSpec(o);
+  const alias = o.alias ?? LAKE_ALIAS;
+  const opts = [`DATA_PATH ${q(dataPathOf(o))}`];
+  if (kind === 'sqlite') opts.push(`META_JOURNAL_MODE 'WAL'`, 'META_BUSY_TIMEOUT 10000');
+  if (o.readOnly || o.snapshot !== undefined) opts.push('READ_ONLY');
+  if (o.snapshot !== undefined) opts.push(`SNAPSHOT_VERSION ${Math.trunc(o.snapshot)}`);
+  return `ATTACH ${q(`ducklake:${spec}`)} AS ${alias} (${opts.join(', ')})`;
+}
+
+/**
+ * Load the extensions the lake needs and attach it to `conn` as `alias` (default `lake`), made the
+ * default database (`USE lake`), so `SELECT * FROM articles` reads the lake. A fresh lake is
+ * created by the first writer; attaching is retried a few times when another process is creating
+ * the catalog at the same moment.
+ */
+export async function attachLake(conn: DuckDBConnection, o: LakeOptions): Promise<string> {
+  const alias = o.alias ?? LAKE_ALIAS;
+  const { kind } = catalogSpec(o);
+  const exts: ExtensionName[] = ['ducklake', kind === 'sqlite' ? 'sqlite_scanner' : 'postgres_scanner'];
+  if (remoteData(dataPathOf(o))) exts.push('httpfs');
+  await loadExtensions(conn, exts);
+  if (kind === 'sqlite' && !o.readOnly && o.snapshot === undefined) fs.mkdirSync(path.resolve(o.dir), { recursive: true });
+  if (!remoteData(dataPathOf(o)) && !o.readOnly && o.snapshot === undefined) fs.mkdirSync(dataPathOf(o), { recursive: true });
+  await withLakeRetry(() => conn.run(attachSql(o)), { tries: 8 });
+  await conn.run(`USE ${alias}`);
+  return alias;
+}
+
+/** A DuckDB instance (in memory, autoinstall off) with the lake attached: for readers and tools. */
+export async function openLake(o: LakeOptions): Promise<{ instance: DuckDBInstance; conn: DuckDBConnection; close: () => void }> {
+  const instance = await DuckDBInstance.create(':memory:', { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });
+  const conn = await instance.connect();
+  try {
+    await attachLake(conn, o);
+  } catch (e) {
+    conn.closeSync();
+    instance.closeSync();
+    throw e;
+  }
+  return {
+    instance,
+    conn,
+    close: () => {
+      conn.closeSync();
+      instance.closeSync();
+    },
+  };
+}
+
+/**
+ * A commit that lost to a concurrent writer: DuckLake's transaction conflict, or the SQLite
+ * catalog's busy/locked (a write transaction that started before another's commit).
+ */
+export function isLakeConflict(e: unknown): boolean {
+  const m = e instanceof Error ? e.message : String(e);
+  return /conflict|database is locked|database table is locked|SQLITE_BUSY|could not serialize|deadlock detected|duplicate key value violates unique constraint/i.test(m);
+}
+
+/** Run `fn` again on a lake conflict: bounded tries, exponential backoff with jitter. */
+export async function withLakeRetry<T>(fn: (attempt: number) => Promise<T>, o: { tries?: number; baseMs?: number } = {}): Promise<T> {
+  const tries = o.tries ?? 12;
+  const base = o.baseMs ?? 20;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn(attempt);
+    } catch (e) {
+      if (attempt >= tries || !isLakeConflict(e)) throw e;
+      const wait = Math.min(2000, base * 2 ** (attempt - 1)) * (0.5 + Math.random());
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+}
