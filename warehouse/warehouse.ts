@@ -95,6 +95,8 @@ export class Warehouse {
     readonly lake: LakeOptions,
     private readonly instance: DuckDBInstance,
     private readonly conn: DuckDBConnection,
+    /** stages batches in memory, outside the lake transaction (one transaction writes one database) */
+    private readonly stager: DuckDBConnection,
   ) {}
 
   /**
@@ -108,7 +110,7 @@ export class Warehouse {
     const conn = await instance.connect();
     try {
       await attachLake(conn, lake);
-      const w = new Warehouse(dir, lake, instance, conn);
+      const w = new Warehouse(dir, lake, instance, conn, await instance.connect());
       await w.migrate();
       return w;
     } catch (e) {
@@ -151,79 +153,90 @@ export class Warehouse {
       if (all.has(v)) throw new Error(`warehouse migration ${v} is declared twice`);
       all.set(v, stmts);
     }
-    const done = async () => new Set((await this.conn.runAndReadAll('SELECT version FROM _migrations')).getRowObjectsJS().map((r) => Number(r.version)));
-    const applied = await done();
-    for (const v of [...all.keys()].sort((a, b) => a - b)) {
-      if (applied.has(v)) continue;
-      // read again inside the transaction: another process may have applied it meanwhile; two
-      // that apply it at once conflict on commit and the loser finds it applied on its retry
-      await this.tx({ op: `migration ${v}` }, async (conn) => {
-        if ((await conn.runAndReadAll('SELECT 1 FROM _migrations WHERE version = $1', [v])).currentRowCount > 0) return;
+    const pending = async (conn: DuckDBConnection) => {
+      const done = new Set((await conn.runAndReadAll('SELECT version FROM _migrations')).getRowObjectsJS().map((r) => Number(r.version)));
+      return [...all.keys()].sort((a, b) => a - b).filter((v) => !done.has(v));
+    };
+    if ((await pending(this.conn)).length === 0) return;
+    // every pending version, in order, in one transaction (one commit): read again inside it, as
+    // another process may have applied them meanwhile; two that apply them at once conflict on
+    // commit and the loser finds them applied on its retry
+    await this.tx({ op: 'migrate' }, async (conn) => {
+      for (const v of await pending(conn)) {
         for (const s of all.get(v)!) await conn.run(s);
         await conn.run('INSERT INTO _migrations VALUES ($1, now())', [v]);
-      });
-    }
+      }
+    });
   }
 
   /**
    * Land rows of a parent table and its children in one lake transaction (one snapshot): appender
-   * into staging (in memory), MERGE on the merge key (a matched row is updated only when its
-   * content hash changed), children replaced for the parents whose child rows changed. A replayed
-   * batch changes nothing (no snapshot). Returns the parent's counts.
+   * into staging (in memory, on a second connection), MERGE on the merge key (a matched row is
+   * updated only when its content hash changed; a parent's hash covers its child rows), children
+   * replaced for the parents inserted or updated. A replayed batch changes nothing (no snapshot).
+   * Returns the parent's counts.
    */
   land(parent: TableDef, rows: Record<string, unknown>[], children: { table: TableDef; rows: Record<string, unknown>[] }[], loadId: string): Promise<LoadCounts> {
     return this.serial(async () => {
-      const conn = this.conn;
-      const withHash: Record<string, unknown>[] = rows.map((r) => ({ ...r, row_hash: rowHash(parent, r), last_load_id: loadId }));
-      await conn.run('USE memory');
-      let stg: string;
-      const stgChildren: { table: TableDef; stg: string }[] = [];
-      try {
-        stg = `${STG}.${await stage(conn, `w_${parent.name}`, parent.columns.map((c) => [c.name, c.kind] as const), withHash.map((r) => parent.columns.map((c) => r[c.name])))}`;
-        for (const ch of children) {
-          stgChildren.push({ table: ch.table, stg: `${STG}.${await stage(conn, `w_${ch.table.name}`, ch.table.columns.map((c) => [c.name, c.kind] as const), ch.rows.map((r) => ch.table.columns.map((c) => r[c.name])))}` });
+      const kids = children.map((ch) => ({ ...ch, key: ch.table.replaceBy![0]! }));
+      const kidText = new Map<string, string[][]>();
+      kids.forEach((ch, i) => {
+        for (const r of ch.rows) {
+          const k = String(r[ch.key]);
+          if (!kidText.has(k)) kidText.set(k, kids.map(() => []));
+          kidText.get(k)![i]!.push(JSON.stringify(ch.table.columns.map((c) => r[c.name] ?? null)));
         }
-      } finally {
-        await conn.run(`USE ${LAKE_ALIAS}`);
+      });
+      const withHash: Record<string, unknown>[] = rows.map((r) => ({
+        ...r,
+        row_hash: rowHash(parent, r, kids.length ? (kidText.get(String(r[kids[0]!.key])) ?? kids.map(() => [])).map((xs) => [...new Set(xs)].sort()) : undefined),
+        last_load_id: loadId,
+      }));
+      const st = this.stager;
+      const stg = `${STG}.${await stage(st, `w_${parent.name}`, parent.columns.map((c) => [c.name, c.kind] as const), withHash.map((r) => parent.columns.map((c) => r[c.name])))}`;
+      const stgKids: { table: TableDef; key: string; stg: string }[] = [];
+      for (const ch of kids) {
+        stgKids.push({ table: ch.table, key: ch.key, stg: `${STG}.${await stage(st, `w_${ch.table.name}`, ch.table.columns.map((c) => [c.name, c.kind] as const), ch.rows.map((r) => ch.table.columns.map((c) => r[c.name])))}` });
       }
       const col = (t: TableDef, n: string) => t.columns.find((c) => c.name === n)!;
       const on = parent.mergeKey.map((k) => `t.${k} = ${moveExpr(col(parent, k))}`).join(' AND ');
       // the same key twice in one batch: the last row wins
       const dedup = `(SELECT * FROM ${stg} QUALIFY row_number() OVER (PARTITION BY ${parent.mergeKey.join(', ')} ORDER BY rowid DESC) = 1)`;
       const cols = parent.columns.map((c) => c.name);
+      const k0 = parent.mergeKey[0]!;
+      const keyOf = kids[0]?.key;
+      const distinctKeys = keyOf ? new Set(rows.map((r) => String(r[keyOf]))).size : 0;
+      const list = (keys: string[]) => `(${keys.map(sqlStr).join(', ')})`;
       return this.tx({ loadId, op: `land ${parent.name}` }, async (conn) => {
-        const counts = (await conn.runAndReadAll(`SELECT count(*) FILTER (WHERE t.${parent.mergeKey[0]} IS NULL) AS ins,
-            count(*) FILTER (WHERE t.${parent.mergeKey[0]} IS NOT NULL AND t.row_hash <> s.row_hash) AS upd
-          FROM ${dedup} s LEFT JOIN ${parent.name} t ON ${on}`)).getRowObjectsJS()[0]!;
-        const ins = Number(counts.ins);
-        const upd = Number(counts.upd);
-        // children: the parents of the batch whose set of child rows differs from the lake's
-        const childPlans = [];
-        let childChanges = 0;
-        for (const { table, stg: cs } of stgChildren) {
-          const by = table.replaceBy!;
-          const keys = `(SELECT DISTINCT ${by.map((k) => `${moveExpr(col(parent, k), 'p')} AS ${k}`).join(', ')} FROM ${stg} p)`;
-          const rowText = (alias: string, moved: boolean) => `(row(${table.columns.map((c) => (moved ? moveExpr(c, alias) : `${alias}.${c.name}`)).join(', ')})::VARCHAR)`;
-          const fresh = `(SELECT ${by.map((k) => `${moveExpr(col(table, k), 'n')} AS ${k}`).join(', ')}, string_agg(DISTINCT ${rowText('n', true)}, chr(31) ORDER BY ${rowText('n', true)}) AS h FROM ${cs} n GROUP BY ALL)`;
-          const old = `(SELECT ${by.map((k) => `o.${k}`).join(', ')}, string_agg(DISTINCT ${rowText('o', false)}, chr(31) ORDER BY ${rowText('o', false)}) AS h FROM ${table.name} o WHERE (${by.map((k) => `o.${k}`).join(', ')}) IN (SELECT * FROM ${keys}) GROUP BY ALL)`;
-          const changed = `(SELECT ${by.map((k) => `k.${k}`).join(', ')} FROM ${keys} k LEFT JOIN ${fresh} f USING (${by.join(', ')}) LEFT JOIN ${old} o USING (${by.join(', ')}) WHERE coalesce(f.h, '') <> coalesce(o.h, ''))`;
-          const n = Number((await conn.runAndReadAll(`SELECT count(*) AS n FROM ${changed}`)).getRowObjectsJS()[0]!.n);
-          childChanges += n;
-          childPlans.push({ table, cs, by, keys, changed, n });
+        let ins = 0;
+        let upd = 0;
+        let insKeys: string[] = [];
+        let updKeys: string[] = [];
+        if (keyOf) {
+          // which parents change (new, or their content incl. children differs): keys to JS
+          const changed = (await conn.runAndReadAll(`SELECT s.${keyOf}::VARCHAR AS k, t.${k0} IS NULL AS ins FROM ${dedup} s LEFT JOIN ${parent.name} t ON ${on}
+            WHERE t.${k0} IS NULL OR t.row_hash <> s.row_hash`)).getRowObjectsJS() as { k: string; ins: boolean }[];
+          insKeys = changed.filter((c) => c.ins).map((c) => c.k);
+          updKeys = changed.filter((c) => !c.ins).map((c) => c.k);
+          ins = insKeys.length;
+          upd = updKeys.length;
+        } else {
+          const counts = (await conn.runAndReadAll(`SELECT count(*) FILTER (WHERE t.${k0} IS NULL) AS ins,
+              count(*) FILTER (WHERE t.${k0} IS NOT NULL AND t.row_hash <> s.row_hash) AS upd
+            FROM ${dedup} s LEFT JOIN ${parent.name} t ON ${on}`)).getRowObjectsJS()[0]!;
+          ins = Number(counts.ins);
+          upd = Number(counts.upd);
         }
-        if (ins + upd + childChanges === 0) return { received: rows.length, inserted: 0, updated: 0 };
+        if (ins + upd === 0) return { received: rows.length, inserted: 0, updated: 0 };
         await this.bumpLock(conn, parent.name);
         await conn.run(`MERGE INTO ${parent.name} t USING ${dedup} s ON ${on}
           WHEN MATCHED AND t.row_hash <> s.row_hash THEN UPDATE SET ${cols.filter((c) => !parent.mergeKey.includes(c)).map((c) => `${c} = ${moveExpr(col(parent, c))}`).join(', ')}
           WHEN NOT MATCHED THEN INSERT (${cols.join(', ')}) VALUES (${parent.columns.map((c) => moveExpr(c)).join(', ')})`);
-        for (const { table, cs, by, keys, changed, n } of childPlans) {
-          if (n === 0) continue;
-          const tuple = `(${by.join(', ')})`;
-          await conn.run(`DELETE FROM ${table.name} WHERE ${tuple} IN ${changed}`);
-          // after the delete, a parent of the batch without children in the lake is one to fill
-          await conn.run(`INSERT INTO ${table.name} SELECT DISTINCT ${table.columns.map((c) => moveExpr(c)).join(', ')} FROM ${cs} s
-            WHERE (${by.map((k) => moveExpr(col(table, k))).join(', ')}) IN (SELECT * FROM ${keys})
-              AND (${by.map((k) => moveExpr(col(table, k))).join(', ')}) NOT IN (SELECT DISTINCT ${by.join(', ')} FROM ${table.name} WHERE ${tuple} IN (SELECT * FROM ${keys}))`);
+        for (const { table, key, stg: cs } of stgKids) {
+          if (updKeys.length) await conn.run(`DELETE FROM ${table.name} WHERE ${key}::VARCHAR IN ${list(updKeys)}`);
+          // every parent of the batch changed (a page of new articles): all its children, unfiltered
+          const only = ins + upd === distinctKeys ? '' : `WHERE s.${key} IN ${list([...insKeys, ...updKeys])}`;
+          await conn.run(`INSERT INTO ${table.name} SELECT DISTINCT ${table.columns.map((c) => moveExpr(c)).join(', ')} FROM ${cs} s ${only}`);
         }
         return { received: rows.length, inserted: ins, updated: upd };
       });
@@ -324,12 +337,15 @@ export class Warehouse {
   }
 
   close(): void {
+    this.stager.closeSync();
     this.conn.closeSync();
     this.instance.closeSync();
   }
 }
 
-function rowHash(t: TableDef, r: Record<string, unknown>): string {
+/** The content hash of a row (load columns left out); with `children`, of the row and its child rows. */
+function rowHash(t: TableDef, r: Record<string, unknown>, children?: string[][]): string {
   const skip = new Set(['row_hash', 'last_load_id', ...(t.loadColumns ?? [])]);
-  return crypto.createHash('sha1').update(JSON.stringify(t.columns.filter((c) => !skip.has(c.name)).map((c) => r[c.name] ?? null))).digest('hex');
+  const own = t.columns.filter((c) => !skip.has(c.name)).map((c) => r[c.name] ?? null);
+  return crypto.createHash('sha1').update(JSON.stringify(children ? [own, children] : own)).digest('hex');
 }

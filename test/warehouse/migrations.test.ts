@@ -33,4 +33,15 @@ describe('warehouse migrations', () => {
     expect(await tables(later)).toContain('index_counts');
     later.close();
   });
+
+  it('three warehouses opening one new lake at once (as three workers starting): none fails, every version is applied once', async () => {
+    const dir = tempDir('newsflow-mig-');
+    const ws = await Promise.all([Warehouse.open(dir), Warehouse.open(dir), Warehouse.open(dir)]);
+    const rows = await ws[0]!.query<{ version: number; n: bigint }>('SELECT version, count(*) AS n FROM _migrations GROUP BY 1 ORDER BY 1');
+    console.log('versions applied (count each):', rows.map((r) => `${r.version}x${r.n}`).join(' '));
+    expect(rows.every((r) => Number(r.n) === 1)).toBe(true);
+    expect(rows.map((r) => Number(r.version))).toEqual(await versions(ws[2]!));
+    expect(await tables(ws[1]!)).toEqual(TABLES.map((t) => t.name).sort());
+    for (const w of ws) w.close();
+  }, 120_000);
 });

@@ -143,7 +143,7 @@ describe('deepResearch', () => {
     let row: Record<string, unknown> | undefined;
     for (let i = 0; i < 600 && !row; i++) {
       await new Promise((res) => setTimeout(res, 200));
-      if (!fs.existsSync(path.join(dir, 'warehouse.snapshot.duckdb'))) continue;
+      if (!fs.existsSync(path.join(dir, 'lake.sqlite'))) continue; // the worker creates the lake
       const snap = await openSnapshot(dir);
       [row] = await snap.all("SELECT run_id, status, rounds_done, n_sources, length(report) AS chars FROM research_runs WHERE name = 'abe-daily' AND status = 'complete'");
       snap.close();

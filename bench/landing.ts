@@ -1,0 +1,145 @@
+/**
+ * Landing into the warehouse lake:
+ * - one 100-row page of articles (with entities, keywords, categories; MERGE + children) at a
+ *   ~2 MB lake and at a >= 2 GB lake (median of 5), goal: the second within 1.2x of the first;
+ * - bulk landing of 1M wide rows (articles with their entities, pages of 50,000 through
+ *   `Warehouse.land`) against row-by-row INSERT statements (one statement per row, in one
+ *   transaction), in the same run: goal >= 150k rows/s and >= 20x.
+ * The >= 2 GB lake is built once (SQL-generated articles and entities with incompressible text)
+ * and cached under ~/.cache/newsflow/bench (NEWSFLOW_BENCH_CACHE), keyed by LAKE_VERSION.
+ * Sizes: NEWSFLOW_BENCH_LAKE_GB (default 2), NEWSFLOW_BENCH_BULK_ROWS (default 1,000,000).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Warehouse } from '../warehouse/warehouse.js';
+import { ARTICLES, ARTICLE_CLASSIFICATIONS, ARTICLE_ENTITIES, ARTICLE_KEYWORDS } from '../warehouse/tables/index.js';
+import { articlePage, type ArticlePage } from '../test/helpers/articles.js';
+
+const LAKE_VERSION = 1;
+const GB = 1024 ** 3;
+
+const land = (w: Warehouse, p: ArticlePage, loadId: string) =>
+  w.land(ARTICLES, p.rows, [{ table: ARTICLE_ENTITIES, rows: p.entities }, { table: ARTICLE_KEYWORDS, rows: p.keywords }, { table: ARTICLE_CLASSIFICATIONS, rows: p.classes }], loadId);
+
+function duBytes(p: string): number {
+  let n = 0;
+  for (const e of fs.readdirSync(p, { withFileTypes: true })) {
+    const f = path.join(p, e.name);
+    n += e.isDirectory() ? duBytes(f) : fs.statSync(f).size;
+  }
+  return n;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** ms per 100-row page landing (new articles each time), median of `n` after one warm-up. */
+async function pageMs(w: Warehouse, day: number, n = 5): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i <= n; i++) {
+    const p = articlePage(day, 100, i * 100);
+    const t = performance.now();
+    await land(w, p, `bench-page-${day}-${i}`);
+    if (i > 0) times.push(performance.now() - t);
+  }
+  return median(times);
+}
+
+/** The cached >= `gb` GB lake: articles (random 1 KB raw) and 4 entities each, generated in SQL. */
+async function bigLake(gb: number): Promise<string> {
+  const root = process.env.NEWSFLOW_BENCH_CACHE ?? path.join(os.homedir(), '.cache', 'newsflow', 'bench');
+  const dir = path.join(root, `lake-v${LAKE_VERSION}-${gb}gb`);
+  if (fs.existsSync(path.join(dir, 'ready'))) return dir;
+  fs.rmSync(dir, { recursive: true, force: true });
+  const w = await Warehouse.open(dir);
+  const chunk = 250_000;
+  for (let from = 0; duBytes(dir) < gb * GB; from += chunk) {
+    const m = `md5('big-' || i)`;
+    const id = `(substr(${m}, 1, 8) || '-' || substr(${m}, 9, 4) || '-4' || substr(${m}, 14, 3) || '-8' || substr(${m}, 18, 3) || '-' || substr(${m}, 21, 12))::UUID`;
+    await w.execMany([
+      [`INSERT INTO articles SELECT ${id}, 'https://big-' || (i % 997) || '.example/' || i, 'big-' || (i % 997) || '.example', 'src-' || (i % 997),
+          'title ' || md5(i::VARCHAR), repeat(md5((i * 7)::VARCHAR), 6), 'en', make_timestamp((1600000000 + i * 60)::BIGINT * 1000000), make_timestamp((1600000600 + i * 60)::BIGINT * 1000000),
+          'GB', 'Europe', (i % 5) - 2, 'low', 'Objective', 'article', 'center', i % 10,
+          to_json({i: i, body: repeat(md5((i * 13)::VARCHAR) || md5((i * 17)::VARCHAR), 16)}), md5((i * 3)::VARCHAR), 'bench-big'
+        FROM range(${from}, ${from + chunk}) t(i)`],
+      [`INSERT INTO article_entities SELECT ${id}, e.type, e.type || '-' || (hash(i, e.type) % 5000)
+        FROM range(${from}, ${from + chunk}) t(i), (VALUES ('person'), ('organization'), ('location'), ('event')) e(type)`],
+    ]);
+    process.stderr.write(`landing bench: big lake ${(duBytes(dir) / GB).toFixed(2)} GB\n`);
+  }
+  w.close();
+  fs.writeFileSync(path.join(dir, 'ready'), `${new Date().toISOString()}\n`);
+  return dir;
+}
+
+export async function benchLanding() {
+  const gb = Number(process.env.NEWSFLOW_BENCH_LAKE_GB ?? 2);
+  const bulkRows = Number(process.env.NEWSFLOW_BENCH_BULK_ROWS ?? 1_000_000);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'newsflow-bench-landing-'));
+  try {
+    // a ~2 MB lake
+    const smallDir = path.join(tmp, 'small');
+    const small = await Warehouse.open(smallDir);
+    for (let d = 0; duBytes(smallDir) < 2 * 1024 ** 2; d++) await land(small, articlePage(1000 + d, 500), `bench-small-${d}`);
+    const smallMb = duBytes(smallDir) / 1024 ** 2;
+    const msSmall = await pageMs(small, 2000);
+    small.close();
+
+    // the >= 2 GB lake
+    const bigDir = await bigLake(gb);
+    const big = await Warehouse.open(bigDir);
+    const bigGb = duBytes(bigDir) / GB;
+    const msBig = await pageMs(big, 3000 + Math.floor(Date.now() / 1000) % 100_000);
+    big.close();
+
+    // bulk: pages of 50,000 articles with their children through land()
+    const bulk = await Warehouse.open(path.join(tmp, 'bulk'));
+    const per = 50_000;
+    let bulkMs = 0;
+    let entities = 0;
+    for (let from = 0; from < bulkRows; from += per) {
+      const p = articlePage(4000, Math.min(per, bulkRows - from), from);
+      entities += p.entities.length;
+      const t = performance.now();
+      await land(bulk, p, `bench-bulk-${from}`);
+      bulkMs += performance.now() - t;
+    }
+    bulk.close();
+    const bulkRate = bulkRows / (bulkMs / 1000);
+
+    // row by row: one INSERT statement per article (and per entity), in one transaction
+    const rbr = await Warehouse.open(path.join(tmp, 'rbr'));
+    const n = 500;
+    const p = articlePage(5000, n);
+    const lit = (v: unknown) => (v === null || v === undefined ? 'NULL' : typeof v === 'number' ? String(v) : `'${String(v).replaceAll("'", "''")}'`);
+    const stmts: [string][] = [];
+    for (const r of p.rows) {
+      stmts.push([`INSERT INTO articles VALUES (${ARTICLES.columns.map((c) => (c.sql === 'TIMESTAMP' ? `make_timestamp(${lit(r[c.name])}::BIGINT)` : c.name === 'row_hash' ? "'h'" : c.name === 'last_load_id' ? "'rbr'" : `${lit(r[c.name])}::${c.sql}`)).join(', ')})`]);
+      for (const e of p.entities.filter((x) => x.article_id === r.article_id)) stmts.push([`INSERT INTO article_entities VALUES (${lit(e.article_id)}::UUID, ${lit(e.type)}, ${lit(e.value)})`]);
+    }
+    const t = performance.now();
+    await rbr.execMany(stmts);
+    const rbrRate = n / ((performance.now() - t) / 1000);
+    rbr.close();
+
+    return {
+      bench: 'landing',
+      small_lake_mb: +smallMb.toFixed(2),
+      page_100_ms_small: +msSmall.toFixed(1),
+      big_lake_gb: +bigGb.toFixed(2),
+      page_100_ms_big: +msBig.toFixed(1),
+      page_ratio_big_vs_small: +(msBig / msSmall).toFixed(2),
+      page_goal: '<= 1.2x',
+      bulk_rows: bulkRows,
+      bulk_entities: entities,
+      bulk_rows_per_s: Math.round(bulkRate),
+      row_by_row_rows_per_s: Math.round(rbrRate),
+      bulk_vs_row_by_row: +(bulkRate / rbrRate).toFixed(1),
+      bulk_goal: '>= 150000 rows/s and >= 20x',
+    };
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) console.log(JSON.stringify(await benchLanding()));
