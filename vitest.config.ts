@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * Two projects: every test on the Temporal CLI dev server (SQLite), and the workflow tests that
@@ -6,7 +6,9 @@ import { defineConfig } from 'vitest/config';
  * (test/setup/temporal.ts starts the server its project names; `npx newsflow temporal install`
  * builds it, and the setup does so when it is missing).
  */
-const WORKFLOWS_ON_POSTGRES = ['test/workflows/distributionPull.test.ts', 'test/workflows/distributionKill.test.ts'];
+const WORKFLOWS_ON_POSTGRES = ['test/workflows/distributionPull.test.ts', 'test/workflows/distributionKill.test.ts', 'test/workflows/newsIngest.test.ts'];
+/** Only on PostgreSQL: many workers with the lake's catalog in the project's PostgreSQL. */
+const POSTGRES_ONLY = ['test/workflows/manyWorkers.test.ts'];
 
 export default defineConfig({
   test: {
@@ -18,8 +20,8 @@ export default defineConfig({
     maxWorkers: Number(process.env.NEWSFLOW_TEST_WORKERS ?? 3),
     env: { NEWSFLOW_LOG_LEVEL: 'silent' },
     projects: [
-      { extends: true, test: { name: 'dev-server', include: ['test/**/*.test.ts'], globalSetup: ['test/setup/corpus.ts', 'test/setup/temporal.ts'] } },
-      { extends: true, test: { name: 'temporal-postgres', include: WORKFLOWS_ON_POSTGRES, globalSetup: ['test/setup/corpus.ts', 'test/setup/temporal.ts'] } },
+      { extends: true, test: { name: 'dev-server', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...POSTGRES_ONLY], globalSetup: ['test/setup/corpus.ts', 'test/setup/temporal.ts'] } },
+      { extends: true, test: { name: 'temporal-postgres', include: [...WORKFLOWS_ON_POSTGRES, ...POSTGRES_ONLY], globalSetup: ['test/setup/corpus.ts', 'test/setup/temporal.ts'] } },
     ],
   },
 });

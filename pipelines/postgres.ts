@@ -54,7 +54,11 @@ function pg(bin: string, args: string[], what: string): string {
 }
 
 /** Make (once) and start the cluster under `dir`; the port is kept in `dir/newsflow.port`. */
-export async function startPostgres(opts: { dataDir: string; log?: (m: string) => void }): Promise<PgEndpoint> {
+export async function startPostgres(opts: {
+  dataDir: string; log?: (m: string) => void;
+  /** no fsync, asynchronous commits, no full-page writes: for throwaway clusters (tests), never for data to keep */
+  unsafeFast?: boolean;
+}): Promise<PgEndpoint> {
   if (process.env.NEWSFLOW_PG_URL) return { ...parsePgUrl(process.env.NEWSFLOW_PG_URL), dataDir: null, stop: async () => {} };
   const bin = pgBinDir();
   const dir = path.resolve(opts.dataDir);
@@ -84,7 +88,8 @@ export async function startPostgres(opts: { dataDir: string; log?: (m: string) =
   const port = await preferredPort(5432);
   fs.writeFileSync(portFile, String(port));
   opts.log?.(`PostgreSQL: starting on 127.0.0.1:${port}`);
-  pg(path.join(bin, 'pg_ctl'), ['-D', cluster, '-l', path.join(cluster, 'server.log'), '-w', '-t', '60', '-o', `-p ${port} -k ${cluster} -c listen_addresses=127.0.0.1 -c max_connections=200`, 'start'], 'pg_ctl start');
+  const fast = opts.unsafeFast ? ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off' : '';
+  pg(path.join(bin, 'pg_ctl'), ['-D', cluster, '-l', path.join(cluster, 'server.log'), '-w', '-t', '60', '-o', `-p ${port} -k ${cluster} -c listen_addresses=127.0.0.1 -c max_connections=200${fast}`, 'start'], 'pg_ctl start');
   return endpoint(bin, cluster, port, true);
 }
 

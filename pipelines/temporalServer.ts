@@ -152,12 +152,16 @@ async function waitFrontend(cli: string, address: string, child: ReturnType<type
  * PostgreSQL (ours or NEWSFLOW_PG_URL), the schemas, then the server; the `default` namespace and
  * `namespaces` registered. stop() stops the server and the PostgreSQL we started.
  */
-export async function startPostgresTemporal(opts: { dataDir: string; namespaces?: string[]; log?: (m: string) => void }): Promise<TemporalEndpoint & { pg: PgEndpoint }> {
+export async function startPostgresTemporal(opts: {
+  dataDir: string; namespaces?: string[]; log?: (m: string) => void;
+  /** PostgreSQL without fsync and with asynchronous commits (a throwaway test cluster; see startPostgres) */
+  unsafeFast?: boolean;
+}): Promise<TemporalEndpoint & { pg: PgEndpoint }> {
   if (!serverInstalled()) {
     throw new TemporalSetupError(`the Temporal server is not installed (${serverDir()}): run \`npx newsflow temporal install\` (go install, a few minutes) first`);
   }
   const cli = findTemporalCli({ log: opts.log });
-  const pg = await startPostgres({ dataDir: path.join(opts.dataDir, 'postgres'), log: opts.log });
+  const pg = await startPostgres({ dataDir: path.join(opts.dataDir, 'postgres'), log: opts.log, unsafeFast: opts.unsafeFast });
   try {
     setupSchemas(pg, opts.log);
   } catch (e) {

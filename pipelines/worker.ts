@@ -1,6 +1,12 @@
 /**
  * The worker: all workflows and activities, one task queue per rate-limited scope group, each with
  * maxTaskQueueActivitiesPerSecond matching the API's limit (on top of the client's own limiter).
+ * Any number of workers may poll the same queues (`newsflow worker` on one or many machines): the
+ * task-queue rate is enforced by the Temporal server for the queue as a whole, so N workers
+ * together keep the API's rate per key; the client's limiter and the activity concurrency are per
+ * process, so the concurrency is split across NEWSFLOW_WORKERS (the number of workers sharing one
+ * key, default 1). On shutdown, running activities get DRAIN_MS to finish before they are cancelled
+ * (and retried by another worker: every landing is idempotent).
  */
 import { createRequire } from 'node:module';
 import { NativeConnection, Runtime, Worker, bundleWorkflowCode, type Logger } from '@temporalio/worker';
@@ -33,6 +39,19 @@ export interface WorkerDeps {
   smtpUrl?: string | null;
   /** where the webpack report of the workflow bundle goes (default: the Runtime's logger) */
   bundlerLogger?: Logger;
+  /** workers sharing the API key (default $NEWSFLOW_WORKERS, else 1): each runs concurrency / workers activities at once */
+  workers?: number;
+}
+
+/** How long running activities may finish after shutdown() before they are cancelled. */
+export const DRAIN_MS = 5000;
+
+/** NEWSFLOW_WORKERS: a positive integer, else an error naming it. */
+export function workerShare(text: string | undefined): number {
+  if (text === undefined || text === '') return 1;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`NEWSFLOW_WORKERS must be a positive integer (the number of workers sharing one API key); got ${JSON.stringify(text)}`);
+  return n;
 }
 
 /**
@@ -54,6 +73,8 @@ async function connectWorker(address: string, ms = 10_000): Promise<NativeConnec
 export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<void>; shutdown(): void }> {
   const connection = await connectWorker(deps.address);
   const limits = deps.limits ?? parseLimits(process.env.NEWSFLOW_LIMITS, DEFAULT_LIMITS);
+  const share = deps.workers ?? workerShare(process.env.NEWSFLOW_WORKERS);
+  const concurrency = (n: number) => Math.max(1, Math.floor(n / share));
   let temporal: Promise<Client> | null = null;
   const temporalClient = () => (temporal ??= Connection.connect({ address: deps.address }).then((c) => new Client({ connection: c, namespace: deps.namespace })));
   const activities = {
@@ -71,30 +92,31 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
   // one bundle for the five workers (was one webpack run, and report, each)
   const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows/index.ts'), logger: deps.bundlerLogger ?? Runtime.instance().logger });
   const workflowBundle = { code };
+  const common = { connection, namespace: deps.namespace, workflowBundle, activities, shutdownGraceTime: DRAIN_MS };
   const news = await Worker.create({
-    connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.news, workflowBundle, activities,
+    ...common, taskQueue: TASK_QUEUES.news,
     maxTaskQueueActivitiesPerSecond: limits.news.rate,
   });
   const distribution = await Worker.create({
-    connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.distribution, workflowBundle, activities,
+    ...common, taskQueue: TASK_QUEUES.distribution,
     maxTaskQueueActivitiesPerSecond: limits.distribution.rate,
-    maxConcurrentActivityTaskExecutions: limits.distribution.concurrency,
+    maxConcurrentActivityTaskExecutions: concurrency(limits.distribution.concurrency),
   });
   const alerts = await Worker.create({
-    connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.alerts, workflowBundle, activities,
+    ...common, taskQueue: TASK_QUEUES.alerts,
     maxTaskQueueActivitiesPerSecond: limits.chat.rate,
-    maxConcurrentActivityTaskExecutions: limits.chat.concurrency,
+    maxConcurrentActivityTaskExecutions: concurrency(limits.chat.concurrency),
   });
-  const deliveries = await Worker.create({ connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.deliveries, workflowBundle, activities, maxConcurrentActivityTaskExecutions: 10 });
+  const deliveries = await Worker.create({ ...common, taskQueue: TASK_QUEUES.deliveries, maxConcurrentActivityTaskExecutions: 10 });
   const stories = await Worker.create({
-    connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.stories, workflowBundle, activities,
+    ...common, taskQueue: TASK_QUEUES.stories,
     maxTaskQueueActivitiesPerSecond: limits.stories.rate,
-    maxConcurrentActivityTaskExecutions: limits.stories.concurrency,
+    maxConcurrentActivityTaskExecutions: concurrency(limits.stories.concurrency),
   });
   const research = await Worker.create({
-    connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.research, workflowBundle, activities,
+    ...common, taskQueue: TASK_QUEUES.research,
     maxTaskQueueActivitiesPerSecond: limits.deepnews.rate,
-    maxConcurrentActivityTaskExecutions: limits.deepnews.concurrency,
+    maxConcurrentActivityTaskExecutions: concurrency(limits.deepnews.concurrency),
   });
   const workers = [news, distribution, alerts, deliveries, stories, research];
   return {
