@@ -2,7 +2,10 @@
  * The worker: all workflows and activities, one task queue per rate-limited scope group, each with
  * maxTaskQueueActivitiesPerSecond matching the API's limit (on top of the client's own limiter).
  */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { NativeConnection, Runtime, Worker, bundleWorkflowCode, type Logger } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { DEFAULT_LIMITS, parseLimits, type LimitsConfig } from '../spec/index.js';
@@ -32,6 +35,32 @@ export interface WorkerDeps {
   smtpUrl?: string | null;
   /** where the webpack report of the workflow bundle goes (default: the Runtime's logger) */
   bundlerLogger?: Logger;
+  /** keep the workflow bundle here, keyed by the workflows' sources (default: bundle every time) */
+  bundleCacheDir?: string;
+}
+
+/** The workflow bundle: webpack once per version of the workflow sources, then read from `cacheDir`. */
+export async function workflowBundle(opts: { cacheDir?: string; logger?: Logger } = {}): Promise<{ code: string }> {
+  const workflowsPath = require.resolve('../workflows/index.ts');
+  const build = async () => ({ code: (await bundleWorkflowCode({ workflowsPath, logger: opts.logger ?? Runtime.instance().logger })).code });
+  if (!opts.cacheDir) return build();
+  const root = path.resolve(path.dirname(workflowsPath), '..');
+  const h = crypto.createHash('sha1');
+  const sources = [
+    ...fs.readdirSync(path.dirname(workflowsPath)).map((f) => path.join(path.dirname(workflowsPath), f)),
+    path.join(root, 'pipelines', 'queues.ts'), path.join(root, 'package-lock.json'),
+  ].filter((f) => fs.existsSync(f) && fs.statSync(f).isFile()).sort();
+  for (const f of sources) h.update(path.relative(root, f)).update(fs.readFileSync(f));
+  const file = path.join(opts.cacheDir, `workflows-${h.digest('hex').slice(0, 24)}.js`);
+  try {
+    return { code: fs.readFileSync(file, 'utf8') };
+  } catch {
+    const bundle = await build();
+    fs.mkdirSync(opts.cacheDir, { recursive: true });
+    fs.writeFileSync(`${file}.${process.pid}.tmp`, bundle.code);
+    fs.renameSync(`${file}.${process.pid}.tmp`, file);
+    return bundle;
+  }
 }
 
 export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<void>; shutdown(): void }> {
@@ -52,30 +81,30 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
     ...createDeepResearchActivities({ client: deps.client, warehouse: deps.warehouse }),
   };
   // one bundle for the five workers (was one webpack run, and report, each)
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows/index.ts'), logger: deps.bundlerLogger ?? Runtime.instance().logger });
-  const workflowBundle = { code };
+  const { code } = await workflowBundle({ cacheDir: deps.bundleCacheDir, logger: deps.bundlerLogger });
+  const bundle = { code };
   const news = await Worker.create({
-    connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.news, workflowBundle, activities,
+    connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.news, workflowBundle: bundle, activities,
     maxTaskQueueActivitiesPerSecond: limits.news.rate,
   });
   const distribution = await Worker.create({
-    connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.distribution, workflowBundle, activities,
+    connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.distribution, workflowBundle: bundle, activities,
     maxTaskQueueActivitiesPerSecond: limits.distribution.rate,
     maxConcurrentActivityTaskExecutions: limits.distribution.concurrency,
   });
   const alerts = await Worker.create({
-    connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.alerts, workflowBundle, activities,
+    connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.alerts, workflowBundle: bundle, activities,
     maxTaskQueueActivitiesPerSecond: limits.chat.rate,
     maxConcurrentActivityTaskExecutions: limits.chat.concurrency,
   });
-  const deliveries = await Worker.create({ connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.deliveries, workflowBundle, activities, maxConcurrentActivityTaskExecutions: 10 });
+  const deliveries = await Worker.create({ connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.deliveries, workflowBundle: bundle, activities, maxConcurrentActivityTaskExecutions: 10 });
   const stories = await Worker.create({
-    connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.stories, workflowBundle, activities,
+    connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.stories, workflowBundle: bundle, activities,
     maxTaskQueueActivitiesPerSecond: limits.stories.rate,
     maxConcurrentActivityTaskExecutions: limits.stories.concurrency,
   });
   const research = await Worker.create({
-    connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.research, workflowBundle, activities,
+    connection, namespace: deps.namespace, taskQueue: TASK_QUEUES.research, workflowBundle: bundle, activities,
     maxTaskQueueActivitiesPerSecond: limits.deepnews.rate,
     maxConcurrentActivityTaskExecutions: limits.deepnews.concurrency,
   });
