@@ -8,6 +8,7 @@ import { benchDeepNews } from './deepnews.js';
 import { benchAutofilter } from './autofilter.js';
 import { benchForum } from './forum.js';
 import { benchWiki } from './wiki.js';
+import { benchColdStart } from './coldstart.js';
 
-const benches = [benchAuth, benchSearch, benchChat, benchGraph, benchExtract, benchDeepNews, benchAutofilter, benchForum, benchWiki];
+const benches = [benchAuth, benchSearch, benchChat, benchGraph, benchExtract, benchDeepNews, benchAutofilter, benchForum, benchWiki, benchColdStart];
 for (const b of benches) console.log(JSON.stringify(await b()));

@@ -185,7 +185,7 @@ async function backgroundLoads(svc: Running, rest: Promise<SeedResult> | undefin
     if (rest) {
       const r = await rest;
       if (r.total < r.read) return; // stopped before the corpus was loaded
-      console.log(`corpus: ${r.total} articles in the store, ${r.enriched} enriched now (${cache.state === 'hit' ? 'from the enriched-corpus cache' : `cached for the next data dir in ${path.dirname(cache.file ?? '')}`}; ${secs()} after start)`);
+      console.log(`corpus: ${r.total} articles in the store, ${r.enriched} loaded now (${cache.state === 'hit' ? 'enrichment from the enriched-corpus cache' : `enriched; cached for the next data dir in ${path.dirname(cache.file ?? '')}`}; ${secs()} after start)`);
     }
     cache.release();
     // the shared forum threads (<corpus>/forum) for forum search and stories' reddit threads
