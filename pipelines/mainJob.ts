@@ -131,7 +131,7 @@ Ctrl-C stops everything.`);
  * The first start of a warehouse lands the replay's recent history: the last BACKFILL_DAYS days
  * of news. Its `_loads` row (workflow id newsflow-backfill-news) is the marker: later starts skip it.
  */
-async function startBackfill(client: Client, warehouse: Queryable, history: Promise<void> | undefined): Promise<string> {
+export async function startBackfill(client: Client, warehouse: Queryable, history: Promise<void> | undefined): Promise<string> {
   const done = await warehouse.query<{ n: number | bigint }>(`SELECT count(*) AS n FROM _loads WHERE workflow_id = '${BACKFILL_ID}'`).catch(() => [{ n: 0 }]);
   if (Number(done[0]?.n ?? 0) > 0) return `done before (the last ${BACKFILL_DAYS} days of news; _loads workflow_id ${BACKFILL_ID})`;
   const start = async () => {
@@ -185,7 +185,8 @@ async function backgroundLoads(svc: Running, rest: Promise<SeedResult> | undefin
     if (rest) {
       const r = await rest;
       if (r.total < r.read) return; // stopped before the corpus was loaded
-      console.log(`corpus: ${r.total} articles in the store, ${r.enriched} loaded now (${cache.state === 'hit' ? 'enrichment from the enriched-corpus cache' : `enriched; cached for the next data dir in ${path.dirname(cache.file ?? '')}`}; ${secs()} after start)`);
+      if (r.enriched === 0) console.log(`corpus: ${r.total} articles in the store, unchanged (${secs()} after start)`);
+      else console.log(`corpus: ${r.total} articles in the store, ${r.enriched} loaded now (${cache.state === 'hit' ? 'enrichment from the enriched-corpus cache' : `enriched; cached for the next data dir in ${path.dirname(cache.file ?? '')}`}; ${secs()} after start)`);
     }
     cache.release();
     // the shared forum threads (<corpus>/forum) for forum search and stories' reddit threads
