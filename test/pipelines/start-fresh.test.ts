@@ -10,8 +10,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/paths.js';
 
-const readmeExamples = (): string[] =>
-  fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l.startsWith('npx newsflow sql "'));
+/** The SQL examples of the README's quickstart: the sh block after "Once it prints its status:". */
+function readmeExamples(): string[] {
+  const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  const block = /Once it prints its status:\s*```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+  return block.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('npx newsflow sql "'));
+}
 
 describe('newsflow start on a fresh clone', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'newsflow-fresh-data-'));
@@ -50,11 +54,15 @@ describe('newsflow start on a fresh clone', () => {
     const examples = readmeExamples();
     expect(examples).toHaveLength(3);
     for (const line of examples) {
-      const r = spawnSync('sh', ['-c', `${line} --format json`], { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, NEWSFLOW_DATA_DIR: dataDir } });
+      // exactly as printed (a table), in the repo, with the data dir of this start
+      const r = spawnSync('sh', ['-c', line], { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, NEWSFLOW_DATA_DIR: dataDir } });
       expect(r.status, `${line}\n${r.stderr}`).toBe(0);
-      const rows = JSON.parse(r.stdout) as unknown[];
+      const lines = r.stdout.split('\n');
+      const sep = lines.findIndex((l) => /^-+(\+-+)*$/.test(l.trim()));
+      const rows = lines.slice(sep + 1).filter((l) => l.trim() && !/^\(\d+ rows?\)$/.test(l.trim()));
       console.log(`${rows.length} rows: ${line}`);
-      expect(rows.length).toBeGreaterThan(0);
+      expect(sep, r.stdout).toBeGreaterThan(0);
+      expect(rows.length, r.stdout).toBeGreaterThan(0);
     }
   }, 120_000);
 
