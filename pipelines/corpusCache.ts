@@ -49,7 +49,7 @@ export class CorpusCache implements EnrichmentCache {
   private added = 0;
   private ids: string[] = [];
   file: string | null = null;
-  /** what open() found: 'hit' (a file of this key), 'miss' */
+  /** what open() found: 'hit' (a file of this key, maybe partial), 'miss' */
   state: 'closed' | 'hit' | 'miss' = 'closed';
 
   constructor(private readonly dir = path.join(cacheDir(), 'corpus')) {}
@@ -80,14 +80,22 @@ export class CorpusCache implements EnrichmentCache {
     this.added += loaded.length;
   }
 
-  /** Written when this run enriched something and the cache now holds every article of the corpus. */
+  /**
+   * Written when this run enriched something: every entry held (a start stopped half-way leaves
+   * what it enriched; entries do not depend on one another, the key fixes the corpus).
+   */
   async save(): Promise<void> {
-    if (!this.file || this.added === 0 || !this.ids.every((id) => this.entries.has(id))) return;
+    if (!this.file || this.added === 0) return;
     await fs.promises.mkdir(this.dir, { recursive: true });
     const tmp = `${this.file}.${process.pid}.tmp`;
-    await fs.promises.writeFile(tmp, v8.serialize(this.ids.map((id) => this.entries.get(id)!)));
+    await fs.promises.writeFile(tmp, v8.serialize(this.ids.filter((id) => this.entries.has(id)).map((id) => this.entries.get(id)!)));
     await fs.promises.rename(tmp, this.file);
     this.added = 0;
+  }
+
+  /** how many articles of the corpus it holds */
+  get size(): number {
+    return this.entries.size;
   }
 
   /** the entries are not needed once the corpus is loaded */

@@ -82,7 +82,9 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
       });
       head = false;
       bar.stop();
-      status.push(`Service:     ${svc.url}  (${r.indexed} articles searchable, the rest of ${r.read} loading; replay at ${o.replay}x; enriched-corpus cache: ${cache.state === 'hit' ? 'hit' : 'miss'})`);
+      // stopped before the corpus is loaded: what was enriched so far is kept for the next start
+      atShutdown(() => cache.save().catch(() => undefined));
+      status.push(`Service:     ${svc.url}  (${r.indexed} articles searchable, the rest of ${r.read} loading; replay at ${o.replay}x; enriched-corpus cache: ${cache.state === 'hit' ? `${cache.size} of ${r.read} articles` : 'empty'})`);
       background = backgroundLoads(svc, r.rest, o.corpus, cache, secs);
       history = r.history;
     }
