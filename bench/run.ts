@@ -9,6 +9,7 @@ import { benchAutofilter } from './autofilter.js';
 import { benchForum } from './forum.js';
 import { benchWiki } from './wiki.js';
 import { benchLanding } from './landing.js';
+import { benchColdStart } from './coldstart.js';
 
-const benches = [benchAuth, benchSearch, benchChat, benchGraph, benchExtract, benchDeepNews, benchAutofilter, benchForum, benchWiki, benchLanding];
+const benches = [benchAuth, benchSearch, benchChat, benchGraph, benchExtract, benchDeepNews, benchAutofilter, benchForum, benchWiki, benchLanding, benchColdStart];
 for (const b of benches) console.log(JSON.stringify(await b()));

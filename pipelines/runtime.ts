@@ -21,11 +21,13 @@ let workerLog: WorkerLog | null = null;
  * activities') to <data dir>/logs/worker.log and, on a terminal, errors only unless `verbose`
  * (see workerLog.ts); no signal handlers of its own (the command stops its worker itself).
  */
-export async function installRuntime(dataDir: string, verbose = false): Promise<WorkerLog> {
+export async function installRuntime(dataDir: string, verbose = false, quiet = false): Promise<WorkerLog> {
   if (!workerLog) {
-    const { Runtime } = await import('@temporalio/worker');
-    workerLog = new WorkerLog(dataDir, { verbose });
-    Runtime.install({ logger: workerLog, shutdownSignals: [] });
+    const { Runtime, makeTelemetryFilterString } = await import('@temporalio/worker');
+    workerLog = new WorkerLog(dataDir, { verbose, quiet });
+    // quiet: the native core's own log lines (else printed straight to stdout) go through the log too
+    const telemetryOptions = quiet ? { logging: { filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }), forward: {} } } : undefined;
+    Runtime.install({ logger: workerLog, shutdownSignals: [], telemetryOptions });
   }
   return workerLog;
 }
@@ -34,15 +36,19 @@ export async function startWorker(opts: {
   endpoint: TemporalEndpoint; dataDir: string; apiUrl?: string; apiKey?: string;
   /** the worker's log on stderr too (else in <data dir>/logs/worker.log only, errors excepted) */
   verbose?: boolean;
+  /** without `verbose`: errors only on stderr, whether or not it is a terminal (`newsflow start`) */
+  quiet?: boolean;
   /** events of the worker's API client (requests, retries) */
   onEvent?: (e: ClientEvent) => void;
+  /** keep the workflow bundle here (see workflowBundle in worker.ts) */
+  bundleCacheDir?: string;
 }) {
-  const log = await installRuntime(opts.dataDir, opts.verbose);
+  const log = await installRuntime(opts.dataDir, opts.verbose, opts.quiet);
   const { createWorkers } = await import('./worker.js');
   const { Warehouse } = await import('../warehouse/warehouse.js');
   const warehouse = await Warehouse.open(warehouseDir(opts.dataDir));
   const client = new NewsClient({ baseUrl: opts.apiUrl, apiKey: opts.apiKey, onEvent: opts.onEvent });
-  const workers = await createWorkers({ address: opts.endpoint.address, namespace: opts.endpoint.namespace, client, warehouse, bundlerLogger: log.bundler });
+  const workers = await createWorkers({ address: opts.endpoint.address, namespace: opts.endpoint.namespace, client, warehouse, bundlerLogger: log.bundler, bundleCacheDir: opts.bundleCacheDir });
   const running = workers.run();
   return {
     warehouse,

@@ -8,7 +8,10 @@
  * key, default 1). On shutdown, running activities get DRAIN_MS to finish before they are cancelled
  * (and retried by another worker: every landing is idempotent).
  */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { NativeConnection, Runtime, Worker, bundleWorkflowCode, type Logger } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { DEFAULT_LIMITS, parseLimits, type LimitsConfig } from '../spec/index.js';
@@ -41,6 +44,32 @@ export interface WorkerDeps {
   bundlerLogger?: Logger;
   /** workers sharing the API key (default $NEWSFLOW_WORKERS, else 1): each runs concurrency / workers activities at once */
   workers?: number;
+  /** keep the workflow bundle here, keyed by the workflows' sources (default: bundle every time) */
+  bundleCacheDir?: string;
+}
+
+/** The workflow bundle: webpack once per version of the workflow sources, then read from `cacheDir`. */
+export async function workflowBundle(opts: { cacheDir?: string; logger?: Logger } = {}): Promise<{ code: string }> {
+  const workflowsPath = require.resolve('../workflows/index.ts');
+  const build = async () => ({ code: (await bundleWorkflowCode({ workflowsPath, logger: opts.logger ?? Runtime.instance().logger })).code });
+  if (!opts.cacheDir) return build();
+  const root = path.resolve(path.dirname(workflowsPath), '..');
+  const h = crypto.createHash('sha1');
+  const sources = [
+    ...fs.readdirSync(path.dirname(workflowsPath)).map((f) => path.join(path.dirname(workflowsPath), f)),
+    path.join(root, 'pipelines', 'queues.ts'), path.join(root, 'package-lock.json'),
+  ].filter((f) => fs.existsSync(f) && fs.statSync(f).isFile()).sort();
+  for (const f of sources) h.update(path.relative(root, f)).update(fs.readFileSync(f));
+  const file = path.join(opts.cacheDir, `workflows-${h.digest('hex').slice(0, 24)}.js`);
+  try {
+    return { code: fs.readFileSync(file, 'utf8') };
+  } catch {
+    const bundle = await build();
+    fs.mkdirSync(opts.cacheDir, { recursive: true });
+    fs.writeFileSync(`${file}.${process.pid}.tmp`, bundle.code);
+    fs.renameSync(`${file}.${process.pid}.tmp`, file);
+    return bundle;
+  }
 }
 
 /** How long running activities may finish after shutdown() before they are cancelled. */
@@ -90,9 +119,8 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
     ...createDeepResearchActivities({ client: deps.client, warehouse: deps.warehouse }),
   };
   // one bundle for the five workers (was one webpack run, and report, each)
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows/index.ts'), logger: deps.bundlerLogger ?? Runtime.instance().logger });
-  const workflowBundle = { code };
-  const common = { connection, namespace: deps.namespace, workflowBundle, activities, shutdownGraceTime: DRAIN_MS };
+  const { code } = await workflowBundle({ cacheDir: deps.bundleCacheDir, logger: deps.bundlerLogger });
+  const common = { connection, namespace: deps.namespace, workflowBundle: { code }, activities, shutdownGraceTime: DRAIN_MS };
   const news = await Worker.create({
     ...common, taskQueue: TASK_QUEUES.news,
     maxTaskQueueActivitiesPerSecond: limits.news.rate,

@@ -25,7 +25,8 @@ export class WorkerLog implements Logger {
   private readonly fd: number;
   readonly file: string;
 
-  constructor(dataDir: string, private readonly opts: { verbose?: boolean; stream?: NodeJS.WriteStream } = {}) {
+  /** `quiet`: errors only on stderr even when it is not a terminal (the main job prints its own status) */
+  constructor(dataDir: string, private readonly opts: { verbose?: boolean; quiet?: boolean; stream?: NodeJS.WriteStream } = {}) {
     this.file = workerLogFile(dataDir);
     fs.mkdirSync(path.dirname(this.file), { recursive: true });
     this.fd = fs.openSync(this.file, 'a');
@@ -38,7 +39,7 @@ export class WorkerLog implements Logger {
     const stream = this.opts.stream ?? process.stderr;
     if (!terminal) return;
     if (this.opts.verbose) stream.write(`${new Date().toISOString()} [${level}] ${message}${meta && Object.keys(meta).length ? ` ${JSON.stringify(meta, replacer)}` : ''}\n`);
-    else if (stream.isTTY ? RANK[level] >= RANK.ERROR : true) stream.write(`${json}\n`);
+    else if (stream.isTTY || this.opts.quiet ? RANK[level] >= RANK.ERROR : true) stream.write(`${json}\n`);
   }
 
   log(level: LogLevel, message: string, meta?: LogMetadata) {

@@ -21,6 +21,38 @@ export interface SeedOptions {
   now?: Date;
   onProgress?: (done: number, total: number, phase: string) => void;
   batchSize?: number;
+  /**
+   * With `replay`: articles published in the last `historyDays` (after rebasing) have arrived
+   * already: crawl_date = pub_date, searchable at once; the older ones are replayed.
+   */
+  historyDays?: number;
+  /**
+   * Return once the history is loaded (searchable, replay started); the older articles are
+   * enriched in the background, oldest first, ahead of the replay: `SeedResult.rest`.
+   */
+  background?: boolean;
+  /**
+   * With `background`: only the history of the last `headHours` is loaded before seed returns;
+   * the rest of the history follows in the background, newest first (`SeedResult.history`),
+   * before the replayed articles.
+   */
+  headHours?: number;
+  /** with `background`: the background loading waits for this (the caller's own start-up first) */
+  backgroundAfter?: Promise<unknown>;
+  /** enrichment results computed before (an enriched-corpus cache): a hit skips enrich and embed */
+  cache?: EnrichmentCache;
+}
+
+/** What `seed` asks of an enriched-corpus cache (pipelines/corpusCache.ts keeps one on disk). */
+export interface EnrichmentCache {
+  /** once, with the corpus as read (ids and content hashes decide what the cache holds) */
+  open(raws: RawArticle[], model: string | null): Promise<void>;
+  /** the enrichment of this article (same content hash), dates as they were */
+  get(r: RawArticle): LoadedArticle | undefined;
+  /** articles this seed enriched itself */
+  put(loaded: LoadedArticle[]): void;
+  /** after the whole corpus is loaded */
+  save(): Promise<void>;
 }
 
 export interface SeedResult {
@@ -33,6 +65,10 @@ export interface SeedResult {
   updated: number;
   total: number;
   indexed: number;
+  /** with `background`: the rest of the corpus, loaded; resolves to the whole seed's result */
+  rest?: Promise<SeedResult>;
+  /** with `background`: resolves when the whole history (`historyDays`) is searchable */
+  history?: Promise<void>;
 }
 
 export interface CachedSearch {
@@ -55,6 +91,12 @@ export class NewsService {
   /** the release a replay tick is doing, awaited on close */
   private releasing: Promise<void> | null = null;
   private pending: NewsArticle[] = [];
+  /** a background seed still adding pending articles: the replay waits for them */
+  private filling: Promise<unknown> | null = null;
+  private stopFilling = false;
+  /** resolved by close(): a background seed waiting to begin gives up */
+  private closing!: () => void;
+  private readonly closed = new Promise<void>((r) => (this.closing = r));
 
   private constructor(
     readonly db: Db,
@@ -113,6 +155,7 @@ export class NewsService {
     const now = opts.now ?? new Date(this.clock());
     let raws = readCorpus(corpusPath);
     if (opts.rebaseDates) raws = rebase(raws, now);
+    await opts.cache?.open(raws, this.embedder?.model ?? null);
     const known = await this.store.hashes();
     const todo = raws.filter((r) => known.get(r.articleId)?.hash !== contentHash(r));
     const moved = raws.filter((r) => {
@@ -128,31 +171,117 @@ export class NewsService {
     const stored = await this.db.all<{ d: string; n: bigint }>('SELECT domain_url AS d, count(*) AS n FROM articles WHERE article_id NOT IN (SELECT unnest(string_split($1, \',\'))::UUID) GROUP BY 1', [raws.map((r) => r.articleId).join(',')]);
     for (const s of stored) counts.set(s.d, (counts.get(s.d) ?? 0) + Number(s.n));
     const ranks = pageRanks(counts);
-    const df = docFreqOf(raws);
-    const size = opts.batchSize ?? 1000;
-    let inserted = 0;
-    let updated = 0;
-    for (let i = 0; i < todo.length; i += size) {
-      const chunk = todo.slice(i, i + size);
-      const crawl = (r: RawArticle) => (opts.replay ? null : r.pubDate);
-      const loaded = chunk.map((r) => enrich(r, df, { pageRank: (d) => ranks.get(d) ?? ranks.size + 1, crawlDate: crawl(r) }));
-      opts.onProgress?.(i + chunk.length / 2, todo.length, 'enrich');
-      const vecs = await this.embedAll(loaded);
-      loaded.forEach((l, k) => (l.embedding = vecs[k] ?? null));
+    const rank = (d: string) => ranks.get(d) ?? ranks.size + 1;
+    const horizon = opts.replay && opts.historyDays ? now.getTime() - opts.historyDays * 86_400_000 : null;
+    // without replay every article has arrived; with it, only the history (if any)
+    const crawl = (r: RawArticle) => (!opts.replay || (horizon !== null && r.pubDate.getTime() >= horizon) ? r.pubDate : null);
+    // the document frequencies come from the cache's articles when every article is a hit
+    let df: ReturnType<typeof docFreqOf> | null = null;
+    const load = async (chunk: RawArticle[], pause?: () => Promise<void>) => {
+      const fresh: RawArticle[] = [];
+      const loaded: LoadedArticle[] = [];
+      for (const r of chunk) {
+        const hit = opts.cache?.get(r);
+        if (hit) loaded.push({ ...hit, article: { ...hit.article, pubDate: r.pubDate, crawlDate: crawl(r), pageRank: rank(r.domain) } });
+        else fresh.push(r);
+      }
+      if (fresh.length) {
+        df ??= docFreqOf(raws);
+        const d = df;
+        const made: LoadedArticle[] = [];
+        for (const r of fresh) {
+          made.push(enrich(r, d, { pageRank: rank, crawlDate: crawl(r) }));
+          // in the background, the event loop gets a turn after each article (a long text takes a while)
+          await pause?.();
+        }
+        const vecs = await this.embedAll(made);
+        made.forEach((l, k) => (l.embedding = vecs[k] ?? null));
+        opts.cache?.put(made);
+        loaded.push(...made);
+      }
       const w = await this.store.write(loaded, this.embedder?.model ?? null);
-      inserted += w.inserted;
-      updated += w.updated;
+      const later: NewsArticle[] = [];
       for (const l of loaded) {
         if (l.article.crawlDate) this.index.add(l.article, l.terms, l.embedding, l.article.fullText);
-        else this.pending.push(l.article);
+        else later.push(l.article);
       }
-      opts.onProgress?.(i + chunk.length, todo.length, 'store');
+      this.addPending(later);
+      return w;
+    };
+    const size = opts.batchSize ?? 1000;
+    const totals = { inserted: 0, updated: 0 };
+    const run = async (part: RawArticle[], chunkSize: number, done0: number, between?: () => Promise<void>) => {
+      for (let i = 0; i < part.length && !this.stopFilling; i += chunkSize) {
+        const chunk = part.slice(i, i + chunkSize);
+        opts.onProgress?.(done0 + i + chunk.length / 2, todo.length, 'enrich');
+        const w = await load(chunk, between);
+        totals.inserted += w.inserted;
+        totals.updated += w.updated;
+        opts.onProgress?.(done0 + i + chunk.length, todo.length, 'store');
+        await between?.();
+      }
+    };
+    const result = async (): Promise<SeedResult> => {
+      const c = await this.store.count();
+      return { read: raws.length, enriched: todo.length, unchanged: raws.length - todo.length, redated: moved.length, ...totals, total: c.total, indexed: c.indexed };
+    };
+    if (!(opts.background && opts.replay)) {
+      await run(todo, size, 0);
+      await this.writePublishers(counts, ranks);
+      await this.stories.ingest({ refresh: moved.length > 0 });
+      if (opts.cache) await opts.cache.save();
+      if (opts.replay) this.startReplay(opts.replay);
+      return result();
     }
+    // the history first (its newest `headHours` searchable when seed returns, the rest newest first),
+    // then the replayed articles oldest first, behind a running replay
+    const byPub = (a: RawArticle, b: RawArticle) => a.pubDate.getTime() - b.pubDate.getTime();
+    const headFrom = opts.headHours ? now.getTime() - opts.headHours * 3_600_000 : -Infinity;
+    const history = todo.filter((r) => crawl(r) !== null).sort((a, b) => byPub(b, a));
+    const head = history.filter((r) => r.pubDate.getTime() >= headFrom);
+    const older = history.filter((r) => r.pubDate.getTime() < headFrom);
+    const rest = todo.filter((r) => crawl(r) === null).sort(byPub);
+    await run(head, size, 0);
     await this.writePublishers(counts, ranks);
     await this.stories.ingest({ refresh: moved.length > 0 });
-    if (opts.replay) this.startReplay(opts.replay);
-    const c = await this.store.count();
-    return { read: raws.length, enriched: todo.length, unchanged: raws.length - todo.length, redated: moved.length, inserted, updated, total: c.total, indexed: c.indexed };
+    const oldest = Math.min(...raws.filter((r) => crawl(r) === null).map((r) => r.pubDate.getTime()), ...this.pending.map((a) => a.pubDate.getTime()));
+    this.stopFilling = false;
+    // small chunks, the event loop free between them: the service keeps answering
+    const pause = () => new Promise<void>((r) => setImmediate(r));
+    let historyDone!: () => void;
+    let historyFailed!: (e: unknown) => void;
+    const historyLoaded = new Promise<void>((res, rej) => ((historyDone = res), (historyFailed = rej)));
+    historyLoaded.catch(() => undefined);
+    const fill = (async () => {
+      await Promise.race([opts.backgroundAfter?.catch(() => undefined), this.closed]);
+      try {
+        await run(older, 50, head.length, pause);
+        if (older.length) await this.stories.ingest();
+        historyDone();
+      } catch (e) {
+        historyFailed(e);
+        throw e;
+      }
+      await run(rest, 50, head.length + older.length, pause);
+      if (this.stopFilling) return result();
+      await this.writePublishers(counts, ranks);
+      await this.stories.ingest();
+      if (opts.cache) await opts.cache.save();
+      return result();
+    })();
+    this.filling = fill.catch(() => undefined).finally(() => (this.filling = null));
+    this.startReplay(opts.replay, Number.isFinite(oldest) ? oldest : undefined);
+    return { ...(await result()), rest: fill, history: historyLoaded };
+  }
+
+  /** pending articles stay in publication order (the replay releases from the front) */
+  private addPending(articles: NewsArticle[]): void {
+    if (!articles.length) return;
+    const last = this.pending[this.pending.length - 1];
+    this.pending.push(...articles);
+    if (last && articles.some((a) => a.pubDate.getTime() < last.pubDate.getTime())) {
+      this.pending.sort((a, b) => a.pubDate.getTime() - b.pubDate.getTime() || (a.articleId < b.articleId ? -1 : 1));
+    }
   }
 
   /** index_urls and crawl add pages one job item at a time; one at a time through here */
@@ -206,12 +335,13 @@ export class NewsService {
    * the first pending one is released `d / speed` after the replay starts, with crawl_date = the
    * release time.
    */
-  startReplay(speed: number): void {
+  startReplay(speed: number, firstPubMs?: number): void {
     this.stopReplay();
     const gen = this.replayGen;
     this.pending.sort((a, b) => a.pubDate.getTime() - b.pubDate.getTime() || (a.articleId < b.articleId ? -1 : 1));
     const t0 = this.clock();
-    const first = this.pending[0]?.pubDate.getTime() ?? 0;
+    // a background seed passes the oldest article it will add (it may not be pending yet)
+    const first = firstPubMs ?? this.pending[0]?.pubDate.getTime() ?? 0;
     const tick = async () => {
       const elapsed = this.clock() - t0;
       const due: NewsArticle[] = [];
@@ -223,7 +353,7 @@ export class NewsService {
       }
       // stopped (or restarted) while this tick was releasing: do not re-arm
       if (gen !== this.replayGen) return;
-      if (this.pending.length) this.replayTimer = setTimeout(() => void tick(), 250);
+      if (this.pending.length || this.filling) this.replayTimer = setTimeout(() => void tick(), 250);
       else this.replayTimer = null;
     };
     void tick();
@@ -263,6 +393,9 @@ export class NewsService {
 
   async close(): Promise<void> {
     this.stopReplay();
+    this.stopFilling = true;
+    this.closing();
+    await this.filling;
     await this.adding;
     await this.releasing?.catch(() => undefined);
     await this.hits.flush();
