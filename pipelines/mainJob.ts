@@ -42,9 +42,16 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
   let apiKey = process.env.NEWSFLOW_API_KEY;
   let svc: Awaited<ReturnType<typeof startService>> | null = null;
   const status: string[] = [];
-  // the Temporal dev server (its own process) comes up while the service loads
-  const endpointP = temporalEndpoint({ dataDir, log: (m) => console.error(m) });
-  endpointP.then((ep) => atShutdown(() => ep.stop()), () => undefined);
+  // the Temporal dev server (its own process): started while our own service loads; against a
+  // remote API only after the preflight passed (a refused key or a down API starts nothing)
+  let endpointP: ReturnType<typeof temporalEndpoint> | null = null;
+  const startEndpoint = () => {
+    if (!endpointP) {
+      endpointP = temporalEndpoint({ dataDir, log: (m) => console.error(m) });
+      endpointP.then((ep) => atShutdown(() => ep.stop()), () => undefined);
+    }
+    return endpointP;
+  };
   let background: Promise<void> = Promise.resolve();
   let up!: () => void;
   const started = new Promise<void>((r) => (up = r));
@@ -53,6 +60,7 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
   try {
     if (!(apiUrl && apiKey)) {
       if (!o.corpus) throw new Error('mainJob: a corpus is needed without NEWSFLOW_API_URL and NEWSFLOW_API_KEY');
+      void startEndpoint().catch(() => undefined);
       // the service (models, stores) is loaded only when we run it ourselves; its request log goes to
       // <data>/logs/service.log (JSON), on the terminal only with --verbose
       const logger = o.verbose ? undefined : { level: serviceConfig({}).logLevel, stream: fs.createWriteStream(path.join(logs, 'service.log'), { flags: 'a' }) };
@@ -93,10 +101,10 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
   } catch (e) {
     up();
     await svc?.close();
-    await endpointP.then((ep) => ep.stop(), () => undefined);
+    await (endpointP as ReturnType<typeof temporalEndpoint> | null)?.then((ep) => ep.stop(), () => undefined);
     throw e;
   }
-  const endpoint = await endpointP;
+  const endpoint = await startEndpoint();
   const worker = await startWorker({ endpoint, dataDir, apiUrl, apiKey, verbose: o.verbose, quiet: true, bundleCacheDir: path.join(cacheDir(), 'bundle') });
   atShutdown(() => worker.stop());
   const client = await temporalClient(endpoint);
