@@ -8,6 +8,9 @@ import { benchDeepNews } from './deepnews.js';
 import { benchAutofilter } from './autofilter.js';
 import { benchForum } from './forum.js';
 import { benchWiki } from './wiki.js';
+import { benchWalk } from './walk.js';
+import { benchHttp } from './http.js';
+import { benchMix } from './mix.js';
 
-const benches = [benchAuth, benchSearch, benchChat, benchGraph, benchExtract, benchDeepNews, benchAutofilter, benchForum, benchWiki];
+const benches = [benchAuth, benchSearch, benchChat, benchGraph, benchExtract, benchDeepNews, benchAutofilter, benchForum, benchWiki, benchWalk, benchHttp, benchMix];
 for (const b of benches) console.log(JSON.stringify(await b()));
