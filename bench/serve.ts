@@ -2,7 +2,7 @@
  * The service under load for bench/http.ts and bench/mix.ts, in a process of its own (the load
  * generator must not share its event loop): a copy of the seeded corpus store, real HTTP on a
  * loopback port, limits out of the way, an enterprise key. Prints one JSON line {url, key, ids}
- * and serves until its stdin closes. The environment chooses the embedding path
+ * and serves until its stdin closes. NEWSFLOW_BENCH_STORE: serve a copy of that store instead. The environment chooses the embedding path
  * (NEWSFLOW_EMBED_THREAD=0: in the service's thread; NEWSFLOW_QUERY_CACHE=0: no query cache).
  */
 import fs from 'node:fs';
@@ -19,7 +19,7 @@ export interface Served { url: string; key: string; ids: string[]; titles: strin
 
 /** Start bench/serve.ts as a child with `env` added to this environment. */
 export async function serveChild(env: Record<string, string> = {}): Promise<Served> {
-  await seededCorpusStore(() => undefined); // build it here once, not in each child
+  if (!process.env.NEWSFLOW_BENCH_STORE) await seededCorpusStore(() => undefined); // build it here once, not in each child
   const child = spawn(process.execPath, ['--import', 'tsx', new URL('./serve.ts', import.meta.url).pathname], {
     env: { ...process.env, NEWSFLOW_LOG_LEVEL: 'silent', ...env },
     stdio: ['pipe', 'pipe', 'inherit'],
@@ -41,7 +41,7 @@ export async function serveChild(env: Record<string, string> = {}): Promise<Serv
 
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'newsflow-bench-serve-'));
-  fs.copyFileSync(await seededCorpusStore(() => undefined), path.join(dir, 'service.duckdb'));
+  fs.copyFileSync(process.env.NEWSFLOW_BENCH_STORE || (await seededCorpusStore(() => undefined)), path.join(dir, 'service.duckdb'));
   const config = serviceConfig({ dataDir: dir, port: 0, host: '127.0.0.1', logLevel: 'silent', limitsText: 'news=1000000:1000000:1000,stories=1000000:1000000:1000' });
   const services = await openServices(config);
   await services.keys.createOrg({ name: 'bench', domains: ['bench.example'] });
