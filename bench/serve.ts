@@ -3,7 +3,7 @@
  * generator must not share its event loop): a copy of the seeded corpus store, real HTTP on a
  * loopback port, limits out of the way, an enterprise key. Prints one JSON line {url, key, ids}
  * and serves until its stdin closes. NEWSFLOW_BENCH_STORE: serve a copy of that store instead. The environment chooses the embedding path
- * (NEWSFLOW_EMBED_THREAD=0: in the service's thread; NEWSFLOW_QUERY_CACHE=0: no query cache).
+ * (NEWSFLOW_EMBED_THREAD=1: in a worker thread, default the service's thread; NEWSFLOW_QUERY_CACHE=0: no query cache).
  */
 import fs from 'node:fs';
 import os from 'node:os';

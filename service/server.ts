@@ -43,11 +43,12 @@ export async function makeEmbedder(config: ServiceConfig): Promise<Embedder | nu
 }
 
 /**
- * MiniLM in its embedding thread (search/thread-embedder.ts: off the event loop, concurrent
- * queries batched); in this thread with NEWSFLOW_EMBED_THREAD=0 or when no thread starts.
+ * MiniLM in this thread; with NEWSFLOW_EMBED_THREAD=1 in its embedding thread
+ * (search/thread-embedder.ts: off the event loop, concurrent queries batched), falling back to
+ * this thread when no thread starts. Opt-in until bench/mix.ts shows it a clear win (README).
  */
 async function miniLm(): Promise<Embedder> {
-  if (process.env.NEWSFLOW_EMBED_THREAD === '0') return MiniLmEmbedder.load();
+  if (process.env.NEWSFLOW_EMBED_THREAD !== '1') return MiniLmEmbedder.load();
   try {
     return await ThreadEmbedder.start();
   } catch (e) {
