@@ -172,71 +172,80 @@ export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
     },
 
     async deliver(ref: DeliveryRef): Promise<DeliverResult> {
-      const [d] = await wh.query<{ status: string; attempts: number; idempotency_key: string; action: string; log: string; triggers: string; title: string | null }>(
-        `SELECT d.status, d.attempts, d.idempotency_key, d.action, l.raw::VARCHAR AS log, a.triggers::VARCHAR AS triggers, a.title
-         FROM alert_deliveries d JOIN alert_logs l USING (log_id) JOIN alerts a ON a.alert_id = d.alert_id
-         WHERE d.log_id = $1::UUID AND d.trigger_index = $2`,
-        [ref.logId, ref.triggerIndex],
-      );
-      if (!d) throw ApplicationFailure.nonRetryable(`no planned delivery for log ${ref.logId} trigger ${ref.triggerIndex}`);
-      if (d.status === 'delivered' || d.status === 'skipped') return { status: d.status, attempts: Number(d.attempts), responseCode: null };
-      const log = JSON.parse(d.log) as AlertLog;
-      const trigger = (JSON.parse(d.triggers) as { action: string; params?: Record<string, unknown> }[])[ref.triggerIndex];
-      const where = 'WHERE log_id = $1::UUID AND trigger_index = $2';
-      const skip = async (reason: string) => {
-        await wh.exec(`UPDATE alert_deliveries SET status = 'skipped', error = $3, last_attempt_at = now() ${where}`, [ref.logId, ref.triggerIndex, reason]);
-        return { status: 'skipped' as const, attempts: Number(d.attempts), responseCode: null };
-      };
-      if (!trigger) return skip('the alert no longer has this trigger');
-      if (trigger.action === 'email' && !deps.smtpUrl) return skip('email not sent: NEWSFLOW_SMTP_URL is not set');
-      if (trigger.action !== 'webhook' && trigger.action !== 'email') return skip(`action ${trigger.action} cannot be performed by this runner (webhook and email only)`);
-
-      // count the attempt before sending: a crash after the send is then visible as an attempt without outcome
-      await wh.exec(
-        `UPDATE alert_deliveries SET attempts = attempts + 1, first_attempt_at = coalesce(first_attempt_at, now()), last_attempt_at = now(), status = 'pending' ${where}`,
-        [ref.logId, ref.triggerIndex],
-      );
+      // heartbeats for the whole delivery, the ledger writes included: a write that waits behind
+      // other landings (the lake commits slower under load) must not look like a dead worker, or
+      // Temporal starts a second attempt beside this one and the receiver gets the POST twice
       const beat = setInterval(() => Context.current().heartbeat(), 1000);
-      let code: number | null = null;
       try {
-        const body = await payload(deps.client, log, d.title, d.idempotency_key, trigger.params?.payload);
-        if (trigger.action === 'webhook') {
-          const res = await fetch(String(trigger.params!.url), {
-            method: 'POST',
-            headers: {
-              ...((trigger.params?.headers as Record<string, string> | null) ?? {}),
-              'content-type': 'application/json',
-              'idempotency-key': d.idempotency_key,
-              'user-agent': 'newsflow-alert-runner',
-            },
-            body: JSON.stringify(body),
-            signal: AbortSignal.timeout(deps.webhookTimeoutMs ?? 10_000),
-          });
-          code = res.status;
-          await res.arrayBuffer().catch(() => undefined);
-          if (!res.ok) throw new Error(`webhook answered HTTP ${res.status}`);
-        } else {
-          const p = trigger.params ?? {};
-          await sendMail(deps.smtpUrl!, {
-            to: String(p.to),
-            subject: String(p.subject ?? `Alert: ${d.title ?? log.alert_id}`),
-            text: mailText(body),
-            messageId: `<${d.idempotency_key}@newsflow>`,
-          });
-          code = 250;
-        }
-      } catch (e) {
-        const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-        const msg = `${(e as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`.slice(0, 500);
-        await wh.exec(`UPDATE alert_deliveries SET status = 'failed', response_code = $3, error = $4 ${where}`, [ref.logId, ref.triggerIndex, code, msg]);
-        throw ApplicationFailure.retryable(`delivery of log ${ref.logId} trigger ${ref.triggerIndex} failed: ${msg}`, 'DeliveryFailed');
+        return await deliverOnce(ref);
       } finally {
         clearInterval(beat);
       }
-      await wh.exec(`UPDATE alert_deliveries SET status = 'delivered', response_code = $3, delivered_at = now(), error = NULL ${where}`, [ref.logId, ref.triggerIndex, code]);
-      return { status: 'delivered', attempts: Number(d.attempts) + 1, responseCode: code };
     },
   });
+
+  async function deliverOnce(ref: DeliveryRef): Promise<DeliverResult> {
+    const [d] = await wh.query<{ status: string; attempts: number; idempotency_key: string; action: string; log: string; triggers: string; title: string | null }>(
+      `SELECT d.status, d.attempts, d.idempotency_key, d.action, l.raw::VARCHAR AS log, a.triggers::VARCHAR AS triggers, a.title
+       FROM alert_deliveries d JOIN alert_logs l USING (log_id) JOIN alerts a ON a.alert_id = d.alert_id
+       WHERE d.log_id = $1::UUID AND d.trigger_index = $2`,
+      [ref.logId, ref.triggerIndex],
+    );
+    if (!d) throw ApplicationFailure.nonRetryable(`no planned delivery for log ${ref.logId} trigger ${ref.triggerIndex}`);
+    if (d.status === 'delivered' || d.status === 'skipped') return { status: d.status, attempts: Number(d.attempts), responseCode: null };
+    const log = JSON.parse(d.log) as AlertLog;
+    const trigger = (JSON.parse(d.triggers) as { action: string; params?: Record<string, unknown> }[])[ref.triggerIndex];
+    const where = 'WHERE log_id = $1::UUID AND trigger_index = $2';
+    const skip = async (reason: string) => {
+      await wh.exec(`UPDATE alert_deliveries SET status = 'skipped', error = $3, last_attempt_at = now() ${where}`, [ref.logId, ref.triggerIndex, reason]);
+      return { status: 'skipped' as const, attempts: Number(d.attempts), responseCode: null };
+    };
+    if (!trigger) return skip('the alert no longer has this trigger');
+    if (trigger.action === 'email' && !deps.smtpUrl) return skip('email not sent: NEWSFLOW_SMTP_URL is not set');
+    if (trigger.action !== 'webhook' && trigger.action !== 'email') return skip(`action ${trigger.action} cannot be performed by this runner (webhook and email only)`);
+
+    // count the attempt before sending: a crash after the send is then visible as an attempt without outcome
+    await wh.exec(
+      `UPDATE alert_deliveries SET attempts = attempts + 1, first_attempt_at = coalesce(first_attempt_at, now()), last_attempt_at = now(), status = 'pending' ${where}`,
+      [ref.logId, ref.triggerIndex],
+    );
+    let code: number | null = null;
+    try {
+      const body = await payload(deps.client, log, d.title, d.idempotency_key, trigger.params?.payload);
+      if (trigger.action === 'webhook') {
+        const res = await fetch(String(trigger.params!.url), {
+          method: 'POST',
+          headers: {
+            ...((trigger.params?.headers as Record<string, string> | null) ?? {}),
+            'content-type': 'application/json',
+            'idempotency-key': d.idempotency_key,
+            'user-agent': 'newsflow-alert-runner',
+          },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(deps.webhookTimeoutMs ?? 10_000),
+        });
+        code = res.status;
+        await res.arrayBuffer().catch(() => undefined);
+        if (!res.ok) throw new Error(`webhook answered HTTP ${res.status}`);
+      } else {
+        const p = trigger.params ?? {};
+        await sendMail(deps.smtpUrl!, {
+          to: String(p.to),
+          subject: String(p.subject ?? `Alert: ${d.title ?? log.alert_id}`),
+          text: mailText(body),
+          messageId: `<${d.idempotency_key}@newsflow>`,
+        });
+        code = 250;
+      }
+    } catch (e) {
+      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      const msg = `${(e as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`.slice(0, 500);
+      await wh.exec(`UPDATE alert_deliveries SET status = 'failed', response_code = $3, error = $4 ${where}`, [ref.logId, ref.triggerIndex, code, msg]);
+      throw ApplicationFailure.retryable(`delivery of log ${ref.logId} trigger ${ref.triggerIndex} failed: ${msg}`, 'DeliveryFailed');
+    }
+    await wh.exec(`UPDATE alert_deliveries SET status = 'delivered', response_code = $3, delivered_at = now(), error = NULL ${where}`, [ref.logId, ref.triggerIndex, code]);
+    return { status: 'delivered', attempts: Number(d.attempts) + 1, responseCode: code };
+  }
 }
 
 export type AlertRunnerActivities = ReturnType<typeof createAlertRunnerActivities>;

@@ -10,6 +10,9 @@ import { benchForum } from './forum.js';
 import { benchWiki } from './wiki.js';
 import { benchLanding } from './landing.js';
 import { benchColdStart } from './coldstart.js';
+import { benchWalk } from './walk.js';
+import { benchHttp } from './http.js';
+import { benchMix } from './mix.js';
 
-const benches = [benchAuth, benchSearch, benchChat, benchGraph, benchExtract, benchDeepNews, benchAutofilter, benchForum, benchWiki, benchLanding, benchColdStart];
+const benches = [benchAuth, benchSearch, benchChat, benchGraph, benchExtract, benchDeepNews, benchAutofilter, benchForum, benchWiki, benchLanding, benchColdStart, benchWalk, benchHttp, benchMix];
 for (const b of benches) console.log(JSON.stringify(await b()));

@@ -20,6 +20,7 @@ import { ForumStore } from './forum/store.js';
 import { HttpEmbedder, type Embedder } from './search/embedder.js';
 import { LocalEmbedder } from './search/local-embedder.js';
 import { MiniLmEmbedder, miniLmPresent } from './search/minilm-embedder.js';
+import { ThreadEmbedder } from './search/thread-embedder.js';
 import { Web } from './websearch/web.js';
 import { WikiStore } from './wiki/service.js';
 
@@ -33,12 +34,27 @@ export interface RunningService {
 export async function makeEmbedder(config: ServiceConfig): Promise<Embedder | null> {
   if (config.embeddings === 'none') return null;
   if (config.embeddings === 'local') {
-    if (miniLmPresent()) return MiniLmEmbedder.load();
+    if (miniLmPresent()) return miniLm();
     process.emitWarning('MiniLM model files not found (run scripts/fetch-model.sh); using the npm USE-lite model');
     return LocalEmbedder.load();
   }
   if (config.embeddings === 'use-lite') return LocalEmbedder.load();
   return new HttpEmbedder(config.embeddings, config.embeddingsModel, config.embeddingsKey);
+}
+
+/**
+ * MiniLM in this thread; with NEWSFLOW_EMBED_THREAD=1 in its embedding thread
+ * (search/thread-embedder.ts: off the event loop, concurrent queries batched), falling back to
+ * this thread when no thread starts. Opt-in until bench/mix.ts shows it a clear win (README).
+ */
+async function miniLm(): Promise<Embedder> {
+  if (process.env.NEWSFLOW_EMBED_THREAD !== '1') return MiniLmEmbedder.load();
+  try {
+    return await ThreadEmbedder.start();
+  } catch (e) {
+    process.emitWarning(`MiniLM embedding thread: ${(e as Error).message}; embedding in the service's thread`);
+    return MiniLmEmbedder.load();
+  }
 }
 
 let sharedEmbedder: Promise<Embedder | null> | null = null;

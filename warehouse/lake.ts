@@ -126,7 +126,10 @@ export async function openLake(o: LakeOptions): Promise<{ instance: DuckDBInstan
  */
 export function isLakeConflict(e: unknown): boolean {
   const m = e instanceof Error ? e.message : String(e);
-  return /conflict|database is locked|database table is locked|SQLITE_BUSY|could not serialize|deadlock detected|duplicate key value violates unique constraint/i.test(m);
+  // "Failed to commit DuckLake transaction … Table entry X does not have any columns": a commit
+  // that read the catalog while another process was creating the same tables (seen with three
+  // workers opening one new lake at once)
+  return /conflict|database is locked|database table is locked|SQLITE_BUSY|could not serialize|deadlock detected|duplicate key value violates unique constraint|Failed to commit DuckLake transaction/i.test(m);
 }
 
 /** Run `fn` again on a lake conflict: bounded tries, exponential backoff with jitter. */

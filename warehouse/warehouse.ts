@@ -207,6 +207,8 @@ export class Warehouse {
       const keyOf = kids[0]?.key;
       const distinctKeys = keyOf ? new Set(rows.map((r) => String(r[keyOf]))).size : 0;
       const list = (keys: string[]) => `(${keys.map(sqlStr).join(', ')})`;
+      // the batch's distinct merge keys (staging only: no lake read)
+      const batchKeys = Number((await st.runAndReadAll(`SELECT count(*) AS n FROM ${dedup}`)).getRowObjectsJS()[0]!.n);
       return this.tx({ loadId, op: `land ${parent.name}` }, async (conn) => {
         let ins = 0;
         let upd = 0;
@@ -229,9 +231,15 @@ export class Warehouse {
         }
         if (ins + upd === 0) return { received: rows.length, inserted: 0, updated: 0 };
         await this.bumpLock(conn, parent.name);
-        await conn.run(`MERGE INTO ${parent.name} t USING ${dedup} s ON ${on}
-          WHEN MATCHED AND t.row_hash <> s.row_hash THEN UPDATE SET ${cols.filter((c) => !parent.mergeKey.includes(c)).map((c) => `${c} = ${moveExpr(col(parent, c))}`).join(', ')}
-          WHEN NOT MATCHED THEN INSERT (${cols.join(', ')}) VALUES (${parent.columns.map((c) => moveExpr(c)).join(', ')})`);
+        if (upd === 0 && ins === batchKeys) {
+          // every key of the batch is new (a page of new articles), as the check above read it in
+          // this transaction: appended, without a MERGE (which would scan the table's key column again)
+          await conn.run(`INSERT INTO ${parent.name} (${cols.join(', ')}) SELECT ${parent.columns.map((c) => moveExpr(c)).join(', ')} FROM ${dedup} s`);
+        } else {
+          await conn.run(`MERGE INTO ${parent.name} t USING ${dedup} s ON ${on}
+            WHEN MATCHED AND t.row_hash <> s.row_hash THEN UPDATE SET ${cols.filter((c) => !parent.mergeKey.includes(c)).map((c) => `${c} = ${moveExpr(col(parent, c))}`).join(', ')}
+            WHEN NOT MATCHED THEN INSERT (${cols.join(', ')}) VALUES (${parent.columns.map((c) => moveExpr(c)).join(', ')})`);
+        }
         for (const { table, key, stg: cs } of stgKids) {
           if (updKeys.length) await conn.run(`DELETE FROM ${table.name} WHERE ${key}::VARCHAR IN ${list(updKeys)}`);
           // every parent of the batch changed (a page of new articles): all its children, unfiltered

@@ -1,12 +1,27 @@
 /**
- * The embedder shared by search and the model layer, remembering the vectors of its last 256
- * single-text calls: a chat question is embedded once, by retrieval, and the extractive writer
- * reuses that vector. Batches (loading, sentence ranking) pass through uncached.
+ * The embedder shared by search and the model layer, remembering the vectors of its last `size`
+ * single-text calls (an LRU keyed by the model's normalised text, `Embedder.queryKey`: "Ukraine
+ * talks" and " ukraine  TALKS" are one entry when the model is uncased). A chat question is
+ * embedded once, by retrieval, and the extractive writer reuses that vector; a query many clients
+ * send at once is embedded once (the callers share the pending vector). Batches (loading,
+ * sentence ranking) pass through uncached. `NEWSFLOW_QUERY_CACHE` sets the size (0: off).
  */
 import type { Embedder } from '../search/embedder.js';
 
-export function rememberingQueries(inner: Embedder, size = 256): Embedder {
+export const queryCacheSize = (env: NodeJS.ProcessEnv = process.env): number => {
+  const n = Number(env.NEWSFLOW_QUERY_CACHE);
+  return env.NEWSFLOW_QUERY_CACHE !== undefined && env.NEWSFLOW_QUERY_CACHE !== '' && Number.isInteger(n) && n >= 0 ? n : 4096;
+};
+
+export interface RememberingEmbedder extends Embedder {
+  readonly cache: { hits: number; misses: number; readonly size: number };
+}
+
+export function rememberingQueries(inner: Embedder, size = queryCacheSize()): RememberingEmbedder {
   const last = new Map<string, Float32Array>();
+  const pending = new Map<string, Promise<Float32Array>>();
+  const key = (t: string) => (inner.queryKey ? inner.queryKey(t) : t);
+  const cache = { hits: 0, misses: 0, get size() { return last.size; } };
   return {
     get model() {
       return inner.model;
@@ -17,19 +32,34 @@ export function rememberingQueries(inner: Embedder, size = 256): Embedder {
     get relevantCosine() {
       return inner.relevantCosine;
     },
+    queryKey: inner.queryKey,
+    cache,
     async embed(texts: string[]): Promise<Float32Array[]> {
-      if (texts.length !== 1) return inner.embed(texts);
-      const t = texts[0]!;
-      const hit = last.get(t);
+      if (texts.length !== 1 || size === 0) return inner.embed(texts);
+      const k = key(texts[0]!);
+      const hit = last.get(k);
       if (hit) {
-        last.delete(t);
-        last.set(t, hit);
+        cache.hits++;
+        last.delete(k);
+        last.set(k, hit);
         return [hit.slice()];
       }
-      const [v] = await inner.embed(texts);
-      last.set(t, v!.slice());
-      if (last.size > size) last.delete(last.keys().next().value!);
-      return [v!];
+      const waiting = pending.get(k);
+      if (waiting) {
+        cache.hits++;
+        return [(await waiting).slice()];
+      }
+      cache.misses++;
+      const p = inner.embed(texts).then(([v]) => v!);
+      pending.set(k, p);
+      try {
+        const v = await p;
+        last.set(k, v.slice());
+        if (last.size > size) last.delete(last.keys().next().value!);
+        return [v];
+      } finally {
+        pending.delete(k);
+      }
     },
   };
 }

@@ -10,6 +10,8 @@ export interface Embedder {
    */
   readonly relevantCosine: number;
   embed(texts: string[]): Promise<Float32Array[]>;
+  /** texts with the same key get the same vector (the model's own normalisation); absent: the text itself */
+  readonly queryKey?: (text: string) => string;
 }
 
 export function calibrated(cosine: number, relevantCosine: number): number {

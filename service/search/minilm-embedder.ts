@@ -19,8 +19,15 @@ export const defaultMiniLmDir = () => path.resolve(path.dirname(fileURLToPath(im
 export const miniLmPresent = (dir = process.env.NEWSFLOW_EMBEDDINGS_MODEL_DIR || defaultMiniLmDir()) =>
   fs.existsSync(path.join(dir, 'model.onnx')) && fs.existsSync(path.join(dir, 'tokenizer.json'));
 
+/**
+ * The model's tokenizer is uncased and splits on whitespace: texts that differ only in case and
+ * in runs of whitespace get the same tokens, hence the same vector (the query cache's key).
+ */
+export const uncasedKey = (text: string): string => text.trim().replace(/\s+/g, ' ').toLowerCase();
+
 export class MiniLmEmbedder implements Embedder {
   readonly model = 'all-MiniLM-L6-v2-int8';
+  readonly queryKey = uncasedKey;
   readonly dim = 384;
   /** measured on the news corpus: paraphrased headlines sit at 0.3-0.6 */
   readonly relevantCosine = 0.3;

@@ -73,6 +73,26 @@ describe('the warehouse lake', () => {
     expect(fs.readdirSync(dir).filter((f) => f.includes('snapshot'))).toEqual([]);
   }, 180_000);
 
+  it('a page of only new keys is appended (the last row of a key twice in it wins); a page of new and unchanged keys inserts only the new ones, no key twice', async () => {
+    const dir = tempDir('newsflow-lake-');
+    const w = await Warehouse.open(dir);
+    try {
+      const first = articlePage(1, 20);
+      const twice: Record<string, unknown> = { ...first.rows[0]!, title: 'the later row of a key twice' };
+      expect(await land(w, { ...first, rows: [...first.rows, twice] }, 'N1')).toEqual({ received: 21, inserted: 20, updated: 0 });
+      expect((await w.query<{ title: string }>(`SELECT title FROM articles WHERE article_id = '${String(twice.article_id)}'`)).map((r) => r.title)).toEqual(['the later row of a key twice']);
+      // rows 10..29: 10 landed already (unchanged but for row 0's title, which is not among them), 10 new
+      const overlap = articlePage(1, 20, 10);
+      expect(await land(w, overlap, 'N2')).toEqual({ received: 20, inserted: 10, updated: 0 });
+      expect(await count(w, 'SELECT count(*) AS n FROM articles')).toBe(30);
+      expect(await count(w, 'SELECT count(*) AS n FROM (SELECT article_id FROM articles GROUP BY 1 HAVING count(*) > 1)')).toBe(0);
+      expect(await count(w, 'SELECT count(*) AS n FROM (SELECT article_id, type, value FROM article_entities GROUP BY ALL HAVING count(*) > 1)')).toBe(0);
+      expect(await land(w, overlap, 'N2')).toEqual({ received: 20, inserted: 0, updated: 0 });
+    } finally {
+      w.close();
+    }
+  }, 180_000);
+
   it('_loads keeps each load with its snapshot; `newsflow sql --at` an earlier load shows its counts; an unknown load id is a clear error', async () => {
     const dir = tempDir('newsflow-lake-');
     const w = await Warehouse.open(dir);
