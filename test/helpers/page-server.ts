@@ -1,6 +1,6 @@
 /**
- * A loopback HTTP server for the fetcher's tests: a map of path -> handler, a count of the TCP
- * connections it accepted, and a close that drops the sockets still open (streaming, hanging).
+ * A loopback HTTP server for the fetcher's tests: a map of path -> handler, counts of the TCP
+ * connections it accepted and the requests it received, and a close that drops the sockets still open (streaming, hanging).
  */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -14,6 +14,8 @@ export interface PageServer {
   routes: Map<string, Handler>;
   /** TCP connections accepted so far */
   connections: number;
+  /** HTTP requests received so far (a keep-alive connection carries several) */
+  requests: number;
   close(): Promise<void>;
 }
 
@@ -21,11 +23,12 @@ export async function startPageServer(host = '127.0.0.1'): Promise<PageServer> {
   const sockets = new Set<Socket>();
   const routes = new Map<string, Handler>();
   const server = http.createServer((req, res) => {
+    page.requests++;
     const handler = routes.get(new URL(req.url ?? '/', 'http://x').pathname);
     if (handler) handler(req, res);
     else res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
   });
-  const page: PageServer = { origin: '', port: 0, routes, connections: 0, close: async () => undefined };
+  const page: PageServer = { origin: '', port: 0, routes, connections: 0, requests: 0, close: async () => undefined };
   server.on('connection', (s) => {
     page.connections++;
     sockets.add(s);
