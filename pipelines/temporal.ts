@@ -83,6 +83,24 @@ async function waitForPort(port: number, child: ChildProcess, ms: number): Promi
   throw new TemporalSetupError(`the Temporal dev server did not listen on ${port} within ${ms} ms`);
 }
 
+/** Until this start's log shows the dev server's banner naming `port` (printed once it has started), at most `ms`. */
+async function waitForBanner(logPath: string, from: number, port: number, child: ChildProcess, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  const banner = new RegExp(`Server:\\s+\\S+:${port}\\b`);
+  while (Date.now() < until) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new TemporalSetupError(`the Temporal dev server exited with code ${child.exitCode}`);
+    let text = '';
+    try {
+      text = fs.readFileSync(logPath).subarray(from).toString('utf8');
+    } catch {
+      // not written yet
+    }
+    if (banner.test(text)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  // a CLI whose banner reads otherwise: still running after all this time, it is taken as started
+}
+
 export interface TemporalEndpoint {
   address: string;
   namespace: string;
@@ -153,6 +171,10 @@ async function startDevServerOnce(bin: string, opts: Parameters<typeof startDevS
   const exited = () => child.exitCode !== null || child.signalCode !== null;
   try {
     await waitForPort(port, child, 30_000);
+    // A port that answers may be another server's (a dev server binds several internal ports,
+    // chosen at random, and one can be the port we chose): ours has started when it prints its
+    // banner ("Temporal Server: localhost:<port>"), after all its services are up.
+    await waitForBanner(logPath, logFrom, port, child, 30_000);
     // the UI binds its port after the frontend listens: a UI port taken meanwhile ends the server
     if (uiPort !== null) await waitForPort(uiPort, child, 30_000);
     // still ours and still up a moment later (a server that lost a port race exits at once)

@@ -5,6 +5,7 @@
  * worker that cannot reach its server says so in a CliError-like one-liner. Real Temporal CLI.
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -78,6 +79,28 @@ describe('the Temporal dev server newsflow starts', () => {
       expect((await conn.workflowService.getSystemInfo({})).capabilities).toBeTruthy();
     } finally {
       await conn.close();
+    }
+  }, 60_000);
+
+  it('a port that answers is not enough: a slow server that then fails to bind it is an error, not an endpoint', async () => {
+    // Under load a dev server can take seconds to start; meanwhile another process may listen on
+    // the port we chose for it. The start must wait for the server to say it started.
+    const dir = tempDir('newsflow-devstart-');
+    dirs.push(dir);
+    const other = net.createServer((s) => s.destroy());
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', () => r()));
+    const port = (other.address() as net.AddressInfo).port;
+    const real = findTemporalCli({ install: false });
+    const script = path.join(dir, 'temporal');
+    fs.writeFileSync(script, `#!/bin/sh\nsleep 1.5\nexec "${real}" "$@"\n`, { mode: 0o755 });
+    process.env.TEMPORAL_CLI_PATH = script;
+    try {
+      const got = await startDevServer({ dataDir: path.join(dir, 'data'), port, headless: true }).catch((e: Error) => e);
+      if (!(got instanceof Error)) servers.push(got);
+      expect(got).toBeInstanceOf(TemporalSetupError);
+      expect((got as Error).message).toMatch(new RegExp(`port ${port} exited while starting .*address already in use`));
+    } finally {
+      await new Promise((r) => other.close(r));
     }
   }, 60_000);
 
