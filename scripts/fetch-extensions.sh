@@ -22,7 +22,7 @@ PIN=$(printf '%s' "$WHEELS" | sha256sum | cut -d' ' -f1)
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$PIN" ] && [ "$(ls "$OUT"/*.duckdb_extension | wc -l)" = 6 ]; then echo "duckdb extensions present: $OUT"; exit 0; fi
 case "$(uname -s)/$(uname -m)" in
   Linux/x86_64) ;;
-  *) echo "newsflow: DuckDB extensions are pinned for linux x86_64 only (this is $(uname -s)/$(uname -m)); the embedded warehouse works without them, the DuckLake warehouse does not" >&2; exit 1 ;;
+  *) echo "newsflow: DuckDB extensions are pinned for linux x86_64 only (this is $(uname -s)/$(uname -m)); the warehouse (a DuckLake) needs them: fetch them on a machine that reaches PyPI and point NEWSFLOW_DUCKDB_EXTENSIONS at them" >&2; exit 1 ;;
 esac
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 while read -r name sha; do
@@ -30,7 +30,7 @@ while read -r name sha; do
 done <<<"$WHEELS" >"$TMP/requirements.txt"
 if ! python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
     --require-hashes -r "$TMP/requirements.txt" -d "$TMP/wheels"; then
-  echo "newsflow: could not fetch the DuckDB extension wheels from PyPI (pip download duckdb-extension-<name>==$VERSION); the embedded warehouse works without them, the DuckLake warehouse does not" >&2
+  echo "newsflow: could not fetch the DuckDB extension wheels from PyPI (pip download duckdb-extension-<name>==$VERSION); the warehouse (a DuckLake) needs them: fetch them on a machine that reaches PyPI and point NEWSFLOW_DUCKDB_EXTENSIONS at them" >&2
   exit 1
 fi
 mkdir -p "$OUT"
