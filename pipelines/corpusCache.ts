@@ -11,7 +11,6 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import v8 from 'node:v8';
 import { fileURLToPath } from 'node:url';
@@ -19,15 +18,11 @@ import type { RawArticle } from '../service/corpus/read.js';
 import { contentHash } from '../service/enrich/index.js';
 import type { LoadedArticle } from '../service/news/model.js';
 import type { EnrichmentCache } from '../service/news/service.js';
+import { cacheDir } from './cacheDir.js';
+
+export { cacheDir };
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-/** NEWSFLOW_CACHE_DIR, else $XDG_CACHE_HOME/newsflow, else ~/.cache/newsflow. */
-export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.NEWSFLOW_CACHE_DIR) return path.resolve(env.NEWSFLOW_CACHE_DIR);
-  const base = env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(os.homedir(), '.cache');
-  return path.join(base, 'newsflow');
-}
 
 const CODE = ['service/enrich', 'service/corpus', 'service/search/tokenize.ts', 'service/news/model.ts', 'package-lock.json'];
 

@@ -9,9 +9,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { atExit } from './shutdown.js';
+import { cacheDir } from './cacheDir.js';
 import { freePort, preferredPort } from './ports.js';
 
 export class TemporalSetupError extends Error {}
@@ -34,7 +34,7 @@ const onPath = (name: string): string | null => {
   }
   return null;
 };
-const cached = () => path.join(os.homedir(), '.cache', 'newsflow', 'bin', 'temporal');
+const cached = () => path.join(cacheDir(), 'bin', 'temporal');
 
 export function findTemporalCli(opts: { install?: boolean; log?: (m: string) => void } = {}): string {
   const log = opts.log ?? (() => {});

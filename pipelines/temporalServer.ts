@@ -9,9 +9,9 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { atExit } from './shutdown.js';
+import { cacheDir } from './cacheDir.js';
 import { freePort, preferredPort } from './ports.js';
 import { startPostgres, type PgEndpoint } from './postgres.js';
 import { TemporalSetupError, findTemporalCli, type TemporalEndpoint } from './temporal.js';
@@ -19,9 +19,9 @@ import { TemporalSetupError, findTemporalCli, type TemporalEndpoint } from './te
 export const TEMPORAL_SERVER_VERSION = '1.29.1';
 const MODULE = 'go.temporal.io/server';
 
-/** `NEWSFLOW_CACHE_DIR` or ~/.cache/newsflow, then temporal-server-<version>. */
+/** The cache dir (`NEWSFLOW_CACHE_DIR`, `$XDG_CACHE_HOME/newsflow` or ~/.cache/newsflow), then temporal-server-<version>. */
 export function serverDir(env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(env.NEWSFLOW_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'newsflow'), `temporal-server-${TEMPORAL_SERVER_VERSION}`);
+  return path.join(cacheDir(env), `temporal-server-${TEMPORAL_SERVER_VERSION}`);
 }
 const binaries = (dir: string) => ({ server: path.join(dir, 'server'), sql: path.join(dir, 'sql'), schema: path.join(dir, 'schema', 'postgresql', 'v12') });
 

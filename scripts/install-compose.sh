@@ -2,11 +2,11 @@
 # Docker Compose v2 (the `docker compose` CLI plugin), for `docker compose config` on
 # docker-compose.yml (test/docker-compose.test.ts). When the plugin is missing it is built from its
 # Go module (the module proxy; `go install` refuses the module's exclude directives, so the source is
-# built in a copy) into ${NEWSFLOW_CACHE_DIR:-~/.cache/newsflow}/docker-compose-<version>/ once, and
+# built in a copy) into the cache dir (NEWSFLOW_CACHE_DIR, $XDG_CACHE_HOME/newsflow or ~/.cache/newsflow)/docker-compose-<version>/ once, and
 # linked into ~/.docker/cli-plugins. About 3.5 CPU-minutes of Go. Idempotent.
 set -euo pipefail
 VERSION=v2.40.3
-CACHE="${NEWSFLOW_CACHE_DIR:-$HOME/.cache/newsflow}/docker-compose-$VERSION"
+CACHE="${NEWSFLOW_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/newsflow}/docker-compose-$VERSION"
 BIN="$CACHE/docker-compose"
 if docker compose version >/dev/null 2>&1; then
   docker compose version

@@ -5,16 +5,16 @@
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { cacheDir } from '../pipelines/cacheDir.js';
 import { repoRoot } from './helpers/paths.js';
 import { tempDir } from './helpers/service.js';
 
 /** `docker compose` when the plugin answers, else the binary install-compose.sh cached (it runs standalone too). */
 function composeCommand(): string[] {
   if (spawnSync('docker', ['compose', 'version'], { encoding: 'utf8' }).status === 0) return ['docker', 'compose'];
-  const cache = path.join(process.env.NEWSFLOW_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'newsflow'));
+  const cache = cacheDir();
   const built = fs.existsSync(cache) ? fs.readdirSync(cache).filter((d) => d.startsWith('docker-compose-')).map((d) => path.join(cache, d, 'docker-compose')).find((f) => fs.existsSync(f)) : undefined;
   if (built) return [built];
   throw new Error('Docker Compose is not installed: run `bash scripts/install-compose.sh` (builds the plugin with Go; .ci/run does it)');
