@@ -211,6 +211,7 @@ export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
     );
     let code: number | null = null;
     try {
+      Context.current().cancellationSignal.throwIfAborted();
       const body = await payload(deps.client, log, d.title, d.idempotency_key, trigger.params?.payload);
       if (trigger.action === 'webhook') {
         const res = await fetch(String(trigger.params!.url), {
@@ -222,7 +223,8 @@ export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
             'user-agent': 'newsflow-alert-runner',
           },
           body: JSON.stringify(body),
-          signal: AbortSignal.timeout(deps.webhookTimeoutMs ?? 10_000),
+          // an attempt Temporal gave up on (timed out, cancelled) does not send: its retry does
+          signal: AbortSignal.any([AbortSignal.timeout(deps.webhookTimeoutMs ?? 10_000), Context.current().cancellationSignal]),
         });
         code = res.status;
         await res.arrayBuffer().catch(() => undefined);

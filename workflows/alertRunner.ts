@@ -20,9 +20,11 @@ const api = proxyActivities<AlertRunnerActivities>({
 /** Per-delivery retries within a run: about a minute of backoff before the run gives up for now. */
 const delivery = proxyActivities<AlertRunnerActivities>({
   taskQueue: TASK_QUEUES.deliveries,
-  startToCloseTimeout: '30 seconds',
-  // a worker that dies mid-delivery is noticed within seconds, and the delivery retried
-  heartbeatTimeout: '5 seconds',
+  // generous: a delivery's ledger writes wait behind other landings on a busy lake, and an attempt
+  // timed out while it still runs would POST beside its retry (the receiver would get it twice);
+  // a worker that dies mid-delivery is noticed by its missing heartbeats within seconds instead
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '15 seconds', maximumAttempts: 6, nonRetryableErrorTypes: [] },
 });
 

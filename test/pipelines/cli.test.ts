@@ -124,7 +124,7 @@ describe('newsflow seed', () => {
     expect(bad.stderr).toMatch(/does not exist/);
     expect(bad.stderr).not.toMatch(/\n\s+at /);
     fs.rmSync(dir, { recursive: true, force: true });
-  });
+  }, 180_000); // four CLI processes, each loading the models: minutes on a loaded machine
 });
 
 describe('newsflow start', () => {
