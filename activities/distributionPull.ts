@@ -5,6 +5,7 @@
  */
 import { Context, log } from '@temporalio/activity';
 import type { NewsClient } from '../client/index.js';
+import { TokenBucket } from '../client/limiter.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { DIST_HIT_SHARE, DIST_METRICS, DIST_PAGES, DIST_TOP_ARTICLES } from '../warehouse/tables/distribution.js';
 import type { TableDef } from '../warehouse/tables/index.js';
@@ -30,7 +31,16 @@ interface WalkPoint {
   pages: number;
 }
 
-export function createDistributionActivities(deps: { client: NewsClient; warehouse: Warehouse; onPage?: (page: number) => void }) {
+export function createDistributionActivities(deps: {
+  client: NewsClient; warehouse: Warehouse; onPage?: (page: number) => void;
+  /**
+   * This worker's share of the distribution rate for its walks, when several workers share one key
+   * (NEWSFLOW_WORKERS): a walk makes many requests per activity, so the task queue's activity rate
+   * no longer bounds them across workers.
+   */
+  walkShare?: { rate: number; burst: number };
+}) {
+  const pace = deps.walkShare ? new TokenBucket(deps.walkShare.rate, deps.walkShare.burst) : null;
   const land = (t: TableDef, rows: Record<string, unknown>[], loadId: string) => deps.warehouse.land(t, rows, [], loadId);
   return failingFast({
     async whoAmI(): Promise<string> {
@@ -127,10 +137,12 @@ export function createDistributionActivities(deps: { client: NewsClient; warehou
             // the window's stats first: the last requests of a walk are pages, whose landing ends it
             const stats: Item[] = [];
             if (input.endpoints.includes('hit_share')) {
+              await pace?.take();
               const r = await deps.client.hitShare(api(ref));
               stats.push({ table: DIST_HIT_SHARE, loadId: ref.loadId, rows: r.data.map((d) => ({ ...base(ref), domain: d.domain, hit_share: d.hit_share, total_share: r.total_share })) });
             }
             if (input.endpoints.includes('metrics')) {
+              await pace?.take();
               const r = await deps.client.domainMetrics(api(ref));
               stats.push({ table: DIST_METRICS, loadId: ref.loadId, rows: [{ ...base(ref), surfaces: r.surfaces, citations: r.citations, full_text: r.full_text, grounded: r.grounded ?? 0 }] });
             }
@@ -142,6 +154,7 @@ export function createDistributionActivities(deps: { client: NewsClient; warehou
           if (input.endpoints.includes('top_n_for_domains') && pr.page !== null) {
             if (point.pages >= input.maxPages) break;
             const page = pr.page;
+            await pace?.take();
             const r = await deps.client.topNForDomains({ ...api(ref), limit: input.limit, page, metric: input.metric });
             const rows = r.data.map((d, i) => ({
               ...base(ref), metric: input.metric, article_id: d.article_id ?? d.article_url ?? '', article_url: d.article_url ?? null,

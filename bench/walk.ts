@@ -68,6 +68,8 @@ export async function benchWalk(): Promise<Record<string, unknown>> {
         args: [{ domains: ['reuters.com'], from: '2022-01-01T00:00:00.000Z', to: '2022-02-01T00:00:00.000Z', endpoints: [] }],
       });
       const warmUp = (performance.now() - w0) / 1000;
+      // the task queue's activity rate (limits.distribution.rate a second) full again, as the client's bucket is
+      await new Promise((r) => setTimeout(r, Math.max(1000, 2000 / rate)));
       // the bucket is full (burst) when the walk starts: no distribution request ran before
       if (statuses.length) throw new Error('the warm-up made distribution requests');
       const loadavg = os.loadavg()[0]!;

@@ -112,7 +112,10 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
       client: deps.client, warehouse: deps.warehouse, temporal: temporalClient, taskQueue: TASK_QUEUES.alerts,
       smtpUrl: deps.smtpUrl !== undefined ? deps.smtpUrl : process.env.NEWSFLOW_SMTP_URL ?? null,
     }),
-    ...createDistributionActivities({ client: deps.client, warehouse: deps.warehouse, onPage: deps.onPage }),
+    ...createDistributionActivities({
+      client: deps.client, warehouse: deps.warehouse, onPage: deps.onPage,
+      walkShare: share > 1 ? { rate: limits.distribution.rate / share, burst: Math.max(1, Math.floor(limits.distribution.burst / share)) } : undefined,
+    }),
     ...createIndexCountSamplerActivities({ client: deps.client, warehouse: deps.warehouse }),
     ...createStoryTrackerActivities({ client: deps.client, warehouse: deps.warehouse }),
     ...createEntityGraphActivities({ client: deps.client, warehouse: deps.warehouse }),
