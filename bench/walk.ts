@@ -69,7 +69,7 @@ export async function benchWalk(): Promise<Record<string, unknown>> {
       });
       const warmUp = (performance.now() - w0) / 1000;
       // the task queue's activity rate (limits.distribution.rate a second) full again, as the client's bucket is
-      await new Promise((r) => setTimeout(r, Math.max(1000, 2000 / rate)));
+      await new Promise((r) => setTimeout(r, Math.max(2000, 5000 / rate)));
       // the bucket is full (burst) when the walk starts: no distribution request ran before
       if (statuses.length) throw new Error('the warm-up made distribution requests');
       const loadavg = os.loadavg()[0]!;
