@@ -5,7 +5,7 @@
  * task-queue rate is enforced by the Temporal server for the queue as a whole, so N workers
  * together keep the API's rate per key; the client's limiter and the activity concurrency are per
  * process, so the concurrency is split across NEWSFLOW_WORKERS (the number of workers sharing one
- * key, default 1). On shutdown, running activities get DRAIN_MS to finish before they are cancelled
+ * key, default 1), and so is the rate of distribution walks (one activity, many requests). On shutdown, running activities get DRAIN_MS to finish before they are cancelled
  * (and retried by another worker: every landing is idempotent).
  */
 import crypto from 'node:crypto';
@@ -112,7 +112,10 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
       client: deps.client, warehouse: deps.warehouse, temporal: temporalClient, taskQueue: TASK_QUEUES.alerts,
       smtpUrl: deps.smtpUrl !== undefined ? deps.smtpUrl : process.env.NEWSFLOW_SMTP_URL ?? null,
     }),
-    ...createDistributionActivities({ client: deps.client, warehouse: deps.warehouse, onPage: deps.onPage }),
+    ...createDistributionActivities({
+      client: deps.client, warehouse: deps.warehouse, onPage: deps.onPage,
+      walkShare: share > 1 ? { rate: limits.distribution.rate / share, burst: Math.max(1, Math.floor(limits.distribution.burst / share)) } : undefined,
+    }),
     ...createIndexCountSamplerActivities({ client: deps.client, warehouse: deps.warehouse }),
     ...createStoryTrackerActivities({ client: deps.client, warehouse: deps.warehouse }),
     ...createEntityGraphActivities({ client: deps.client, warehouse: deps.warehouse }),

@@ -190,7 +190,8 @@ export class Warehouse {
       const withHash: Record<string, unknown>[] = rows.map((r) => ({
         ...r,
         row_hash: rowHash(parent, r, kids.length ? (kidText.get(String(r[kids[0]!.key])) ?? kids.map(() => [])).map((xs) => [...new Set(xs)].sort()) : undefined),
-        last_load_id: loadId,
+        // a row that names its own load keeps it (rows of several loads landed in one transaction)
+        last_load_id: typeof r.last_load_id === 'string' ? r.last_load_id : loadId,
       }));
       const st = this.stager;
       const stg = `${STG}.${await stage(st, `w_${parent.name}`, parent.columns.map((c) => [c.name, c.kind] as const), withHash.map((r) => parent.columns.map((c) => r[c.name])))}`;

@@ -1,10 +1,17 @@
 /**
  * distributionPull: split [from, to) into UTC month windows; in each, walk top_n_for_domains from
- * page 1 while next_page is set (one activity per page: a killed worker resumes at the page it
- * was on), then land hit_share and stats/metrics. Invariants per window go to `_loads`.
+ * page 1 while next_page is set, then land hit_share and stats/metrics. Invariants per window go
+ * to `_loads`.
+ *
+ * Since the 'walk-windows' patch one activity, `walkDistribution`, walks windows for up to
+ * WALK_BUDGET_MS with landing off the request path, so the API's rate limit, not landing or
+ * Temporal round trips, sets the pace; it heartbeats what is landed, and a killed worker's next
+ * attempt resumes at the first page not known to be landed. Runs started before the patch keep
+ * their shape: one activity per page, then one per stat, then recordWindowLoad.
  */
-import { ApplicationFailure, continueAsNew, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, continueAsNew, defineQuery, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { DistributionActivities } from '../activities/distributionPull.js';
+import { freshProgress, type WalkWindow, type WindowProgress } from './distributionWalk.js';
 import { splitMonths } from './months.js';
 
 export interface DistributionPullInput {
@@ -15,8 +22,8 @@ export interface DistributionPullInput {
   pageSize?: number;
   metric?: 'surface' | 'citation' | 'grounded';
   endpoints?: ('top_n_for_domains' | 'hit_share' | 'metrics')[];
-  /** carried across continue-as-new */
-  state?: { windowIndex: number; page: number; pagesInWindow: number; orgId: string; startedAt: string; totalPages: number };
+  /** carried across continue-as-new (`progress`: the current window's, since the 'walk-windows' patch) */
+  state?: { windowIndex: number; page: number; pagesInWindow: number; orgId: string; startedAt: string; totalPages: number; progress?: WindowProgress };
 }
 
 export const distributionProgress = defineQuery<{ windowIndex: number; windows: number; page: number; totalPages: number }>('progress');
@@ -29,7 +36,16 @@ const acts = proxyActivities<DistributionActivities>({
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 20 },
 });
 
+const walk = proxyActivities<Pick<DistributionActivities, 'walkDistribution'>>({
+  // a call walks for WALK_BUDGET_MS, then lands what is still queued
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '10 seconds',
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 20 },
+});
+
 const PAGES_PER_RUN = 100;
+/** how long one walkDistribution call starts requests */
+const WALK_BUDGET_MS = 30_000;
 
 export async function distributionPull(input: DistributionPullInput): Promise<{ windows: number; pages: number }> {
   const info = workflowInfo();
@@ -47,8 +63,36 @@ export async function distributionPull(input: DistributionPullInput): Promise<{ 
   const endpoints = input.endpoints ?? ['top_n_for_domains', 'hit_share', 'metrics'];
   const limit = input.pageSize ?? 100;
   const metric = input.metric ?? 'surface';
-  const s = input.state ?? { windowIndex: 0, page: 1, pagesInWindow: 0, orgId: await acts.whoAmI(), startedAt: info.startTime.toISOString(), totalPages: 0 };
+  // runs started before the patch keep their shape (whoAmI first, one activity per page, ...)
+  const walkShape = patched('walk-windows');
+  // orgId '' : the first walk call asks for it
+  const s = input.state ?? { windowIndex: 0, page: 1, pagesInWindow: 0, orgId: walkShape ? '' : await acts.whoAmI(), startedAt: info.startTime.toISOString(), totalPages: 0 };
   setHandler(distributionProgress, () => ({ windowIndex: s.windowIndex, windows: windows.length, page: s.page, totalPages: s.totalPages }));
+  if (walkShape) {
+    // the window in progress: resumed after continue-as-new, pages walked in this run start again
+    let progress: WindowProgress = s.progress
+      ? { ...s.progress, firstPage: s.progress.page ?? s.page, walked: [] }
+      : { ...freshProgress(), page: s.page, firstPage: s.page, pagesInWindow: s.pagesInWindow };
+    let runPages = 0;
+    while (s.windowIndex < windows.length) {
+      if (runPages >= PAGES_PER_RUN) return continueAsNew<typeof distributionPull>({ ...input, state: { ...s, page: progress.page ?? s.page, pagesInWindow: progress.pagesInWindow, progress } });
+      const rest: WalkWindow[] = windows.slice(s.windowIndex).map((w, i) => ({ start: w.start, end: w.end, loadId: `${info.workflowId}/w${w.start}`, index: s.windowIndex + i }));
+      const r = await walk.walkDistribution({
+        orgId: s.orgId, domains: input.domains, limit, metric, endpoints, windows: rest, progress,
+        maxPages: PAGES_PER_RUN - runPages, budgetMs: WALK_BUDGET_MS,
+        load: { workflowId: info.workflowId, runId: info.runId, startedAt: s.startedAt, windows: windows.length, coverage },
+      });
+      s.orgId = r.orgId;
+      runPages += r.pages;
+      s.totalPages += r.pages;
+      s.windowIndex += r.windowsDone;
+      progress = r.progress;
+      s.page = progress.page ?? s.page;
+      s.pagesInWindow = progress.pagesInWindow;
+      delete s.progress;
+    }
+    return { windows: windows.length, pages: s.totalPages };
+  }
   let runPages = 0;
   for (; s.windowIndex < windows.length; s.windowIndex++, s.page = 1, s.pagesInWindow = 0) {
     const w = windows[s.windowIndex]!;

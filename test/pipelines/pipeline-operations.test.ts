@@ -13,6 +13,7 @@ import { createNewsIngestActivities } from '../../activities/newsIngest.js';
 import { createIndexCountSamplerActivities } from '../../activities/indexCountSampler.js';
 import { createStoryTrackerActivities } from '../../activities/storyTracker.js';
 import { createDistributionActivities } from '../../activities/distributionPull.js';
+import { freshProgress } from '../../workflows/distributionWalk.js';
 import { createAlertRunnerActivities } from '../../activities/alertRunner.js';
 import { createEntityGraphActivities } from '../../activities/entityGraph.js';
 import { createDeepResearchActivities } from '../../activities/deepResearch.js';
@@ -58,6 +59,11 @@ const actual: Record<Pipeline, (c: NewsClient) => Promise<unknown>> = {
     await run(a.pullTopNPage, { ...win, page: 1, limit: 5, metric: 'surface' });
     await run(a.pullHitShare, win);
     await run(a.pullMetrics, win);
+    await run(a.walkDistribution, {
+      orgId: '', domains: win.domains, limit: 5, metric: 'surface', endpoints: ['top_n_for_domains', 'hit_share', 'metrics'],
+      windows: [{ start: win.start, end: win.end, loadId: win.loadId, index: 0 }], progress: freshProgress(), maxPages: 1, budgetMs: 60_000,
+      load: { workflowId: 'ops', runId: 'ops', startedAt: day.from, windows: 1, coverage: true },
+    });
   },
   alerts: async (client) => {
     const alert = (await api(svc.url, 'POST', '/v1/chat/alerts', svc.keys.org, { title: 'ops', query: 'flood', cron: '0 * * * *', triggers: [] })).body as { id: string };
