@@ -134,7 +134,7 @@ describe('many workers on one lake', () => {
     await conn.close();
 
     console.log(`distribution pages: one worker ${distOne.pages}, three workers ${distMany.pages} (landed per worker ${landedBy.join(' / ')}; SIGKILLed the one at ${victim.pages()} pages, counts at the kill ${atKill.join(' / ')}); news pages ${newsOne.pages} / ${newsMany.pages}, articles ${newsOne.received} / ${newsMany.received}; responses 429: ${throttled}; exit codes after SIGTERM ${codes.join(', ')}`);
-    expect(codes).toEqual([0, 0, 0]);
+    expect(codes, survivors.map((w, i) => `worker ${i} exited ${codes[i]}; its last output:\n${w.out().slice(-1500)}`).filter((_, i) => codes[i] !== 0).join('\n---\n')).toEqual([0, 0, 0]);
     expect(distMany.windows).toBe(6);
     expect(distMany).toMatchObject({ windows: distOne.windows, pages: distOne.pages });
     expect(newsMany).toMatchObject({ received: newsOne.received, pages: newsOne.pages });
