@@ -12,6 +12,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { attachLake, lakeOptionsFromEnv, withLakeRetry, LAKE_ALIAS, type LakeOptions } from './lake.js';
 import { stage } from '../service/store/bulk.js';
 import { NEWS_TABLES, TABLES, type TableDef } from './tables/index.js';
+import { KeyFilter } from './keyFilter.js';
 import { DISTRIBUTION_TABLES } from './tables/distribution.js';
 import { ALERT_TABLES } from './tables/alerts.js';
 import { INDEX_COUNT_TABLES } from './tables/indexCounts.js';
@@ -90,6 +91,8 @@ const sqlStr = (s: string) => `'${s.replaceAll("'", "''")}'`;
 
 export class Warehouse {
   private queue: Promise<unknown> = Promise.resolve();
+  /** per landed table: its merge keys as of a lake snapshot (see `newKeysOnly`) */
+  private readonly keyFilters = new Map<string, { snapshot: number; filter: KeyFilter }>();
   private constructor(
     readonly dir: string,
     readonly lake: LakeOptions,
@@ -214,7 +217,12 @@ export class Warehouse {
         let upd = 0;
         let insKeys: string[] = [];
         let updKeys: string[] = [];
-        if (keyOf) {
+        // a batch of keys the lake has never held (a page of new articles), told without reading
+        // the table: appended, its children too (each parent is new, so are its children)
+        const allNew = (!keyOf || batchKeys === distinctKeys) && (await this.newKeysOnly(conn, parent, stg));
+        if (allNew) {
+          ins = batchKeys;
+        } else if (keyOf) {
           // which parents change (new, or their content incl. children differs): keys to JS
           const changed = (await conn.runAndReadAll(`SELECT s.${keyOf}::VARCHAR AS k, t.${k0} IS NULL AS ins FROM ${dedup} s LEFT JOIN ${parent.name} t ON ${on}
             WHERE t.${k0} IS NULL OR t.row_hash <> s.row_hash`)).getRowObjectsJS() as { k: string; ins: boolean }[];
@@ -231,7 +239,7 @@ export class Warehouse {
         }
         if (ins + upd === 0) return { received: rows.length, inserted: 0, updated: 0 };
         await this.bumpLock(conn, parent.name);
-        if (upd === 0 && ins === batchKeys) {
+        if (allNew || (upd === 0 && ins === batchKeys)) {
           // every key of the batch is new (a page of new articles), as the check above read it in
           // this transaction: appended, without a MERGE (which would scan the table's key column again)
           await conn.run(`INSERT INTO ${parent.name} (${cols.join(', ')}) SELECT ${parent.columns.map((c) => moveExpr(c)).join(', ')} FROM ${dedup} s`);
@@ -249,6 +257,54 @@ export class Warehouse {
         return { received: rows.length, inserted: ins, updated: upd };
       });
     });
+  }
+
+  /**
+   * True when no merge key of the staged batch `batch` is in `t` at the snapshot `conn`'s lake
+   * transaction reads, told by the table's key filter, without reading the table: the filter is
+   * built once from the table's keys (one scan), then brought up to the transaction's snapshot
+   * with the keys the snapshots since inserted (DuckLake's change feed reads only their files).
+   * False means "maybe": the caller checks against the table itself.
+   */
+  private async newKeysOnly(conn: DuckDBConnection, t: TableDef, batch: string): Promise<boolean> {
+    const halves = (h: string) => `(${h} >> 32)::UINTEGER AS hi, (${h} & 4294967295)::UINTEGER AS lo`;
+    // the same types on both sides: the lake's columns, the staged values moved as `land` moves them
+    const keyHash = (alias: string) => `hash(${t.mergeKey.map((k) => `${alias}.${k}`).join(', ')})`;
+    const stagedKeyHash = `hash(${t.mergeKey.map((k) => moveExpr(t.columns.find((c) => c.name === k)!)).join(', ')})`;
+    const each = async (sql: string, fn: (hi: number, lo: number) => void) => {
+      const res = await conn.stream(sql);
+      for (let ch = await res.fetchChunk(); ch && ch.rowCount > 0; ch = await res.fetchChunk()) {
+        const his = ch.getColumnValues(0) as number[];
+        const los = ch.getColumnValues(1) as number[];
+        for (let i = 0; i < his.length; i++) fn(his[i]!, los[i]!);
+      }
+    };
+    const snapshot = Number((await conn.runAndReadAll(`SELECT id FROM ${LAKE_ALIAS}.current_snapshot()`)).getRows()[0]![0]);
+    let kf = this.keyFilters.get(t.name);
+    if (kf && kf.snapshot < snapshot) {
+      try {
+        const since = `ducklake_table_changes('${LAKE_ALIAS}', 'main', '${t.name}', ${kf.snapshot + 1}, ${snapshot})`;
+        const f = kf.filter;
+        await each(`SELECT ${halves(keyHash('c'))} FROM ${since} c WHERE c.change_type IN ('insert', 'update_postimage')`, (hi, lo) => f.add(hi, lo));
+        kf.snapshot = snapshot;
+      } catch {
+        kf = undefined;
+      }
+    }
+    if (!kf || kf.snapshot !== snapshot || kf.filter.full) {
+      // (re)built from the table as this transaction reads it, with room for it to double
+      const n = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${t.name}`)).getRows()[0]![0]);
+      const filter = new KeyFilter(2 * n);
+      await each(`SELECT ${halves(keyHash('t'))} FROM ${t.name} t`, (hi, lo) => filter.add(hi, lo));
+      kf = { snapshot, filter };
+      this.keyFilters.set(t.name, kf);
+    }
+    const f = kf.filter;
+    let maybe = false;
+    await each(`SELECT ${halves(stagedKeyHash)} FROM ${batch} s`, (hi, lo) => {
+      if (!maybe && f.mayHave(hi, lo)) maybe = true;
+    });
+    return !maybe;
   }
 
   /** Touch the table's lock row: two transactions landing into one table then conflict on commit. */
