@@ -182,36 +182,43 @@ export class Warehouse {
   land(parent: TableDef, rows: Record<string, unknown>[], children: { table: TableDef; rows: Record<string, unknown>[] }[], loadId: string): Promise<LoadCounts> {
     return this.serial(async () => {
       const kids = children.map((ch) => ({ ...ch, key: ch.table.replaceBy![0]! }));
+      // per parent key, per child table: its child rows as JSON text (the parent's hash covers them)
       const kidText = new Map<string, string[][]>();
       kids.forEach((ch, i) => {
+        const names = ch.table.columns.map((c) => c.name);
         for (const r of ch.rows) {
           const k = String(r[ch.key]);
-          if (!kidText.has(k)) kidText.set(k, kids.map(() => []));
-          kidText.get(k)![i]!.push(JSON.stringify(ch.table.columns.map((c) => r[c.name] ?? null)));
+          let per = kidText.get(k);
+          if (!per) kidText.set(k, (per = kids.map(() => [])));
+          per[i]!.push(JSON.stringify(names.map((n) => r[n] ?? null)));
         }
       });
-      const withHash: Record<string, unknown>[] = rows.map((r) => ({
-        ...r,
-        row_hash: rowHash(parent, r, kids.length ? (kidText.get(String(r[kids[0]!.key])) ?? kids.map(() => [])).map((xs) => [...new Set(xs)].sort()) : undefined),
-        last_load_id: loadId,
-      }));
+      const none = kids.map(() => [] as string[]);
+      const uniqSorted = (xs: string[]) => (xs.length < 2 ? xs : [...new Set(xs)].sort());
+      const hashed = hashedColumns(parent);
+      const names = parent.columns.map((c) => c.name);
+      // the staged rows, in column order, each with its hash and this load's id
+      const staged = rows.map((r) => {
+        const h = rowHash(hashed, r, kids.length ? (kidText.get(String(r[kids[0]!.key])) ?? none).map(uniqSorted) : undefined);
+        return names.map((n) => (n === 'row_hash' ? h : n === 'last_load_id' ? loadId : r[n]));
+      });
       const st = this.stager;
-      const stg = `${STG}.${await stage(st, `w_${parent.name}`, parent.columns.map((c) => [c.name, c.kind] as const), withHash.map((r) => parent.columns.map((c) => r[c.name])))}`;
+      const stg = `${STG}.${await stage(st, `w_${parent.name}`, parent.columns.map((c) => [c.name, c.kind] as const), staged)}`;
       const stgKids: { table: TableDef; key: string; stg: string }[] = [];
       for (const ch of kids) {
         stgKids.push({ table: ch.table, key: ch.key, stg: `${STG}.${await stage(st, `w_${ch.table.name}`, ch.table.columns.map((c) => [c.name, c.kind] as const), ch.rows.map((r) => ch.table.columns.map((c) => r[c.name])))}` });
       }
       const col = (t: TableDef, n: string) => t.columns.find((c) => c.name === n)!;
       const on = parent.mergeKey.map((k) => `t.${k} = ${moveExpr(col(parent, k))}`).join(' AND ');
-      // the same key twice in one batch: the last row wins
-      const dedup = `(SELECT * FROM ${stg} QUALIFY row_number() OVER (PARTITION BY ${parent.mergeKey.join(', ')} ORDER BY rowid DESC) = 1)`;
+      // the batch's distinct merge keys (staging only: no lake read); the same key twice in one
+      // batch: the last row wins
+      const batchKeys = Number((await st.runAndReadAll(`SELECT count(*) AS n FROM (SELECT DISTINCT ${parent.mergeKey.join(', ')} FROM ${stg})`)).getRows()[0]![0]);
+      const dedup = batchKeys === rows.length ? stg : `(SELECT * FROM ${stg} QUALIFY row_number() OVER (PARTITION BY ${parent.mergeKey.join(', ')} ORDER BY rowid DESC) = 1)`;
       const cols = parent.columns.map((c) => c.name);
       const k0 = parent.mergeKey[0]!;
       const keyOf = kids[0]?.key;
       const distinctKeys = keyOf ? new Set(rows.map((r) => String(r[keyOf]))).size : 0;
       const list = (keys: string[]) => `(${keys.map(sqlStr).join(', ')})`;
-      // the batch's distinct merge keys (staging only: no lake read)
-      const batchKeys = Number((await st.runAndReadAll(`SELECT count(*) AS n FROM ${dedup}`)).getRowObjectsJS()[0]!.n);
       return this.tx({ loadId, op: `land ${parent.name}` }, async (conn) => {
         let ins = 0;
         let upd = 0;
@@ -407,9 +414,14 @@ export class Warehouse {
   }
 }
 
-/** The content hash of a row (load columns left out); with `children`, of the row and its child rows. */
-function rowHash(t: TableDef, r: Record<string, unknown>, children?: string[][]): string {
+/** The columns a row's content hash covers: all but the load columns. */
+const hashedColumns = (t: TableDef) => {
   const skip = new Set(['row_hash', 'last_load_id', ...(t.loadColumns ?? [])]);
-  const own = t.columns.filter((c) => !skip.has(c.name)).map((c) => r[c.name] ?? null);
-  return crypto.createHash('sha1').update(JSON.stringify(children ? [own, children] : own)).digest('hex');
+  return t.columns.filter((c) => !skip.has(c.name)).map((c) => c.name);
+};
+
+/** The content hash of a row (its `hashed` columns); with `children`, of the row and its child rows. */
+function rowHash(hashed: string[], r: Record<string, unknown>, children?: string[][]): string {
+  const own = hashed.map((n) => r[n] ?? null);
+  return crypto.hash('sha1', JSON.stringify(children ? [own, children] : own));
 }
