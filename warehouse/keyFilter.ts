@@ -5,16 +5,16 @@
  * positive (another key in the same slot chain with the same high half, ~1 in 2^32 a lookup) only
  * sends a landing to the exact path that reads the lake. Keys are never removed (a deleted key
  * stays "maybe"). The capacity is fixed (the low half is not kept, so it cannot be rehashed):
- * `full` says when it holds half its slots, and the owner builds a larger one.
+ * `full` says when it holds 70% of its slots, and the owner builds a larger one from the table.
  */
 export class KeyFilter {
   private readonly slots: Uint32Array;
   private n = 0;
 
-  /** room for `keys` keys at most half full, at least 64 Ki slots */
+  /** at least twice `keys` slots, plus 512 Ki (2 MB) of room for a small table to grow into */
   constructor(keys: number) {
     let cap = 1 << 16;
-    while (cap < keys * 2) cap *= 2;
+    while (cap < keys * 2 + (1 << 19)) cap *= 2;
     this.slots = new Uint32Array(cap);
   }
 
@@ -22,8 +22,9 @@ export class KeyFilter {
     return this.n;
   }
 
+  /** 70% of the slots taken: linear probing is still short (~6 slots for a miss) */
   get full(): boolean {
-    return this.n * 2 > this.slots.length;
+    return this.n > this.slots.length * 0.7;
   }
 
   /** the fingerprint: the high half, never 0 (0 marks an empty slot) */
