@@ -12,6 +12,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { attachLake, lakeOptionsFromEnv, withLakeRetry, LAKE_ALIAS, type LakeOptions } from './lake.js';
 import { stage } from '../service/store/bulk.js';
 import { NEWS_TABLES, TABLES, type TableDef } from './tables/index.js';
+import { KeyFilter } from './keyFilter.js';
 import { DISTRIBUTION_TABLES } from './tables/distribution.js';
 import { ALERT_TABLES } from './tables/alerts.js';
 import { INDEX_COUNT_TABLES } from './tables/indexCounts.js';
@@ -90,6 +91,8 @@ const sqlStr = (s: string) => `'${s.replaceAll("'", "''")}'`;
 
 export class Warehouse {
   private queue: Promise<unknown> = Promise.resolve();
+  /** per landed table: its merge keys as of a lake snapshot (see `newKeysOnly`) */
+  private readonly keyFilters = new Map<string, { snapshot: number; filter: KeyFilter }>();
   private constructor(
     readonly dir: string,
     readonly lake: LakeOptions,
@@ -179,43 +182,55 @@ export class Warehouse {
   land(parent: TableDef, rows: Record<string, unknown>[], children: { table: TableDef; rows: Record<string, unknown>[] }[], loadId: string): Promise<LoadCounts> {
     return this.serial(async () => {
       const kids = children.map((ch) => ({ ...ch, key: ch.table.replaceBy![0]! }));
+      // per parent key, per child table: its child rows as JSON text (the parent's hash covers them)
       const kidText = new Map<string, string[][]>();
       kids.forEach((ch, i) => {
+        const names = ch.table.columns.map((c) => c.name);
         for (const r of ch.rows) {
           const k = String(r[ch.key]);
-          if (!kidText.has(k)) kidText.set(k, kids.map(() => []));
-          kidText.get(k)![i]!.push(JSON.stringify(ch.table.columns.map((c) => r[c.name] ?? null)));
+          let per = kidText.get(k);
+          if (!per) kidText.set(k, (per = kids.map(() => [])));
+          per[i]!.push(JSON.stringify(names.map((n) => r[n] ?? null)));
         }
       });
-      const withHash: Record<string, unknown>[] = rows.map((r) => ({
-        ...r,
-        row_hash: rowHash(parent, r, kids.length ? (kidText.get(String(r[kids[0]!.key])) ?? kids.map(() => [])).map((xs) => [...new Set(xs)].sort()) : undefined),
-        // a row that names its own load keeps it (rows of several loads landed in one transaction)
-        last_load_id: typeof r.last_load_id === 'string' ? r.last_load_id : loadId,
-      }));
+      const none = kids.map(() => [] as string[]);
+      const uniqSorted = (xs: string[]) => (xs.length < 2 ? xs : [...new Set(xs)].sort());
+      const hashed = hashedColumns(parent);
+      const names = parent.columns.map((c) => c.name);
+      // the staged rows, in column order, each with its hash and its load's id: this load's, or the
+      // one a row names (rows of several loads landed in one transaction)
+      const staged = rows.map((r) => {
+        const h = rowHash(hashed, r, kids.length ? (kidText.get(String(r[kids[0]!.key])) ?? none).map(uniqSorted) : undefined);
+        return names.map((n) => (n === 'row_hash' ? h : n === 'last_load_id' ? (typeof r.last_load_id === 'string' ? r.last_load_id : loadId) : r[n]));
+      });
       const st = this.stager;
-      const stg = `${STG}.${await stage(st, `w_${parent.name}`, parent.columns.map((c) => [c.name, c.kind] as const), withHash.map((r) => parent.columns.map((c) => r[c.name])))}`;
+      const stg = `${STG}.${await stage(st, `w_${parent.name}`, parent.columns.map((c) => [c.name, c.kind] as const), staged)}`;
       const stgKids: { table: TableDef; key: string; stg: string }[] = [];
       for (const ch of kids) {
         stgKids.push({ table: ch.table, key: ch.key, stg: `${STG}.${await stage(st, `w_${ch.table.name}`, ch.table.columns.map((c) => [c.name, c.kind] as const), ch.rows.map((r) => ch.table.columns.map((c) => r[c.name])))}` });
       }
       const col = (t: TableDef, n: string) => t.columns.find((c) => c.name === n)!;
       const on = parent.mergeKey.map((k) => `t.${k} = ${moveExpr(col(parent, k))}`).join(' AND ');
-      // the same key twice in one batch: the last row wins
-      const dedup = `(SELECT * FROM ${stg} QUALIFY row_number() OVER (PARTITION BY ${parent.mergeKey.join(', ')} ORDER BY rowid DESC) = 1)`;
+      // the batch's distinct merge keys (staging only: no lake read); the same key twice in one
+      // batch: the last row wins
+      const batchKeys = Number((await st.runAndReadAll(`SELECT count(*) AS n FROM (SELECT DISTINCT ${parent.mergeKey.join(', ')} FROM ${stg})`)).getRows()[0]![0]);
+      const dedup = batchKeys === rows.length ? stg : `(SELECT * FROM ${stg} QUALIFY row_number() OVER (PARTITION BY ${parent.mergeKey.join(', ')} ORDER BY rowid DESC) = 1)`;
       const cols = parent.columns.map((c) => c.name);
       const k0 = parent.mergeKey[0]!;
       const keyOf = kids[0]?.key;
       const distinctKeys = keyOf ? new Set(rows.map((r) => String(r[keyOf]))).size : 0;
       const list = (keys: string[]) => `(${keys.map(sqlStr).join(', ')})`;
-      // the batch's distinct merge keys (staging only: no lake read)
-      const batchKeys = Number((await st.runAndReadAll(`SELECT count(*) AS n FROM ${dedup}`)).getRowObjectsJS()[0]!.n);
       return this.tx({ loadId, op: `land ${parent.name}` }, async (conn) => {
         let ins = 0;
         let upd = 0;
         let insKeys: string[] = [];
         let updKeys: string[] = [];
-        if (keyOf) {
+        // a batch of keys the lake has never held (a page of new articles), told without reading
+        // the table: appended, its children too (each parent is new, so are its children)
+        const allNew = (!keyOf || batchKeys === distinctKeys) && (await this.newKeysOnly(conn, parent, stg));
+        if (allNew) {
+          ins = batchKeys;
+        } else if (keyOf) {
           // which parents change (new, or their content incl. children differs): keys to JS
           const changed = (await conn.runAndReadAll(`SELECT s.${keyOf}::VARCHAR AS k, t.${k0} IS NULL AS ins FROM ${dedup} s LEFT JOIN ${parent.name} t ON ${on}
             WHERE t.${k0} IS NULL OR t.row_hash <> s.row_hash`)).getRowObjectsJS() as { k: string; ins: boolean }[];
@@ -232,7 +247,7 @@ export class Warehouse {
         }
         if (ins + upd === 0) return { received: rows.length, inserted: 0, updated: 0 };
         await this.bumpLock(conn, parent.name);
-        if (upd === 0 && ins === batchKeys) {
+        if (allNew || (upd === 0 && ins === batchKeys)) {
           // every key of the batch is new (a page of new articles), as the check above read it in
           // this transaction: appended, without a MERGE (which would scan the table's key column again)
           await conn.run(`INSERT INTO ${parent.name} (${cols.join(', ')}) SELECT ${parent.columns.map((c) => moveExpr(c)).join(', ')} FROM ${dedup} s`);
@@ -250,6 +265,56 @@ export class Warehouse {
         return { received: rows.length, inserted: ins, updated: upd };
       });
     });
+  }
+
+  /**
+   * True when no merge key of the staged batch `batch` is in `t` at the snapshot `conn`'s lake
+   * transaction reads, told by the table's key filter, without reading the table: the filter is
+   * built once from the table's keys (one scan), then brought up to the transaction's snapshot
+   * with the keys the snapshots since inserted (DuckLake's change feed reads only their files).
+   * False means "maybe": the caller checks against the table itself.
+   */
+  private async newKeysOnly(conn: DuckDBConnection, t: TableDef, batch: string): Promise<boolean> {
+    const halves = (h: string) => `(${h} >> 32)::UINTEGER AS hi, (${h} & 4294967295)::UINTEGER AS lo`;
+    // the same types on both sides: the lake's columns, the staged values moved as `land` moves them
+    const keyHash = (alias: string) => `hash(${t.mergeKey.map((k) => `${alias}.${k}`).join(', ')})`;
+    const stagedKeyHash = `hash(${t.mergeKey.map((k) => moveExpr(t.columns.find((c) => c.name === k)!)).join(', ')})`;
+    const each = async (sql: string, fn: (hi: number, lo: number) => void) => {
+      const res = await conn.stream(sql);
+      for (let ch = await res.fetchChunk(); ch && ch.rowCount > 0; ch = await res.fetchChunk()) {
+        const his = ch.getColumnValues(0) as number[];
+        const los = ch.getColumnValues(1) as number[];
+        for (let i = 0; i < his.length; i++) fn(his[i]!, los[i]!);
+      }
+    };
+    const snapshot = Number((await conn.runAndReadAll(`SELECT id FROM ${LAKE_ALIAS}.current_snapshot()`)).getRows()[0]![0]);
+    let kf = this.keyFilters.get(t.name);
+    if (kf && kf.snapshot < snapshot) {
+      try {
+        const since = `ducklake_table_changes('${LAKE_ALIAS}', 'main', '${t.name}', ${kf.snapshot + 1}, ${snapshot})`;
+        const f = kf.filter;
+        await each(`SELECT ${halves(keyHash('c'))} FROM ${since} c WHERE c.change_type IN ('insert', 'update_postimage')`, (hi, lo) => f.add(hi, lo));
+        kf.snapshot = snapshot;
+      } catch {
+        kf = undefined;
+      }
+    }
+    if (!kf || kf.snapshot !== snapshot || kf.filter.full) {
+      // (re)built from the table as this transaction reads it, with room to grow by a quarter
+      // (4 bytes a slot, 2.5+ slots a key: ~65-130 MB for 6.5M keys; rebuilt, one more read of
+      // the table, once it holds 70% of its slots)
+      const n = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${t.name}`)).getRows()[0]![0]);
+      const filter = new KeyFilter(Math.ceil(n * 1.25));
+      await each(`SELECT ${halves(keyHash('t'))} FROM ${t.name} t`, (hi, lo) => filter.add(hi, lo));
+      kf = { snapshot, filter };
+      this.keyFilters.set(t.name, kf);
+    }
+    const f = kf.filter;
+    let maybe = false;
+    await each(`SELECT ${halves(stagedKeyHash)} FROM ${batch} s`, (hi, lo) => {
+      if (!maybe && f.mayHave(hi, lo)) maybe = true;
+    });
+    return !maybe;
   }
 
   /** Touch the table's lock row: two transactions landing into one table then conflict on commit. */
@@ -352,9 +417,14 @@ export class Warehouse {
   }
 }
 
-/** The content hash of a row (load columns left out); with `children`, of the row and its child rows. */
-function rowHash(t: TableDef, r: Record<string, unknown>, children?: string[][]): string {
+/** The columns a row's content hash covers: all but the load columns. */
+const hashedColumns = (t: TableDef) => {
   const skip = new Set(['row_hash', 'last_load_id', ...(t.loadColumns ?? [])]);
-  const own = t.columns.filter((c) => !skip.has(c.name)).map((c) => r[c.name] ?? null);
-  return crypto.createHash('sha1').update(JSON.stringify(children ? [own, children] : own)).digest('hex');
+  return t.columns.filter((c) => !skip.has(c.name)).map((c) => c.name);
+};
+
+/** The content hash of a row (its `hashed` columns); with `children`, of the row and its child rows. */
+function rowHash(hashed: string[], r: Record<string, unknown>, children?: string[][]): string {
+  const own = hashed.map((n) => r[n] ?? null);
+  return crypto.hash('sha1', JSON.stringify(children ? [own, children] : own));
 }

@@ -93,6 +93,31 @@ describe('the warehouse lake', () => {
     }
   }, 180_000);
 
+  it('keys another writer landed after this one last landed are known to it: landing them again inserts none (a changed one is an update), no key twice', async () => {
+    const dir = tempDir('newsflow-lake-');
+    const w1 = await Warehouse.open(dir);
+    const w2 = await Warehouse.open(dir);
+    try {
+      expect(await land(w1, articlePage(7, 10), 'A1')).toEqual({ received: 10, inserted: 10, updated: 0 });
+      // another writer (a second process in production) lands new keys after w1's landing
+      const later = articlePage(7, 10, 10);
+      expect(await land(w2, later, 'B1')).toEqual({ received: 10, inserted: 10, updated: 0 });
+      const changed = articlePage(7, 10, 10);
+      changed.rows[2] = { ...changed.rows[2]!, title: 'retitled by the first writer' };
+      const r = await land(w1, changed, 'A2');
+      console.log('first writer landing the second writer\'s keys (one changed):', r);
+      expect(r).toEqual({ received: 10, inserted: 0, updated: 1 });
+      expect(await land(w1, later, 'A3')).toEqual({ received: 10, inserted: 0, updated: 1 });
+      expect(await land(w2, articlePage(7, 20), 'B2')).toEqual({ received: 20, inserted: 0, updated: 0 });
+      expect(await count(w1, 'SELECT count(*) AS n FROM articles')).toBe(20);
+      expect(await count(w1, 'SELECT count(*) AS n FROM (SELECT article_id FROM articles GROUP BY 1 HAVING count(*) > 1)')).toBe(0);
+      expect(await count(w1, 'SELECT count(*) AS n FROM (SELECT article_id, type, value FROM article_entities GROUP BY ALL HAVING count(*) > 1)')).toBe(0);
+    } finally {
+      w1.close();
+      w2.close();
+    }
+  }, 180_000);
+
   it('_loads keeps each load with its snapshot; `newsflow sql --at` an earlier load shows its counts; an unknown load id is a clear error', async () => {
     const dir = tempDir('newsflow-lake-');
     const w = await Warehouse.open(dir);
