@@ -36,6 +36,8 @@ export interface Ranked {
 
 export class NewsIndex {
   readonly views: DocView[] = [];
+  /** article id of each doc (ties break on it) */
+  private readonly ids: string[] = [];
   private readonly byId = new Map<string, number>();
   readonly bm25 = new Bm25Index();
   vectors: VectorIndex | null = null;
@@ -63,7 +65,8 @@ export class NewsIndex {
     for (const [t, vs] of Object.entries(a.entities)) for (const v of vs) entityKeys.add(`${t.toLowerCase()}:${v.toLowerCase()}`);
     const points: [number, number][] = Object.values(a.geo ?? {}).map((g) => [g.latitude, g.longitude]);
     const text = [a.title, a.summary, ...a.keyPoints, fullText ?? ''].join('\n').toLowerCase();
-    this.views.push({ a: { ...a, fullText: null }, text, entityKeys, points });
+    this.views.push({ a: { ...a, fullText: null }, text, entityKeys, points, pubMs: a.pubDate.getTime(), crawlMs: a.crawlDate ? a.crawlDate.getTime() : NaN, premium: a.isPremium });
+    this.ids.push(a.articleId);
     this.byId.set(a.articleId, doc);
     this.bm25.add(doc, indexTerms);
     if (embedding) {
@@ -76,8 +79,11 @@ export class NewsIndex {
   moveDates(id: string, pubDate: Date): void {
     const i = this.byId.get(id);
     if (i === undefined) return;
-    const a = this.views[i]!.a;
-    this.views[i]!.a = { ...a, pubDate, crawlDate: a.crawlDate ? pubDate : null };
+    const v = this.views[i]!;
+    const a = v.a;
+    v.a = { ...a, pubDate, crawlDate: a.crawlDate ? pubDate : null };
+    v.pubMs = pubDate.getTime();
+    v.crawlMs = v.a.crawlDate ? pubDate.getTime() : NaN;
   }
 
   /** The effective method and time window of a request (strategies, historical, hours_back). */
@@ -164,8 +170,8 @@ export class NewsIndex {
   }
 
   private tie(a: number, b: number): number {
-    const x = this.views[a]!.a.articleId;
-    const y = this.views[b]!.a.articleId;
+    const x = this.ids[a]!;
+    const y = this.ids[b]!;
     return x < y ? -1 : x > y ? 1 : 0;
   }
 
@@ -184,22 +190,62 @@ export class NewsIndex {
         k += before + 1;
       }
     }
-    if (n <= k * 4 || n < 2048) return this.sorted(r).slice(0, Math.max(k, 0) || n);
-    // a score threshold from a sample, then sort only what clears it
-    const sample = Array.from({ length: 1024 }, (_, i) => r.scores[Math.floor((i * n) / 1024)]!).sort((a, b) => b - a);
-    let cut = sample[Math.min(1023, Math.ceil((k / n) * 1024 * 2) + 8)]!;
-    for (;;) {
-      const docs: number[] = [];
-      const scores: number[] = [];
-      for (let i = 0; i < n; i++) {
-        if (r.scores[i]! >= cut) {
-          docs.push(r.docs[i]!);
-          scores.push(r.scores[i]!);
-        }
+    if (k <= 0 || k * 4 >= n) return this.sorted(r).slice(0, k > 0 ? k : n);
+    return this.select(r, k);
+  }
+
+  /** true when doc a (score sa) ranks before doc b (score sb): score, then article id */
+  private before(sa: number, a: number, sb: number, b: number): boolean {
+    return sa > sb || (sa === sb && this.tie(a, b) < 0);
+  }
+
+  /**
+   * The best `k` of `r` in ranking order with a bounded heap (its root the worst kept), so a
+   * search sorts k results, not every match; the same list as sorting all and cutting.
+   */
+  private select(r: { docs: Int32Array; scores: Float64Array }, k: number): { doc: number; score: number }[] {
+    const hd = new Int32Array(k);
+    const hs = new Float64Array(k);
+    let size = 0;
+    const down = (i: number) => {
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= size) return;
+        let w = l;
+        if (l + 1 < size && this.before(hs[w]!, hd[w]!, hs[l + 1]!, hd[l + 1]!)) w = l + 1;
+        if (!this.before(hs[i]!, hd[i]!, hs[w]!, hd[w]!)) return;
+        const d = hd[i]!;
+        const s = hs[i]!;
+        hd[i] = hd[w]!;
+        hs[i] = hs[w]!;
+        hd[w] = d;
+        hs[w] = s;
+        i = w;
       }
-      if (docs.length >= k || cut === -Infinity) return this.sorted({ docs: Int32Array.from(docs), scores: Float64Array.from(scores) }).slice(0, k);
-      cut = -Infinity;
+    };
+    const n = r.docs.length;
+    for (let i = 0; i < n; i++) {
+      const d = r.docs[i]!;
+      const s = r.scores[i]!;
+      if (size < k) {
+        // sift up: the worst kept stays at the root
+        let j = size++;
+        while (j > 0) {
+          const up = (j - 1) >> 1;
+          if (!this.before(hs[up]!, hd[up]!, s, d)) break;
+          hd[j] = hd[up]!;
+          hs[j] = hs[up]!;
+          j = up;
+        }
+        hd[j] = d;
+        hs[j] = s;
+      } else if (this.before(s, d, hs[0]!, hd[0]!)) {
+        hd[0] = d;
+        hs[0] = s;
+        down(0);
+      }
     }
+    return this.sorted({ docs: hd.subarray(0, size), scores: hs.subarray(0, size) });
   }
 
   private sorted(r: { docs: Int32Array; scores: Float64Array }): { doc: number; score: number }[] {

@@ -12,6 +12,11 @@ export interface DocView {
   entityKeys: Set<string>;
   /** [lat, lon] of the article's locations */
   points: [number, number][];
+  /** `a.pubDate` / `a.crawlDate` in epoch ms and `a.isPremium`, kept on the view so the filter of
+   * every search (time window, premium) reads plain fields instead of the article record */
+  pubMs: number;
+  crawlMs: number;
+  premium: boolean;
 }
 
 const EARTH_RADIUS_M = 6_371_008.8;
@@ -52,10 +57,11 @@ export interface FilterContext {
 export function compileFilter(p: SearchParamsParsed, ctx: FilterContext): (d: DocView) => boolean {
   const checks: ((d: DocView) => boolean)[] = [];
   const { field, from, to } = ctx.window;
-  checks.push((d) => {
-    const t = field === 'pub_date' ? d.a.pubDate.getTime() : d.a.crawlDate!.getTime();
-    return (from === null || t >= from) && (to === null || t <= to);
-  });
+  if (from !== null || to !== null) {
+    const lo = from ?? -Infinity;
+    const hi = to ?? Infinity;
+    checks.push(field === 'pub_date' ? (d) => d.pubMs >= lo && d.pubMs <= hi : (d) => d.crawlMs >= lo && d.crawlMs <= hi);
+  }
   if (ctx.onlyDomains) {
     const own = ctx.onlyDomains.map(normDomain);
     checks.push((d) => domainMatch(d.a.domain, own));
@@ -72,7 +78,7 @@ export function compileFilter(p: SearchParamsParsed, ctx: FilterContext): (d: Do
   if (p.podcasts === 'only') checks.push((d) => d.a.isPodcast);
   if (p.podcasts === 'none') checks.push((d) => !d.a.isPodcast);
   if (p.page_rank != null) checks.push((d) => d.a.pageRank <= p.page_rank!);
-  if (!p.premium) checks.push((d) => !d.a.isPremium);
+  if (!p.premium) checks.push((d) => !d.premium);
   if (p.string_guarantee?.length) {
     const ss = p.string_guarantee.map((s) => s.toLowerCase());
     checks.push(p.string_guarantee_op === 'OR' ? (d) => ss.some((s) => d.text.includes(s)) : (d) => ss.every((s) => d.text.includes(s)));
@@ -116,8 +122,10 @@ export function compileFilter(p: SearchParamsParsed, ctx: FilterContext): (d: Do
     const poly = GeoPolygon.parse(JSON.parse(p.geo_polygon));
     checks.push((d) => d.points.some(([a, b]) => inPolygon(a, b, poly)));
   }
+  if (checks.length === 0) return () => true;
+  if (checks.length === 1) return checks[0]!;
   return (d) => {
-    for (const c of checks) if (!c(d)) return false;
+    for (let i = 0; i < checks.length; i++) if (!checks[i]!(d)) return false;
     return true;
   };
 }
