@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { attachLake, lakeOptionsFromEnv, withLakeRetry, LAKE_ALIAS, type LakeOptions } from './lake.js';
-import { stage } from '../service/store/bulk.js';
+import { stageRows } from './stage.js';
 import { NEWS_TABLES, TABLES, type TableDef } from './tables/index.js';
 import { KeyFilter } from './keyFilter.js';
 import { DISTRIBUTION_TABLES } from './tables/distribution.js';
@@ -182,32 +182,19 @@ export class Warehouse {
   land(parent: TableDef, rows: Record<string, unknown>[], children: { table: TableDef; rows: Record<string, unknown>[] }[], loadId: string): Promise<LoadCounts> {
     return this.serial(async () => {
       const kids = children.map((ch) => ({ ...ch, key: ch.table.replaceBy![0]! }));
-      // per parent key, per child table: its child rows as JSON text (the parent's hash covers them)
-      const kidText = new Map<string, string[][]>();
-      kids.forEach((ch, i) => {
-        const names = ch.table.columns.map((c) => c.name);
-        for (const r of ch.rows) {
-          const k = String(r[ch.key]);
-          let per = kidText.get(k);
-          if (!per) kidText.set(k, (per = kids.map(() => [])));
-          per[i]!.push(JSON.stringify(names.map((n) => r[n] ?? null)));
-        }
-      });
-      const none = kids.map(() => [] as string[]);
-      const uniqSorted = (xs: string[]) => (xs.length < 2 ? xs : [...new Set(xs)].sort());
       const hashed = hashedColumns(parent);
-      const names = parent.columns.map((c) => c.name);
-      // the staged rows, in column order, each with its hash and its load's id: this load's, or the
+      // the content hash of each row, children included (see `rowHashes`)
+      const hashes = rowHashes(hashed, rows, kids);
+      // staged with its hash and its load's id: this load's, or the
       // one a row names (rows of several loads landed in one transaction)
-      const staged = rows.map((r) => {
-        const h = rowHash(hashed, r, kids.length ? (kidText.get(String(r[kids[0]!.key])) ?? none).map(uniqSorted) : undefined);
-        return names.map((n) => (n === 'row_hash' ? h : n === 'last_load_id' ? (typeof r.last_load_id === 'string' ? r.last_load_id : loadId) : r[n]));
-      });
       const st = this.stager;
-      const stg = `${STG}.${await stage(st, `w_${parent.name}`, parent.columns.map((c) => [c.name, c.kind] as const), staged)}`;
+      const stg = `${STG}.${await stageRows(st, `_stg_w_${parent.name}`, parent.columns, rows, {
+        row_hash: (_, i) => hashes[i],
+        last_load_id: (r) => (typeof r.last_load_id === 'string' ? r.last_load_id : loadId),
+      })}`;
       const stgKids: { table: TableDef; key: string; stg: string }[] = [];
       for (const ch of kids) {
-        stgKids.push({ table: ch.table, key: ch.key, stg: `${STG}.${await stage(st, `w_${ch.table.name}`, ch.table.columns.map((c) => [c.name, c.kind] as const), ch.rows.map((r) => ch.table.columns.map((c) => r[c.name])))}` });
+        stgKids.push({ table: ch.table, key: ch.key, stg: `${STG}.${await stageRows(st, `_stg_w_${ch.table.name}`, ch.table.columns, ch.rows)}` });
       }
       const col = (t: TableDef, n: string) => t.columns.find((c) => c.name === n)!;
       const on = parent.mergeKey.map((k) => `t.${k} = ${moveExpr(col(parent, k))}`).join(' AND ');
@@ -225,6 +212,8 @@ export class Warehouse {
         let upd = 0;
         let insKeys: string[] = [];
         let updKeys: string[] = [];
+        // stored hashes of before HASH_V2 whose rows this batch holds unchanged (see `legacySame`)
+        let same = new Set<string>();
         // a batch of keys the lake has never held (a page of new articles), told without reading
         // the table: appended, its children too (each parent is new, so are its children)
         const allNew = (!keyOf || batchKeys === distinctKeys) && (await this.newKeysOnly(conn, parent, stg));
@@ -232,18 +221,31 @@ export class Warehouse {
           ins = batchKeys;
         } else if (keyOf) {
           // which parents change (new, or their content incl. children differs): keys to JS
-          const changed = (await conn.runAndReadAll(`SELECT s.${keyOf}::VARCHAR AS k, t.${k0} IS NULL AS ins FROM ${dedup} s LEFT JOIN ${parent.name} t ON ${on}
-            WHERE t.${k0} IS NULL OR t.row_hash <> s.row_hash`)).getRowObjectsJS() as { k: string; ins: boolean }[];
+          let changed = (await conn.runAndReadAll(`SELECT s.${keyOf}::VARCHAR AS k, t.${k0} IS NULL AS ins, t.row_hash AS h FROM ${dedup} s LEFT JOIN ${parent.name} t ON ${on}
+            WHERE t.${k0} IS NULL OR t.row_hash <> s.row_hash`)).getRowObjectsJS() as { k: string; ins: boolean; h: string | null }[];
+          const legacy = changed.filter((c) => !c.ins && !isV2(c.h));
+          if (legacy.length) {
+            same = legacySame(hashed, rows, kids, (r) => String(r[keyOf]), legacy.map((c) => ({ key: c.k, hash: c.h! })));
+            changed = changed.filter((c) => c.ins || !same.has(c.h!));
+          }
           insKeys = changed.filter((c) => c.ins).map((c) => c.k);
           updKeys = changed.filter((c) => !c.ins).map((c) => c.k);
           ins = insKeys.length;
           upd = updKeys.length;
         } else {
           const counts = (await conn.runAndReadAll(`SELECT count(*) FILTER (WHERE t.${k0} IS NULL) AS ins,
-              count(*) FILTER (WHERE t.${k0} IS NOT NULL AND t.row_hash <> s.row_hash) AS upd
+              count(*) FILTER (WHERE t.${k0} IS NOT NULL AND t.row_hash <> s.row_hash) AS upd,
+              count(*) FILTER (WHERE t.${k0} IS NOT NULL AND t.row_hash <> s.row_hash AND NOT starts_with(t.row_hash, '${HASH_V2}')) AS legacy
             FROM ${dedup} s LEFT JOIN ${parent.name} t ON ${on}`)).getRowObjectsJS()[0]!;
           ins = Number(counts.ins);
           upd = Number(counts.upd);
+          if (Number(counts.legacy) > 0) {
+            const kc = parent.mergeKey.map((k) => `s.${k}::VARCHAR`).join(` || chr(1) || `);
+            const legacy = (await conn.runAndReadAll(`SELECT ${kc} AS k, t.row_hash AS h FROM ${dedup} s JOIN ${parent.name} t ON ${on}
+              WHERE t.row_hash <> s.row_hash AND NOT starts_with(t.row_hash, '${HASH_V2}')`)).getRowObjectsJS() as { k: string; h: string }[];
+            same = legacySame(hashed, rows, [], (r) => parent.mergeKey.map((k) => String(r[k])).join('\u0001'), legacy.map((c) => ({ key: c.k, hash: c.h })));
+            upd -= same.size;
+          }
         }
         if (ins + upd === 0) return { received: rows.length, inserted: 0, updated: 0 };
         await this.bumpLock(conn, parent.name);
@@ -253,7 +255,7 @@ export class Warehouse {
           await conn.run(`INSERT INTO ${parent.name} (${cols.join(', ')}) SELECT ${parent.columns.map((c) => moveExpr(c)).join(', ')} FROM ${dedup} s`);
         } else {
           await conn.run(`MERGE INTO ${parent.name} t USING ${dedup} s ON ${on}
-            WHEN MATCHED AND t.row_hash <> s.row_hash THEN UPDATE SET ${cols.filter((c) => !parent.mergeKey.includes(c)).map((c) => `${c} = ${moveExpr(col(parent, c))}`).join(', ')}
+            WHEN MATCHED AND t.row_hash <> s.row_hash${same.size ? ` AND t.row_hash NOT IN (${[...same].map(sqlStr).join(', ')})` : ''} THEN UPDATE SET ${cols.filter((c) => !parent.mergeKey.includes(c)).map((c) => `${c} = ${moveExpr(col(parent, c))}`).join(', ')}
             WHEN NOT MATCHED THEN INSERT (${cols.join(', ')}) VALUES (${parent.columns.map((c) => moveExpr(c)).join(', ')})`);
         }
         for (const { table, key, stg: cs } of stgKids) {
@@ -423,8 +425,107 @@ const hashedColumns = (t: TableDef) => {
   return t.columns.filter((c) => !skip.has(c.name)).map((c) => c.name);
 };
 
-/** The content hash of a row (its `hashed` columns); with `children`, of the row and its child rows. */
-function rowHash(hashed: string[], r: Record<string, unknown>, children?: string[][]): string {
+/**
+ * Row hashes carry their version: `v2:` + the sha1 of a compact, self-delimiting encoding of the
+ * row's hashed values and its child rows (`rowHashes`). A hash without the prefix is of before v2
+ * (the sha1 of the JSON text of the row and its children, `legacyRowHash`): a row landed with it
+ * and landed again unchanged is recognised by that hash, computed only for such rows (`legacySame`),
+ * and keeps it until its content changes (then it is rewritten with a v2 hash).
+ */
+const HASH_V2 = 'v2:';
+const isV2 = (h: string | null | undefined) => typeof h === 'string' && h.startsWith(HASH_V2);
+
+/** One value, self-delimiting: a type tag, then the length of text values (no escaping, no JSON). */
+function enc(v: unknown): string {
+  switch (typeof v) {
+    case 'string': return `s${v.length}:${v}`;
+    case 'number': case 'bigint': return `n${v};`;
+    case 'boolean': return v ? 'T' : 'F';
+    case 'undefined': return 'N';
+    default: {
+      if (v === null) return 'N';
+      const j = JSON.stringify(v) ?? '';
+      return `j${j.length}:${j}`;
+    }
+  }
+}
+
+/**
+ * The content hash of each row (its `hashed` columns) and, with `kids`, of its child rows in each
+ * child table (as a set: deduplicated and sorted, without the parent key column, which the parent
+ * row holds): `v2:` + sha1 (hex) of the values' encodings (`enc`).
+ */
+function rowHashes(hashed: string[], rows: Record<string, unknown>[], kids: { table: TableDef; key: string; rows: Record<string, unknown>[] }[]): string[] {
+  // per parent key, per child table: its child rows' encodings (children mostly come grouped by
+  // parent: the map is looked up when the parent changes)
+  const kidEnc = new Map<string, string[][]>();
+  kids.forEach((ch, i) => {
+    const cols = ch.table.columns.map((c) => c.name).filter((n) => n !== ch.key);
+    let last: string | undefined;
+    let per: string[][] | undefined;
+    for (const r of ch.rows) {
+      const k = String(r[ch.key]);
+      if (k !== last) {
+        per = kidEnc.get(k);
+        if (!per) kidEnc.set(k, (per = kids.map(() => [])));
+        last = k;
+      }
+      let e = '';
+      for (const n of cols) e += enc(r[n]);
+      per![i]!.push(e);
+    }
+  });
+  const keyOf = kids[0]?.key;
+  return rows.map((r) => {
+    let s = '';
+    for (const n of hashed) s += enc(r[n]);
+    if (keyOf) {
+      const per = kidEnc.get(String(r[keyOf]));
+      for (let i = 0; i < kids.length; i++) {
+        const xs = per?.[i] ?? [];
+        const set = xs.length < 2 ? xs : [...new Set(xs)].sort();
+        s += `#${set.length}:${set.join('')}`;
+      }
+    }
+    return HASH_V2 + crypto.hash('sha1', s);
+  });
+}
+
+/** The hash of before v2 (no prefix): sha1 of the JSON text of the row's hashed values and its children's rows. */
+function legacyRowHash(hashed: string[], r: Record<string, unknown>, children?: string[][]): string {
   const own = hashed.map((n) => r[n] ?? null);
   return crypto.hash('sha1', JSON.stringify(children ? [own, children] : own));
+}
+
+/**
+ * Of `stored` (the lake's pre-v2 hashes of rows this batch holds, by the row's key as `keyOf`
+ * gives it; the last row of a key wins, as in `land`), those equal to the pre-v2 hash of the
+ * batch's row: those rows are unchanged.
+ */
+function legacySame(hashed: string[], rows: Record<string, unknown>[], kids: { table: TableDef; key: string; rows: Record<string, unknown>[] }[], keyOf: (r: Record<string, unknown>) => string, stored: { key: string; hash: string }[]): Set<string> {
+  const want = new Map(stored.map((x) => [x.key, x.hash]));
+  const byKey = new Map<string, Record<string, unknown>>();
+  for (const r of rows) {
+    const k = keyOf(r);
+    if (want.has(k)) byKey.set(k, r);
+  }
+  const kidText = new Map<string, string[][]>();
+  kids.forEach((ch, i) => {
+    const names = ch.table.columns.map((c) => c.name);
+    for (const r of ch.rows) {
+      const k = String(r[ch.key]);
+      if (!want.has(k)) continue;
+      let per = kidText.get(k);
+      if (!per) kidText.set(k, (per = kids.map(() => [])));
+      per[i]!.push(JSON.stringify(names.map((n) => r[n] ?? null)));
+    }
+  });
+  const none = kids.map(() => [] as string[]);
+  const uniqSorted = (xs: string[]) => (xs.length < 2 ? xs : [...new Set(xs)].sort());
+  const same = new Set<string>();
+  for (const [k, r] of byKey) {
+    const h = legacyRowHash(hashed, r, kids.length ? (kidText.get(k) ?? none).map(uniqSorted) : undefined);
+    if (h === want.get(k)) same.add(h);
+  }
+  return same;
 }
