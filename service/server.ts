@@ -62,7 +62,7 @@ async function miniLm(): Promise<Embedder> {
 /**
  * MiniLM in this thread: one-text calls (queries) on a session with `queryThreads` intra-op
  * threads, batches (corpus and ingest embedding) on one with 2. On 2 cores under concurrent
- * queries one thread won (bench/mix-threads.ts: x1.2-1.7 req/s over 2 in each of two runs): the
+ * queries one thread won (bench/mix-threads.ts: x1.4-1.7 req/s over 2 in each of four pairs over two runs): the
  * second onnxruntime thread competes with the event loop the query waits on.
  */
 export async function inThread(queryThreads: number): Promise<Embedder> {
