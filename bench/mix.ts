@@ -46,7 +46,7 @@ function sequence(queries: string[], ids: string[], n = 200_000): string[] {
   });
 }
 
-async function run(env: Record<string, string>): Promise<LoadResult & { distinct_nl: number; nl_requests: number }> {
+export async function runMix(env: Record<string, string>): Promise<LoadResult & { distinct_nl: number; nl_requests: number }> {
   const svc = await serveChild(env);
   try {
     const queries = svc.titles.map((t) => t.split(/\s+/).slice(0, 5).join(' '));
@@ -63,9 +63,9 @@ async function run(env: Record<string, string>): Promise<LoadResult & { distinct
 
 export async function benchMix(): Promise<Record<string, unknown>> {
   const loadavg = os.loadavg()[0]!;
-  const before = await run({ NEWSFLOW_EMBED_THREAD: '0', NEWSFLOW_QUERY_CACHE: '0' });
-  const batched = await run({ NEWSFLOW_EMBED_THREAD: '1', NEWSFLOW_QUERY_CACHE: '0' });
-  const cached = await run({ NEWSFLOW_EMBED_THREAD: '1' });
+  const before = await runMix({ NEWSFLOW_EMBED_THREAD: '0', NEWSFLOW_QUERY_CACHE: '0' });
+  const batched = await runMix({ NEWSFLOW_EMBED_THREAD: '1', NEWSFLOW_QUERY_CACHE: '0' });
+  const cached = await runMix({ NEWSFLOW_EMBED_THREAD: '1' });
   return {
     bench: 'kw + nl + article lookups, 20 connections through the real server (ms)',
     seconds: SECONDS,

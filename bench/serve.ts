@@ -46,6 +46,8 @@ async function main(): Promise<void> {
   const services = await openServices(config);
   await services.keys.createOrg({ name: 'bench', domains: ['bench.example'] });
   const { key } = await services.keys.createKey({ name: 'bench', org: 'bench', scopes: [...SCOPES], plan: 'enterprise' });
+  // NEWSFLOW_BENCH_HITS=off: hit events are not recorded (to measure what recording them costs)
+  if (process.env.NEWSFLOW_BENCH_HITS === 'off') services.news!.hits.record = () => undefined;
   const svc = await startService({ services, logger: false });
   const views = services.news!.index.views;
   const pick = Array.from({ length: 500 }, (_, i) => views[Math.floor((i * 7919) % views.length)]!.a);

@@ -45,17 +45,41 @@ export async function makeEmbedder(config: ServiceConfig): Promise<Embedder | nu
 /**
  * MiniLM in this thread; with NEWSFLOW_EMBED_THREAD=1 in its embedding thread
  * (search/thread-embedder.ts: off the event loop, concurrent queries batched), falling back to
- * this thread when no thread starts. Opt-in until bench/mix.ts shows it a clear win (README).
+ * this thread when no thread starts. Opt-in until bench/mix.ts shows it a clear win (README:
+ * bench/mix-threads.ts measured it level with the service's thread, at 1 or 2 onnxruntime threads).
  */
 async function miniLm(): Promise<Embedder> {
-  if (process.env.NEWSFLOW_EMBED_THREAD !== '1') return MiniLmEmbedder.load();
+  const threads = opThreads(process.env.NEWSFLOW_EMBED_OP_THREADS);
+  if (process.env.NEWSFLOW_EMBED_THREAD !== '1') return inThread(threads ?? 1);
   try {
-    return await ThreadEmbedder.start();
+    return await ThreadEmbedder.start({ threads: threads ?? 2 });
   } catch (e) {
     process.emitWarning(`MiniLM embedding thread: ${(e as Error).message}; embedding in the service's thread`);
-    return MiniLmEmbedder.load();
+    return inThread(threads ?? 1);
   }
 }
+
+/**
+ * MiniLM in this thread: one-text calls (queries) on a session with `queryThreads` intra-op
+ * threads, batches (corpus and ingest embedding) on one with 2. On 2 cores under concurrent
+ * queries one thread won (bench/mix-threads.ts: x1.4-1.7 req/s over 2 in each of four pairs over two runs): the
+ * second onnxruntime thread competes with the event loop the query waits on.
+ */
+export async function inThread(queryThreads: number): Promise<Embedder> {
+  const batches = await MiniLmEmbedder.load(undefined, 2);
+  if (queryThreads === 2) return batches;
+  const queries = await MiniLmEmbedder.load(undefined, queryThreads);
+  return {
+    model: batches.model, dim: batches.dim, relevantCosine: batches.relevantCosine, queryKey: batches.queryKey,
+    embed: (texts) => (texts.length === 1 ? queries : batches).embed(texts),
+  };
+}
+
+/** onnxruntime's intra-op threads for MiniLM queries (NEWSFLOW_EMBED_OP_THREADS, 1-16), or null: the default */
+const opThreads = (v: string | undefined): number | null => {
+  const n = Number(v);
+  return v && Number.isInteger(n) && n >= 1 && n <= 16 ? n : null;
+};
 
 let sharedEmbedder: Promise<Embedder | null> | null = null;
 /** One model per process: loading it twice only costs memory. */

@@ -12,6 +12,7 @@ import type { Embedder } from '../../../service/search/embedder.js';
 import { HttpError } from '../../../service/errors.js';
 import { startCorpusService, qs } from '../../helpers/news.js';
 import { api, type TestService } from '../../helpers/service.js';
+import { inThread } from '../../../service/server.js';
 
 const cos = (a: Float32Array, b: Float32Array) => {
   let s = 0;
@@ -32,6 +33,20 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await thread?.close();
+});
+
+describe("the service's in-thread MiniLM", () => {
+  it('embeds a query alone (one onnxruntime thread) to the vector it gets in a batch (two threads), cosine 1 within 1e-6', async () => {
+    const e = await inThread(1);
+    const alone = [];
+    for (const q of QUERIES) alone.push((await e.embed([q]))[0]!);
+    const batch = await e.embed(QUERIES);
+    const refs = await direct.embed(QUERIES);
+    const worst = Math.max(...alone.map((v, i) => Math.abs(1 - cos(v, batch[i]!))), ...batch.map((v, i) => Math.abs(1 - cos(v, refs[i]!))));
+    expect(worst).toBeLessThan(1e-6);
+    expect(e.model).toBe(direct.model);
+    expect(alone).toHaveLength(QUERIES.length);
+  });
 });
 
 describe('the embedding thread', () => {
