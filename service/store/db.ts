@@ -11,6 +11,9 @@ export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
 
 export class StoreLockedError extends Error {}
 
+/** The table a statement writes: INSERT [OR …] INTO t, UPDATE t, DELETE FROM t, MERGE INTO t, TRUNCATE, ALTER/DROP TABLE, COPY t FROM */
+const WRITE_TARGET = /\b(?:insert\s+(?:or\s+\w+\s+)?into|update|delete\s+from|merge\s+into|truncate(?:\s+table)?|alter\s+table|drop\s+table(?:\s+if\s+exists)?|copy)\s+(?:main\.)?"?(\w+)"?/gi;
+
 export class Db {
   private constructor(
     readonly instance: DuckDBInstance,
@@ -18,6 +21,26 @@ export class Db {
     private readonly conn: DuckDBConnection,
   ) {}
   private queue: Promise<unknown> = Promise.resolve();
+  /** bumped by every transaction or exclusive use of the connection (either may write any table) */
+  private epoch = 0;
+  /** per table: bumped by every statement whose SQL writes it */
+  private readonly writes = new Map<string, number>();
+
+  /**
+   * The write generation of `table`: it changes when a statement that may change the table's rows
+   * is queued (before it runs, so anything read before it was queued carries the older
+   * generation). Caches of rows (NewsStore.byIds) keep an entry only while it is unchanged.
+   */
+  generation(table: string): string {
+    return `${this.epoch}.${this.writes.get(table.toLowerCase()) ?? 0}`;
+  }
+
+  private noteWrites(sql: string): void {
+    for (const m of sql.matchAll(WRITE_TARGET)) {
+      const t = m[1]!.toLowerCase();
+      this.writes.set(t, (this.writes.get(t) ?? 0) + 1);
+    }
+  }
 
   static async open(file: string): Promise<Db> {
     if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -46,12 +69,14 @@ export class Db {
   }
 
   run(sql: string, params?: Params): Promise<void> {
+    this.noteWrites(sql);
     return this.serial(async () => {
       await this.conn.run(sql, params as never);
     });
   }
 
   all<T = Record<string, unknown>>(sql: string, params?: Params): Promise<T[]> {
+    this.noteWrites(sql);
     return this.serial(async () => {
       const r = await this.conn.runAndReadAll(sql, params as never);
       return r.getRowObjectsJS() as T[];
@@ -64,6 +89,7 @@ export class Db {
 
   /** Run `fn` inside one transaction on the shared connection. */
   tx<T>(fn: (q: { run: (sql: string, p?: Params) => Promise<void>; all: <R>(sql: string, p?: Params) => Promise<R[]> }) => Promise<T>): Promise<T> {
+    this.epoch++;
     return this.serial(async () => {
       const q = {
         run: async (sql: string, p?: Params) => void (await this.conn.run(sql, p as never)),
@@ -100,8 +126,14 @@ export class Db {
     }
   }
 
+  /** The connection for reads only (no write generation changes), in the serial queue. */
+  read<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+    return this.serial(() => fn(this.conn));
+  }
+
   /** Exclusive use of the connection (appenders, multi-statement work), in the serial queue. */
   withConnection<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+    this.epoch++;
     return this.serial(() => fn(this.conn));
   }
 

@@ -1,4 +1,5 @@
 /** Articles, their children, publishers and hit events in the service store. */
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Db } from './db.js';
 import { micros, stage, type ColSpec } from './bulk.js';
 import type { LoadedArticle, NewsArticle } from '../news/model.js';
@@ -64,7 +65,17 @@ export interface HitEvent {
   synthetic?: boolean;
 }
 
+interface LookupBatch { keys: Set<string>; done: Promise<Map<string, NewsArticle | null>> }
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** articles kept by `byIds` (a few KB each) */
+const LOOKUP_CACHE = 5_000;
+
 export class NewsStore {
+  /** lookups read at the articles table's write generation `lookupGen` (see `byIds`) */
+  private readonly lookups = new Map<string, NewsArticle | null>();
+  private lookupGen = '';
+  /** the lookup batch waiting for the connection (see `lookupBatch`) */
+  private batch: LookupBatch | null = null;
   constructor(readonly db: Db) {}
 
   /** article_id -> content_hash and pub_date (epoch ms) of what is stored. */
@@ -143,13 +154,75 @@ export class NewsStore {
     return (await this.db.all<Row>(`SELECT ${selectCols(false)} FROM articles ORDER BY crawl_date NULLS LAST, pub_date, article_id`)).map(fromRow);
   }
 
+  /**
+   * Indexed articles (crawl_date set) by id, without full text unless `fullText`. Without full
+   * text, what lookups read is kept (up to LOOKUP_CACHE articles, the oldest dropped first) for
+   * as long as the articles table's write generation is the one it was read at (any statement
+   * that may write the table drops it all), and the ids of concurrent lookups not kept are read
+   * together, in one statement when the connection is free: DuckDB reads one wide row in
+   * milliseconds, and lookups (GET /v1/news/{id}) queued one by one on the store's connection.
+   */
   async byIds(ids: string[], fullText: boolean): Promise<NewsArticle[]> {
     if (ids.length === 0) return [];
-    const rows = await this.db.all<Row>(
-      `SELECT ${selectCols(fullText)} FROM articles WHERE article_id IN (SELECT unnest(string_split($1, ','))::UUID) AND crawl_date IS NOT NULL`,
-      [ids.join(',')],
-    );
-    return rows.map(fromRow);
+    // kept under the canonical form only (any other spelling is read from the table)
+    const keys = fullText ? null : ids.map((id) => id.toLowerCase());
+    if (keys === null || !keys.every((k) => UUID_RE.test(k))) return this.readByIds(ids, fullText);
+    const gen = this.db.generation('articles');
+    if (this.lookupGen !== gen) {
+      this.lookups.clear();
+      this.lookupGen = gen;
+    }
+    let got = keys.map((k) => this.lookups.get(k));
+    const missing = keys.filter((_, i) => got[i] === undefined);
+    if (missing.length) {
+      const read = await this.lookupBatch(missing);
+      got = keys.map((k, i) => got[i] ?? read.get(k) ?? null);
+    }
+    return got.filter((a): a is NewsArticle => !!a);
+  }
+
+  private readByIds(ids: string[], fullText: boolean, conn?: DuckDBConnection): Promise<NewsArticle[]> {
+    const sql = `SELECT ${selectCols(fullText)} FROM articles WHERE article_id IN (SELECT unnest(string_split($1, ','))::UUID) AND crawl_date IS NOT NULL`;
+    if (conn) return conn.runAndReadAll(sql, [ids.join(',')]).then((r) => (r.getRowObjectsJS() as Row[]).map(fromRow));
+    return this.db.all<Row>(sql, [ids.join(',')]).then((rows) => rows.map(fromRow));
+  }
+
+  /**
+   * Read `keys` (canonical ids) with every other lookup waiting for the connection: the batch
+   * open when this is called takes them, or a new one. Resolves to what was read (an id not
+   * there: absent); kept for later lookups while the table's write generation stays the one the
+   * batch read at.
+   */
+  private lookupBatch(keys: string[]): Promise<Map<string, NewsArticle | null>> {
+    let b = this.batch;
+    if (!b) {
+      const batch: LookupBatch = { keys: new Set(), done: null! };
+      batch.done = this.db.read(async (conn) => {
+        if (this.batch === batch) this.batch = null; // closed: lookups from now on start the next one
+        const gen = this.db.generation('articles');
+        const ids = [...batch.keys];
+        const found = new Map<string, NewsArticle | null>(ids.map((k) => [k, null]));
+        for (const a of await this.readByIds(ids, false, conn)) found.set(a.articleId, a);
+        if (this.db.generation('articles') === gen) {
+          if (this.lookupGen !== gen) {
+            this.lookups.clear();
+            this.lookupGen = gen;
+          }
+          for (const [k, a] of found) {
+            this.lookups.delete(k);
+            this.lookups.set(k, a);
+          }
+          for (const k of this.lookups.keys()) {
+            if (this.lookups.size <= LOOKUP_CACHE) break;
+            this.lookups.delete(k);
+          }
+        }
+        return found;
+      });
+      b = this.batch = batch;
+    }
+    for (const k of keys) b.keys.add(k);
+    return b.done;
   }
 
   /** Postings grouped per article (the BM25 index is rebuilt from them at start). */
