@@ -1,12 +1,14 @@
 /**
  * Landing into the warehouse lake:
  * - one 100-row page of articles (with entities, keywords, categories; MERGE + children) at a
- *   ~2 MB lake and at a >= 2 GB lake (the two taking turns, median of 9 each after a warm-up,
+ *   ~2 MB lake and at a >= 2 GB lake (the two taking turns, median of 21 each after a warm-up,
  *   whose time is printed too: a process's first landing into a table reads its keys once),
  *   goal: the second within 1.2x of the first;
  * - bulk landing of 1M wide rows (articles with their entities, pages of 50,000 through
  *   `Warehouse.land`) against row-by-row INSERT statements (one statement per row, in one
- *   transaction), in the same run: goal >= 150k rows/s and >= 20x.
+ *   transaction), in the same run: goal >= 150k rows/s and >= 20x; and the two halves of a bulk
+ *   page apart, to show where the time goes: the rows into DuckDB (the appender staging `land`
+ *   uses, no lake) and the lake's own INSERT of rows already in DuckDB (no JS).
  * The >= 2 GB lake is built once (SQL-generated articles and entities with incompressible text)
  * and cached under ~/.cache/newsflow/bench (NEWSFLOW_BENCH_CACHE), keyed by LAKE_VERSION.
  * Sizes: NEWSFLOW_BENCH_LAKE_GB (default 2), NEWSFLOW_BENCH_BULK_ROWS (default 1,000,000).
@@ -18,6 +20,10 @@ import path from 'node:path';
 import { Warehouse } from '../warehouse/warehouse.js';
 import { ARTICLES, ARTICLE_CLASSIFICATIONS, ARTICLE_ENTITIES, ARTICLE_KEYWORDS } from '../warehouse/tables/index.js';
 import { articlePage, type ArticlePage } from '../test/helpers/articles.js';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { stageRows } from '../warehouse/stage.js';
+import { attachLake } from '../warehouse/lake.js';
+import { createTable, moveExpr } from '../warehouse/warehouse.js';
 
 const LAKE_VERSION = 1;
 const GB = 1024 ** 3;
@@ -42,7 +48,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
  * each after one warm-up (the first landing of a process reads the table's keys once, for its
  * key filter: `first`).
  */
-async function pageMs(lakes: { w: Warehouse; day: number }[], n = 9): Promise<{ median: number; first: number }[]> {
+async function pageMs(lakes: { w: Warehouse; day: number }[], n = 21): Promise<{ median: number; first: number }[]> {
   const times: number[][] = lakes.map(() => []);
   for (let i = 0; i <= n; i++) {
     for (const [k, { w, day }] of lakes.entries()) {
@@ -82,6 +88,45 @@ async function bigLake(gb: number): Promise<string> {
   return dir;
 }
 
+/**
+ * The two halves of landing a bulk page, each alone, over `pages` pages of `per` articles with
+ * their children: the rows into DuckDB through the appender (`stageRows`, what `land` stages
+ * with; no hashing, no lake), and the lake's INSERT of rows already in DuckDB (the staged page
+ * copied into the lake's tables: no JS). Rows (articles) per second each.
+ */
+async function bulkHalves(dir: string, per: number, pages: number): Promise<{ stage: number; insert: number }> {
+  const inst = await DuckDBInstance.create(':memory:', { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });
+  const conn = await inst.connect();
+  // staging on a connection of its own (its default database is the in-memory one), as `land` does
+  const st = await inst.connect();
+  try {
+    await attachLake(conn, { dir });
+    const tables = [ARTICLES, ARTICLE_ENTITIES, ARTICLE_KEYWORDS, ARTICLE_CLASSIFICATIONS];
+    for (const t of tables) await conn.run(createTable(t));
+    let stageMs = 0;
+    let insertMs = 0;
+    for (let k = 0; k < pages; k++) {
+      const p = articlePage(6000, per, k * per);
+      const rows = [p.rows.map((r) => ({ ...r, row_hash: 'h', last_load_id: 'halves' })), p.entities, p.keywords, p.classes];
+      let t = performance.now();
+      for (const [i, table] of tables.entries()) await stageRows(st, `h_${table.name}`, table.columns, rows[i]!);
+      stageMs += performance.now() - t;
+      t = performance.now();
+      await conn.run('BEGIN TRANSACTION');
+      for (const table of tables) {
+        await conn.run(`INSERT INTO ${table.name} SELECT ${table.columns.map((c) => moveExpr(c)).join(', ')} FROM memory.main.h_${table.name} s`);
+      }
+      await conn.run('COMMIT');
+      insertMs += performance.now() - t;
+    }
+    return { stage: Math.round((per * pages) / (stageMs / 1000)), insert: Math.round((per * pages) / (insertMs / 1000)) };
+  } finally {
+    st.closeSync();
+    conn.closeSync();
+    inst.closeSync();
+  }
+}
+
 export async function benchLanding() {
   const gb = Number(process.env.NEWSFLOW_BENCH_LAKE_GB ?? 2);
   const bulkRows = Number(process.env.NEWSFLOW_BENCH_BULK_ROWS ?? 1_000_000);
@@ -119,6 +164,7 @@ export async function benchLanding() {
     }
     bulk.close();
     const bulkRate = bulkRows / (bulkMs / 1000);
+    const halves = await bulkHalves(path.join(tmp, 'halves'), per, 4);
 
     // row by row: one INSERT statement per article (and per entity), in one transaction
     load.rbr = os.loadavg()[0]!;
@@ -151,6 +197,9 @@ export async function benchLanding() {
       row_by_row_rows_per_s: Math.round(rbrRate),
       bulk_vs_row_by_row: +(bulkRate / rbrRate).toFixed(1),
       bulk_goal: '>= 150000 rows/s and >= 20x',
+      bulk_page_rows: per,
+      bulk_stage_only_rows_per_s: halves.stage,
+      bulk_lake_insert_only_rows_per_s: halves.insert,
       load_avg_1m: { start: +load.start.toFixed(2), big_pages: +load.big.toFixed(2), bulk: +load.bulk.toFixed(2), row_by_row: +load.rbr.toFixed(2) },
     };
   } finally {

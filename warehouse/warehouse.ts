@@ -78,7 +78,7 @@ const VERSIONED_MIGRATIONS: [version: number, sql: string[]][] = [
 ];
 
 /** staged value -> warehouse column expression */
-const moveExpr = (col: { name: string; sql: string; kind: string }, alias = 's') =>
+export const moveExpr = (col: { name: string; sql: string; kind: string }, alias = 's') =>
   col.sql === 'TIMESTAMP' ? `make_timestamp(${alias}.${col.name})`
   : col.sql === 'UUID' ? `${alias}.${col.name}::UUID`
   : col.sql === 'JSON' ? `${alias}.${col.name}::JSON`
