@@ -9,17 +9,10 @@
 import os from 'node:os';
 import { load, type LoadResult } from './load.js';
 import { serveChild } from './serve.js';
+import { mulberry32 as rng } from '../test/helpers/rng.js';
 
 const SECONDS = Number(process.env.NEWSFLOW_BENCH_SECONDS ?? 10);
 
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The same request sequence for every configuration. */
 function sequence(queries: string[], ids: string[], n = 200_000): string[] {

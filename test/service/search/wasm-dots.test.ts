@@ -8,15 +8,8 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { VectorIndex, dotAt, wasmDotsAvailable } from '../../../service/search/vectors.js';
+import { mulberry32 as rng } from '../../helpers/rng.js';
 
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function vectors(n: number, dim: number, seed: number): Float32Array[] {
   const r = rng(seed);

@@ -12,6 +12,7 @@ import { sql } from '../../helpers/news.js';
 import { startStoriesService } from '../../helpers/stories.js';
 import { StoryClusterer, type ClusterInput } from '../../../service/stories/cluster.js';
 import { MIN_STORY_ARTICLES, type StoryService } from '../../../service/stories/service.js';
+import { mulberry32 } from '../../helpers/rng.js';
 
 let svc: TestService;
 let st: StoryService;
@@ -21,14 +22,6 @@ beforeAll(async () => {
 });
 afterAll(async () => svc?.stop());
 
-function mulberry32(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const cos = (a: Float32Array, b: Float32Array) => {
   let s = 0;
   for (let k = 0; k < a.length; k++) s += a[k]! * b[k]!;
