@@ -164,8 +164,9 @@ export class NewsStore {
    */
   async byIds(ids: string[], fullText: boolean): Promise<NewsArticle[]> {
     if (ids.length === 0) return [];
-    // kept under the canonical form only (any other spelling is read from the table)
-    const keys = fullText ? null : ids.map((id) => id.toLowerCase());
+    // kept under the canonical form only (any other spelling is read from the table); an id
+    // asked twice (in two cases) is one article, as the table read gives it
+    const keys = fullText ? null : [...new Set(ids.map((id) => id.toLowerCase()))];
     if (keys === null || !keys.every((k) => UUID_RE.test(k))) return this.readByIds(ids, fullText);
     const gen = this.db.generation('articles');
     if (this.lookupGen !== gen) {

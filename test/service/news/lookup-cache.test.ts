@@ -38,7 +38,7 @@ describe('article lookups kept in memory', () => {
     expect(await title(a!)).toBe('on the connection');
 
     // the batch route too, in request order, an upper-case id included
-    const many = await api(svc.url, 'GET', `/v1/news?article_ids=${b}&article_ids=${a!.toUpperCase()}`, svc.keys.org);
+    const many = await api(svc.url, 'GET', `/v1/news?article_ids=${b}&article_ids=${a!.toUpperCase()}&article_ids=${a}`, svc.keys.org);
     expect(many.status).toBe(200);
     expect(many.body.map((x: { article_id: string }) => x.article_id)).toEqual([b, a]);
     expect(many.body[1].title).toBe('on the connection');
