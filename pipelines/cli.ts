@@ -7,6 +7,7 @@ import { StoreLockedError } from '../service/store/db.js';
 import { AdminInputError } from '../service/auth/keys.js';
 import { AdminRefused } from './admin.js';
 import { CorpusError } from '../service/corpus/read.js';
+import { ServiceConfigError } from '../service/config.js';
 import { WarehouseReadError } from '../warehouse/read.js';
 import { RunFailedError, TemporalSetupError } from './temporal.js';
 import { PreflightError } from './preflight.js';
@@ -44,7 +45,7 @@ export async function main(argv = process.argv): Promise<void> {
       return;
     }
     if (e instanceof AdminInputError || e instanceof AdminRefused || e instanceof StoreLockedError || e instanceof CliError || e instanceof CorpusError || e instanceof TemporalSetupError || e instanceof PostgresSetupError || e instanceof WarehouseReadError
-      || e instanceof PreflightError || e instanceof RunFailedError) {
+      || e instanceof PreflightError || e instanceof RunFailedError || e instanceof ServiceConfigError) {
       console.error(`error: ${e.message}`);
       process.exitCode = 1;
       // within seconds, even if something we started still holds the event loop

@@ -2,6 +2,9 @@
 import path from 'node:path';
 import { DEFAULT_LIMITS, parseLimits, type LimitsConfig } from './limits.js';
 
+/** A setting of the environment the service cannot start with (the message names the variable). */
+export class ServiceConfigError extends Error {}
+
 export interface ServiceConfig {
   dataDir: string;
   host: string;

@@ -4,13 +4,13 @@ import type { FastifyInstance } from 'fastify';
 import { Db } from './store/db.js';
 import { KeyStore } from './auth/keys.js';
 import { RateLimiter } from './limits.js';
-import { serviceConfig, storeFile, type ServiceConfig } from './config.js';
+import { ServiceConfigError, serviceConfig, storeFile, type ServiceConfig } from './config.js';
 import { buildApp, type AppOptions } from './app.js';
 import type { Services } from './context.js';
 import { NewsService } from './news/service.js';
 import { ModelLayer } from './llm/index.js';
 import { countTokens } from './llm/tokens.js';
-import { rememberingQueries } from './llm/query-vectors.js';
+import { queryCacheSize, rememberingQueries } from './llm/query-vectors.js';
 import { ByokStore } from './byok/store.js';
 import { Secrets, parseMasterKey } from './auth/secrets.js';
 import { ThreadStore } from './chat/threads.js';
@@ -49,8 +49,8 @@ export async function makeEmbedder(config: ServiceConfig): Promise<Embedder | nu
  * bench/mix-threads.ts measured it level with the service's thread, at 1 or 2 onnxruntime threads).
  */
 async function miniLm(): Promise<Embedder> {
-  const threads = opThreads(process.env.NEWSFLOW_EMBED_OP_THREADS);
-  if (process.env.NEWSFLOW_EMBED_THREAD !== '1') return inThread(threads ?? 1);
+  const { thread, opThreads: threads } = embedSettings(process.env);
+  if (!thread) return inThread(threads ?? 1);
   try {
     return await ThreadEmbedder.start({ threads: threads ?? 2 });
   } catch (e) {
@@ -75,11 +75,21 @@ export async function inThread(queryThreads: number): Promise<Embedder> {
   };
 }
 
-/** onnxruntime's intra-op threads for MiniLM queries (NEWSFLOW_EMBED_OP_THREADS, 1-16), or null: the default */
-const opThreads = (v: string | undefined): number | null => {
-  const n = Number(v);
-  return v && Number.isInteger(n) && n >= 1 && n <= 16 ? n : null;
-};
+/**
+ * Where MiniLM runs: NEWSFLOW_EMBED_THREAD (1: its embedding thread; unset, empty or 0: the
+ * service's thread) and onnxruntime's intra-op threads for queries, NEWSFLOW_EMBED_OP_THREADS
+ * (1-16; unset or empty: null, the default). A value outside these is a start-up error naming
+ * the variable, not a setting silently ignored.
+ */
+export function embedSettings(env: NodeJS.ProcessEnv): { thread: boolean; opThreads: number | null } {
+  const t = env.NEWSFLOW_EMBED_THREAD?.trim() ?? '';
+  if (!['', '0', '1'].includes(t)) throw new ServiceConfigError(`NEWSFLOW_EMBED_THREAD must be 1 (MiniLM in its embedding thread) or 0 (in the service's thread), not "${t}"`);
+  const o = env.NEWSFLOW_EMBED_OP_THREADS?.trim() ?? '';
+  if (o !== '' && !(/^\d+$/.test(o) && Number(o) >= 1 && Number(o) <= 16)) {
+    throw new ServiceConfigError(`NEWSFLOW_EMBED_OP_THREADS must be a whole number of onnxruntime threads from 1 to 16, not "${o}"`);
+  }
+  return { thread: t === '1', opThreads: o === '' ? null : Number(o) };
+}
 
 let sharedEmbedder: Promise<Embedder | null> | null = null;
 /** One model per process: loading it twice only costs memory. */
@@ -90,12 +100,15 @@ function embedderFor(config: ServiceConfig): Promise<Embedder | null> {
 }
 
 export async function openServices(config: ServiceConfig, db?: Db, opts: { clock?: () => number } = {}): Promise<Services> {
+  // the embedding settings are start-up errors too, before any model loads
+  if (config.embeddings === 'local') embedSettings(process.env);
+  queryCacheSize(process.env);
   // a malformed NEWSFLOW_SECRET_KEY is a start-up error, not a 500 on the first BYOK request
   if (config.secretKey) {
     try {
       parseMasterKey(config.secretKey);
     } catch (e) {
-      throw new Error(`NEWSFLOW_SECRET_KEY is not a master key: ${(e as Error).message}`);
+      throw new ServiceConfigError(`NEWSFLOW_SECRET_KEY is not a master key: ${(e as Error).message}`);
     }
   }
   const store = db ?? (await Db.open(storeFile(config.dataDir)));

@@ -7,10 +7,17 @@
  * sentence ranking) pass through uncached. `NEWSFLOW_QUERY_CACHE` sets the size (0: off).
  */
 import type { Embedder } from '../search/embedder.js';
+import { ServiceConfigError } from '../config.js';
 
+/** NEWSFLOW_QUERY_CACHE: unset or empty 4,096; else a whole number >= 0, or a start-up error naming it. */
 export const queryCacheSize = (env: NodeJS.ProcessEnv = process.env): number => {
-  const n = Number(env.NEWSFLOW_QUERY_CACHE);
-  return env.NEWSFLOW_QUERY_CACHE !== undefined && env.NEWSFLOW_QUERY_CACHE !== '' && Number.isInteger(n) && n >= 0 ? n : 4096;
+  const v = env.NEWSFLOW_QUERY_CACHE?.trim();
+  if (v === undefined || v === '') return 4096;
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n)) {
+    throw new ServiceConfigError(`NEWSFLOW_QUERY_CACHE must be a whole number of query vectors (0 turns the cache off), not "${v}"`);
+  }
+  return n;
 };
 
 export interface RememberingEmbedder extends Embedder {
