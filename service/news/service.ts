@@ -398,7 +398,7 @@ export class NewsService {
     await this.filling;
     await this.adding;
     await this.releasing?.catch(() => undefined);
-    await this.hits.flush();
+    await this.hits.close();
   }
 }
 

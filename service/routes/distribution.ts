@@ -30,7 +30,8 @@ function cached(fn: (ctx: HandlerCtx, store: DistributionStore) => Promise<unkno
       ctx.reply.header('X-Cache', 'HIT');
       return hit.body;
     }
-    await ctx.services.news!.hits.flush();
+    // a failed write is kept and tried again by the recorder: answer with what is written
+    await ctx.services.news!.hits.flush().catch(() => undefined);
     const body = await fn(ctx, new DistributionStore(ctx.services.db));
     if (cache.size > 10_000) for (const [k, v] of cache) if (v.until <= now) cache.delete(k);
     cache.set(key, { until: now + DISTRIBUTION_LIMITS.cacheSeconds * 1000, body });

@@ -1,11 +1,14 @@
-/** Hit events buffered off the request path: all written by the flush a stop does, and a failed write stops nothing after it. */
+/**
+ * Hit events buffered off the request path: all written by the flush a stop does; a failed write
+ * stops nothing after it and loses nothing (tried again, then kept in the dead-letter file).
+ */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Db } from '../../../service/store/db.js';
 import { NewsStore, type HitEvent } from '../../../service/store/news.js';
-import { HitRecorder } from '../../../service/news/hits.js';
+import { DEAD_LETTER_FILE, HitRecorder } from '../../../service/news/hits.js';
 import { tempDir } from '../../helpers/service.js';
 
 const dirs: string[] = [];
@@ -71,6 +74,65 @@ describe('hit recorder', () => {
     hits.record([ev(good)]);
     await hits.flush();
     expect((await rowsOf(db)).map((r) => r.article_id)).toEqual([good]);
+    db.close();
+  });
+
+  it('a batch whose write fails is written by a later flush, on its own, when the store takes it again', async () => {
+    const { db, store } = await openStore();
+    const real = store.recordHits.bind(store);
+    let failures = 1;
+    store.recordHits = async (events) => {
+      if (failures > 0) {
+        failures--;
+        throw new Error('IO Error: disk full (simulated)');
+      }
+      return real(events);
+    };
+    const hits = new HitRecorder(store, { maxDelayMs: 60_000, maxBatch: 10_000 });
+    const ev = (articleId: string): HitEvent => ({ ts: new Date(1_700_000_000_000), kind: 'surface', keyId: 'k', orgId: null, domain: 'reuters.com', articleId, query: 'q' });
+    const first = [crypto.randomUUID(), crypto.randomUUID()];
+    hits.record(first.map(ev));
+    await expect(hits.flush()).rejects.toThrow(/disk full/);
+    expect(await rowsOf(db)).toEqual([]);
+    const second = crypto.randomUUID();
+    hits.record([ev(second)]);
+    await hits.flush();
+    expect((await rowsOf(db)).map((r) => r.article_id).sort()).toEqual([...first, second].sort());
+    await hits.close();
+    expect(fs.existsSync(hits.deadLetterFile!)).toBe(false);
+    db.close();
+  });
+
+  it('a batch that never goes in is kept in the dead-letter file after its tries; the rest is written', async () => {
+    const { db, store, file } = await openStore();
+    const hits = new HitRecorder(store, { maxDelayMs: 60_000, maxBatch: 10_000, maxTries: 3 });
+    const ev = (articleId: string): HitEvent => ({ ts: new Date(1_700_000_000_000), kind: 'surface', keyId: 'k', orgId: null, domain: 'reuters.com', articleId, query: 'q' });
+    const bad = [ev('not a uuid'), ev('also not')];
+    hits.record(bad);
+    await expect(hits.flush()).rejects.toThrow();
+    const good = [crypto.randomUUID(), crypto.randomUUID()];
+    hits.record([ev(good[0]!)]);
+    await hits.flush(); // the bad batch's second try, on its own, then the good one
+    expect(fs.existsSync(path.join(path.dirname(file), DEAD_LETTER_FILE))).toBe(false);
+    hits.record([ev(good[1]!)]);
+    await hits.flush(); // the third try: into the dead-letter file
+    expect((await rowsOf(db)).map((r) => r.article_id).sort()).toEqual([...good].sort());
+    const kept = fs.readFileSync(path.join(path.dirname(file), DEAD_LETTER_FILE), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(kept.map((e) => e.articleId)).toEqual(['not a uuid', 'also not']);
+    expect(kept[0]).toMatchObject({ kind: 'surface', keyId: 'k', domain: 'reuters.com', query: 'q', ts: new Date(1_700_000_000_000).toISOString() });
+    await hits.flush();
+    expect(fs.readFileSync(path.join(path.dirname(file), DEAD_LETTER_FILE), 'utf8').trim().split('\n')).toHaveLength(2); // kept once
+    db.close();
+  });
+
+  it('close() keeps a batch still failing in the dead-letter file at once', async () => {
+    const { db, store, file } = await openStore();
+    const hits = new HitRecorder(store, { maxDelayMs: 60_000, maxBatch: 10_000, maxTries: 5 });
+    hits.record([{ ts: new Date(1_700_000_000_000), kind: 'full_text', keyId: null, orgId: 'o', domain: 'bbc.co.uk', articleId: 'nope', query: null }]);
+    await expect(hits.flush()).rejects.toThrow();
+    await hits.close();
+    const kept = fs.readFileSync(path.join(path.dirname(file), DEAD_LETTER_FILE), 'utf8').trim().split('\n');
+    expect(kept.map((l) => JSON.parse(l).articleId)).toEqual(['nope']);
     db.close();
   });
 });
