@@ -20,8 +20,23 @@ export default defineConfig({
     maxWorkers: Number(process.env.NEWSFLOW_TEST_WORKERS ?? 3),
     env: { NEWSFLOW_LOG_LEVEL: 'silent' },
     projects: [
-      { extends: true, test: { name: 'dev-server', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...POSTGRES_ONLY], globalSetup: ['test/setup/corpus.ts', 'test/setup/temporal.ts'] } },
-      { extends: true, test: { name: 'temporal-postgres', include: [...WORKFLOWS_ON_POSTGRES, ...POSTGRES_ONLY], globalSetup: ['test/setup/corpus.ts', 'test/setup/temporal.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'dev-server',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...POSTGRES_ONLY],
+          globalSetup: ['test/setup/corpus.ts', 'test/setup/temporal.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'temporal-postgres',
+          include: [...WORKFLOWS_ON_POSTGRES, ...POSTGRES_ONLY],
+          globalSetup: ['test/setup/corpus.ts', 'test/setup/temporal.ts'],
+        },
+      },
     ],
   },
 });

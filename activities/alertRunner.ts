@@ -54,7 +54,13 @@ const us = (iso: string | null | undefined) => (iso ? Date.parse(iso) * 1000 : n
 
 /** Five-field form of the cron macros (Temporal reads plain cron fields). */
 const MACROS: Record<string, string> = {
-  '@yearly': '0 0 1 1 *', '@annually': '0 0 1 1 *', '@monthly': '0 0 1 * *', '@weekly': '0 0 * * 0', '@daily': '0 0 * * *', '@midnight': '0 0 * * *', '@hourly': '0 * * * *',
+  '@yearly': '0 0 1 1 *',
+  '@annually': '0 0 1 1 *',
+  '@monthly': '0 0 1 * *',
+  '@weekly': '0 0 * * 0',
+  '@daily': '0 0 * * *',
+  '@midnight': '0 0 * * *',
+  '@hourly': '0 * * * *',
 };
 export const cronFields = (cron: string) => MACROS[cron.trim()] ?? cron.trim();
 
@@ -73,7 +79,11 @@ export function alertSchedule(a: { id: string; cron: string; title?: string | nu
 }
 
 export const idempotencyKey = (logId: string, triggerIndex: number, trigger: { action: string; target: string | null }) =>
-  `${logId}.${triggerIndex}.${crypto.createHash('sha256').update(`${trigger.action}:${trigger.target ?? ''}`).digest('hex').slice(0, 12)}`;
+  `${logId}.${triggerIndex}.${crypto
+    .createHash('sha256')
+    .update(`${trigger.action}:${trigger.target ?? ''}`)
+    .digest('hex')
+    .slice(0, 12)}`;
 
 function targetOf(t: { action?: unknown; params?: Record<string, unknown> }): string | null {
   if (t.action === 'webhook') return String(t.params?.url ?? '');
@@ -83,9 +93,21 @@ function targetOf(t: { action?: unknown; params?: Record<string, unknown> }): st
 
 function alertRow(a: AlertResponse, deleted: boolean) {
   return {
-    alert_id: a.id, user_id: a.user_id, title: a.title ?? null, query: a.query ?? null, cron: a.cron, alert_type: a.alert_type ?? null,
-    active: a.active, repeat: a.repeat, always_trigger: a.always_trigger, expires_at: us(a.expires_at), created_at: us(a.created_at),
-    updated_at: us(a.updated_at), deleted, triggers: JSON.stringify(a.triggers), raw: JSON.stringify(a),
+    alert_id: a.id,
+    user_id: a.user_id,
+    title: a.title ?? null,
+    query: a.query ?? null,
+    cron: a.cron,
+    alert_type: a.alert_type ?? null,
+    active: a.active,
+    repeat: a.repeat,
+    always_trigger: a.always_trigger,
+    expires_at: us(a.expires_at),
+    created_at: us(a.created_at),
+    updated_at: us(a.updated_at),
+    deleted,
+    triggers: JSON.stringify(a.triggers),
+    raw: JSON.stringify(a),
   };
 }
 
@@ -110,7 +132,11 @@ export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
       const now = Date.now();
       const active = live.filter((a) => a.active && !(a.expires_at && Date.parse(a.expires_at) <= now));
       Context.current().heartbeat({ alerts: live.length });
-      const r = await applySchedules(await deps.temporal(), active.map((a) => alertSchedule(a, deps.taskQueue)), isAlertSchedule);
+      const r = await applySchedules(
+        await deps.temporal(),
+        active.map((a) => alertSchedule(a, deps.taskQueue)),
+        isAlertSchedule,
+      );
       return { ...r, alerts: live.length, active: active.length };
     },
 
@@ -133,11 +159,25 @@ export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
       // logs since the newest one landed (a second of overlap; the merge on log id absorbs it)
       const [last] = await wh.query<{ t: Date | null }>('SELECT max(created_at) AS t FROM alert_logs WHERE alert_id = $1::UUID', [input.alertId]);
       const since = last?.t ? Math.floor(new Date(last.t).getTime() / 1000) - 1 : undefined;
-      const logs = (await deps.client.getAlertLogs(input.alertId, { all: true, ...(since !== undefined ? { start_timestamp: since } : {}) })).items as AlertLog[];
-      await wh.land(ALERT_LOGS, logs.map((l) => ({
-        log_id: l.id, alert_id: l.alert_id, user_id: l.user_id, created_at: us(l.created_at), alert: l.alert, reasoning: l.reasoning,
-        report: l.report ?? null, article_ids: l.article_ids, is_test: isTestLog(l), raw: JSON.stringify(l),
-      })), [], loadId);
+      const logs = (await deps.client.getAlertLogs(input.alertId, { all: true, ...(since !== undefined ? { start_timestamp: since } : {}) }))
+        .items as AlertLog[];
+      await wh.land(
+        ALERT_LOGS,
+        logs.map((l) => ({
+          log_id: l.id,
+          alert_id: l.alert_id,
+          user_id: l.user_id,
+          created_at: us(l.created_at),
+          alert: l.alert,
+          reasoning: l.reasoning,
+          report: l.report ?? null,
+          article_ids: l.article_ids,
+          is_test: isTestLog(l),
+          raw: JSON.stringify(l),
+        })),
+        [],
+        loadId,
+      );
       const triggers = (alert.triggers ?? []) as { action?: string; params?: Record<string, unknown> }[];
       const plan: unknown[][] = [];
       for (const l of logs.filter((x) => x.alert && !isTestLog(x))) {
@@ -154,7 +194,8 @@ export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
           ...plan.map((p): [string, unknown[]] => [
             `INSERT INTO alert_deliveries (log_id, trigger_index, alert_id, log_created_at, action, target, idempotency_key, status, attempts)
              SELECT $1::UUID, $2, $3::UUID, make_timestamp($4::BIGINT), $5, $6, $7, 'pending', 0
-             WHERE NOT EXISTS (SELECT 1 FROM alert_deliveries WHERE log_id = $1::UUID AND trigger_index = $2)`, p,
+             WHERE NOT EXISTS (SELECT 1 FROM alert_deliveries WHERE log_id = $1::UUID AND trigger_index = $2)`,
+            p,
           ]),
         ]);
       }
@@ -185,7 +226,15 @@ export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
   });
 
   async function deliverOnce(ref: DeliveryRef): Promise<DeliverResult> {
-    const [d] = await wh.query<{ status: string; attempts: number; idempotency_key: string; action: string; log: string; triggers: string; title: string | null }>(
+    const [d] = await wh.query<{
+      status: string;
+      attempts: number;
+      idempotency_key: string;
+      action: string;
+      log: string;
+      triggers: string;
+      title: string | null;
+    }>(
       `SELECT d.status, d.attempts, d.idempotency_key, d.action, l.raw::VARCHAR AS log, a.triggers::VARCHAR AS triggers, a.title
        FROM alert_deliveries d JOIN alert_logs l USING (log_id) JOIN alerts a ON a.alert_id = d.alert_id
        WHERE d.log_id = $1::UUID AND d.trigger_index = $2`,
@@ -202,7 +251,8 @@ export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
     };
     if (!trigger) return skip('the alert no longer has this trigger');
     if (trigger.action === 'email' && !deps.smtpUrl) return skip('email not sent: NEWSFLOW_SMTP_URL is not set');
-    if (trigger.action !== 'webhook' && trigger.action !== 'email') return skip(`action ${trigger.action} cannot be performed by this runner (webhook and email only)`);
+    if (trigger.action !== 'webhook' && trigger.action !== 'email')
+      return skip(`action ${trigger.action} cannot be performed by this runner (webhook and email only)`);
 
     // count the attempt before sending: a crash after the send is then visible as an attempt without outcome
     await wh.exec(
@@ -245,7 +295,11 @@ export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
       await wh.exec(`UPDATE alert_deliveries SET status = 'failed', response_code = $3, error = $4 ${where}`, [ref.logId, ref.triggerIndex, code, msg]);
       throw ApplicationFailure.retryable(`delivery of log ${ref.logId} trigger ${ref.triggerIndex} failed: ${msg}`, 'DeliveryFailed');
     }
-    await wh.exec(`UPDATE alert_deliveries SET status = 'delivered', response_code = $3, delivered_at = now(), error = NULL ${where}`, [ref.logId, ref.triggerIndex, code]);
+    await wh.exec(`UPDATE alert_deliveries SET status = 'delivered', response_code = $3, delivered_at = now(), error = NULL ${where}`, [
+      ref.logId,
+      ref.triggerIndex,
+      code,
+    ]);
     return { status: 'delivered', attempts: Number(d.attempts) + 1, responseCode: code };
   }
 }

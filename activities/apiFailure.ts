@@ -22,7 +22,9 @@ export function apiFailure(e: unknown, type?: string): unknown {
   }
   if (permanent(e)) {
     return ApplicationFailure.create({
-      message: e.message, type: type ?? e.name, nonRetryable: true,
+      message: e.message,
+      type: type ?? e.name,
+      nonRetryable: true,
       details: [{ status: e.status, code: e.code, detail: e.detail, operationId: e.operationId }],
     });
   }
@@ -31,11 +33,16 @@ export function apiFailure(e: unknown, type?: string): unknown {
 
 /** The activities of `acts`, each failing through apiFailure. */
 export function failingFast<T extends Record<string, (...args: never[]) => Promise<unknown>>>(acts: T): T {
-  return Object.fromEntries(Object.entries(acts).map(([name, fn]) => [name, async (...args: never[]) => {
-    try {
-      return await fn(...args);
-    } catch (e) {
-      throw apiFailure(e);
-    }
-  }])) as T;
+  return Object.fromEntries(
+    Object.entries(acts).map(([name, fn]) => [
+      name,
+      async (...args: never[]) => {
+        try {
+          return await fn(...args);
+        } catch (e) {
+          throw apiFailure(e);
+        }
+      },
+    ]),
+  ) as T;
 }

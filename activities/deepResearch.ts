@@ -97,17 +97,48 @@ export function researchRows(input: RoundInput, r: DeepNewsResponse) {
   const news = r.sources.news ?? [];
   const web = r.sources.web ?? [];
   const sources = [
-    ...news.map((a, i) => ({ run_id: input.runId, citation: i + 1, kind: 'news', article_id: a.article_id, url: a.article_url, title: a.title, source: a.domain_url, published: usIso(a.pub_date) })),
-    ...web.map((w, i) => ({ run_id: input.runId, citation: news.length + i + 1, kind: 'web', article_id: null, url: w.url, title: w.title, source: w.source, published: usIso(w.published) })),
+    ...news.map((a, i) => ({
+      run_id: input.runId,
+      citation: i + 1,
+      kind: 'news',
+      article_id: a.article_id,
+      url: a.article_url,
+      title: a.title,
+      source: a.domain_url,
+      published: usIso(a.pub_date),
+    })),
+    ...web.map((w, i) => ({
+      run_id: input.runId,
+      citation: news.length + i + 1,
+      kind: 'web',
+      article_id: null,
+      url: w.url,
+      title: w.title,
+      source: w.source,
+      published: usIso(w.published),
+    })),
   ];
   const report = r.choices[0]?.message.content ?? '';
   const roundsRun = roundsRunOf(report, input.round);
   const complete = input.round >= input.rounds || roundsRun < input.round;
   const run = {
-    run_id: input.runId, name: input.name, question: input.params.question,
-    parameters: JSON.stringify({ depth: input.rounds, sources: input.params.sources ?? null, model: input.params.model ?? null, filters: input.params.filters ?? null }),
-    status: complete ? 'complete' : 'running', rounds_done: roundsRun, rounds: input.rounds,
-    report, model: r.model, usage: JSON.stringify(r.usage), n_sources: sources.length, run_at: usIso(input.runAt),
+    run_id: input.runId,
+    name: input.name,
+    question: input.params.question,
+    parameters: JSON.stringify({
+      depth: input.rounds,
+      sources: input.params.sources ?? null,
+      model: input.params.model ?? null,
+      filters: input.params.filters ?? null,
+    }),
+    status: complete ? 'complete' : 'running',
+    rounds_done: roundsRun,
+    rounds: input.rounds,
+    report,
+    model: r.model,
+    usage: JSON.stringify(r.usage),
+    n_sources: sources.length,
+    run_at: usIso(input.runAt),
   };
   return { run, sources, roundsRun, complete };
 }
@@ -130,8 +161,15 @@ export function createDeepResearchActivities(deps: { client: NewsClient; warehou
       const counts = await deps.warehouse.land(RESEARCH_RUNS, [run], [{ table: RESEARCH_SOURCES, rows: sources }], input.loadId);
       ctx.log.info('landed research round', { runId: input.runId, round: input.round, sources: sources.length });
       return {
-        round: input.round, roundsRun, complete, sources: sources.length, reportChars: run.report.length, model: r.model, totalTokens: r.usage.total_tokens,
-        inserted: counts.inserted, updated: counts.updated,
+        round: input.round,
+        roundsRun,
+        complete,
+        sources: sources.length,
+        reportChars: run.report.length,
+        model: r.model,
+        totalTokens: r.usage.total_tokens,
+        inserted: counts.inserted,
+        updated: counts.updated,
       };
     },
   });

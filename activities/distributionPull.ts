@@ -32,7 +32,9 @@ interface WalkPoint {
 }
 
 export function createDistributionActivities(deps: {
-  client: NewsClient; warehouse: Warehouse; onPage?: (page: number) => void;
+  client: NewsClient;
+  warehouse: Warehouse;
+  onPage?: (page: number) => void;
   /**
    * This worker's share of the distribution rate for its walks, when several workers share one key
    * (NEWSFLOW_WORKERS): a walk makes many requests per activity, so the task queue's activity rate
@@ -52,12 +54,31 @@ export function createDistributionActivities(deps: {
       Context.current().heartbeat({ page: input.page });
       const r = await deps.client.topNForDomains({ ...api(input), limit: input.limit, page: input.page, metric: input.metric });
       const rows = r.data.map((d, i) => ({
-        ...base(input), metric: input.metric, article_id: d.article_id ?? d.article_url ?? '', article_url: d.article_url ?? null,
-        hit_count: d.hit_count, page: input.page, rank: (input.page - 1) * input.limit + i + 1,
+        ...base(input),
+        metric: input.metric,
+        article_id: d.article_id ?? d.article_url ?? '',
+        article_url: d.article_url ?? null,
+        hit_count: d.hit_count,
+        page: input.page,
+        rank: (input.page - 1) * input.limit + i + 1,
       }));
       const sum = r.data.reduce((s, d) => s + d.hit_count, 0);
       await land(DIST_TOP_ARTICLES, rows, input.loadId);
-      await land(DIST_PAGES, [{ ...base(input), metric: input.metric, page: input.page, n: r.data.length, total_count: r.total_count, sum_hit_count: sum, next_page: r.next_page ?? null }], input.loadId);
+      await land(
+        DIST_PAGES,
+        [
+          {
+            ...base(input),
+            metric: input.metric,
+            page: input.page,
+            n: r.data.length,
+            total_count: r.total_count,
+            sum_hit_count: sum,
+            next_page: r.next_page ?? null,
+          },
+        ],
+        input.loadId,
+      );
       log.info('landed page', { page: input.page, rows: rows.length });
       deps.onPage?.(input.page);
       return { n: r.data.length, totalCount: r.total_count, sum, nextPage: r.next_page ?? null };
@@ -139,12 +160,20 @@ export function createDistributionActivities(deps: {
             if (input.endpoints.includes('hit_share')) {
               await pace?.take();
               const r = await deps.client.hitShare(api(ref));
-              stats.push({ table: DIST_HIT_SHARE, loadId: ref.loadId, rows: r.data.map((d) => ({ ...base(ref), domain: d.domain, hit_share: d.hit_share, total_share: r.total_share })) });
+              stats.push({
+                table: DIST_HIT_SHARE,
+                loadId: ref.loadId,
+                rows: r.data.map((d) => ({ ...base(ref), domain: d.domain, hit_share: d.hit_share, total_share: r.total_share })),
+              });
             }
             if (input.endpoints.includes('metrics')) {
               await pace?.take();
               const r = await deps.client.domainMetrics(api(ref));
-              stats.push({ table: DIST_METRICS, loadId: ref.loadId, rows: [{ ...base(ref), surfaces: r.surfaces, citations: r.citations, full_text: r.full_text, grounded: r.grounded ?? 0 }] });
+              stats.push({
+                table: DIST_METRICS,
+                loadId: ref.loadId,
+                rows: [{ ...base(ref), surfaces: r.surfaces, citations: r.citations, full_text: r.full_text, grounded: r.grounded ?? 0 }],
+              });
             }
             point = clone(point);
             point.progress.statsDone = true;
@@ -157,26 +186,59 @@ export function createDistributionActivities(deps: {
             await pace?.take();
             const r = await deps.client.topNForDomains({ ...api(ref), limit: input.limit, page, metric: input.metric });
             const rows = r.data.map((d, i) => ({
-              ...base(ref), metric: input.metric, article_id: d.article_id ?? d.article_url ?? '', article_url: d.article_url ?? null,
-              hit_count: d.hit_count, page, rank: (page - 1) * input.limit + i + 1,
+              ...base(ref),
+              metric: input.metric,
+              article_id: d.article_id ?? d.article_url ?? '',
+              article_url: d.article_url ?? null,
+              hit_count: d.hit_count,
+              page,
+              rank: (page - 1) * input.limit + i + 1,
             }));
             const sum = r.data.reduce((s, d) => s + d.hit_count, 0);
             point = clone(point);
             point.pages++;
             point.progress = {
-              ...pr, page: r.next_page ?? null, walked: [...pr.walked, page], pagesInWindow: pr.pagesInWindow + 1,
-              received: pr.received + r.data.length, sumsMatch: pr.sumsMatch && sum === r.total_count,
+              ...pr,
+              page: r.next_page ?? null,
+              walked: [...pr.walked, page],
+              pagesInWindow: pr.pagesInWindow + 1,
+              received: pr.received + r.data.length,
+              sumsMatch: pr.sumsMatch && sum === r.total_count,
             };
-            enqueue([
-              { table: DIST_TOP_ARTICLES, loadId: ref.loadId, rows, page },
-              { table: DIST_PAGES, loadId: ref.loadId, rows: [{ ...base(ref), metric: input.metric, page, n: r.data.length, total_count: r.total_count, sum_hit_count: sum, next_page: r.next_page ?? null }] },
-            ], point);
+            enqueue(
+              [
+                { table: DIST_TOP_ARTICLES, loadId: ref.loadId, rows, page },
+                {
+                  table: DIST_PAGES,
+                  loadId: ref.loadId,
+                  rows: [
+                    {
+                      ...base(ref),
+                      metric: input.metric,
+                      page,
+                      n: r.data.length,
+                      total_count: r.total_count,
+                      sum_hit_count: sum,
+                      next_page: r.next_page ?? null,
+                    },
+                  ],
+                },
+              ],
+              point,
+            );
             ctx.heartbeat(landedPoint);
             continue;
           }
           const p = point.progress;
           const record: Parameters<Warehouse['recordLoad']> = [
-            { loadId: ref.loadId, pipeline: 'distribution-pull', workflowId: input.load.workflowId, runId: input.load.runId, windowStart: new Date(win.start), windowEnd: new Date(win.end) },
+            {
+              loadId: ref.loadId,
+              pipeline: 'distribution-pull',
+              workflowId: input.load.workflowId,
+              runId: input.load.runId,
+              windowStart: new Date(win.start),
+              windowEnd: new Date(win.end),
+            },
             { received: p.received, inserted: 0, updated: 0 },
             new Date(input.load.startedAt),
             {
@@ -203,21 +265,43 @@ export function createDistributionActivities(deps: {
 
     async pullHitShare(input: WindowRef) {
       const r = await deps.client.hitShare(api(input));
-      await land(DIST_HIT_SHARE, r.data.map((d) => ({ ...base(input), domain: d.domain, hit_share: d.hit_share, total_share: r.total_share })), input.loadId);
+      await land(
+        DIST_HIT_SHARE,
+        r.data.map((d) => ({ ...base(input), domain: d.domain, hit_share: d.hit_share, total_share: r.total_share })),
+        input.loadId,
+      );
       return { domains: r.data.length };
     },
 
     async pullMetrics(input: WindowRef) {
       const r = await deps.client.domainMetrics(api(input));
-      await land(DIST_METRICS, [{ ...base(input), surfaces: r.surfaces, citations: r.citations, full_text: r.full_text, grounded: r.grounded ?? 0 }], input.loadId);
+      await land(
+        DIST_METRICS,
+        [{ ...base(input), surfaces: r.surfaces, citations: r.citations, full_text: r.full_text, grounded: r.grounded ?? 0 }],
+        input.loadId,
+      );
       return { surfaces: r.surfaces };
     },
 
     async recordWindowLoad(input: {
-      loadId: string; workflowId: string; runId: string; start: number; end: number; received: number; startedAt: string; invariants: Record<string, unknown>;
+      loadId: string;
+      workflowId: string;
+      runId: string;
+      start: number;
+      end: number;
+      received: number;
+      startedAt: string;
+      invariants: Record<string, unknown>;
     }) {
       await deps.warehouse.recordLoad(
-        { loadId: input.loadId, pipeline: 'distribution-pull', workflowId: input.workflowId, runId: input.runId, windowStart: new Date(input.start), windowEnd: new Date(input.end) },
+        {
+          loadId: input.loadId,
+          pipeline: 'distribution-pull',
+          workflowId: input.workflowId,
+          runId: input.runId,
+          windowStart: new Date(input.start),
+          windowEnd: new Date(input.end),
+        },
         { received: input.received, inserted: 0, updated: 0 },
         new Date(input.startedAt),
         input.invariants,

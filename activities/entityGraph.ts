@@ -29,8 +29,24 @@ export interface GraphRunResult {
   triples_url: string | null;
 }
 
-interface Node { id: string; type: string; detailed_type: string; ner_type: string; mentions?: number; sources?: number; aliases?: string[]; latitude?: number; longitude?: number }
-interface Edge { from: string; to: string; label: string; weight?: number; sources?: string[] }
+interface Node {
+  id: string;
+  type: string;
+  detailed_type: string;
+  ner_type: string;
+  mentions?: number;
+  sources?: number;
+  aliases?: string[];
+  latitude?: number;
+  longitude?: number;
+}
+interface Edge {
+  from: string;
+  to: string;
+  label: string;
+  weight?: number;
+  sources?: string[];
+}
 
 const usIso = (iso: string) => Date.parse(iso) * 1000;
 
@@ -42,11 +58,25 @@ export function graphRows(full: { nodes?: unknown; edges?: unknown }, o: { runId
   const base = { run_id: o.runId, run_at: usIso(o.runAt), query: o.query };
   return {
     nodes: nodes.map((n) => ({
-      ...base, node_id: n.id, type: n.type, detailed_type: n.detailed_type, ner_type: n.ner_type, mentions: n.mentions ?? null, sources: n.sources ?? null,
-      aliases: n.aliases ?? [], latitude: n.latitude ?? null, longitude: n.longitude ?? null,
+      ...base,
+      node_id: n.id,
+      type: n.type,
+      detailed_type: n.detailed_type,
+      ner_type: n.ner_type,
+      mentions: n.mentions ?? null,
+      sources: n.sources ?? null,
+      aliases: n.aliases ?? [],
+      latitude: n.latitude ?? null,
+      longitude: n.longitude ?? null,
     })),
     edges: edges.map((e) => ({
-      ...base, from_id: e.from, to_id: e.to, label: e.label, weight: e.weight ?? null, from_type: typeOf.get(e.from) ?? null, to_type: typeOf.get(e.to) ?? null,
+      ...base,
+      from_id: e.from,
+      to_id: e.to,
+      label: e.label,
+      weight: e.weight ?? null,
+      from_type: typeOf.get(e.from) ?? null,
+      to_type: typeOf.get(e.to) ?? null,
       source_ids: e.sources ?? [],
     })),
   };
@@ -57,16 +87,25 @@ export function createEntityGraphActivities(deps: { client: NewsClient; warehous
     async buildEntityGraph(input: GraphRunInput): Promise<GraphRunResult> {
       Context.current().heartbeat({ phase: 'build' });
       const g = await deps.client.buildGraph({
-        query: input.query, filter_params: input.filterParams ?? null, min_cluster_probability: input.minClusterProbability,
-        geo_disambiguation: input.geo ?? false, visualize_with: input.visualize ? 'html' : null, return_articles: false,
+        query: input.query,
+        filter_params: input.filterParams ?? null,
+        min_cluster_probability: input.minClusterProbability,
+        geo_disambiguation: input.geo ?? false,
+        visualize_with: input.visualize ? 'html' : null,
+        return_articles: false,
       });
       const { nodes, edges } = graphRows(g.full_graph, { runId: input.runId, runAt: input.runAt, query: g.query ?? input.query });
       Context.current().heartbeat({ phase: 'land', nodes: nodes.length, edges: edges.length });
       const n = await deps.warehouse.land(GRAPH_NODES, nodes, [], input.loadId);
       const e = await deps.warehouse.land(GRAPH_EDGES, edges, [], input.loadId);
       return {
-        nodes: nodes.length, edges: edges.length, inserted: n.inserted + e.inserted, updated: n.updated + e.updated,
-        articles: Number((g.full_graph as { n_articles?: number }).n_articles ?? 0), visualize_url: g.visualize_url ?? null, triples_url: g.triples_url ?? null,
+        nodes: nodes.length,
+        edges: edges.length,
+        inserted: n.inserted + e.inserted,
+        updated: n.updated + e.updated,
+        articles: Number((g.full_graph as { n_articles?: number }).n_articles ?? 0),
+        visualize_url: g.visualize_url ?? null,
+        triples_url: g.triples_url ?? null,
       };
     },
   });

@@ -25,7 +25,10 @@ export function canonicalFilters(filters: Record<string, unknown>): Record<strin
   if (!r.success) throw new Error(`invalid index-count filters: ${r.error.issues.map((i) => `${i.path.join('.') || '(filters)'}: ${i.message}`).join('; ')}`);
   const out: Record<string, unknown> = {};
   // an operator without its list changes nothing
-  const idle = new Set([...(r.data.string_guarantee?.length ? [] : ['string_guarantee_op']), ...(r.data.entity_guarantee?.length ? [] : ['entity_guarantee_op'])]);
+  const idle = new Set([
+    ...(r.data.string_guarantee?.length ? [] : ['string_guarantee_op']),
+    ...(r.data.entity_guarantee?.length ? [] : ['entity_guarantee_op']),
+  ]);
   for (const [k, v] of Object.entries(r.data).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (NOT_FILTERS.has(k) || idle.has(k) || v === null || v === undefined) continue;
     if (k === 'bad_domain_url' || Array.isArray(v)) {
@@ -74,30 +77,57 @@ export function createIndexCountSamplerActivities(deps: { client: NewsClient; wa
       const domain = input.domain === null ? null : input.domain.trim().toLowerCase();
       const items = await deps.client.getIndexCounts({
         ...(filters as Parameters<NewsClient['getIndexCounts']>[0]),
-        sampling: input.sampling, start_datetime: input.from, end_datetime: input.to, domains: domain ? [domain] : undefined,
+        sampling: input.sampling,
+        start_datetime: input.from,
+        end_datetime: input.to,
+        domains: domain ? [domain] : undefined,
       });
       const hash = filterHash(filters);
       const json = JSON.stringify(filters);
       const loadedAt = Date.now() * 1000;
       const rows = items.map((i) => ({
-        domain: domain ?? ALL_DOMAINS, bucket_start: Date.parse(i.start) * 1000, bucket_end: Date.parse(i.end) * 1000, sampling: input.sampling,
-        filter_hash: hash, filters: json, count: i.count, loaded_at: loadedAt, load_id: input.loadId,
+        domain: domain ?? ALL_DOMAINS,
+        bucket_start: Date.parse(i.start) * 1000,
+        bucket_end: Date.parse(i.end) * 1000,
+        sampling: input.sampling,
+        filter_hash: hash,
+        filters: json,
+        count: i.count,
+        loaded_at: loadedAt,
+        load_id: input.loadId,
       }));
       const counts = await deps.warehouse.land(INDEX_COUNTS, rows, [], input.loadId);
       Context.current().heartbeat({ domain: input.domain, buckets: rows.length });
       return {
-        buckets: rows.length, inserted: counts.inserted, updated: counts.updated,
+        buckets: rows.length,
+        inserted: counts.inserted,
+        updated: counts.updated,
         articles: items.reduce((n, i) => n + i.count, 0),
         contiguous: items.every((it, k) => k === 0 || it.start === items[k - 1]!.end),
       };
     },
 
     async recordIndexCountLoad(input: {
-      loadId: string; workflowId: string; runId: string; from: string; to: string;
-      received: number; inserted: number; updated: number; startedAt: string; invariants: Record<string, unknown>;
+      loadId: string;
+      workflowId: string;
+      runId: string;
+      from: string;
+      to: string;
+      received: number;
+      inserted: number;
+      updated: number;
+      startedAt: string;
+      invariants: Record<string, unknown>;
     }): Promise<void> {
       await deps.warehouse.recordLoad(
-        { loadId: input.loadId, pipeline: 'index-count-sampler', workflowId: input.workflowId, runId: input.runId, windowStart: new Date(input.from), windowEnd: new Date(input.to) },
+        {
+          loadId: input.loadId,
+          pipeline: 'index-count-sampler',
+          workflowId: input.workflowId,
+          runId: input.runId,
+          windowStart: new Date(input.from),
+          windowEnd: new Date(input.to),
+        },
         { received: input.received, inserted: input.inserted, updated: input.updated },
         new Date(input.startedAt),
         input.invariants,

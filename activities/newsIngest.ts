@@ -31,14 +31,30 @@ const ms = (iso: string | null | undefined) => (iso ? Date.parse(iso) * 1000 : n
 
 export function articleRows(items: SearchResponseDictItem[]) {
   const rows = items.map((a) => ({
-    article_id: a.article_id, article_url: a.article_url, domain_url: a.domain_url, source_id: a.source_id, title: a.title,
-    summary: a.summary, language: a.language, pub_date: ms(a.pub_date), crawl_date: ms(a.crawl_date ?? null), country: a.country,
-    continent: a.continent ?? null, sentiment: a.sentiment, provocative: a.provocative ?? null, reporting_voice: a.reporting_voice ?? null,
-    content_type: a.content_type ?? null, bias: a.bias ?? null, page_rank: a.page_rank, raw: JSON.stringify(a),
+    article_id: a.article_id,
+    article_url: a.article_url,
+    domain_url: a.domain_url,
+    source_id: a.source_id,
+    title: a.title,
+    summary: a.summary,
+    language: a.language,
+    pub_date: ms(a.pub_date),
+    crawl_date: ms(a.crawl_date ?? null),
+    country: a.country,
+    continent: a.continent ?? null,
+    sentiment: a.sentiment,
+    provocative: a.provocative ?? null,
+    reporting_voice: a.reporting_voice ?? null,
+    content_type: a.content_type ?? null,
+    bias: a.bias ?? null,
+    page_rank: a.page_rank,
+    raw: JSON.stringify(a),
   }));
   const entities = items.flatMap((a) => ENTITY_TYPES.flatMap((t) => (a.entities?.[t] ?? []).map((value) => ({ article_id: a.article_id, type: t, value }))));
   const keywords = items.flatMap((a) => a.keywords.map((keyword) => ({ article_id: a.article_id, keyword })));
-  const classes = items.flatMap((a) => (Array.isArray(a.classification) ? a.classification : [a.classification]).map((category) => ({ article_id: a.article_id, category })));
+  const classes = items.flatMap((a) =>
+    (Array.isArray(a.classification) ? a.classification : [a.classification]).map((category) => ({ article_id: a.article_id, category })),
+  );
   return { rows, entities, keywords, classes };
 }
 
@@ -59,20 +75,41 @@ export function createNewsIngestActivities(deps: { client: NewsClient; warehouse
       });
       const items = res.as_dicts ?? [];
       const { rows, entities, keywords, classes } = articleRows(items);
-      const counts = await deps.warehouse.land(ARTICLES, rows, [
-        { table: ARTICLE_ENTITIES, rows: entities },
-        { table: ARTICLE_KEYWORDS, rows: keywords },
-        { table: ARTICLE_CLASSIFICATIONS, rows: classes },
-      ], input.loadId);
+      const counts = await deps.warehouse.land(
+        ARTICLES,
+        rows,
+        [
+          { table: ARTICLE_ENTITIES, rows: entities },
+          { table: ARTICLE_KEYWORDS, rows: keywords },
+          { table: ARTICLE_CLASSIFICATIONS, rows: classes },
+        ],
+        input.loadId,
+      );
       return { ...counts, nextOffset: input.offset + items.length, done: items.length < input.pageSize, ids: items.map((a) => a.article_id) };
     },
 
     async recordLoad(input: {
-      loadId: string; pipeline: string; workflowId: string; runId: string; from: string; to: string;
-      received: number; inserted: number; updated: number; startedAt: string; invariants: Record<string, unknown>;
+      loadId: string;
+      pipeline: string;
+      workflowId: string;
+      runId: string;
+      from: string;
+      to: string;
+      received: number;
+      inserted: number;
+      updated: number;
+      startedAt: string;
+      invariants: Record<string, unknown>;
     }): Promise<void> {
       await deps.warehouse.recordLoad(
-        { loadId: input.loadId, pipeline: input.pipeline, workflowId: input.workflowId, runId: input.runId, windowStart: new Date(input.from), windowEnd: new Date(input.to) },
+        {
+          loadId: input.loadId,
+          pipeline: input.pipeline,
+          workflowId: input.workflowId,
+          runId: input.runId,
+          windowStart: new Date(input.from),
+          windowEnd: new Date(input.to),
+        },
         { received: input.received, inserted: input.inserted, updated: input.updated },
         new Date(input.startedAt),
         input.invariants,

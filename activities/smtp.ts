@@ -82,8 +82,14 @@ export async function sendMail(url: string, m: Mail): Promise<void> {
     await c.cmd(`RCPT TO:<${m.to}>`, 250);
     await c.cmd('DATA', 354);
     const body = [
-      `From: ${from}`, `To: ${m.to}`, `Subject: ${m.subject.replace(/[\r\n]+/g, ' ')}`, `Message-ID: ${m.messageId}`,
-      `Date: ${new Date().toUTCString()}`, 'MIME-Version: 1.0', 'Content-Type: text/plain; charset=utf-8', '',
+      `From: ${from}`,
+      `To: ${m.to}`,
+      `Subject: ${m.subject.replace(/[\r\n]+/g, ' ')}`,
+      `Message-ID: ${m.messageId}`,
+      `Date: ${new Date().toUTCString()}`,
+      'MIME-Version: 1.0',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
       // dot-stuffing (RFC 5321 4.5.2)
       ...m.text.split(/\r?\n/).map((l) => (l.startsWith('.') ? `.${l}` : l)),
     ].join('\r\n');

@@ -43,22 +43,59 @@ export function storyRows(stories: StoryResponse[], tracker: string, runAt: stri
   const story = stories.map((s) => {
     const { updates: _u, ...rest } = s;
     return {
-      story_uuid: s.uuid, topic: s.topic, categories: s.categories, keywords: s.keywords, n_updates: s.n_updates,
-      n_articles: s.n_articles.reduce((a, b) => a + b, 0), updated_ts: us(s.updated_ts), current_update_uuid: s.current_update_uuid,
-      sentiment: last(s.sentiment), countries: JSON.stringify(s.countries), languages: JSON.stringify(s.languages), sources: JSON.stringify(s.sources),
+      story_uuid: s.uuid,
+      topic: s.topic,
+      categories: s.categories,
+      keywords: s.keywords,
+      n_updates: s.n_updates,
+      n_articles: s.n_articles.reduce((a, b) => a + b, 0),
+      updated_ts: us(s.updated_ts),
+      current_update_uuid: s.current_update_uuid,
+      sentiment: last(s.sentiment),
+      countries: JSON.stringify(s.countries),
+      languages: JSON.stringify(s.languages),
+      sources: JSON.stringify(s.sources),
       raw: JSON.stringify(rest),
     };
   });
-  const updates = stories.flatMap((s) => s.updates.map((u) => ({
-    update_uuid: u.uuid, story_uuid: s.uuid, story_update_ts: us(u.story_update_ts), headline: u.headline, story: u.story, url_safe_title: u.url_safe_title,
-    n_articles: u.n_articles, continent: u.continent, categories: u.categories, key_takeaways: JSON.stringify(u.key_takeaways),
-  })));
-  const articles = stories.flatMap((s) => s.updates.flatMap((u) => u.cluster_articles.map((a) => ({
-    update_uuid: u.uuid, article_id: a.article_id, story_uuid: s.uuid, title: a.title, article_url: a.article_url, domain_url: a.domain_url, pub_date: usIso(a.pub_date),
-  }))));
+  const updates = stories.flatMap((s) =>
+    s.updates.map((u) => ({
+      update_uuid: u.uuid,
+      story_uuid: s.uuid,
+      story_update_ts: us(u.story_update_ts),
+      headline: u.headline,
+      story: u.story,
+      url_safe_title: u.url_safe_title,
+      n_articles: u.n_articles,
+      continent: u.continent,
+      categories: u.categories,
+      key_takeaways: JSON.stringify(u.key_takeaways),
+    })),
+  );
+  const articles = stories.flatMap((s) =>
+    s.updates.flatMap((u) =>
+      u.cluster_articles.map((a) => ({
+        update_uuid: u.uuid,
+        article_id: a.article_id,
+        story_uuid: s.uuid,
+        title: a.title,
+        article_url: a.article_url,
+        domain_url: a.domain_url,
+        pub_date: usIso(a.pub_date),
+      })),
+    ),
+  );
   const metrics = stories.map((s, i) => ({
-    story_uuid: s.uuid, tracker, run_at: usIso(runAt), rank: i + 1, coverage: s.n_articles.reduce((a, b) => a + b, 0), n_updates: s.n_updates,
-    n_sources: Object.keys(s.sources).length, sentiment: last(s.sentiment), rolling_sentiment: last(s.rolling_sentiment), updated_ts: us(s.updated_ts),
+    story_uuid: s.uuid,
+    tracker,
+    run_at: usIso(runAt),
+    rank: i + 1,
+    coverage: s.n_articles.reduce((a, b) => a + b, 0),
+    n_updates: s.n_updates,
+    n_sources: Object.keys(s.sources).length,
+    sentiment: last(s.sentiment),
+    rolling_sentiment: last(s.rolling_sentiment),
+    updated_ts: us(s.updated_ts),
   }));
   return { story, updates, articles, metrics };
 }
@@ -70,10 +107,21 @@ export function createStoryTrackerActivities(deps: { client: NewsClient; warehou
       const want = t.stories ?? 20;
       const size = Math.min(25, want);
       const seen = new Map<string, StoryResponse>();
-      for await (const page of deps.client.storiesPages({
-        query: t.query, method: t.method, strategy: t.strategy, categories: t.categories as never, continent: t.continent as never, sort_by: t.sort_by,
-        limit: size, expand_updates: true, max_updates: t.maxUpdates ?? 5, max_articles: t.maxArticles ?? 10,
-      }, { maxPages: Math.ceil(want / size) })) {
+      for await (const page of deps.client.storiesPages(
+        {
+          query: t.query,
+          method: t.method,
+          strategy: t.strategy,
+          categories: t.categories as never,
+          continent: t.continent as never,
+          sort_by: t.sort_by,
+          limit: size,
+          expand_updates: true,
+          max_updates: t.maxUpdates ?? 5,
+          max_articles: t.maxArticles ?? 10,
+        },
+        { maxPages: Math.ceil(want / size) },
+      )) {
         Context.current().heartbeat({ stories: seen.size });
         for (const s of page.stories) if (!seen.has(s.uuid) && seen.size < want) seen.set(s.uuid, s);
         if (seen.size >= want) break;

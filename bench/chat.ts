@@ -25,7 +25,9 @@ export async function benchChat(): Promise<Record<string, unknown>> {
   await services.keys.createOrg({ name: 'bench', domains: ['bench.example'] });
   const { key } = await services.keys.createKey({ name: 'bench', org: 'bench', scopes: ['chat'], plan: 'enterprise' });
   const running = await startService({ services, logger: false });
-  const questions = (JSON.parse(fs.readFileSync(new URL('../test/fixtures/chat/questions.json', import.meta.url), 'utf8')) as { question: string }[]).map((q) => q.question);
+  const questions = (JSON.parse(fs.readFileSync(new URL('../test/fixtures/chat/questions.json', import.meta.url), 'utf8')) as { question: string }[]).map(
+    (q) => q.question,
+  );
   const warm = ['What is the news today?', 'Tell me about the economy.', 'What happened in sport?'];
   const first: number[] = [];
   const total: number[] = [];

@@ -18,11 +18,15 @@ export async function benchDeepNews(): Promise<Record<string, unknown>> {
   const store = await seededCorpusStore();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'newsflow-bench-'));
   fs.copyFileSync(store, path.join(dir, 'service.duckdb'));
-  const services = await openServices(serviceConfig({ dataDir: dir, logLevel: 'silent', port: 0, host: '127.0.0.1', limitsText: 'deepnews=100000:100000:100' }));
+  const services = await openServices(
+    serviceConfig({ dataDir: dir, logLevel: 'silent', port: 0, host: '127.0.0.1', limitsText: 'deepnews=100000:100000:100' }),
+  );
   await services.keys.createOrg({ name: 'bench', domains: ['bench.example'] });
   const { key } = await services.keys.createKey({ name: 'bench', org: 'bench', scopes: ['chat'], plan: 'enterprise' });
   const running = await startService({ services, logger: false });
-  const questions = (JSON.parse(fs.readFileSync(new URL('../test/fixtures/deepnews/questions.json', import.meta.url), 'utf8')) as { question: string }[]).map((q) => q.question);
+  const questions = (JSON.parse(fs.readFileSync(new URL('../test/fixtures/deepnews/questions.json', import.meta.url), 'utf8')) as { question: string }[]).map(
+    (q) => q.question,
+  );
   const warm = ['What is the news today?', 'Tell me about the economy.'];
   const total: number[] = [];
   const calls: number[] = [];

@@ -15,7 +15,10 @@ const sharedDir = path.resolve(process.env.NEWSFLOW_SHARED_DIR ?? path.join(impo
 
 export async function benchExtract(): Promise<Record<string, number | string>> {
   const dir = path.join(sharedDir, 'data', 'html', 'readability');
-  const pages = fs.readdirSync(dir).filter((n) => fs.existsSync(path.join(dir, n, 'source.html'))).sort()
+  const pages = fs
+    .readdirSync(dir)
+    .filter((n) => fs.existsSync(path.join(dir, n, 'source.html')))
+    .sort()
     .map((n) => ({ name: n, html: fs.readFileSync(path.join(dir, n, 'source.html'), 'utf8'), url: `https://pages.example/${n}/` }));
   const loadBefore = os.loadavg()[0]!;
   for (const p of pages) readPage(p.html, p.url); // warm up

@@ -15,9 +15,26 @@ import { seededCorpusStore } from '../test/helpers/corpus-store.js';
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 const QUERIES = [
-  'Ukraine Russia talks', 'Biden Putin sanctions', 'NATO troops Europe', 'China Taiwan', 'oil prices OPEC', 'inflation Federal Reserve',
-  'Boris Johnson resigns', 'Elon Musk Twitter', 'Covid vaccine', 'climate change summit', 'Apple iPhone', 'World Cup football',
-  'election results', 'gas supplies Germany', 'Israel Iran', 'India Pakistan', 'wheat exports', 'cyber attack', 'Labour Tories', 'Brexit deal',
+  'Ukraine Russia talks',
+  'Biden Putin sanctions',
+  'NATO troops Europe',
+  'China Taiwan',
+  'oil prices OPEC',
+  'inflation Federal Reserve',
+  'Boris Johnson resigns',
+  'Elon Musk Twitter',
+  'Covid vaccine',
+  'climate change summit',
+  'Apple iPhone',
+  'World Cup football',
+  'election results',
+  'gas supplies Germany',
+  'Israel Iran',
+  'India Pakistan',
+  'wheat exports',
+  'cyber attack',
+  'Labour Tories',
+  'Brexit deal',
 ];
 
 export async function benchGraph(): Promise<Record<string, unknown>> {
@@ -33,8 +50,21 @@ export async function benchGraph(): Promise<Record<string, unknown>> {
     for (const [i, query] of QUERIES.entries()) {
       const { p, given } = graphSearchParams({ method: 'kw' }, query, false);
       const found = await news.index.search(p, { now: news.clock(), given, onlyDomains: null });
-      const texts = new Map((await news.store.byIds(found.docs.map((d) => d.articleId), true)).map((a) => [a.articleId, a.fullText ?? '']));
-      const sources = found.docs.map((a) => ({ id: a.articleId, kind: 'article' as const, title: a.title, text: [a.summary, ...a.keyPoints, texts.get(a.articleId)!.slice(0, 3000)].join('\n'), entities: a.entities }));
+      const texts = new Map(
+        (
+          await news.store.byIds(
+            found.docs.map((d) => d.articleId),
+            true,
+          )
+        ).map((a) => [a.articleId, a.fullText ?? '']),
+      );
+      const sources = found.docs.map((a) => ({
+        id: a.articleId,
+        kind: 'article' as const,
+        title: a.title,
+        text: [a.summary, ...a.keyPoints, texts.get(a.articleId)!.slice(0, 3000)].join('\n'),
+        entities: a.entities,
+      }));
       const t0 = performance.now();
       const g = buildGraph(sources, { minClusterProbability: 0.9, geo: false, constraints: [] });
       const t1 = performance.now();
@@ -53,9 +83,14 @@ export async function benchGraph(): Promise<Record<string, unknown>> {
   }
   const ms = (x: number) => Number(x.toFixed(1));
   return {
-    bench: 'graph', articles: 50, queries: builder.length, goal_p50_ms: 300,
-    builder_p50_ms: ms(pct(builder, 50)), builder_p95_ms: ms(pct(builder, 95)),
-    service_build_p50_ms: ms(pct(whole, 50)), service_build_p95_ms: ms(pct(whole, 95)),
+    bench: 'graph',
+    articles: 50,
+    queries: builder.length,
+    goal_p50_ms: 300,
+    builder_p50_ms: ms(pct(builder, 50)),
+    builder_p95_ms: ms(pct(builder, 95)),
+    service_build_p50_ms: ms(pct(whole, 50)),
+    service_build_p95_ms: ms(pct(whole, 95)),
     mean_nodes: ms(sizes.filter((_, i) => i % 2 === 1).reduce((a, b) => a + b, 0) / builder.length),
     loadavg_1m: os.loadavg()[0],
   };

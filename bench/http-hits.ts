@@ -15,7 +15,15 @@ for (const mode of order) {
     let i = 0;
     await load({ url: svc.url, key: svc.key, connections: 10, seconds: 2, next: () => `/v1/news/search?query=warm+up&method=kw&historical=true` });
     const la = os.loadavg()[0]!.toFixed(2);
-    const kw = await load({ url: svc.url, key: svc.key, connections: 10, seconds: SECONDS, next: () => `/v1/news/search?${new URLSearchParams({ query: queries[i++ % queries.length]!, method: 'kw', historical: 'true', n_articles: '10' })}` });
+    const kw = await load({
+      url: svc.url,
+      key: svc.key,
+      connections: 10,
+      seconds: SECONDS,
+      next: () => `/v1/news/search?${new URLSearchParams({ query: queries[i++ % queries.length]!, method: 'kw', historical: 'true', n_articles: '10' })}`,
+    });
     console.log(JSON.stringify({ hits: mode, load_average: Number(la), ...kw }));
-  } finally { await svc.stop(); }
+  } finally {
+    await svc.stop();
+  }
 }

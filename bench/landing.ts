@@ -29,7 +29,16 @@ const LAKE_VERSION = 1;
 const GB = 1024 ** 3;
 
 const land = (w: Warehouse, p: ArticlePage, loadId: string) =>
-  w.land(ARTICLES, p.rows, [{ table: ARTICLE_ENTITIES, rows: p.entities }, { table: ARTICLE_KEYWORDS, rows: p.keywords }, { table: ARTICLE_CLASSIFICATIONS, rows: p.classes }], loadId);
+  w.land(
+    ARTICLES,
+    p.rows,
+    [
+      { table: ARTICLE_ENTITIES, rows: p.entities },
+      { table: ARTICLE_KEYWORDS, rows: p.keywords },
+      { table: ARTICLE_CLASSIFICATIONS, rows: p.classes },
+    ],
+    loadId,
+  );
 
 function duBytes(p: string): number {
   let n = 0;
@@ -73,13 +82,17 @@ async function bigLake(gb: number): Promise<string> {
     const m = `md5('big-' || i)`;
     const id = `(substr(${m}, 1, 8) || '-' || substr(${m}, 9, 4) || '-4' || substr(${m}, 14, 3) || '-8' || substr(${m}, 18, 3) || '-' || substr(${m}, 21, 12))::UUID`;
     await w.execMany([
-      [`INSERT INTO articles SELECT ${id}, 'https://big-' || (i % 997) || '.example/' || i, 'big-' || (i % 997) || '.example', 'src-' || (i % 997),
+      [
+        `INSERT INTO articles SELECT ${id}, 'https://big-' || (i % 997) || '.example/' || i, 'big-' || (i % 997) || '.example', 'src-' || (i % 997),
           'title ' || md5(i::VARCHAR), repeat(md5((i * 7)::VARCHAR), 6), 'en', make_timestamp((1600000000 + i * 60)::BIGINT * 1000000), make_timestamp((1600000600 + i * 60)::BIGINT * 1000000),
           'GB', 'Europe', (i % 5) - 2, 'low', 'Objective', 'article', 'center', i % 10,
           to_json({i: i, body: repeat(md5((i * 13)::VARCHAR) || md5((i * 17)::VARCHAR), 16)}), md5((i * 3)::VARCHAR), 'bench-big'
-        FROM range(${from}, ${from + chunk}) t(i)`],
-      [`INSERT INTO article_entities SELECT ${id}, e.type, e.type || '-' || (hash(i, e.type) % 5000)
-        FROM range(${from}, ${from + chunk}) t(i), (VALUES ('person'), ('organization'), ('location'), ('event')) e(type)`],
+        FROM range(${from}, ${from + chunk}) t(i)`,
+      ],
+      [
+        `INSERT INTO article_entities SELECT ${id}, e.type, e.type || '-' || (hash(i, e.type) % 5000)
+        FROM range(${from}, ${from + chunk}) t(i), (VALUES ('person'), ('organization'), ('location'), ('event')) e(type)`,
+      ],
     ]);
     process.stderr.write(`landing bench: big lake ${(duBytes(dir) / GB).toFixed(2)} GB\n`);
   }
@@ -144,7 +157,10 @@ export async function benchLanding() {
     load.big = os.loadavg()[0]!;
     const big = await Warehouse.open(bigDir);
     const bigGb = duBytes(bigDir) / GB;
-    const [pSmall, pBig] = await pageMs([{ w: small, day: 2000 }, { w: big, day: 3000 + Math.floor(Date.now() / 1000) % 100_000 }]);
+    const [pSmall, pBig] = await pageMs([
+      { w: small, day: 2000 },
+      { w: big, day: 3000 + (Math.floor(Date.now() / 1000) % 100_000) },
+    ]);
     small.close();
     big.close();
     const [msSmall, msBig, msBigFirst] = [pSmall!.median, pBig!.median, pBig!.first];
@@ -174,8 +190,11 @@ export async function benchLanding() {
     const lit = (v: unknown) => (v === null || v === undefined ? 'NULL' : typeof v === 'number' ? String(v) : `'${String(v).replaceAll("'", "''")}'`);
     const stmts: [string][] = [];
     for (const r of p.rows) {
-      stmts.push([`INSERT INTO articles VALUES (${ARTICLES.columns.map((c) => (c.sql === 'TIMESTAMP' ? `make_timestamp(${lit(r[c.name])}::BIGINT)` : c.name === 'row_hash' ? "'h'" : c.name === 'last_load_id' ? "'rbr'" : `${lit(r[c.name])}::${c.sql}`)).join(', ')})`]);
-      for (const e of p.entities.filter((x) => x.article_id === r.article_id)) stmts.push([`INSERT INTO article_entities VALUES (${lit(e.article_id)}::UUID, ${lit(e.type)}, ${lit(e.value)})`]);
+      stmts.push([
+        `INSERT INTO articles VALUES (${ARTICLES.columns.map((c) => (c.sql === 'TIMESTAMP' ? `make_timestamp(${lit(r[c.name])}::BIGINT)` : c.name === 'row_hash' ? "'h'" : c.name === 'last_load_id' ? "'rbr'" : `${lit(r[c.name])}::${c.sql}`)).join(', ')})`,
+      ]);
+      for (const e of p.entities.filter((x) => x.article_id === r.article_id))
+        stmts.push([`INSERT INTO article_entities VALUES (${lit(e.article_id)}::UUID, ${lit(e.type)}, ${lit(e.value)})`]);
     }
     const t = performance.now();
     await rbr.execMany(stmts);

@@ -6,7 +6,15 @@
 // @ts-expect-error autocannon ships no types
 import autocannon from 'autocannon';
 
-export interface LoadResult { requests: number; rps: number; p50: number; p95: number; p99: number; non2xx: number; errors: number }
+export interface LoadResult {
+  requests: number;
+  rps: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
 
 const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]! : NaN);
 const ms = (x: number) => Number(x.toFixed(2));

@@ -8,7 +8,10 @@ import os from 'node:os';
 import { runMix } from './mix.js';
 
 const SETUPS = [
-  { thread: '0', op: '2' }, { thread: '0', op: '1' }, { thread: '1', op: '2' }, { thread: '1', op: '1' },
+  { thread: '0', op: '2' },
+  { thread: '0', op: '1' },
+  { thread: '1', op: '2' },
+  { thread: '1', op: '1' },
 ];
 for (const s of [...SETUPS, ...[...SETUPS].reverse()]) {
   const load_average = Number(os.loadavg()[0]!.toFixed(2));

@@ -13,7 +13,6 @@ import { mulberry32 as rng } from '../test/helpers/rng.js';
 
 const SECONDS = Number(process.env.NEWSFLOW_BENCH_SECONDS ?? 10);
 
-
 /** The same request sequence for every configuration. */
 function sequence(queries: string[], ids: string[], n = 200_000): string[] {
   const r = rng(17);
@@ -44,7 +43,13 @@ export async function runMix(env: Record<string, string>): Promise<LoadResult & 
   try {
     const queries = svc.titles.map((t) => t.split(/\s+/).slice(0, 5).join(' '));
     const seq = sequence(queries, svc.ids);
-    await load({ url: svc.url, key: svc.key, connections: 20, seconds: 2, next: () => `/v1/news/search?query=warm+up+${Math.random()}&method=nl&historical=true` });
+    await load({
+      url: svc.url,
+      key: svc.key,
+      connections: 20,
+      seconds: 2,
+      next: () => `/v1/news/search?query=warm+up+${Math.random()}&method=nl&historical=true`,
+    });
     let i = 0;
     const r = await load({ url: svc.url, key: svc.key, connections: 20, seconds: SECONDS, next: () => seq[i++ % seq.length]! });
     const nl = seq.slice(0, i).filter((p) => p.includes('method=nl'));

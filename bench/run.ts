@@ -14,5 +14,20 @@ import { benchWalk } from './walk.js';
 import { benchHttp } from './http.js';
 import { benchMix } from './mix.js';
 
-const benches = [benchAuth, benchSearch, benchChat, benchGraph, benchExtract, benchDeepNews, benchAutofilter, benchForum, benchWiki, benchLanding, benchColdStart, benchWalk, benchHttp, benchMix];
+const benches = [
+  benchAuth,
+  benchSearch,
+  benchChat,
+  benchGraph,
+  benchExtract,
+  benchDeepNews,
+  benchAutofilter,
+  benchForum,
+  benchWiki,
+  benchLanding,
+  benchColdStart,
+  benchWalk,
+  benchHttp,
+  benchMix,
+];
 for (const b of benches) console.log(JSON.stringify(await b()));

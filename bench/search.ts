@@ -78,7 +78,7 @@ export async function benchSearch(): Promise<Record<string, unknown>> {
       const id = copy === 0 ? a.articleId : stableUuid(`bench:${copy}:${a.articleId}`);
       const vec = base.vectors!.vector(base.views.indexOf(v)).slice();
       if (copy > 0) for (let k = 0; k < vec.length; k++) vec[k]! += (r() - 0.5) * 0.04;
-      const t = a.fullText || a.source === 'bbc-2004-2005' ? postings.get(a.articleId) ?? [] : terms(`${title}\n${title}`);
+      const t = a.fullText || a.source === 'bbc-2004-2005' ? (postings.get(a.articleId) ?? []) : terms(`${title}\n${title}`);
       big.add({ ...a, articleId: id, title, engTitle: title }, t, vec, null);
     }
   }
@@ -92,7 +92,14 @@ export async function benchSearch(): Promise<Record<string, unknown>> {
     const v = (await big.embedQuery(q))!;
     const approx = big.vectors!.search(v, { candidates: null, threshold: -1 });
     const exact = big.vectors!.search(v, { candidates: null, threshold: -1, exact: true });
-    const top = (x: { docs: Int32Array; scores: Float64Array }) => new Set(Array.from(x.docs).map((d, i) => [d, x.scores[i]!] as const).sort((a, b) => b[1] - a[1]).slice(0, 10).map(([d]) => d));
+    const top = (x: { docs: Int32Array; scores: Float64Array }) =>
+      new Set(
+        Array.from(x.docs)
+          .map((d, i) => [d, x.scores[i]!] as const)
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 10)
+          .map(([d]) => d),
+      );
     const e = top(exact);
     const a = top(approx);
     for (const d of e) if (a.has(d)) hit++;

@@ -15,7 +15,13 @@ import { serviceConfig } from '../service/config.js';
 import { openServices, startService } from '../service/server.js';
 import { seededCorpusStore } from '../test/helpers/corpus-store.js';
 
-export interface Served { url: string; key: string; ids: string[]; titles: string[]; stop(): Promise<void> }
+export interface Served {
+  url: string;
+  key: string;
+  ids: string[];
+  titles: string[];
+  stop(): Promise<void>;
+}
 
 /** Start bench/serve.ts as a child with `env` added to this environment. */
 export async function serveChild(env: Record<string, string> = {}): Promise<Served> {
@@ -42,7 +48,13 @@ export async function serveChild(env: Record<string, string> = {}): Promise<Serv
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'newsflow-bench-serve-'));
   fs.copyFileSync(process.env.NEWSFLOW_BENCH_STORE || (await seededCorpusStore(() => undefined)), path.join(dir, 'service.duckdb'));
-  const config = serviceConfig({ dataDir: dir, port: 0, host: '127.0.0.1', logLevel: 'silent', limitsText: 'news=1000000:1000000:1000,stories=1000000:1000000:1000' });
+  const config = serviceConfig({
+    dataDir: dir,
+    port: 0,
+    host: '127.0.0.1',
+    logLevel: 'silent',
+    limitsText: 'news=1000000:1000000:1000,stories=1000000:1000000:1000',
+  });
   const services = await openServices(config);
   await services.keys.createOrg({ name: 'bench', domains: ['bench.example'] });
   const { key } = await services.keys.createKey({ name: 'bench', org: 'bench', scopes: [...SCOPES], plan: 'enterprise' });

@@ -44,7 +44,9 @@ export async function benchWalk(): Promise<Record<string, unknown>> {
     await svc.services.keys.createOrg({ name: 'wires', domains: ['reuters.com', 'apnews.com'] });
     const key = (await svc.services.keys.createKey({ name: 'w', org: 'wires', scopes: ['distribution', 'profile'] })).key;
     const api = new NewsClient({
-      baseUrl: svc.url, apiKey: key, limits,
+      baseUrl: svc.url,
+      apiKey: key,
+      limits,
       onEvent: (e) => {
         if (route(e.operationId).limit !== 'distribution') return;
         if (e.type === 'request') sent.push(performance.now());
@@ -64,7 +66,8 @@ export async function benchWalk(): Promise<Record<string, unknown>> {
       // (a new worker's first workflow task builds the workflow sandbox: reported, not timed)
       const w0 = performance.now();
       await temporal.workflow.execute('distributionPull', {
-        taskQueue: TASK_QUEUES.distribution, workflowId: `bench-walk-warm-${Date.now()}`,
+        taskQueue: TASK_QUEUES.distribution,
+        workflowId: `bench-walk-warm-${Date.now()}`,
         args: [{ domains: ['reuters.com'], from: '2022-01-01T00:00:00.000Z', to: '2022-02-01T00:00:00.000Z', endpoints: [] }],
       });
       const warmUp = (performance.now() - w0) / 1000;
@@ -76,7 +79,8 @@ export async function benchWalk(): Promise<Record<string, unknown>> {
       const t0 = performance.now();
       const workflowId = `bench-walk-${Date.now()}`;
       const r = (await temporal.workflow.execute('distributionPull', {
-        taskQueue: TASK_QUEUES.distribution, workflowId,
+        taskQueue: TASK_QUEUES.distribution,
+        workflowId,
         args: [{ domains: ['reuters.com', 'apnews.com'], from: '2022-01-01T00:00:00.000Z', to: '2022-07-01T00:00:00.000Z', pageSize: 20 }],
       })) as { windows: number; pages: number };
       const wall = (performance.now() - t0) / 1000;
@@ -95,10 +99,13 @@ export async function benchWalk(): Promise<Record<string, unknown>> {
         responses_429: statuses.filter((s) => s === 429).length,
         warm_up_run_s: Number(warmUp.toFixed(2)),
         where_the_time_goes: {
-          first_request_at_ms: Math.round(sent[0]! - t0), last_response_at_ms: Math.round(answered[answered.length - 1]! - t0),
+          first_request_at_ms: Math.round(sent[0]! - t0),
+          last_response_at_ms: Math.round(answered[answered.length - 1]! - t0),
           // between one answer and the next request: the walk not asking (landing, Temporal)
           idle_between_requests_ms: Math.round(sent.slice(1).reduce((a, x, i) => a + Math.max(0, x - answered[i]!), 0)),
-          client_call_ms_sum: Math.round(httpMs.reduce((a, b) => a + b, 0)), ...(await timeline(temporal, workflowId)) },
+          client_call_ms_sum: Math.round(httpMs.reduce((a, b) => a + b, 0)),
+          ...(await timeline(temporal, workflowId)),
+        },
         goal: 'ratio <= 1.05, 0 responses 429',
         load_average: Number(loadavg.toFixed(2)),
         cpus: os.cpus().length,
@@ -119,7 +126,7 @@ export async function benchWalk(): Promise<Record<string, unknown>> {
 
 const ms = (t: unknown) => {
   const x = t as { seconds?: { toNumber(): number } | number; nanos?: number } | null | undefined;
-  return x ? Number(typeof x.seconds === 'object' ? x.seconds.toNumber() : x.seconds ?? 0) * 1000 + (x.nanos ?? 0) / 1e6 : 0;
+  return x ? Number(typeof x.seconds === 'object' ? x.seconds.toNumber() : (x.seconds ?? 0)) * 1000 + (x.nanos ?? 0) / 1e6 : 0;
 };
 
 /**
@@ -172,9 +179,11 @@ async function timeline(temporal: Client, workflowId: string): Promise<Record<st
   }
   for (const b of Object.values(byType)) Object.assign(b, { queued_ms: Math.round(b.queued_ms), run_ms: Math.round(b.run_ms) });
   return {
-    history_ms: Math.round(last - first), no_activity_ms: Math.round(last - first - busy),
+    history_ms: Math.round(last - first),
+    no_activity_ms: Math.round(last - first - busy),
     // workflow start to its first activity scheduled (workflow task; a new worker's first one builds the workflow sandbox)
-    to_first_activity_ms: Math.round((spans[0]?.[0] ?? last) - first), after_last_activity_ms: Math.round(last - end),
+    to_first_activity_ms: Math.round((spans[0]?.[0] ?? last) - first),
+    after_last_activity_ms: Math.round(last - end),
     activities: byType,
   };
 }

@@ -29,7 +29,9 @@ export async function benchWiki(): Promise<Record<string, unknown>> {
     const t0 = performance.now();
     const loaded = await wiki.load(pages);
     const loadMs = performance.now() - t0;
-    const sections = await db.all<{ title: string; section: string }>("SELECT DISTINCT a.title, c.section FROM wiki_chunks c JOIN wiki_articles a USING (url) WHERE c.section <> '' ORDER BY 1, 2");
+    const sections = await db.all<{ title: string; section: string }>(
+      "SELECT DISTINCT a.title, c.section FROM wiki_chunks c JOIN wiki_articles a USING (url) WHERE c.section <> '' ORDER BY 1, 2",
+    );
     const queries = sections.map((s) => `What does the ${s.title} article say about ${s.section.split(' > ').pop()}?`);
     const out: Record<string, { p50: number; p95: number }> = {};
     for (const hybrid of [false, true]) {
@@ -52,8 +54,14 @@ export async function benchWiki(): Promise<Record<string, unknown>> {
       if (!hybrid) out.query_embedding_only = stats(embedOnly);
     }
     return {
-      bench: 'wiki', articles: loaded.loaded, chunks: wiki.index.chunkCount, queries: queries.length, model: embedder?.model ?? null,
-      load_ms: Math.round(loadMs), ...out, goal_p50_ms: 20,
+      bench: 'wiki',
+      articles: loaded.loaded,
+      chunks: wiki.index.chunkCount,
+      queries: queries.length,
+      model: embedder?.model ?? null,
+      load_ms: Math.round(loadMs),
+      ...out,
+      goal_p50_ms: 20,
     };
   } finally {
     db.close();

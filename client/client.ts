@@ -240,71 +240,149 @@ export class NewsClient {
   }
 
   // ---- news
-  ping() { return this.call<Out<typeof S.PingResponse>>('ping'); }
-  searchNews(q: In<typeof S.SearchParams> = {}) { return this.call<S.SearchResponse>('search_news', { query: q }); }
-  getArticles(q: In<typeof S.ArticlesQuery>) { return this.call<Out<typeof S.ArticlesResponse>>('get_articles', { query: q }); }
+  ping() {
+    return this.call<Out<typeof S.PingResponse>>('ping');
+  }
+  searchNews(q: In<typeof S.SearchParams> = {}) {
+    return this.call<S.SearchResponse>('search_news', { query: q });
+  }
+  getArticles(q: In<typeof S.ArticlesQuery>) {
+    return this.call<Out<typeof S.ArticlesResponse>>('get_articles', { query: q });
+  }
   getArticle(articleId: string, q: In<typeof S.ArticleQuery> = {}) {
     return this.call<S.SearchResponseDictItem>('get_article', { params: { article_id: articleId }, query: q });
   }
-  buildGraph(body: In<typeof S.GraphRequest> = {}) { return this.call<Out<typeof S.GraphResponse>>('build_graph', { body }); }
-  indexUrls(body: In<typeof S.IndexUrlsRequest>) { return this.call<Out<typeof S.IndexUrlsResponse>>('index_urls', { body }); }
-  getIndexCounts(q: In<typeof S.IndexCountsQuery> = {}) { return this.call<Out<typeof S.IndexCountsResponse>>('get_index_counts', { query: q }); }
+  buildGraph(body: In<typeof S.GraphRequest> = {}) {
+    return this.call<Out<typeof S.GraphResponse>>('build_graph', { body });
+  }
+  indexUrls(body: In<typeof S.IndexUrlsRequest>) {
+    return this.call<Out<typeof S.IndexUrlsResponse>>('index_urls', { body });
+  }
+  getIndexCounts(q: In<typeof S.IndexCountsQuery> = {}) {
+    return this.call<Out<typeof S.IndexCountsResponse>>('get_index_counts', { query: q });
+  }
   // ---- chat
-  chatCompletions(body: S.ChatCompletionRequest) { return this.call<S.ChatCompletionResponse>('get_chat_completions', { body: { ...body, stream: false } }); }
+  chatCompletions(body: S.ChatCompletionRequest) {
+    return this.call<S.ChatCompletionResponse>('get_chat_completions', { body: { ...body, stream: false } });
+  }
   streamChatCompletions(body: S.ChatCompletionRequest) {
     return this.streamCall<Out<typeof S.ChatCompletionChunk>>('get_chat_completions', body, S.ChatCompletionChunk);
   }
-  deepNews(body: S.DeepNewsRequest) { return this.call<S.DeepNewsResponse>('deep_news', { body: { ...body, stream: false } }); }
-  streamDeepNews(body: S.DeepNewsRequest) { return this.streamCall<Out<typeof S.DeepNewsStreamEvent>>('deep_news', body, S.DeepNewsStreamEvent); }
-  listModels() { return this.call<Out<typeof S.ModelsResponse>>('list_models'); }
-  listDeepNewsModels() { return this.call<Out<typeof S.DeepNewsModelsResponse>>('list_deepnews_models'); }
-  autofilter(q: In<typeof S.AutofilterQuery>) { return this.call<Out<typeof S.AutofilterResponse>>('autofilter', { query: q }); }
-  getForecast(q: In<typeof S.ForecastQuery>) { return this.call<Out<typeof S.ForecastResponse>>('get_forecast', { query: q }); }
-  webSearch(q: In<typeof S.WebSearchQuery>) { return this.call<Out<typeof S.WebSearchResponse>>('live_web_search', { query: q }); }
+  deepNews(body: S.DeepNewsRequest) {
+    return this.call<S.DeepNewsResponse>('deep_news', { body: { ...body, stream: false } });
+  }
+  streamDeepNews(body: S.DeepNewsRequest) {
+    return this.streamCall<Out<typeof S.DeepNewsStreamEvent>>('deep_news', body, S.DeepNewsStreamEvent);
+  }
+  listModels() {
+    return this.call<Out<typeof S.ModelsResponse>>('list_models');
+  }
+  listDeepNewsModels() {
+    return this.call<Out<typeof S.DeepNewsModelsResponse>>('list_deepnews_models');
+  }
+  autofilter(q: In<typeof S.AutofilterQuery>) {
+    return this.call<Out<typeof S.AutofilterResponse>>('autofilter', { query: q });
+  }
+  getForecast(q: In<typeof S.ForecastQuery>) {
+    return this.call<Out<typeof S.ForecastResponse>>('get_forecast', { query: q });
+  }
+  webSearch(q: In<typeof S.WebSearchQuery>) {
+    return this.call<Out<typeof S.WebSearchResponse>>('live_web_search', { query: q });
+  }
   // ---- alerts
-  getAlerts(q: In<typeof S.AlertsQuery> = {}) { return this.call<Out<typeof S.AlertsPage>>('get_alerts', { query: q }); }
-  createAlert(body: S.CreateAlertRequest) { return this.call<S.AlertResponse>('create_alert', { body }); }
-  getAllAlertLogs(q: In<typeof S.AlertLogsQuery> = {}) { return this.call<Out<typeof S.AlertLogsPage>>('get_all_alert_logs', { query: q }); }
-  getAlert(alertId: string) { return this.call<S.AlertResponse>('get_alert', { params: { alert_id: alertId } }); }
-  updateAlert(alertId: string, body: In<typeof S.UpdateAlertRequest>) { return this.call<S.AlertResponse>('put_alert', { params: { alert_id: alertId }, body }); }
-  deleteAlert(alertId: string) { return this.call<null>('delete_alert', { params: { alert_id: alertId } }); }
+  getAlerts(q: In<typeof S.AlertsQuery> = {}) {
+    return this.call<Out<typeof S.AlertsPage>>('get_alerts', { query: q });
+  }
+  createAlert(body: S.CreateAlertRequest) {
+    return this.call<S.AlertResponse>('create_alert', { body });
+  }
+  getAllAlertLogs(q: In<typeof S.AlertLogsQuery> = {}) {
+    return this.call<Out<typeof S.AlertLogsPage>>('get_all_alert_logs', { query: q });
+  }
+  getAlert(alertId: string) {
+    return this.call<S.AlertResponse>('get_alert', { params: { alert_id: alertId } });
+  }
+  updateAlert(alertId: string, body: In<typeof S.UpdateAlertRequest>) {
+    return this.call<S.AlertResponse>('put_alert', { params: { alert_id: alertId }, body });
+  }
+  deleteAlert(alertId: string) {
+    return this.call<null>('delete_alert', { params: { alert_id: alertId } });
+  }
   getAlertLogs(alertId: string, q: In<typeof S.OneAlertLogsQuery> = {}) {
     return this.call<Out<typeof S.AlertLogsPage>>('get_alert_logs', { params: { alert_id: alertId }, query: q });
   }
-  runAlert(alertId: string, q: In<typeof S.AlertRunQuery> = {}) { return this.call<S.AlertResponse>('run_alert', { params: { alert_id: alertId }, query: q }); }
+  runAlert(alertId: string, q: In<typeof S.AlertRunQuery> = {}) {
+    return this.call<S.AlertResponse>('run_alert', { params: { alert_id: alertId }, query: q });
+  }
   // ---- stories
-  getStories(q: In<typeof S.StoriesQuery> = {}) { return this.call<S.StoriesResponse>('get_stories', { query: q }); }
-  getStory(storyId: string, q: In<typeof S.StoryQuery> = {}) { return this.call<S.StoryResponse>('get_story', { params: { story_id: storyId }, query: q }); }
+  getStories(q: In<typeof S.StoriesQuery> = {}) {
+    return this.call<S.StoriesResponse>('get_stories', { query: q });
+  }
+  getStory(storyId: string, q: In<typeof S.StoryQuery> = {}) {
+    return this.call<S.StoryResponse>('get_story', { params: { story_id: storyId }, query: q });
+  }
   // ---- distribution
-  hitShare(q: In<typeof S.HitShareQuery>) { return this.call<S.HitShareResponse>('domain_hit_share', { query: q }); }
-  topNForDomains(q: In<typeof S.TopNForDomainsQuery>) { return this.call<S.TopNForDomainsResponse>('top_n_articles_for_domains', { query: q }); }
-  domainHitsSurface(q: In<typeof S.MonthQuery>) { return this.call<Out<typeof S.DomainHitsSurfaceResponse>>('get_domain_hits_surface', { query: q }); }
+  hitShare(q: In<typeof S.HitShareQuery>) {
+    return this.call<S.HitShareResponse>('domain_hit_share', { query: q });
+  }
+  topNForDomains(q: In<typeof S.TopNForDomainsQuery>) {
+    return this.call<S.TopNForDomainsResponse>('top_n_articles_for_domains', { query: q });
+  }
+  domainHitsSurface(q: In<typeof S.MonthQuery>) {
+    return this.call<Out<typeof S.DomainHitsSurfaceResponse>>('get_domain_hits_surface', { query: q });
+  }
   domainHitsSurfaceTimewindow(q: In<typeof S.MonthQuery>) {
     return this.call<Out<typeof S.DomainHitsSurfaceTimeWindowResponse>>('get_domain_hits_surface_timewindow', { query: q });
   }
-  domainQueries(q: In<typeof S.DomainQueriesQuery>) { return this.call<Out<typeof S.DomainQueriesResponse>>('get_domain_queries', { query: q }); }
-  topNArticles(q: In<typeof S.TopNArticlesQuery>) { return this.call<Out<typeof S.TopNArticlesByHitsResponse>>('top_n_articles_by_hits', { query: q }); }
+  domainQueries(q: In<typeof S.DomainQueriesQuery>) {
+    return this.call<Out<typeof S.DomainQueriesResponse>>('get_domain_queries', { query: q });
+  }
+  topNArticles(q: In<typeof S.TopNArticlesQuery>) {
+    return this.call<Out<typeof S.TopNArticlesByHitsResponse>>('top_n_articles_by_hits', { query: q });
+  }
   topNForDomainTimeseries(q: In<typeof S.TopNForDomainTimeseriesQuery>) {
     return this.call<Out<typeof S.TopNArticlesTimeseriesResponse>>('top_n_articles_for_domain_timeseries', { query: q });
   }
-  findDomains(q: In<typeof S.FindDomainsQuery> = {}) { return this.call<Out<typeof S.DomainsPage>>('find_domains', { query: q }); }
-  topNDomains(q: In<typeof S.TopNDomainsQuery>) { return this.call<Out<typeof S.TopNDomainsResponse>>('top_n_domains_by_hits', { query: q }); }
-  getDomain(name: string) { return this.call<Out<typeof S.ReadDomainResponse>>('get_domain', { params: { name } }); }
-  articleHitsCount(q: In<typeof S.CountQuery>) { return this.call<Out<typeof S.CountResponse>>('get_article_hits', { query: q }); }
-  domainMetrics(q: In<typeof S.MetricsQuery>) { return this.call<S.DomainMetricsResponse>('get_domain_metrics', { query: q }); }
+  findDomains(q: In<typeof S.FindDomainsQuery> = {}) {
+    return this.call<Out<typeof S.DomainsPage>>('find_domains', { query: q });
+  }
+  topNDomains(q: In<typeof S.TopNDomainsQuery>) {
+    return this.call<Out<typeof S.TopNDomainsResponse>>('top_n_domains_by_hits', { query: q });
+  }
+  getDomain(name: string) {
+    return this.call<Out<typeof S.ReadDomainResponse>>('get_domain', { params: { name } });
+  }
+  articleHitsCount(q: In<typeof S.CountQuery>) {
+    return this.call<Out<typeof S.CountResponse>>('get_article_hits', { query: q });
+  }
+  domainMetrics(q: In<typeof S.MetricsQuery>) {
+    return this.call<S.DomainMetricsResponse>('get_domain_metrics', { query: q });
+  }
   domainMetricsTimeseries(q: In<typeof S.MetricsQuery>) {
     return this.call<Out<typeof S.DomainMetricsTimeseriesResponse>>('get_domain_metrics_timeseries', { query: q });
   }
   // ---- profile, byok, forum, wiki
-  getProfile() { return this.call<S.ProfileResponse>('get_user_profile'); }
-  getLimits() { return this.call<S.RateLimitStatusResponse>('get_rate_limit_status'); }
-  getByokKey(provider: 'anthropic' | 'google') { return this.call<Out<typeof S.ByokResponse>>('get_byok_key', { params: { provider } }); }
+  getProfile() {
+    return this.call<S.ProfileResponse>('get_user_profile');
+  }
+  getLimits() {
+    return this.call<S.RateLimitStatusResponse>('get_rate_limit_status');
+  }
+  getByokKey(provider: 'anthropic' | 'google') {
+    return this.call<Out<typeof S.ByokResponse>>('get_byok_key', { params: { provider } });
+  }
   upsertByokKey(provider: 'anthropic' | 'google', apiKey: string) {
     return this.call<Out<typeof S.ByokResponse>>('upsert_byok_key', { params: { provider }, body: { api_key: apiKey } });
   }
-  deleteByokKey(provider: 'anthropic' | 'google') { return this.call<null>('delete_byok_key', { params: { provider } }); }
-  searchForum(q: In<typeof S.ForumSearchQuery>) { return this.call<Out<typeof S.ForumSearchResponse>>('search_reddit', { query: q }); }
-  searchWiki(q: In<typeof S.WikiSearchQuery> = {}) { return this.call<Out<typeof S.WikiSearchResponse>>('search_wiki', { query: q }); }
+  deleteByokKey(provider: 'anthropic' | 'google') {
+    return this.call<null>('delete_byok_key', { params: { provider } });
+  }
+  searchForum(q: In<typeof S.ForumSearchQuery>) {
+    return this.call<Out<typeof S.ForumSearchResponse>>('search_reddit', { query: q });
+  }
+  searchWiki(q: In<typeof S.WikiSearchQuery> = {}) {
+    return this.call<Out<typeof S.WikiSearchResponse>>('search_wiki', { query: q });
+  }
 
   // ---- paginators
   /** Offset paging over search: yields pages until one comes back short. */
@@ -345,7 +423,9 @@ export class NewsClient {
 
   // urls
   /** GET /v1/news/index_urls/{job_id}: a URL indexing job with each URL's status and reason (an extension of this server). */
-  getIndexUrlsJob(jobId: string) { return this.call<Out<typeof S.IndexUrlsJob>>('get_index_urls_job', { params: { job_id: jobId } }); }
+  getIndexUrlsJob(jobId: string) {
+    return this.call<Out<typeof S.IndexUrlsJob>>('get_index_urls_job', { params: { job_id: jobId } });
+  }
   /**
    * index_urls, then poll the job (every `pollMs`, default 1000) until it has finished or
    * `timeoutMs` (default 10 minutes) passed; `onProgress` sees each view. Returns the last view.
@@ -367,14 +447,20 @@ export class NewsClient {
 
   // charts
   /** POST /v1/chat/charts: a question charted from index counts (plotly JSON in chart_json). */
-  charts(body: In<typeof S.CreateChartRequest>) { return this.call<Out<typeof S.ChartResponse>>('create_charts_endpoint', { body }); }
+  charts(body: In<typeof S.CreateChartRequest>) {
+    return this.call<Out<typeof S.ChartResponse>>('create_charts_endpoint', { body });
+  }
   // forum
   /**
    * Forum search at the interface's path GET /v1/forum/search (searchForum calls the SDKs' path
    * /v1/reddit/search; both answer the same): threads as dicts, a prompt-ready string, or both.
    */
-  forumSearch(q: In<typeof S.ForumSearchQuery>) { return this.call<Out<typeof S.ForumSearchResponse>>('search_forum', { query: q }); }
+  forumSearch(q: In<typeof S.ForumSearchQuery>) {
+    return this.call<Out<typeof S.ForumSearchResponse>>('search_forum', { query: q });
+  }
   // forecast
   /** GET /v1/chat/forecast: the forecast with its evidence; offline, the judgement fields say no model judged (probability -1). */
-  forecast(q: In<typeof S.ForecastQuery>) { return this.call<Out<typeof S.ForecastResponse>>('get_forecast', { query: q }); }
+  forecast(q: In<typeof S.ForecastQuery>) {
+    return this.call<Out<typeof S.ForecastResponse>>('get_forecast', { query: q });
+  }
 }

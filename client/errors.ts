@@ -44,12 +44,18 @@ export function apiErrorFrom(status: number, body: unknown, operationId: string,
   const code = typeof b.code === 'number' ? b.code : status * 1000;
   const detail = b.detail ?? (typeof body === 'string' ? body : `HTTP ${status}`);
   const Cls =
-    status === 401 ? AuthError
-    : status === 403 ? ForbiddenError
-    : status === 404 ? NotFoundError
-    : status === 422 ? ValidationError
-    : status === 429 ? RateLimitError
-    : status >= 500 ? ServerError
-    : ApiError;
+    status === 401
+      ? AuthError
+      : status === 403
+        ? ForbiddenError
+        : status === 404
+          ? NotFoundError
+          : status === 422
+            ? ValidationError
+            : status === 429
+              ? RateLimitError
+              : status >= 500
+                ? ServerError
+                : ApiError;
   return new Cls(status, code, detail, operationId, headers);
 }

@@ -9,10 +9,24 @@ import { KeyStore, type CreateKeyInput } from '../service/auth/keys.js';
 import { storeFile } from '../service/config.js';
 import { Db } from '../service/store/db.js';
 
-export interface AdminOrgView { id: string; name: string; domains: string[]; publisher: boolean; plan: string }
+export interface AdminOrgView {
+  id: string;
+  name: string;
+  domains: string[];
+  publisher: boolean;
+  plan: string;
+}
 export interface AdminKeyView {
-  id: string; name: string; key_prefix: string; org_id: string | null; org_name: string | null;
-  scopes: string[]; plan: string; legacy: boolean; created_at: string | Date; revoked_at: string | Date | null;
+  id: string;
+  name: string;
+  key_prefix: string;
+  org_id: string | null;
+  org_name: string | null;
+  scopes: string[];
+  plan: string;
+  legacy: boolean;
+  created_at: string | Date;
+  revoked_at: string | Date | null;
 }
 export interface AdminOps {
   /** where the commands act: "the running service at URL" or "the store FILE" */
@@ -30,7 +44,10 @@ export class AdminRefused extends Error {}
 
 class HttpAdmin implements AdminOps {
   readonly via: string;
-  constructor(private readonly url: string, private readonly token: string) {
+  constructor(
+    private readonly url: string,
+    private readonly token: string,
+  ) {
     this.via = `the running service at ${url}`;
   }
   private async call<T>(method: string, p: string, body?: unknown): Promise<{ status: number; json: T }> {
@@ -44,20 +61,28 @@ class HttpAdmin implements AdminOps {
     const json = (text ? JSON.parse(text) : null) as T;
     if (res.status >= 400 && res.status !== 404) {
       const detail = (json as { detail?: unknown })?.detail;
-      const msg = Array.isArray(detail) ? detail.map((d: { loc?: string[]; msg?: string }) => `${(d.loc ?? []).slice(1).join('.')}: ${d.msg}`).join('; ') : String(detail ?? res.statusText);
+      const msg = Array.isArray(detail)
+        ? detail.map((d: { loc?: string[]; msg?: string }) => `${(d.loc ?? []).slice(1).join('.')}: ${d.msg}`).join('; ')
+        : String(detail ?? res.statusText);
       throw new AdminRefused(res.status === 422 ? msg : `the service at ${this.url} answered ${res.status}: ${msg}`);
     }
     return { status: res.status, json };
   }
   async createOrg(input: { name: string; domains: string[]; publisher?: boolean; plan: string }) {
-    return (await this.call<AdminOrgView>('POST', '/v1/admin/orgs', { name: input.name, domains: input.domains, publisher: !!input.publisher, plan: input.plan })).json;
+    return (
+      await this.call<AdminOrgView>('POST', '/v1/admin/orgs', { name: input.name, domains: input.domains, publisher: !!input.publisher, plan: input.plan })
+    ).json;
   }
   async listOrgs() {
     return (await this.call<{ orgs: AdminOrgView[] }>('GET', '/v1/admin/orgs')).json.orgs;
   }
   async createKey(input: CreateKeyInput) {
     const { json } = await this.call<AdminKeyView & { key: string }>('POST', '/v1/admin/keys', {
-      name: input.name, org: input.org ?? null, scopes: input.scopes, plan: input.plan ?? null, legacy: !!input.legacy,
+      name: input.name,
+      org: input.org ?? null,
+      scopes: input.scopes,
+      plan: input.plan ?? null,
+      legacy: !!input.legacy,
     });
     const { key, ...row } = json;
     return { id: row.id, key, row };

@@ -25,8 +25,17 @@ export async function syncAlerts(dataDirOpt: string | undefined, o: { verbose?: 
   const client = await temporalClient(endpoint);
   try {
     const handle = await client.workflow.start('alertSync', { taskQueue: TASK_QUEUES.alerts, workflowId: `alerts-sync-manual-${Date.now()}`, args: [] });
-    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new TemporalSetupError(
-      `no worker picked up the sync within 60 s on task queue ${TASK_QUEUES.alerts}; start one with "newsflow worker" (or "newsflow start")`)), 60_000).unref());
+    const timeout = new Promise<never>((_, reject) =>
+      setTimeout(
+        () =>
+          reject(
+            new TemporalSetupError(
+              `no worker picked up the sync within 60 s on task queue ${TASK_QUEUES.alerts}; start one with "newsflow worker" (or "newsflow start")`,
+            ),
+          ),
+        60_000,
+      ).unref(),
+    );
     return await Promise.race([handle.result(), timeout]).catch(async (e) => {
       await handle.terminate('no worker').catch(() => undefined);
       throw e;

@@ -18,7 +18,10 @@ export interface AskOptions {
 export class AskError extends Error {}
 
 /** Writes the answer to `out`; returns the thread id to continue with (--thread). */
-export async function ask(o: AskOptions, out: (s: string) => void = (s) => process.stdout.write(s)): Promise<{ threadId: string | null; model: string | null }> {
+export async function ask(
+  o: AskOptions,
+  out: (s: string) => void = (s) => process.stdout.write(s),
+): Promise<{ threadId: string | null; model: string | null }> {
   const client = new NewsClient({ baseUrl: o.baseUrl, apiKey: o.apiKey, validate: 'off' });
   const body = {
     messages: [{ role: 'user' as const, content: o.question }],

@@ -44,8 +44,19 @@ export async function main(argv = process.argv): Promise<void> {
       process.exitCode = e.exitCode === 0 ? 0 : 2;
       return;
     }
-    if (e instanceof AdminInputError || e instanceof AdminRefused || e instanceof StoreLockedError || e instanceof CliError || e instanceof CorpusError || e instanceof TemporalSetupError || e instanceof PostgresSetupError || e instanceof WarehouseReadError
-      || e instanceof PreflightError || e instanceof RunFailedError || e instanceof ServiceConfigError) {
+    if (
+      e instanceof AdminInputError ||
+      e instanceof AdminRefused ||
+      e instanceof StoreLockedError ||
+      e instanceof CliError ||
+      e instanceof CorpusError ||
+      e instanceof TemporalSetupError ||
+      e instanceof PostgresSetupError ||
+      e instanceof WarehouseReadError ||
+      e instanceof PreflightError ||
+      e instanceof RunFailedError ||
+      e instanceof ServiceConfigError
+    ) {
       console.error(`error: ${e.message}`);
       process.exitCode = 1;
       // within seconds, even if something we started still holds the event loop

@@ -50,7 +50,10 @@ export class CorpusCache implements EnrichmentCache {
   constructor(private readonly dir = path.join(cacheDir(), 'corpus')) {}
 
   async open(raws: RawArticle[], model: string | null): Promise<void> {
-    const h = crypto.createHash('sha1').update(enrichmentCodeVersion()).update(`\0${model ?? 'none'}\0${process.versions.v8}\0`);
+    const h = crypto
+      .createHash('sha1')
+      .update(enrichmentCodeVersion())
+      .update(`\0${model ?? 'none'}\0${process.versions.v8}\0`);
     const pairs = raws.map((r) => `${r.articleId}:${contentHash(r)}`).sort();
     for (const p of pairs) h.update(p).update('\n');
     this.ids = raws.map((r) => r.articleId);

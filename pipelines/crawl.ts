@@ -48,7 +48,11 @@ export async function crawl(o: CrawlOptions, out: (s: string) => void = (s) => p
         });
       },
     });
-    out(o.json ? `${JSON.stringify(job)}\n` : `job ${job.job_id}: ${job.finished_at ? job.status : `${job.status} (still running; stopped waiting)`}; ${job.message}\n`);
+    out(
+      o.json
+        ? `${JSON.stringify(job)}\n`
+        : `job ${job.job_id}: ${job.finished_at ? job.status : `${job.status} (still running; stopped waiting)`}; ${job.message}\n`,
+    );
     return job.status;
   } catch (e) {
     if (e instanceof ApiError || e instanceof NetworkError) throw new CrawlError(e.message);

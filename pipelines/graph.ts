@@ -16,8 +16,18 @@ export async function writeGraphFile(dataDir: string, result: Record<string, unk
     const edges = await snap.all(`SELECT from_id AS "from", to_id AS "to", label, weight, source_ids AS sources
       FROM graph_edges WHERE run_id = ${sqlString(runId)} ORDER BY weight DESC, from_id, to_id, label`);
     const doc = {
-      run_id: runId, run_at: result.runAt, query: result.query, visualize_url: result.visualize_url ?? null, triples_url: result.triples_url ?? null,
-      nodes: nodes.map((n) => Object.fromEntries(Object.entries(n).filter(([, v]) => v !== null).map(([k, v]) => [k, plain(v)]))),
+      run_id: runId,
+      run_at: result.runAt,
+      query: result.query,
+      visualize_url: result.visualize_url ?? null,
+      triples_url: result.triples_url ?? null,
+      nodes: nodes.map((n) =>
+        Object.fromEntries(
+          Object.entries(n)
+            .filter(([, v]) => v !== null)
+            .map(([k, v]) => [k, plain(v)]),
+        ),
+      ),
       edges: edges.map((e) => Object.fromEntries(Object.entries(e).map(([k, v]) => [k, plain(v)]))),
     };
     fs.mkdirSync(path.dirname(path.resolve(out)), { recursive: true });

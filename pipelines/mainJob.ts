@@ -48,7 +48,10 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
   const startEndpoint = () => {
     if (!endpointP) {
       endpointP = temporalEndpoint({ dataDir, log: (m) => console.error(m) });
-      endpointP.then((ep) => atShutdown(() => ep.stop()), () => undefined);
+      endpointP.then(
+        (ep) => atShutdown(() => ep.stop()),
+        () => undefined,
+      );
     }
     return endpointP;
   };
@@ -63,7 +66,9 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
       void startEndpoint().catch(() => undefined);
       // the service (models, stores) is loaded only when we run it ourselves; its request log goes to
       // <data>/logs/service.log (JSON), on the terminal only with --verbose
-      const logger = o.verbose ? undefined : { level: serviceConfig({}).logLevel, stream: fs.createWriteStream(path.join(logs, 'service.log'), { flags: 'a' }) };
+      const logger = o.verbose
+        ? undefined
+        : { level: serviceConfig({}).logLevel, stream: fs.createWriteStream(path.join(logs, 'service.log'), { flags: 'a' }) };
       svc = await (await import('../service/server.js')).startService({ port: o.port, dataDir, logger });
       const service = svc;
       atShutdown(() => service.close());
@@ -85,14 +90,22 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
       const bar = progress('corpus');
       let head = true;
       const r = await svc.services.news!.seed(o.corpus, {
-        rebaseDates: true, replay: o.replay, historyDays: BACKFILL_DAYS, headHours: HEAD_HOURS, background: true, backgroundAfter: started, cache,
+        rebaseDates: true,
+        replay: o.replay,
+        historyDays: BACKFILL_DAYS,
+        headHours: HEAD_HOURS,
+        background: true,
+        backgroundAfter: started,
+        cache,
         onProgress: (d, t, ph) => head && bar.update(d, t, ph),
       });
       head = false;
       bar.stop();
       // stopped before the corpus is loaded: what was enriched so far is kept for the next start
       atShutdown(() => cache.save().catch(() => undefined));
-      status.push(`Service:     ${svc.url}  (${r.indexed} articles searchable, the rest of ${r.read} loading; replay at ${o.replay}x; enriched-corpus cache: ${cache.state === 'hit' ? `${cache.size} of ${r.read} articles` : 'empty'})`);
+      status.push(
+        `Service:     ${svc.url}  (${r.indexed} articles searchable, the rest of ${r.read} loading; replay at ${o.replay}x; enriched-corpus cache: ${cache.state === 'hit' ? `${cache.size} of ${r.read} articles` : 'empty'})`,
+      );
       background = backgroundLoads(svc, r.rest, o.corpus, cache, secs);
       history = r.history;
     }
@@ -101,7 +114,10 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
   } catch (e) {
     up();
     await svc?.close();
-    await (endpointP as ReturnType<typeof temporalEndpoint> | null)?.then((ep) => ep.stop(), () => undefined);
+    await (endpointP as ReturnType<typeof temporalEndpoint> | null)?.then(
+      (ep) => ep.stop(),
+      () => undefined,
+    );
     throw e;
   }
   const endpoint = await startEndpoint();
@@ -117,7 +133,12 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
   const wh = path.join(warehouseDir(dataDir), 'warehouse.duckdb');
   const pipelines: string[] = [];
   for (const d of SCHEDULES) {
-    const next = (await client.schedule.getHandle(d.id).describe().catch(() => null))?.info.nextActionTimes[0];
+    const next = (
+      await client.schedule
+        .getHandle(d.id)
+        .describe()
+        .catch(() => null)
+    )?.info.nextActionTimes[0];
     pipelines.push(`  ${d.id.padEnd(28)} ${d.workflowType.padEnd(18)} next ${at(next)}`);
   }
   console.log(`${status.join('\n')}
@@ -147,10 +168,12 @@ export async function startBackfill(client: Client, warehouse: Queryable, histor
   const start = async () => {
     const to = new Date();
     const from = new Date(to.getTime() - BACKFILL_DAYS * 86_400_000);
-    await client.workflow.start('newsIngest', { taskQueue: TASK_QUEUES.news, workflowId: BACKFILL_ID, args: [{ from: from.toISOString(), to: to.toISOString(), pageSize: 100 }] }).catch((e: Error) => {
-      // a start stopped before the backfill landed left it running: it goes on
-      if (e.name !== 'WorkflowExecutionAlreadyStartedError') throw e;
-    });
+    await client.workflow
+      .start('newsIngest', { taskQueue: TASK_QUEUES.news, workflowId: BACKFILL_ID, args: [{ from: from.toISOString(), to: to.toISOString(), pageSize: 100 }] })
+      .catch((e: Error) => {
+        // a start stopped before the backfill landed left it running: it goes on
+        if (e.name !== 'WorkflowExecutionAlreadyStartedError') throw e;
+      });
   };
   const what = `the last ${BACKFILL_DAYS} days of news, once per warehouse (workflow ${BACKFILL_ID})`;
   if (!history) {
@@ -196,7 +219,10 @@ async function backgroundLoads(svc: Running, rest: Promise<SeedResult> | undefin
       const r = await rest;
       if (r.total < r.read) return; // stopped before the corpus was loaded
       if (r.enriched === 0) console.log(`corpus: ${r.total} articles in the store, unchanged (${secs()} after start)`);
-      else console.log(`corpus: ${r.total} articles in the store, ${r.enriched} loaded now (${cache.state === 'hit' ? 'enrichment from the enriched-corpus cache' : `enriched; cached for the next data dir in ${path.dirname(cache.file ?? '')}`}; ${secs()} after start)`);
+      else
+        console.log(
+          `corpus: ${r.total} articles in the store, ${r.enriched} loaded now (${cache.state === 'hit' ? 'enrichment from the enriched-corpus cache' : `enriched; cached for the next data dir in ${path.dirname(cache.file ?? '')}`}; ${secs()} after start)`,
+        );
     }
     cache.release();
     // the shared forum threads (<corpus>/forum) for forum search and stories' reddit threads

@@ -26,9 +26,16 @@ export interface PgEndpoint {
 export function pgBinDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.NEWSFLOW_PG_BIN) return env.NEWSFLOW_PG_BIN;
   const root = '/usr/lib/postgresql';
-  const versions = fs.existsSync(root) ? fs.readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)) : [];
+  const versions = fs.existsSync(root)
+    ? fs
+        .readdirSync(root)
+        .filter((v) => /^\d+$/.test(v))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
   for (const v of versions) if (fs.existsSync(path.join(root, v, 'bin', 'initdb'))) return path.join(root, v, 'bin');
-  throw new PostgresSetupError('PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): apt-get install postgresql-15, set NEWSFLOW_PG_BIN, or give NEWSFLOW_PG_URL');
+  throw new PostgresSetupError(
+    'PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): apt-get install postgresql-15, set NEWSFLOW_PG_BIN, or give NEWSFLOW_PG_URL',
+  );
 }
 
 export function parsePgUrl(url: string): Omit<PgEndpoint, 'stop' | 'dataDir'> {
@@ -39,7 +46,12 @@ export function parsePgUrl(url: string): Omit<PgEndpoint, 'stop' | 'dataDir'> {
     throw new PostgresSetupError(`NEWSFLOW_PG_URL is not a URL: expected postgres://user:password@host:5432`);
   }
   if (!/^postgres(ql)?:$/.test(u.protocol)) throw new PostgresSetupError(`NEWSFLOW_PG_URL must start with postgres:// (got ${u.protocol})`);
-  return { host: u.hostname || '127.0.0.1', port: Number(u.port || 5432), user: decodeURIComponent(u.username || 'postgres'), password: decodeURIComponent(u.password) };
+  return {
+    host: u.hostname || '127.0.0.1',
+    port: Number(u.port || 5432),
+    user: decodeURIComponent(u.username || 'postgres'),
+    password: decodeURIComponent(u.password),
+  };
 }
 
 const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
@@ -49,13 +61,17 @@ function pg(bin: string, args: string[], what: string): string {
   const cmd = asRoot ? 'runuser' : bin;
   const argv = asRoot ? ['-u', 'postgres', '--', bin, ...args] : args;
   const r = spawnSync(cmd, argv, { encoding: 'utf8', timeout: 120_000 });
-  if (r.status !== 0) throw new PostgresSetupError(`${what} failed (${path.basename(bin)} exit ${r.status ?? r.signal}): ${(r.stderr || r.stdout || String(r.error ?? '')).trim().slice(0, 600)}`);
+  if (r.status !== 0)
+    throw new PostgresSetupError(
+      `${what} failed (${path.basename(bin)} exit ${r.status ?? r.signal}): ${(r.stderr || r.stdout || String(r.error ?? '')).trim().slice(0, 600)}`,
+    );
   return r.stdout;
 }
 
 /** Make (once) and start the cluster under `dir`; the port is kept in `dir/newsflow.port`. */
 export async function startPostgres(opts: {
-  dataDir: string; log?: (m: string) => void;
+  dataDir: string;
+  log?: (m: string) => void;
   /** no fsync, asynchronous commits, no full-page writes: for throwaway clusters (tests), never for data to keep */
   unsafeFast?: boolean;
 }): Promise<PgEndpoint> {
@@ -67,7 +83,9 @@ export async function startPostgres(opts: {
   if (asRoot) {
     spawnSync('chown', ['-R', 'postgres:postgres', dir]);
     if (spawnSync('runuser', ['-u', 'postgres', '--', 'test', '-w', dir]).status !== 0) {
-      throw new PostgresSetupError(`PostgreSQL runs as the postgres user, which cannot reach ${dir} (a parent folder is closed to it): use a data dir it can reach, or give NEWSFLOW_PG_URL`);
+      throw new PostgresSetupError(
+        `PostgreSQL runs as the postgres user, which cannot reach ${dir} (a parent folder is closed to it): use a data dir it can reach, or give NEWSFLOW_PG_URL`,
+      );
     }
   }
   if (!fs.existsSync(path.join(cluster, 'PG_VERSION'))) {
@@ -78,7 +96,10 @@ export async function startPostgres(opts: {
   const portFile = path.join(dir, 'newsflow.port');
   if (fs.existsSync(pidFile) && fs.existsSync(portFile)) {
     // a cluster left running (or a stale pid file): pg_ctl status tells
-    const st = spawnSync(asRoot ? 'runuser' : path.join(bin, 'pg_ctl'), asRoot ? ['-u', 'postgres', '--', path.join(bin, 'pg_ctl'), 'status', '-D', cluster] : ['status', '-D', cluster]);
+    const st = spawnSync(
+      asRoot ? 'runuser' : path.join(bin, 'pg_ctl'),
+      asRoot ? ['-u', 'postgres', '--', path.join(bin, 'pg_ctl'), 'status', '-D', cluster] : ['status', '-D', cluster],
+    );
     if (st.status === 0) {
       const port = Number(fs.readFileSync(portFile, 'utf8'));
       opts.log?.(`PostgreSQL: already running on 127.0.0.1:${port}`);
@@ -89,13 +110,32 @@ export async function startPostgres(opts: {
   fs.writeFileSync(portFile, String(port));
   opts.log?.(`PostgreSQL: starting on 127.0.0.1:${port}`);
   const fast = opts.unsafeFast ? ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off' : '';
-  pg(path.join(bin, 'pg_ctl'), ['-D', cluster, '-l', path.join(cluster, 'server.log'), '-w', '-t', '60', '-o', `-p ${port} -k ${cluster} -c listen_addresses=127.0.0.1 -c max_connections=200${fast}`, 'start'], 'pg_ctl start');
+  pg(
+    path.join(bin, 'pg_ctl'),
+    [
+      '-D',
+      cluster,
+      '-l',
+      path.join(cluster, 'server.log'),
+      '-w',
+      '-t',
+      '60',
+      '-o',
+      `-p ${port} -k ${cluster} -c listen_addresses=127.0.0.1 -c max_connections=200${fast}`,
+      'start',
+    ],
+    'pg_ctl start',
+  );
   return endpoint(bin, cluster, port, true);
 }
 
 function endpoint(bin: string, cluster: string, port: number, owned: boolean): PgEndpoint {
   return {
-    host: '127.0.0.1', port, user: 'postgres', password: '', dataDir: cluster,
+    host: '127.0.0.1',
+    port,
+    user: 'postgres',
+    password: '',
+    dataDir: cluster,
     stop: async () => {
       if (!owned) return;
       try {

@@ -37,12 +37,23 @@ export const PIPELINE_OPERATIONS: Record<Pipeline, string[]> = {
 
 /** The pipeline a workflow type belongs to. */
 export const WORKFLOW_PIPELINES: Record<string, Pipeline> = {
-  newsIngest: 'news-ingest', indexCountSampler: 'index-counts', storyTracker: 'story-tracker', distributionPull: 'distribution', alertSync: 'alerts', alertRun: 'alerts', entityGraph: 'graph', deepResearch: 'research',
+  newsIngest: 'news-ingest',
+  indexCountSampler: 'index-counts',
+  storyTracker: 'story-tracker',
+  distributionPull: 'distribution',
+  alertSync: 'alerts',
+  alertRun: 'alerts',
+  entityGraph: 'graph',
+  deepResearch: 'research',
 };
 
 /** What would set a scheduled pipeline aside (for the fix of a worker's failed check). */
 const LEAVE_OUT: Partial<Record<Pipeline, string>> = {
-  alerts: 'NEWSFLOW_ALERTS=0', 'story-tracker': 'NEWSFLOW_STORY_TRACKERS=0', 'index-counts': 'NEWSFLOW_INDEX_COUNT_SAMPLINGS=""', distribution: 'NEWSFLOW_DISTRIBUTION_DOMAINS=""', research: 'NEWSFLOW_RESEARCH=""',
+  alerts: 'NEWSFLOW_ALERTS=0',
+  'story-tracker': 'NEWSFLOW_STORY_TRACKERS=0',
+  'index-counts': 'NEWSFLOW_INDEX_COUNT_SAMPLINGS=""',
+  distribution: 'NEWSFLOW_DISTRIBUTION_DOMAINS=""',
+  research: 'NEWSFLOW_RESEARCH=""',
 };
 
 export interface PreflightNeed {
@@ -122,7 +133,9 @@ export async function preflight(needs: PreflightNeed[], opts: PreflightOptions =
   const pipelines = [...new Set(needs.map((n) => n.pipeline))];
   if (!apiKey) {
     const scopes = [...new Set(pipelines.flatMap((p) => pipelineNeeds(p).scopes))];
-    throw new PreflightError(`no API key: set NEWSFLOW_API_KEY to a key of the API at ${url}${scopes.length ? ` with the ${scopes.join(', ')} scope${scopes.length > 1 ? 's' : ''}` : ''} (self-hosted: newsflow keys create --name NAME --scopes ${scopes.join(',') || 'news'})`);
+    throw new PreflightError(
+      `no API key: set NEWSFLOW_API_KEY to a key of the API at ${url}${scopes.length ? ` with the ${scopes.join(', ')} scope${scopes.length > 1 ? 's' : ''}` : ''} (self-hosted: newsflow keys create --name NAME --scopes ${scopes.join(',') || 'news'})`,
+    );
   }
   // a few quick tries, never the pipelines' patient retries: a preflight answers within seconds
   const client = new NewsClient({ baseUrl: url, apiKey, retry: { max: 2, baseDelayMs: 250, maxDelayMs: 1000 }, timeoutMs: 5000, validate: 'off' });
@@ -149,7 +162,8 @@ async function checkKey(client: NewsClient, url: string): Promise<void> {
   try {
     await client.getLimits();
   } catch (e) {
-    if (e instanceof NetworkError) throw new PreflightError(`cannot reach the API at ${url} (${cause(e)}): start it (newsflow serve) or set NEWSFLOW_API_URL to its address`);
+    if (e instanceof NetworkError)
+      throw new PreflightError(`cannot reach the API at ${url} (${cause(e)}): start it (newsflow serve) or set NEWSFLOW_API_URL to its address`);
     if (e instanceof AuthError) throw new PreflightError(`the API at ${url} refused the key, ${apiText(e)}: set NEWSFLOW_API_KEY to a valid key of this API`);
     if (e instanceof ServerError) throw new PreflightError(`the API at ${url} is failing, ${apiText(e)}: try again once it answers`);
     // an API without the limits route (404) or other answers: the probes below tell
@@ -161,7 +175,8 @@ async function checkKey(client: NewsClient, url: string): Promise<void> {
 /** The one-line PreflightError for an error of a probe of `operationId`. */
 function explain(e: unknown, url: string, pipeline: Pipeline, operationId: string): unknown {
   const d = route(operationId);
-  if (e instanceof NetworkError) return new PreflightError(`cannot reach the API at ${url} (${cause(e)}): start it (newsflow serve) or set NEWSFLOW_API_URL to its address`);
+  if (e instanceof NetworkError)
+    return new PreflightError(`cannot reach the API at ${url} (${cause(e)}): start it (newsflow serve) or set NEWSFLOW_API_URL to its address`);
   if (!(e instanceof ApiError)) return e;
   const what = `the key cannot run ${pipeline}: ${d.method} ${d.path} answered ${apiText(e)}`;
   if (e.status === 401) return new PreflightError(`the API at ${url} refused the key, ${apiText(e)}: set NEWSFLOW_API_KEY to a valid key of this API`);
@@ -195,10 +210,13 @@ async function checkPipeline(client: NewsClient, url: string, need: PreflightNee
 
 async function checkDomains(client: NewsClient, url: string, pipeline: Pipeline, domains: string[]): Promise<void> {
   if (domains.length === 0) return;
-  const notOwned = (list: string[], e: ApiError) => new PipelineRefused(
-    `the organization of this key does not own ${list.join(', ')} (${apiText(e)}): ask only for its domains (--domains), or use a key of the organization that owns them`);
+  const notOwned = (list: string[], e: ApiError) =>
+    new PipelineRefused(
+      `the organization of this key does not own ${list.join(', ')} (${apiText(e)}): ask only for its domains (--domains), or use a key of the organization that owns them`,
+    );
   // a 403 whose detail speaks of domains: not the organization's (else: the key may not call distribution at all)
-  const aboutDomains = (e: unknown): e is ApiError => e instanceof ApiError && e.status === 403 && /domain/i.test(typeof e.detail === 'string' ? e.detail : JSON.stringify(e.detail));
+  const aboutDomains = (e: unknown): e is ApiError =>
+    e instanceof ApiError && e.status === 403 && /domain/i.test(typeof e.detail === 'string' ? e.detail : JSON.stringify(e.detail));
   let answer: { data?: { domain: string }[] };
   try {
     answer = (await ask(client, 'domain_hit_share', domains)) as typeof answer;

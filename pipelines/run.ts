@@ -15,7 +15,10 @@ import { workerLogFile } from './workerLog.js';
 function cleanupFailed(dataDir: string, what: string, e: Error): void {
   try {
     fs.mkdirSync(path.dirname(workerLogFile(dataDir)), { recursive: true });
-    fs.appendFileSync(workerLogFile(dataDir), `${JSON.stringify({ time: new Date().toISOString(), level: 'WARN', message: `${what} failed`, error: e.message })}\n`);
+    fs.appendFileSync(
+      workerLogFile(dataDir),
+      `${JSON.stringify({ time: new Date().toISOString(), level: 'WARN', message: `${what} failed`, error: e.message })}\n`,
+    );
   } catch {
     /* the log is out of reach too: nothing more to do */
   }
@@ -67,14 +70,24 @@ export function retryLines(write: (line: string) => void) {
       write(`retry ${e.operationId}: attempt ${e.attempt + 1} failed (${e.reason}); attempt ${e.attempt + 2} in ${seconds(e.delayMs)}`);
     },
     /** from DescribeWorkflowExecution: pending activities whose attempt went up */
-    pending(activities: { activityId?: string | null; activityType?: { name?: string | null } | null; attempt?: number | null; lastFailure?: { message?: string | null } | null; nextAttemptScheduleTime?: { seconds?: unknown } | null }[]) {
+    pending(
+      activities: {
+        activityId?: string | null;
+        activityType?: { name?: string | null } | null;
+        attempt?: number | null;
+        lastFailure?: { message?: string | null } | null;
+        nextAttemptScheduleTime?: { seconds?: unknown } | null;
+      }[],
+    ) {
       for (const a of activities) {
         const attempt = a.attempt ?? 1;
         const id = a.activityId ?? '';
         if (attempt <= 1 || (seen.get(id) ?? 1) >= attempt) continue;
         seen.set(id, attempt);
         const next = a.nextAttemptScheduleTime?.seconds != null ? Number(a.nextAttemptScheduleTime.seconds) * 1000 : null;
-        write(`retry ${a.activityType?.name ?? 'activity'}: attempt ${attempt - 1} failed (${a.lastFailure?.message ?? 'unknown'}); attempt ${attempt} ${next ? `in ${seconds(Math.max(0, next - Date.now()))}` : 'now'}`);
+        write(
+          `retry ${a.activityType?.name ?? 'activity'}: attempt ${attempt - 1} failed (${a.lastFailure?.message ?? 'unknown'}); attempt ${attempt} ${next ? `in ${seconds(Math.max(0, next - Date.now()))}` : 'now'}`,
+        );
       }
     },
   };
@@ -94,7 +107,11 @@ function rootMessage(e: unknown): string {
  * TEMPORAL_ADDRESS and no NEWSFLOW_API_KEY, the worker elsewhere has its own key: it is left out).
  * A failed run throws RunFailedError with its cause; a signal stops the worker and the dev server.
  */
-export async function runOnce<P>(dataDirOpt: string | undefined, { workflowType, taskQueue, input, show, line, need, after }: RunRequest<P>, o: { verbose?: boolean } = {}): Promise<Record<string, unknown>> {
+export async function runOnce<P>(
+  dataDirOpt: string | undefined,
+  { workflowType, taskQueue, input, show, line, need, after }: RunRequest<P>,
+  o: { verbose?: boolean } = {},
+): Promise<Record<string, unknown>> {
   const dataDir = serviceConfig({ dataDir: dataDirOpt }).dataDir;
   const own = !process.env.TEMPORAL_ADDRESS;
   if (own || process.env.NEWSFLOW_API_KEY) await preflight([need]);
@@ -130,7 +147,12 @@ export async function runOnce<P>(dataDirOpt: string | undefined, { workflowType,
     };
     poll = setInterval(() => {
       track(handle.query<P>('progress').then(onProgress, () => {}));
-      track(handle.describe().then((d) => retries.pending(d.raw.pendingActivities ?? []), () => {}));
+      track(
+        handle.describe().then(
+          (d) => retries.pending(d.raw.pendingActivities ?? []),
+          () => {},
+        ),
+      );
     }, 1000);
     let result: Record<string, unknown>;
     try {

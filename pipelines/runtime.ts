@@ -33,7 +33,10 @@ export async function installRuntime(dataDir: string, verbose = false, quiet = f
 }
 
 export async function startWorker(opts: {
-  endpoint: TemporalEndpoint; dataDir: string; apiUrl?: string; apiKey?: string;
+  endpoint: TemporalEndpoint;
+  dataDir: string;
+  apiUrl?: string;
+  apiKey?: string;
   /** the worker's log on stderr too (else in <data dir>/logs/worker.log only, errors excepted) */
   verbose?: boolean;
   /** without `verbose`: errors only on stderr, whether or not it is a terminal (`newsflow start`) */
@@ -48,7 +51,14 @@ export async function startWorker(opts: {
   const { Warehouse } = await import('../warehouse/warehouse.js');
   const warehouse = await Warehouse.open(warehouseDir(opts.dataDir));
   const client = new NewsClient({ baseUrl: opts.apiUrl, apiKey: opts.apiKey, onEvent: opts.onEvent });
-  const workers = await createWorkers({ address: opts.endpoint.address, namespace: opts.endpoint.namespace, client, warehouse, bundlerLogger: log.bundler, bundleCacheDir: opts.bundleCacheDir });
+  const workers = await createWorkers({
+    address: opts.endpoint.address,
+    namespace: opts.endpoint.namespace,
+    client,
+    warehouse,
+    bundlerLogger: log.bundler,
+    bundleCacheDir: opts.bundleCacheDir,
+  });
   const running = workers.run();
   return {
     warehouse,

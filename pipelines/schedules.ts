@@ -36,7 +36,10 @@ export const SCHEDULES: ScheduleDecl[] = [
 ];
 
 /** The daily month-to-date distribution refresh, declared when NEWSFLOW_DISTRIBUTION_DOMAINS is set. */
-const distributionDomains = (process.env.NEWSFLOW_DISTRIBUTION_DOMAINS ?? '').split(',').map((d) => d.trim()).filter(Boolean);
+const distributionDomains = (process.env.NEWSFLOW_DISTRIBUTION_DOMAINS ?? '')
+  .split(',')
+  .map((d) => d.trim())
+  .filter(Boolean);
 if (distributionDomains.length) {
   SCHEDULES.push({
     id: 'distribution-mtd-daily',
@@ -77,7 +80,9 @@ export function storyTrackerSchedules(env: NodeJS.ProcessEnv): ScheduleDecl[] {
     try {
       trackers = JSON.parse(raw);
     } catch (e) {
-      console.warn(`newsflow: NEWSFLOW_STORY_TRACKERS is not JSON (${(e as Error).message}); story-tracker schedule left out. e.g. [{"name":"top","strategy":"topstories","stories":20}]`);
+      console.warn(
+        `newsflow: NEWSFLOW_STORY_TRACKERS is not JSON (${(e as Error).message}); story-tracker schedule left out. e.g. [{"name":"top","strategy":"topstories","stories":20}]`,
+      );
       return [];
     }
     if (!Array.isArray(trackers) || !trackers.every((t) => t && typeof t === 'object' && typeof (t as { name?: unknown }).name === 'string')) {
@@ -85,16 +90,18 @@ export function storyTrackerSchedules(env: NodeJS.ProcessEnv): ScheduleDecl[] {
       return [];
     }
   }
-  return [{
-    id: 'story-tracker-hourly',
-    description: 'story tracker: the declared story queries, hourly at :05 UTC',
-    workflowType: 'storyTracker',
-    taskQueue: TASK_QUEUES.stories,
-    spec: { cronExpressions: ['5 * * * *'] },
-    overlap: ScheduleOverlapPolicy.SKIP,
-    catchupWindow: '3 hours',
-    args: [trackers ? { trackers } : {}],
-  }];
+  return [
+    {
+      id: 'story-tracker-hourly',
+      description: 'story tracker: the declared story queries, hourly at :05 UTC',
+      workflowType: 'storyTracker',
+      taskQueue: TASK_QUEUES.stories,
+      spec: { cronExpressions: ['5 * * * *'] },
+      overlap: ScheduleOverlapPolicy.SKIP,
+      catchupWindow: '3 hours',
+      args: [trackers ? { trackers } : {}],
+    },
+  ];
 }
 SCHEDULES.push(...storyTrackerSchedules(process.env));
 
@@ -136,14 +143,22 @@ export function researchSchedules(env: NodeJS.ProcessEnv): ScheduleDecl[] {
   const out: ScheduleDecl[] = [];
   const names = new Set<string>();
   for (const q of list as Partial<StandingQuestion>[]) {
-    const bad = !q || typeof q !== 'object' ? 'not an object'
-      : typeof q.name !== 'string' || !/^[a-z0-9][a-z0-9-]{0,62}$/.test(q.name) ? '"name" must be lower-case letters, digits and dashes'
-      : names.has(q.name) ? `"name" ${q.name} is declared twice`
-      : typeof q.question !== 'string' || !q.question.trim() ? '"question" must be a non-empty string'
-      : q.depth !== undefined && (!Number.isInteger(q.depth) || q.depth < 1 || q.depth > RESEARCH_MAX_DEPTH) ? `"depth" must be an integer 1..${RESEARCH_MAX_DEPTH}`
-      : q.sources !== undefined && (!Array.isArray(q.sources) || !q.sources.every((x) => typeof x === 'string')) ? '"sources" must be an array of strings'
-      : q.cron !== undefined && (typeof q.cron !== 'string' || q.cron.trim().split(/\s+/).length !== 5) ? '"cron" must be a 5-field cron expression'
-      : null;
+    const bad =
+      !q || typeof q !== 'object'
+        ? 'not an object'
+        : typeof q.name !== 'string' || !/^[a-z0-9][a-z0-9-]{0,62}$/.test(q.name)
+          ? '"name" must be lower-case letters, digits and dashes'
+          : names.has(q.name)
+            ? `"name" ${q.name} is declared twice`
+            : typeof q.question !== 'string' || !q.question.trim()
+              ? '"question" must be a non-empty string'
+              : q.depth !== undefined && (!Number.isInteger(q.depth) || q.depth < 1 || q.depth > RESEARCH_MAX_DEPTH)
+                ? `"depth" must be an integer 1..${RESEARCH_MAX_DEPTH}`
+                : q.sources !== undefined && (!Array.isArray(q.sources) || !q.sources.every((x) => typeof x === 'string'))
+                  ? '"sources" must be an array of strings'
+                  : q.cron !== undefined && (typeof q.cron !== 'string' || q.cron.trim().split(/\s+/).length !== 5)
+                    ? '"cron" must be a 5-field cron expression'
+                    : null;
     if (bad) {
       console.warn(`newsflow: NEWSFLOW_RESEARCH: ${JSON.stringify(q)?.slice(0, 80)}: ${bad}; left out`);
       continue;
@@ -185,26 +200,38 @@ export const INDEX_COUNT_CADENCE: Record<z.infer<typeof Sampling>, { cron: strin
  * Unknown samplings are reported and left out.
  */
 export function indexCountSchedules(env: NodeJS.ProcessEnv): ScheduleDecl[] {
-  const split = (v: string) => v.split(',').map((x) => x.trim()).filter(Boolean);
+  const split = (v: string) =>
+    v
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
   const wanted = split(env.NEWSFLOW_INDEX_COUNT_SAMPLINGS ?? '1h,1d');
   const bad = wanted.filter((x) => !Sampling.safeParse(x).success);
-  if (bad.length) console.warn(`newsflow: NEWSFLOW_INDEX_COUNT_SAMPLINGS: unknown sampling ${bad.join(', ')} left out; samplings: ${Sampling.options.join(', ')}`);
+  if (bad.length)
+    console.warn(`newsflow: NEWSFLOW_INDEX_COUNT_SAMPLINGS: unknown sampling ${bad.join(', ')} left out; samplings: ${Sampling.options.join(', ')}`);
   const domains = split(env.NEWSFLOW_INDEX_COUNT_DOMAINS ?? '');
-  return Sampling.options.filter((x) => wanted.includes(x)).map((sampling) => ({
-    id: `index-counts-${sampling}`,
-    description: `index counts: ${sampling} buckets (${INDEX_COUNT_CADENCE[sampling].cron} UTC), re-sampling the lookback before each run`,
-    workflowType: 'indexCountSampler',
-    taskQueue: TASK_QUEUES.news,
-    spec: { cronExpressions: [INDEX_COUNT_CADENCE[sampling].cron] },
-    overlap: ScheduleOverlapPolicy.SKIP,
-    catchupWindow: INDEX_COUNT_CADENCE[sampling].catchupWindow,
-    args: [domains.length ? { sampling, domains } : { sampling }],
-  }));
+  return Sampling.options
+    .filter((x) => wanted.includes(x))
+    .map((sampling) => ({
+      id: `index-counts-${sampling}`,
+      description: `index counts: ${sampling} buckets (${INDEX_COUNT_CADENCE[sampling].cron} UTC), re-sampling the lookback before each run`,
+      workflowType: 'indexCountSampler',
+      taskQueue: TASK_QUEUES.news,
+      spec: { cronExpressions: [INDEX_COUNT_CADENCE[sampling].cron] },
+      overlap: ScheduleOverlapPolicy.SKIP,
+      catchupWindow: INDEX_COUNT_CADENCE[sampling].catchupWindow,
+      args: [domains.length ? { sampling, domains } : { sampling }],
+    }));
 }
 SCHEDULES.push(...indexCountSchedules(process.env));
 
 const MEMO_KEY = 'newsflow';
-const hashOf = (d: ScheduleDecl) => crypto.createHash('sha1').update(JSON.stringify([d.workflowType, d.taskQueue, d.spec, d.overlap, d.catchupWindow, d.args])).digest('hex').slice(0, 16);
+const hashOf = (d: ScheduleDecl) =>
+  crypto
+    .createHash('sha1')
+    .update(JSON.stringify([d.workflowType, d.taskQueue, d.spec, d.overlap, d.catchupWindow, d.args]))
+    .digest('hex')
+    .slice(0, 16);
 
 export interface ApplyResult {
   created: string[];
@@ -227,7 +254,7 @@ export async function listOurs(client: Client, scope: (id: string) => boolean = 
 async function serverHash(client: Client, id: string): Promise<string | null | undefined> {
   try {
     const d = await client.schedule.getHandle(id).describe();
-    return ((d.memo?.[MEMO_KEY] as { hash?: string } | undefined)?.hash) ?? null;
+    return (d.memo?.[MEMO_KEY] as { hash?: string } | undefined)?.hash ?? null;
   } catch (e) {
     if (e instanceof ScheduleNotFoundError) return undefined;
     throw e;
@@ -238,7 +265,11 @@ async function serverHash(client: Client, id: string): Promise<string | null | u
  * Make the server's schedules within `scope` match `decls`. The default scope is every newsflow
  * schedule but the per-alert ones, which the alert sync applies with scope isAlertSchedule.
  */
-export async function applySchedules(client: Client, decls: ScheduleDecl[] = SCHEDULES, scope: (id: string) => boolean = notAlertSchedule): Promise<ApplyResult> {
+export async function applySchedules(
+  client: Client,
+  decls: ScheduleDecl[] = SCHEDULES,
+  scope: (id: string) => boolean = notAlertSchedule,
+): Promise<ApplyResult> {
   // schedules of ours the server lists (eventually consistent), to find the undeclared ones
   const existing = new Map((await listOurs(client, scope)).map((s) => [s.id, s.hash]));
   for (const d of decls) {

@@ -20,7 +20,16 @@ export async function seedStore(o: { corpus: string; rebaseDates?: boolean; data
 }
 
 /** Start the service (seeded or replaying when asked) and stop it cleanly on SIGINT/SIGTERM. */
-export async function serve(o: { port?: number; host?: string; dataDir?: string; limitsText?: string; demoKey?: boolean; seed?: string; rebaseDates?: boolean; replay?: number }) {
+export async function serve(o: {
+  port?: number;
+  host?: string;
+  dataDir?: string;
+  limitsText?: string;
+  demoKey?: boolean;
+  seed?: string;
+  rebaseDates?: boolean;
+  replay?: number;
+}) {
   const svc = await startService({ port: o.port, host: o.host, dataDir: o.dataDir, limitsText: o.limitsText });
   const log = svc.app.log;
   if (o.seed) {

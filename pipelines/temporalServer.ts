@@ -38,11 +38,16 @@ export function installTemporalServer(opts: { log?: (m: string) => void; force?:
     return dir;
   }
   const go = spawnSync('go', ['version'], { encoding: 'utf8' });
-  if (go.status !== 0) throw new TemporalSetupError('Go is needed to build the Temporal server (go install go.temporal.io/server/cmd/server@v1.29.1): install Go 1.24+ and try again');
+  if (go.status !== 0)
+    throw new TemporalSetupError(
+      'Go is needed to build the Temporal server (go install go.temporal.io/server/cmd/server@v1.29.1): install Go 1.24+ and try again',
+    );
   fs.mkdirSync(dir, { recursive: true });
   opts.log?.(`building the Temporal server ${TEMPORAL_SERVER_VERSION} and its schema tool with go install (a few minutes) into ${dir}`);
   const r = spawnSync('go', ['install', `${MODULE}/cmd/server@v${TEMPORAL_SERVER_VERSION}`, `${MODULE}/cmd/tools/sql@v${TEMPORAL_SERVER_VERSION}`], {
-    encoding: 'utf8', env: { ...process.env, GOBIN: dir }, stdio: ['ignore', 'inherit', 'pipe'],
+    encoding: 'utf8',
+    env: { ...process.env, GOBIN: dir },
+    stdio: ['ignore', 'inherit', 'pipe'],
   });
   if (r.status !== 0) throw new TemporalSetupError(`go install of the Temporal server failed: ${r.stderr.trim().slice(-600)}`);
   const modCache = spawnSync('go', ['env', 'GOMODCACHE'], { encoding: 'utf8' }).stdout.trim();
@@ -58,20 +63,28 @@ async function lowPort(base: number): Promise<number> {
   const p = await preferredPort(base, 10);
   if (p < base + 10) return p;
   for (let q = 20000 + Math.floor(Math.random() * 10000); q < 32768; q++) if ((await preferredPort(q, 1)) === q) return q;
-  throw new TemporalSetupError('no free port below 32768 for Temporal\'s membership');
+  throw new TemporalSetupError("no free port below 32768 for Temporal's membership");
 }
 
 function sqlTool(sql: string, pg: PgEndpoint, db: string, args: string[]): { ok: boolean; out: string } {
-  const r = spawnSync(sql, ['--plugin', 'postgres12', '--ep', pg.host, '-p', String(pg.port), '-u', pg.user, ...(pg.password ? ['--pw', pg.password] : []), '--db', db, ...args], { encoding: 'utf8', timeout: 180_000 });
+  const r = spawnSync(
+    sql,
+    ['--plugin', 'postgres12', '--ep', pg.host, '-p', String(pg.port), '-u', pg.user, ...(pg.password ? ['--pw', pg.password] : []), '--db', db, ...args],
+    { encoding: 'utf8', timeout: 180_000 },
+  );
   return { ok: r.status === 0, out: `${r.stdout}${r.stderr}` };
 }
 
 /** Create Temporal's databases when missing and bring their schemas up to date (idempotent). */
 export function setupSchemas(pg: PgEndpoint, log?: (m: string) => void): void {
   const b = binaries(serverDir());
-  for (const [db, kind] of [['temporal', 'temporal'], ['temporal_visibility', 'visibility']] as const) {
+  for (const [db, kind] of [
+    ['temporal', 'temporal'],
+    ['temporal_visibility', 'visibility'],
+  ] as const) {
     const created = sqlTool(b.sql, pg, db, ['create-database']);
-    if (!created.ok && !/already exists/.test(created.out)) throw new TemporalSetupError(`could not create the database ${db}: ${created.out.trim().slice(-400)}`);
+    if (!created.ok && !/already exists/.test(created.out))
+      throw new TemporalSetupError(`could not create the database ${db}: ${created.out.trim().slice(-400)}`);
     if (created.ok) {
       const setup = sqlTool(b.sql, pg, db, ['setup-schema', '-v', '0.0']);
       if (!setup.ok) throw new TemporalSetupError(`setup-schema on ${db} failed: ${setup.out.trim().slice(-400)}`);
@@ -82,7 +95,11 @@ export function setupSchemas(pg: PgEndpoint, log?: (m: string) => void): void {
   }
 }
 
-function config(pg: PgEndpoint, p: Record<'frontend' | 'http' | 'history' | 'matching' | 'worker' | 'mFrontend' | 'mHistory' | 'mMatching' | 'mWorker', number>, dynamic: string): string {
+function config(
+  pg: PgEndpoint,
+  p: Record<'frontend' | 'http' | 'history' | 'matching' | 'worker' | 'mFrontend' | 'mHistory' | 'mMatching' | 'mWorker', number>,
+  dynamic: string,
+): string {
   const store = (db: string, conns: number) => `
       sql:
         pluginName: "postgres12"
@@ -153,12 +170,16 @@ async function waitFrontend(cli: string, address: string, child: ReturnType<type
  * `namespaces` registered. stop() stops the server and the PostgreSQL we started.
  */
 export async function startPostgresTemporal(opts: {
-  dataDir: string; namespaces?: string[]; log?: (m: string) => void;
+  dataDir: string;
+  namespaces?: string[];
+  log?: (m: string) => void;
   /** PostgreSQL without fsync and with asynchronous commits (a throwaway test cluster; see startPostgres) */
   unsafeFast?: boolean;
 }): Promise<TemporalEndpoint & { pg: PgEndpoint }> {
   if (!serverInstalled()) {
-    throw new TemporalSetupError(`the Temporal server is not installed (${serverDir()}): run \`npx newsflow temporal install\` (go install, a few minutes) first`);
+    throw new TemporalSetupError(
+      `the Temporal server is not installed (${serverDir()}): run \`npx newsflow temporal install\` (go install, a few minutes) first`,
+    );
   }
   const cli = findTemporalCli({ log: opts.log });
   const pg = await startPostgres({ dataDir: path.join(opts.dataDir, 'postgres'), log: opts.log, unsafeFast: opts.unsafeFast });
@@ -173,14 +194,23 @@ export async function startPostgresTemporal(opts: {
   const dynamic = path.join(dir, 'config', 'dynamicconfig.yaml');
   fs.writeFileSync(dynamic, 'system.forceSearchAttributesCacheRefreshOnRead:\n  - value: true\n');
   const ports = {
-    frontend: await preferredPort(7233), http: await freePort(), history: await freePort(), matching: await freePort(), worker: await freePort(),
+    frontend: await preferredPort(7233),
+    http: await freePort(),
+    history: await freePort(),
+    matching: await freePort(),
+    worker: await freePort(),
     // membership ports go into a smallint column of the cluster_membership table: below 32768, so
     // not from the ephemeral range the OS hands out; one block of ten each from Temporal's 6933
-    mFrontend: await lowPort(6933), mHistory: await lowPort(6943), mMatching: await lowPort(6953), mWorker: await lowPort(6963),
+    mFrontend: await lowPort(6933),
+    mHistory: await lowPort(6943),
+    mMatching: await lowPort(6953),
+    mWorker: await lowPort(6963),
   };
   fs.writeFileSync(path.join(dir, 'config', 'development.yaml'), config(pg, ports, dynamic));
   const logFd = fs.openSync(path.join(dir, 'server.log'), 'a');
-  const child = spawn(binaries(serverDir()).server, ['--root', dir, '--config', 'config', '--env', 'development', '--allow-no-auth', 'start'], { stdio: ['ignore', logFd, logFd] });
+  const child = spawn(binaries(serverDir()).server, ['--root', dir, '--config', 'config', '--env', 'development', '--allow-no-auth', 'start'], {
+    stdio: ['ignore', logFd, logFd],
+  });
   fs.closeSync(logFd);
   const unhook = atExit(() => child.kill('SIGKILL'));
   child.once('exit', unhook);
@@ -198,8 +228,12 @@ export async function startPostgresTemporal(opts: {
   try {
     await waitFrontend(cli, address, child, 120_000);
     for (const ns of ['default', ...(opts.namespaces ?? [])]) {
-      const r = spawnSync(cli, ['operator', 'namespace', 'create', '--namespace', ns, '--retention', '72h', '--address', address], { encoding: 'utf8', timeout: 30_000 });
-      if (r.status !== 0 && !/already exists|AlreadyExists/i.test(`${r.stdout}${r.stderr}`)) throw new TemporalSetupError(`could not register the namespace ${ns}: ${r.stderr.trim().slice(-300)}`);
+      const r = spawnSync(cli, ['operator', 'namespace', 'create', '--namespace', ns, '--retention', '72h', '--address', address], {
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      if (r.status !== 0 && !/already exists|AlreadyExists/i.test(`${r.stdout}${r.stderr}`))
+        throw new TemporalSetupError(`could not register the namespace ${ns}: ${r.stderr.trim().slice(-300)}`);
     }
   } catch (e) {
     await stop();

@@ -41,7 +41,9 @@ export async function loadWikiStore(o: Opts): Promise<LoadReport & { via: string
     db = await Db.open(storeFile(config.dataDir));
   } catch (e) {
     if (e instanceof StoreLockedError) {
-      throw new WikiLoadError(`the store of ${config.dataDir} is in use by another process that is not a newsflow service recorded on this data dir (DuckDB allows one writer): stop it and run "newsflow wiki load" again`);
+      throw new WikiLoadError(
+        `the store of ${config.dataDir} is in use by another process that is not a newsflow service recorded on this data dir (DuckDB allows one writer): stop it and run "newsflow wiki load" again`,
+      );
     }
     throw e;
   }
@@ -64,7 +66,9 @@ async function viaService(url: string, token: string, target: string, o: Opts): 
     const json = (await res.json().catch(() => null)) as (WikiLoadJob & { detail?: unknown }) | null;
     if (res.status >= 400) {
       const d = json?.detail;
-      throw new WikiLoadError(`the service at ${url} refused the load: ${Array.isArray(d) ? d.map((x: { msg?: string }) => x.msg).join('; ') : String(d ?? res.status)}`);
+      throw new WikiLoadError(
+        `the service at ${url} refused the load: ${Array.isArray(d) ? d.map((x: { msg?: string }) => x.msg).join('; ') : String(d ?? res.status)}`,
+      );
     }
     return json!;
   };

@@ -57,8 +57,11 @@ export async function workflowBundle(opts: { cacheDir?: string; logger?: Logger 
   const h = crypto.createHash('sha1');
   const sources = [
     ...fs.readdirSync(path.dirname(workflowsPath)).map((f) => path.join(path.dirname(workflowsPath), f)),
-    path.join(root, 'pipelines', 'queues.ts'), path.join(root, 'package-lock.json'),
-  ].filter((f) => fs.existsSync(f) && fs.statSync(f).isFile()).sort();
+    path.join(root, 'pipelines', 'queues.ts'),
+    path.join(root, 'package-lock.json'),
+  ]
+    .filter((f) => fs.existsSync(f) && fs.statSync(f).isFile())
+    .sort();
   for (const f of sources) h.update(path.relative(root, f)).update(fs.readFileSync(f));
   const file = path.join(opts.cacheDir, `workflows-${h.digest('hex').slice(0, 24)}.js`);
   try {
@@ -79,7 +82,8 @@ export const DRAIN_MS = 5000;
 export function workerShare(text: string | undefined): number {
   if (text === undefined || text === '') return 1;
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`NEWSFLOW_WORKERS must be a positive integer (the number of workers sharing one API key); got ${JSON.stringify(text)}`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`NEWSFLOW_WORKERS must be a positive integer (the number of workers sharing one API key); got ${JSON.stringify(text)}`);
   return n;
 }
 
@@ -105,15 +109,21 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
   const share = deps.workers ?? workerShare(process.env.NEWSFLOW_WORKERS);
   const concurrency = (n: number) => Math.max(1, Math.floor(n / share));
   let temporal: Promise<Client> | null = null;
-  const temporalClient = () => (temporal ??= Connection.connect({ address: deps.address }).then((c) => new Client({ connection: c, namespace: deps.namespace })));
+  const temporalClient = () =>
+    (temporal ??= Connection.connect({ address: deps.address }).then((c) => new Client({ connection: c, namespace: deps.namespace })));
   const activities = {
     ...createNewsIngestActivities({ client: deps.client, warehouse: deps.warehouse }),
     ...createAlertRunnerActivities({
-      client: deps.client, warehouse: deps.warehouse, temporal: temporalClient, taskQueue: TASK_QUEUES.alerts,
-      smtpUrl: deps.smtpUrl !== undefined ? deps.smtpUrl : process.env.NEWSFLOW_SMTP_URL ?? null,
+      client: deps.client,
+      warehouse: deps.warehouse,
+      temporal: temporalClient,
+      taskQueue: TASK_QUEUES.alerts,
+      smtpUrl: deps.smtpUrl !== undefined ? deps.smtpUrl : (process.env.NEWSFLOW_SMTP_URL ?? null),
     }),
     ...createDistributionActivities({
-      client: deps.client, warehouse: deps.warehouse, onPage: deps.onPage,
+      client: deps.client,
+      warehouse: deps.warehouse,
+      onPage: deps.onPage,
       walkShare: share > 1 ? { rate: limits.distribution.rate / share, burst: Math.max(1, Math.floor(limits.distribution.burst / share)) } : undefined,
     }),
     ...createIndexCountSamplerActivities({ client: deps.client, warehouse: deps.warehouse }),
@@ -125,27 +135,32 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
   const { code } = await workflowBundle({ cacheDir: deps.bundleCacheDir, logger: deps.bundlerLogger });
   const common = { connection, namespace: deps.namespace, workflowBundle: { code }, activities, shutdownGraceTime: DRAIN_MS };
   const news = await Worker.create({
-    ...common, taskQueue: TASK_QUEUES.news,
+    ...common,
+    taskQueue: TASK_QUEUES.news,
     maxTaskQueueActivitiesPerSecond: limits.news.rate,
   });
   const distribution = await Worker.create({
-    ...common, taskQueue: TASK_QUEUES.distribution,
+    ...common,
+    taskQueue: TASK_QUEUES.distribution,
     maxTaskQueueActivitiesPerSecond: limits.distribution.rate,
     maxConcurrentActivityTaskExecutions: concurrency(limits.distribution.concurrency),
   });
   const alerts = await Worker.create({
-    ...common, taskQueue: TASK_QUEUES.alerts,
+    ...common,
+    taskQueue: TASK_QUEUES.alerts,
     maxTaskQueueActivitiesPerSecond: limits.chat.rate,
     maxConcurrentActivityTaskExecutions: concurrency(limits.chat.concurrency),
   });
   const deliveries = await Worker.create({ ...common, taskQueue: TASK_QUEUES.deliveries, maxConcurrentActivityTaskExecutions: 10 });
   const stories = await Worker.create({
-    ...common, taskQueue: TASK_QUEUES.stories,
+    ...common,
+    taskQueue: TASK_QUEUES.stories,
     maxTaskQueueActivitiesPerSecond: limits.stories.rate,
     maxConcurrentActivityTaskExecutions: concurrency(limits.stories.concurrency),
   });
   const research = await Worker.create({
-    ...common, taskQueue: TASK_QUEUES.research,
+    ...common,
+    taskQueue: TASK_QUEUES.research,
     maxTaskQueueActivitiesPerSecond: limits.deepnews.rate,
     maxConcurrentActivityTaskExecutions: concurrency(limits.deepnews.concurrency),
   });

@@ -10,7 +10,8 @@ import type { LogLevel, LogMetadata, Logger } from '@temporalio/common';
 
 const RANK: Record<LogLevel, number> = { TRACE: 0, DEBUG: 1, INFO: 2, WARN: 3, ERROR: 4 };
 
-const replacer = (_k: string, v: unknown) => (v instanceof Error ? { name: v.name, message: v.message, stack: v.stack } : typeof v === 'bigint' ? String(v) : v);
+const replacer = (_k: string, v: unknown) =>
+  v instanceof Error ? { name: v.name, message: v.message, stack: v.stack } : typeof v === 'bigint' ? String(v) : v;
 function line(level: LogLevel, message: string, meta?: LogMetadata): string {
   try {
     return JSON.stringify({ time: new Date().toISOString(), level, msg: message, ...meta }, replacer);
@@ -26,7 +27,10 @@ export class WorkerLog implements Logger {
   readonly file: string;
 
   /** `quiet`: errors only on stderr even when it is not a terminal (the main job prints its own status) */
-  constructor(dataDir: string, private readonly opts: { verbose?: boolean; quiet?: boolean; stream?: NodeJS.WriteStream } = {}) {
+  constructor(
+    dataDir: string,
+    private readonly opts: { verbose?: boolean; quiet?: boolean; stream?: NodeJS.WriteStream } = {},
+  ) {
     this.file = workerLogFile(dataDir);
     fs.mkdirSync(path.dirname(this.file), { recursive: true });
     this.fd = fs.openSync(this.file, 'a');
@@ -38,18 +42,29 @@ export class WorkerLog implements Logger {
     fs.writeSync(this.fd, `${json}\n`);
     const stream = this.opts.stream ?? process.stderr;
     if (!terminal) return;
-    if (this.opts.verbose) stream.write(`${new Date().toISOString()} [${level}] ${message}${meta && Object.keys(meta).length ? ` ${JSON.stringify(meta, replacer)}` : ''}\n`);
+    if (this.opts.verbose)
+      stream.write(`${new Date().toISOString()} [${level}] ${message}${meta && Object.keys(meta).length ? ` ${JSON.stringify(meta, replacer)}` : ''}\n`);
     else if (stream.isTTY || this.opts.quiet ? RANK[level] >= RANK.ERROR : true) stream.write(`${json}\n`);
   }
 
   log(level: LogLevel, message: string, meta?: LogMetadata) {
     this.write(level, message, meta, true);
   }
-  trace(message: string, meta?: LogMetadata) { this.log('TRACE', message, meta); }
-  debug(message: string, meta?: LogMetadata) { this.log('DEBUG', message, meta); }
-  info(message: string, meta?: LogMetadata) { this.log('INFO', message, meta); }
-  warn(message: string, meta?: LogMetadata) { this.log('WARN', message, meta); }
-  error(message: string, meta?: LogMetadata) { this.log('ERROR', message, meta); }
+  trace(message: string, meta?: LogMetadata) {
+    this.log('TRACE', message, meta);
+  }
+  debug(message: string, meta?: LogMetadata) {
+    this.log('DEBUG', message, meta);
+  }
+  info(message: string, meta?: LogMetadata) {
+    this.log('INFO', message, meta);
+  }
+  warn(message: string, meta?: LogMetadata) {
+    this.log('WARN', message, meta);
+  }
+  error(message: string, meta?: LogMetadata) {
+    this.log('ERROR', message, meta);
+  }
 
   /** For the bundler: its report goes to the file, and to stderr only with --verbose (errors always). */
   readonly bundler: Logger = {

@@ -4,9 +4,7 @@
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import {
-  ERROR_CODES, OAUTH_TOKEN_PATH, ROUTES, buildOpenApi, planAtLeast, type RouteDef,
-} from '../spec/index.js';
+import { ERROR_CODES, OAUTH_TOKEN_PATH, ROUTES, buildOpenApi, planAtLeast, type RouteDef } from '../spec/index.js';
 import type { Principal } from './auth/principal.js';
 import { HttpError, badRequest, forbidden, methodNotAllowed, notFound, notImplemented, unauthorized } from './errors.js';
 import { checkInputLimits, coerceQuery, parseOrThrow } from './validation.js';
@@ -157,7 +155,8 @@ async function authorizeAdmin(services: Services, d: RouteDef, req: FastifyReque
   const challenge = { 'WWW-Authenticate': 'Bearer' };
   if (!cred) throw unauthorized('missing admin token: send "Authorization: Bearer <the token in admin.token of the data dir>"', challenge);
   if (services.admin.check(cred)) return null;
-  if (await services.keys.resolve(cred)) throw forbidden(`${d.method} ${d.path} is an administration route: API keys cannot call it (use the admin token of the data dir)`);
+  if (await services.keys.resolve(cred))
+    throw forbidden(`${d.method} ${d.path} is an administration route: API keys cannot call it (use the admin token of the data dir)`);
   throw unauthorized('invalid admin token', challenge);
 }
 
@@ -294,7 +293,10 @@ async function oauthToken(services: Services, req: FastifyRequest, reply: Fastif
   const r = await services.keys.issueToken(clientId, secret, scopes);
   if (!r.ok) return oauthError(r.error === 'invalid_client' ? 401 : 400, r.error, r.detail);
   return reply.header('Cache-Control', 'no-store').send({
-    access_token: r.token, token_type: 'bearer', expires_in: r.expiresIn, scope: r.scopes.join(' '),
+    access_token: r.token,
+    token_type: 'bearer',
+    expires_in: r.expiresIn,
+    scope: r.scopes.join(' '),
   });
 }
 

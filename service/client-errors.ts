@@ -36,9 +36,15 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
 export function frameworkErrors(err: Error & { code?: string; statusCode?: number }, _req: FastifyRequest, reply: FastifyReply): void {
   const status = err.code === 'FST_ERR_BAD_URL' ? 400 : (err.statusCode ?? 500);
   const detail =
-    err.code === 'FST_ERR_BAD_URL' ? 'Bad Request: the URL is not valid percent-encoding'
-    : err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'URI Too Long: a path parameter is over the length limit'
-    : status >= 500 ? 'Internal Server Error'
-    : err.message;
-  void reply.code(status).type('application/json; charset=utf-8').send({ code: status * 1000, detail });
+    err.code === 'FST_ERR_BAD_URL'
+      ? 'Bad Request: the URL is not valid percent-encoding'
+      : err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? 'URI Too Long: a path parameter is over the length limit'
+        : status >= 500
+          ? 'Internal Server Error'
+          : err.message;
+  void reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send({ code: status * 1000, detail });
 }

@@ -52,7 +52,8 @@ export function zodIssuesToItems(location: string, issues: z.core.$ZodIssue[], i
           type: issue.origin === 'array' ? 'value_error.list.min_items' : 'value_error.number.not_ge',
         };
       case 'too_big':
-        if (issue.origin === 'string') return { loc, msg: `${name}: at most ${String(issue.maximum)} characters allowed`, type: 'value_error.any_str.max_length' };
+        if (issue.origin === 'string')
+          return { loc, msg: `${name}: at most ${String(issue.maximum)} characters allowed`, type: 'value_error.any_str.max_length' };
         return {
           loc,
           msg: `${name}: ${issue.origin === 'array' ? 'at most' : 'must be less than or equal to'} ${String(issue.maximum)}${issue.origin === 'array' ? ' items allowed' : ''}`,

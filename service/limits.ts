@@ -54,14 +54,18 @@ export class RateLimiter {
     const concurrency = { 'X-Concurrency-Limit': String(spec.concurrency) };
     if (b.inflight >= spec.concurrency) {
       return {
-        ok: false, code: 429001, retryAfter: 1,
+        ok: false,
+        code: 429001,
+        retryAfter: 1,
         headers: { ...concurrency, 'X-Concurrency-Remaining': '0', 'Retry-After': '1' },
       };
     }
     if (b.tokens < 1) {
       const retryAfter = Math.max(1, Math.ceil((1 - b.tokens) / spec.rate));
       return {
-        ok: false, code: 429000, retryAfter,
+        ok: false,
+        code: 429000,
+        retryAfter,
         headers: { 'X-RateLimit-Limit': String(spec.burst), 'X-RateLimit-Remaining': '0', 'Retry-After': String(retryAfter) },
       };
     }

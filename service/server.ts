@@ -70,7 +70,10 @@ export async function inThread(queryThreads: number): Promise<Embedder> {
   if (queryThreads === 2) return batches;
   const queries = await MiniLmEmbedder.load(undefined, queryThreads);
   return {
-    model: batches.model, dim: batches.dim, relevantCosine: batches.relevantCosine, queryKey: batches.queryKey,
+    model: batches.model,
+    dim: batches.dim,
+    relevantCosine: batches.relevantCosine,
+    queryKey: batches.queryKey,
     embed: (texts) => (texts.length === 1 ? queries : batches).embed(texts),
   };
 }
@@ -83,7 +86,8 @@ export async function inThread(queryThreads: number): Promise<Embedder> {
  */
 export function embedSettings(env: NodeJS.ProcessEnv): { thread: boolean; opThreads: number | null } {
   const t = env.NEWSFLOW_EMBED_THREAD?.trim() ?? '';
-  if (!['', '0', '1'].includes(t)) throw new ServiceConfigError(`NEWSFLOW_EMBED_THREAD must be 1 (MiniLM in its embedding thread) or 0 (in the service's thread), not "${t}"`);
+  if (!['', '0', '1'].includes(t))
+    throw new ServiceConfigError(`NEWSFLOW_EMBED_THREAD must be 1 (MiniLM in its embedding thread) or 0 (in the service's thread), not "${t}"`);
   const o = env.NEWSFLOW_EMBED_OP_THREADS?.trim() ?? '';
   if (o !== '' && !(/^\d+$/.test(o) && Number(o) >= 1 && Number(o) <= 16)) {
     throw new ServiceConfigError(`NEWSFLOW_EMBED_OP_THREADS must be a whole number of onnxruntime threads from 1 to 16, not "${o}"`);
@@ -123,16 +127,24 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
   const byok = new ByokStore(store, () => (secrets ??= Secrets.forService(config)));
   const forum = await ForumStore.open(store, { embedder, clock: opts.clock });
   return {
-    db: store, keys: new KeyStore(store), limiter: new RateLimiter(config.limits), config, news, charts: new Charts(news),
-    llm: new ModelLayer(config, embedder), byok, threads: new ThreadStore(store), web, forum, wiki,
+    db: store,
+    keys: new KeyStore(store),
+    limiter: new RateLimiter(config.limits),
+    config,
+    news,
+    charts: new Charts(news),
+    llm: new ModelLayer(config, embedder),
+    byok,
+    threads: new ThreadStore(store),
+    web,
+    forum,
+    wiki,
     admin: AdminAuth.forDataDir(config.dataDir),
     graph: new GraphService(news),
   };
 }
 
-export async function startService(
-  opts: Partial<ServiceConfig> & { limitsText?: string; services?: Services } & AppOptions = {},
-): Promise<RunningService> {
+export async function startService(opts: Partial<ServiceConfig> & { limitsText?: string; services?: Services } & AppOptions = {}): Promise<RunningService> {
   const config = opts.services?.config ?? serviceConfig(opts);
   const services = opts.services ?? (await openServices(config));
   const app = await buildApp(services, opts);

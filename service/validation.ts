@@ -102,7 +102,12 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown, loc
   return r.data;
 }
 
-interface Node { v: unknown; depth: number; parent: Node | null; key: string | number }
+interface Node {
+  v: unknown;
+  depth: number;
+  parent: Node | null;
+  key: string | number;
+}
 const pathOf = (n: Node | null): (string | number)[] => {
   const out: (string | number)[] = [];
   for (let c = n; c && c.parent; c = c.parent) out.push(c.key);
@@ -122,13 +127,17 @@ export function checkInputLimits(input: unknown, location: 'query' | 'path' | 'b
     const v = n.v;
     if (typeof v === 'string') {
       if (v.length > maxStringChars) {
-        throw validationError([{ loc: [location, ...pathOf(n)], msg: `longer than ${maxStringChars} characters (${v.length})`, type: 'value_error.any_str.max_length' }]);
+        throw validationError([
+          { loc: [location, ...pathOf(n)], msg: `longer than ${maxStringChars} characters (${v.length})`, type: 'value_error.any_str.max_length' },
+        ]);
       }
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
     if (n.depth > maxDepth) {
-      throw validationError([{ loc: [location, ...pathOf(n)], msg: `nested deeper than ${maxDepth} levels of objects and arrays`, type: 'value_error.max_depth' }]);
+      throw validationError([
+        { loc: [location, ...pathOf(n)], msg: `nested deeper than ${maxDepth} levels of objects and arrays`, type: 'value_error.max_depth' },
+      ]);
     }
     if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], depth: n.depth + 1, parent: n, key: i });
@@ -138,7 +147,9 @@ export function checkInputLimits(input: unknown, location: 'query' | 'path' | 'b
     for (let i = keys.length - 1; i >= 0; i--) {
       const k = keys[i]!;
       if (k.length > maxStringChars) {
-        throw validationError([{ loc: [location, ...pathOf(n)], msg: `has a key longer than ${maxStringChars} characters`, type: 'value_error.any_str.max_length' }]);
+        throw validationError([
+          { loc: [location, ...pathOf(n)], msg: `has a key longer than ${maxStringChars} characters`, type: 'value_error.any_str.max_length' },
+        ]);
       }
       stack.push({ v: (v as Record<string, unknown>)[k], depth: n.depth + 1, parent: n, key: k });
     }

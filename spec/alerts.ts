@@ -6,7 +6,11 @@ import { FilterParams } from './search.js';
 
 /** Five-field cron (minute hour day-of-month month day-of-week); checked field by field. */
 const CRON_FIELDS: [string, number, number][] = [
-  ['minute', 0, 59], ['hour', 0, 23], ['day of month', 1, 31], ['month', 1, 12], ['day of week', 0, 7],
+  ['minute', 0, 59],
+  ['hour', 0, 23],
+  ['day of month', 1, 31],
+  ['month', 1, 12],
+  ['day of week', 0, 7],
 ];
 const NAMES: Record<number, Record<string, number>> = {
   3: Object.fromEntries(['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'].map((m, i) => [m, i + 1])),
@@ -38,10 +42,13 @@ export function cronError(expr: string): string | null {
   }
   return null;
 }
-export const Cron = z.string().max(INPUT_LIMITS.alertCronChars, { abort: true }).superRefine((v, ctx) => {
-  const err = cronError(v);
-  if (err) ctx.addIssue({ code: 'custom', message: err });
-});
+export const Cron = z
+  .string()
+  .max(INPUT_LIMITS.alertCronChars, { abort: true })
+  .superRefine((v, ctx) => {
+    const err = cronError(v);
+    if (err) ctx.addIssue({ code: 'custom', message: err });
+  });
 
 export const DeepNewsSourceParams = z.object({
   sources: z.union([DeepNewsSource, z.array(DeepNewsSource)]).default(['asknews', 'google', 'wiki', 'x']),
@@ -57,55 +64,62 @@ export const DeepNewsSourceParams = z.object({
   search_depth: z.int().min(1).max(20).default(1),
   max_depth: z.int().min(1).max(40).default(4),
 });
-export const AlertSource = z.discriminatedUnion('identifier', [
-  z.object({ identifier: z.literal('asknews'), params: FilterParams.nullable().optional() }),
-  z.object({ identifier: z.literal('telegram'), params: z.object({ channel_name: z.string() }) }),
-  z.object({ identifier: z.literal('bluesky'), params: z.object({ query: z.string().nullable().optional() }).nullable().optional() }),
-  z.object({
-    identifier: z.literal('web'),
-    params: z.object({
-      queries: z.array(z.string()).min(1),
-      domains: z.array(z.string()).nullable().optional(),
-      strict: z.boolean().default(true),
-      lookback: LookbackHours.default(24),
+export const AlertSource = z
+  .discriminatedUnion('identifier', [
+    z.object({ identifier: z.literal('asknews'), params: FilterParams.nullable().optional() }),
+    z.object({ identifier: z.literal('telegram'), params: z.object({ channel_name: z.string() }) }),
+    z.object({ identifier: z.literal('bluesky'), params: z.object({ query: z.string().nullable().optional() }).nullable().optional() }),
+    z.object({
+      identifier: z.literal('web'),
+      params: z.object({
+        queries: z.array(z.string()).min(1),
+        domains: z.array(z.string()).nullable().optional(),
+        strict: z.boolean().default(true),
+        lookback: LookbackHours.default(24),
+      }),
     }),
-  }),
-  z.object({ identifier: z.literal('deepnews'), params: DeepNewsSourceParams.optional() }),
-]).meta({ id: 'AlertSource' });
+    z.object({ identifier: z.literal('deepnews'), params: DeepNewsSourceParams.optional() }),
+  ])
+  .meta({ id: 'AlertSource' });
 
-export const AlertTrigger = z.discriminatedUnion('action', [
-  z.object({
-    action: z.literal('webhook'),
-    params: z.object({
-      url: Url.pipe(z.url({ protocol: /^https?$/, error: 'webhook url must be an absolute http(s) URL' })),
-      headers: z.record(z.string(), z.string()).nullable().optional(),
-      payload: FreeObject.nullable().optional(),
+export const AlertTrigger = z
+  .discriminatedUnion('action', [
+    z.object({
+      action: z.literal('webhook'),
+      params: z.object({
+        url: Url.pipe(z.url({ protocol: /^https?$/, error: 'webhook url must be an absolute http(s) URL' })),
+        headers: z.record(z.string(), z.string()).nullable().optional(),
+        payload: FreeObject.nullable().optional(),
+      }),
     }),
-  }),
-  z.object({
-    action: z.literal('email'),
-    params: z.object({ to: z.email(), subject: z.string().nullable().optional(), asknews_watermark: z.boolean().default(true) }),
-  }),
-  z.object({
-    action: z.literal('resend_broadcast'),
-    params: z.object({
-      sender: z.string(),
-      reply_to: z.union([z.string(), z.array(z.string())]).nullable().optional(),
-      subject: z.string().nullable().optional(),
-      audience_id: z.string(),
-      resend_api_key: z.string(),
-      asknews_watermark: z.boolean().default(true),
+    z.object({
+      action: z.literal('email'),
+      params: z.object({ to: z.email(), subject: z.string().nullable().optional(), asknews_watermark: z.boolean().default(true) }),
     }),
-  }),
-  z.object({
-    action: z.literal('google_docs'),
-    params: z.object({
-      client_json: FreeObject,
-      emails: z.array(z.email()).nullable().optional(),
-      asknews_watermark: z.boolean().default(true),
+    z.object({
+      action: z.literal('resend_broadcast'),
+      params: z.object({
+        sender: z.string(),
+        reply_to: z
+          .union([z.string(), z.array(z.string())])
+          .nullable()
+          .optional(),
+        subject: z.string().nullable().optional(),
+        audience_id: z.string(),
+        resend_api_key: z.string(),
+        asknews_watermark: z.boolean().default(true),
+      }),
     }),
-  }),
-]).meta({ id: 'AlertTrigger' });
+    z.object({
+      action: z.literal('google_docs'),
+      params: z.object({
+        client_json: FreeObject,
+        emails: z.array(z.email()).nullable().optional(),
+        asknews_watermark: z.boolean().default(true),
+      }),
+    }),
+  ])
+  .meta({ id: 'AlertTrigger' });
 
 const reportCommon = {
   logo_url: Url.nullable().optional(),
@@ -145,7 +159,9 @@ const alertFields = {
   repeat: z.boolean().default(true),
   active: z.boolean().default(true),
   expires_at: DateTimeInput.nullable().optional(),
-  report: alertPart(z.union([ReportRequest, z.array(DeepNewsReportRequest)])).nullable().optional(),
+  report: alertPart(z.union([ReportRequest, z.array(DeepNewsReportRequest)]))
+    .nullable()
+    .optional(),
   title: AlertText.nullable().optional(),
   share_link: Url.nullable().optional(),
 };
@@ -158,7 +174,12 @@ export type CreateAlertRequest = z.input<typeof CreateAlertRequest>;
 export const UpdateAlertRequest = z
   .object(
     Object.fromEntries(
-      Object.entries(alertFields).map(([k, s]) => [k, unwrapDefault(s as z.ZodType).nullable().optional()]),
+      Object.entries(alertFields).map(([k, s]) => [
+        k,
+        unwrapDefault(s as z.ZodType)
+          .nullable()
+          .optional(),
+      ]),
     ) as { [K in keyof typeof alertFields]: z.ZodOptional<z.ZodNullable<z.ZodType>> },
   )
   .meta({ id: 'UpdateAlertRequest' });
@@ -181,7 +202,10 @@ export const AlertResponse = record({
   model: z.string().nullable(),
   share_link: z.string().nullable().optional(),
   sources: z.array(FreeObject).nullable().optional(),
-  report: z.union([FreeObject, z.array(FreeObject)]).nullable().optional(),
+  report: z
+    .union([FreeObject, z.array(FreeObject)])
+    .nullable()
+    .optional(),
   triggers: z.array(FreeObject),
   always_trigger: z.boolean().default(false),
   repeat: z.boolean().default(true),

@@ -3,9 +3,10 @@ import { z } from 'zod';
 import { Bias, Continent, ContentType, ENTITY_TYPES, Provocative, ReportingVoice } from './enums.js';
 import { DateTime, Url, Uuid, record } from './common.js';
 
-const entityShape = Object.fromEntries(
-  ENTITY_TYPES.map((t) => [t, z.array(z.string()).default([])]),
-) as Record<(typeof ENTITY_TYPES)[number], z.ZodDefault<z.ZodArray<z.ZodString>>>;
+const entityShape = Object.fromEntries(ENTITY_TYPES.map((t) => [t, z.array(z.string()).default([])])) as Record<
+  (typeof ENTITY_TYPES)[number],
+  z.ZodDefault<z.ZodArray<z.ZodString>>
+>;
 export const Entities = z.object(entityShape).meta({ id: 'Entities' });
 export type Entities = z.infer<typeof Entities>;
 

@@ -1,9 +1,22 @@
 /** Chat completions, DeepNews and their stream chunks (facts §11). */
 import { z } from 'zod';
 import {
-  DEFAULT_CHAT_MODEL, DEFAULT_DEEPNEWS_MODEL, DeepNewsEngine, DeepNewsModel, DeepNewsModelType, DeepNewsSource,
-  InlineCitations, Continent, IndexCountCategory, Language, ProvocativeFilter, ReportingVoiceFilter, Sampling, SentimentFilter,
-  StringOp, TimeFilter,
+  DEFAULT_CHAT_MODEL,
+  DEFAULT_DEEPNEWS_MODEL,
+  DeepNewsEngine,
+  DeepNewsModel,
+  DeepNewsModelType,
+  DeepNewsSource,
+  InlineCitations,
+  Continent,
+  IndexCountCategory,
+  Language,
+  ProvocativeFilter,
+  ReportingVoiceFilter,
+  Sampling,
+  SentimentFilter,
+  StringOp,
+  TimeFilter,
 } from './enums.js';
 import { DateTime, DateTimeInput, FreeObject, FreeObjectInput, record } from './common.js';
 import { SearchResponseDictItem, WebSearchResult } from './article.js';
@@ -28,7 +41,10 @@ const samplingShape = {
   /** answers are written one after another: bounded so one request cannot hold a worker for long */
   n: z.int().min(1).max(CHAT_MAX_CHOICES).default(1),
   stream: z.boolean().default(false),
-  stop: z.union([z.string(), z.array(z.string())]).nullable().optional(),
+  stop: z
+    .union([z.string(), z.array(z.string())])
+    .nullable()
+    .optional(),
   max_tokens: z.int().min(1).default(9999),
   presence_penalty: z.int().default(0),
   frequency_penalty: z.int().default(0),
@@ -156,9 +172,7 @@ export const DeepNewsStreamChunk = record({
   object: z.literal('chat.completion.chunk'),
   model: z.string().default(DEFAULT_DEEPNEWS_MODEL),
   usage: DeepNewsUsage,
-  choices: z.array(
-    z.object({ index: z.int(), delta: z.union([DeepNewsV2Event, Delta]), finish_reason: z.string().nullable() }),
-  ),
+  choices: z.array(z.object({ index: z.int(), delta: z.union([DeepNewsV2Event, Delta]), finish_reason: z.string().nullable() })),
 }).meta({ id: 'CreateDeepNewsResponseStreamChunk' });
 
 export const DeepNewsStreamSource = record({
@@ -234,11 +248,13 @@ export const ChartParameters = record({
   series: z.array(SeriesConfig),
 }).meta({ id: 'ChartParameters' });
 export type ChartParameters = z.output<typeof ChartParameters>;
-export const CreateChartRequest = z.object({
-  query: z.string().min(1).max(CHART_QUERY_MAX).describe('The question to chart, e.g. "Ukraine vs Russia coverage over the last month"'),
-  /** newsflow extension: search filters applied to every series (what DeepNews passes) */
-  filter_params: FilterParams.nullable().optional(),
-}).meta({ id: 'CreateChartRequest' });
+export const CreateChartRequest = z
+  .object({
+    query: z.string().min(1).max(CHART_QUERY_MAX).describe('The question to chart, e.g. "Ukraine vs Russia coverage over the last month"'),
+    /** newsflow extension: search filters applied to every series (what DeepNews passes) */
+    filter_params: FilterParams.nullable().optional(),
+  })
+  .meta({ id: 'CreateChartRequest' });
 export const ChartResponse = record({
   success: z.boolean(),
   /** the plotly figure as JSON (`data` traces and `layout`) */

@@ -46,10 +46,13 @@ export const DateTime = z
 /** The instants a request may name: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z (a Python datetime's years). */
 export const DATETIME_RANGE = { min: Date.parse('0001-01-01T00:00:00Z'), max: Date.parse('9999-12-31T23:59:59.999Z') } as const;
 /** A date-time in a request: DateTime, its UTC instant within DATETIME_RANGE (422 outside). */
-export const DateTimeInput = DateTime.refine((s) => {
-  const t = Date.parse(s);
-  return t >= DATETIME_RANGE.min && t <= DATETIME_RANGE.max;
-}, { message: 'outside 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z (UTC)' }).meta({
+export const DateTimeInput = DateTime.refine(
+  (s) => {
+    const t = Date.parse(s);
+    return t >= DATETIME_RANGE.min && t <= DATETIME_RANGE.max;
+  },
+  { message: 'outside 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z (UTC)' },
+).meta({
   description: 'RFC 3339 date-time from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z; may omit the offset (read as UTC) and use a space for T',
 });
 export const Url = z.string().min(1).max(2083);
@@ -61,17 +64,29 @@ export const Url = z.string().min(1).max(2083);
  */
 export const TIME_LIMITS = { unixSecondsMax: 253_402_300_799, lookbackHoursMax: 1_000_000, lookbackDaysMax: 36_525 } as const;
 /** Unix seconds (UTC). */
-export const UnixSeconds = z.int().min(0).max(TIME_LIMITS.unixSecondsMax).meta({
-  description: `Unix time in seconds (UTC), 0 (1970-01-01T00:00:00Z) to ${TIME_LIMITS.unixSecondsMax} (9999-12-31T23:59:59Z)`,
-});
+export const UnixSeconds = z
+  .int()
+  .min(0)
+  .max(TIME_LIMITS.unixSecondsMax)
+  .meta({
+    description: `Unix time in seconds (UTC), 0 (1970-01-01T00:00:00Z) to ${TIME_LIMITS.unixSecondsMax} (9999-12-31T23:59:59Z)`,
+  });
 /** A look-back span in hours. */
-export const LookbackHours = z.int().min(0).max(TIME_LIMITS.lookbackHoursMax).meta({
-  description: `Hours back from now, 0 to ${TIME_LIMITS.lookbackHoursMax}`,
-});
+export const LookbackHours = z
+  .int()
+  .min(0)
+  .max(TIME_LIMITS.lookbackHoursMax)
+  .meta({
+    description: `Hours back from now, 0 to ${TIME_LIMITS.lookbackHoursMax}`,
+  });
 /** A look-back span in days. */
-export const LookbackDays = z.int().min(1).max(TIME_LIMITS.lookbackDaysMax).meta({
-  description: `Days back from now, 1 to ${TIME_LIMITS.lookbackDaysMax}`,
-});
+export const LookbackDays = z
+  .int()
+  .min(1)
+  .max(TIME_LIMITS.lookbackDaysMax)
+  .meta({
+    description: `Days back from now, 1 to ${TIME_LIMITS.lookbackDaysMax}`,
+  });
 /** A record of the hosted API: extra fields are kept, never an error. */
 export const record = z.looseObject;
 export const FreeObject = z.record(z.string(), z.unknown());
@@ -123,10 +138,7 @@ export function jsonSize(v: unknown, cap = Infinity): number {
   return n;
 }
 /** A refinement: the value is at most `bytes` long as JSON. */
-export const atMostJsonBytes = (bytes: number) => [
-  (v: unknown) => jsonSize(v, bytes) <= bytes,
-  { message: `larger than ${bytes} bytes as JSON` },
-] as const;
+export const atMostJsonBytes = (bytes: number) => [(v: unknown) => jsonSize(v, bytes) <= bytes, { message: `larger than ${bytes} bytes as JSON` }] as const;
 /** A free-form object in a request: at most INPUT_LIMITS.maxFreeObjectBytes as JSON. */
 export const FreeObjectInput = FreeObject.refine(...atMostJsonBytes(INPUT_LIMITS.maxFreeObjectBytes)).meta({
   description: `free-form object, at most ${INPUT_LIMITS.maxFreeObjectBytes} bytes as JSON`,
@@ -134,7 +146,12 @@ export const FreeObjectInput = FreeObject.refine(...atMostJsonBytes(INPUT_LIMITS
 
 /** A domain as users write it (`https://www.Example.com/path`) reduced to `example.com`. */
 export function normaliseDomain(d: string): string {
-  return d.trim().toLowerCase().replace(/^https?:\/\//, '').replace(/^www\./, '').replace(/\/.*$/, '');
+  return d
+    .trim()
+    .toLowerCase()
+    .replace(/^https?:\/\//, '')
+    .replace(/^www\./, '')
+    .replace(/\/.*$/, '');
 }
 
 export function normaliseList<T>(v: T | T[] | null | undefined): T[] | undefined {

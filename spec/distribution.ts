@@ -36,7 +36,8 @@ export function checkDistributionDates(v: Dates, ctx: z.RefinementCtx): void {
   } else if (!sameUtcMonth(v.start_date, v.end_date)) {
     const month = (s: number) => new Date(s * 1000).toISOString().slice(0, 7);
     ctx.addIssue({
-      code: 'custom', path: ['end_date'],
+      code: 'custom',
+      path: ['end_date'],
       message: `start_date (${month(v.start_date)}) and end_date (${month(v.end_date)}) must be in the same UTC calendar month`,
     });
   }
@@ -46,8 +47,7 @@ const DomainNames = z.array(z.string().min(1)).min(1);
 const dates = { start_date: UnixSeconds, end_date: UnixSeconds };
 const limit = z.int().min(1).max(DISTRIBUTION_LIMITS.limitMax).default(10);
 const page = z.int().min(1).default(1);
-const withDates = <T extends z.ZodRawShape>(shape: T) =>
-  z.object({ ...shape, ...dates }).superRefine((v, ctx) => checkDistributionDates(v as Dates, ctx));
+const withDates = <T extends z.ZodRawShape>(shape: T) => z.object({ ...shape, ...dates }).superRefine((v, ctx) => checkDistributionDates(v as Dates, ctx));
 
 export const HitShareQuery = withDates({ domain_names: DomainNames, is_publisher: z.boolean().default(true) });
 export const TopNForDomainsQuery = withDates({ domain_names: DomainNames, limit, page, metric: DistributionMetric.default('surface') });
@@ -145,7 +145,10 @@ export const DomainQueriesResponse = record({
 }).meta({ id: 'DomainQueriesResponse' });
 
 export const DomainMetricsResponse = record({
-  surfaces: z.int(), citations: z.int(), full_text: z.int(), grounded: z.int().default(0),
+  surfaces: z.int(),
+  citations: z.int(),
+  full_text: z.int(),
+  grounded: z.int().default(0),
 }).meta({ id: 'DomainMetricsResponse' });
 export type DomainMetricsResponse = z.infer<typeof DomainMetricsResponse>;
 export const DomainMetricsTimeseriesResponse = record({

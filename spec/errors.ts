@@ -44,13 +44,10 @@ export const ValidationErrorItem = z
   .object({ loc: z.array(z.union([z.string(), z.int()])), msg: z.string(), type: z.string() })
   .meta({ id: 'ValidationErrorItem' });
 export type ValidationErrorItem = z.infer<typeof ValidationErrorItem>;
-export const ValidationErrorModel = z
-  .object({ code: z.int().default(422000), detail: z.array(ValidationErrorItem) })
-  .meta({ id: 'ValidationErrorModel' });
+export const ValidationErrorModel = z.object({ code: z.int().default(422000), detail: z.array(ValidationErrorItem) }).meta({ id: 'ValidationErrorModel' });
 
 /** Any error body: `detail` is a string, or a list of items for 422. */
 export const ErrorBody = z.object({
   code: z.int(),
   detail: z.union([z.string(), z.array(ValidationErrorItem), z.unknown()]),
 });
-

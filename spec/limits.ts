@@ -28,10 +28,15 @@ export const DEFAULT_LIMITS: LimitsConfig = {
 export function parseLimits(text: string | undefined, base: LimitsConfig = DEFAULT_LIMITS): LimitsConfig {
   const out: LimitsConfig = structuredClone(base);
   if (!text) return out;
-  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const m = /^([a-z]+)=([\d.]+):(\d+):(\d+)$/.exec(part);
     if (!m || !(m[1]! in base) || Number(m[2]) <= 0 || Number(m[3]) < 1 || Number(m[4]) < 1) {
-      throw new Error(`bad limit "${part}": expected GROUP=RATE:BURST:CONCURRENCY (rate > 0, burst and concurrency >= 1) with GROUP one of ${Object.keys(base).join(', ')}`);
+      throw new Error(
+        `bad limit "${part}": expected GROUP=RATE:BURST:CONCURRENCY (rate > 0, burst and concurrency >= 1) with GROUP one of ${Object.keys(base).join(', ')}`,
+      );
     }
     out[m[1] as LimitGroup] = { rate: Number(m[2]), burst: Number(m[3]), concurrency: Number(m[4]) };
   }

@@ -1,9 +1,6 @@
 /** Article lookup, graph, URL indexing and index counts (facts §5, §6, §7, §12.1). */
 import { z } from 'zod';
-import {
-  Continent, IndexCountCategory, Language, ProvocativeFilter, ReportingVoiceFilter, Sampling,
-  SentimentFilter, StringOp, TimeFilter,
-} from './enums.js';
+import { Continent, IndexCountCategory, Language, ProvocativeFilter, ReportingVoiceFilter, Sampling, SentimentFilter, StringOp, TimeFilter } from './enums.js';
 import { DateTime, DateTimeInput, FreeObject, FreeObjectInput, oneOrMany, record, Uuid } from './common.js';
 import { SearchResponseDictItem } from './article.js';
 import { EntityGuaranteeItem, FilterParams } from './search.js';
@@ -114,7 +111,10 @@ export const IndexableUrl = z
   .meta({ description: `absolute http(s) URL, at most ${INDEX_URLS_LIMITS.urlChars} characters` });
 export const ScrapedURLItem = z.object({
   url: IndexableUrl,
-  data: z.object({ scrapes: z.array(ScrapeItem), referrals: z.array(ReferralItem) }).nullable().optional(),
+  data: z
+    .object({ scrapes: z.array(ScrapeItem), referrals: z.array(ReferralItem) })
+    .nullable()
+    .optional(),
   skip_dedupe: z.boolean().nullable().default(false),
   metadata: FreeObjectInput.nullable().optional(),
   enrichments: FreeObjectInput.nullable().optional(),
@@ -180,33 +180,35 @@ export const INDEX_COUNTS_LIMITS = {
   defaultBuckets: { '5m': 288, '1h': 168, '12h': 60, '1d': 30, '1w': 26, '1m': 12 },
 } as const;
 
-export const IndexCountsQuery = z.object({
-  start_datetime: DateTimeInput.nullable().optional(),
-  end_datetime: DateTimeInput.nullable().optional(),
-  domains: z.array(z.string()).nullable().optional(),
-  sampling: Sampling.default('1d'),
-  time_filter: TimeFilter.default('pub_date'),
-  categories: z.array(IndexCountCategory).optional(),
-  provocative: ProvocativeFilter.nullable().optional(),
-  reporting_voice: z.array(ReportingVoiceFilter).nullable().optional(),
-  bad_domain_url: oneOrMany(z.string()).nullable().optional(),
-  page_rank: z.int().nullable().optional(),
-  string_guarantee: z.array(z.string()).nullable().optional(),
-  string_guarantee_op: StringOp.default('AND'),
-  reverse_string_guarantee: z.array(z.string()).nullable().optional(),
-  entity_guarantee: z.array(EntityGuaranteeItem).nullable().optional(),
-  entity_guarantee_op: StringOp.default('OR'),
-  languages: z.array(Language).nullable().optional(),
-  // ISO 3166 alpha-2 of the publisher, as on search (facts §3.1)
-  countries: z.array(z.string().length(2)).nullable().optional(),
-  countries_blacklist: z.array(z.string().length(2)).nullable().optional(),
-  continents: z.array(Continent).nullable().optional(),
-  sentiment: SentimentFilter.nullable().optional(),
-}).superRefine((v, ctx) => {
-  if (v.start_datetime && v.end_datetime && Date.parse(v.end_datetime) < Date.parse(v.start_datetime)) {
-    ctx.addIssue({ code: 'custom', path: ['end_datetime'], message: `end_datetime ${v.end_datetime} is before start_datetime ${v.start_datetime}` });
-  }
-});
+export const IndexCountsQuery = z
+  .object({
+    start_datetime: DateTimeInput.nullable().optional(),
+    end_datetime: DateTimeInput.nullable().optional(),
+    domains: z.array(z.string()).nullable().optional(),
+    sampling: Sampling.default('1d'),
+    time_filter: TimeFilter.default('pub_date'),
+    categories: z.array(IndexCountCategory).optional(),
+    provocative: ProvocativeFilter.nullable().optional(),
+    reporting_voice: z.array(ReportingVoiceFilter).nullable().optional(),
+    bad_domain_url: oneOrMany(z.string()).nullable().optional(),
+    page_rank: z.int().nullable().optional(),
+    string_guarantee: z.array(z.string()).nullable().optional(),
+    string_guarantee_op: StringOp.default('AND'),
+    reverse_string_guarantee: z.array(z.string()).nullable().optional(),
+    entity_guarantee: z.array(EntityGuaranteeItem).nullable().optional(),
+    entity_guarantee_op: StringOp.default('OR'),
+    languages: z.array(Language).nullable().optional(),
+    // ISO 3166 alpha-2 of the publisher, as on search (facts §3.1)
+    countries: z.array(z.string().length(2)).nullable().optional(),
+    countries_blacklist: z.array(z.string().length(2)).nullable().optional(),
+    continents: z.array(Continent).nullable().optional(),
+    sentiment: SentimentFilter.nullable().optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.start_datetime && v.end_datetime && Date.parse(v.end_datetime) < Date.parse(v.start_datetime)) {
+      ctx.addIssue({ code: 'custom', path: ['end_datetime'], message: `end_datetime ${v.end_datetime} is before start_datetime ${v.start_datetime}` });
+    }
+  });
 export type IndexCountsQueryParsed = z.output<typeof IndexCountsQuery>;
 export const IndexCountItem = record({ start: DateTime, end: DateTime, count: z.int() }).meta({ id: 'IndexCountItem' });
 export const IndexCountsResponse = z.array(IndexCountItem);

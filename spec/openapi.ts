@@ -76,15 +76,13 @@ function parameters(sink: SchemaSink, schema: z.ZodType | undefined, where: 'que
 function sseEvent(sink: SchemaSink, chunk: z.ZodType): Json {
   return {
     type: 'object',
-    description: 'One server-sent event: `data: <chunk JSON>` lines separated by blank lines, an in-stream error `{"error": {...}}` if the stream fails, and `data: [DONE]` last',
+    description:
+      'One server-sent event: `data: <chunk JSON>` lines separated by blank lines, an in-stream error `{"error": {...}}` if the stream fails, and `data: [DONE]` last',
     required: ['data'],
     properties: {
       data: {
         type: 'string',
-        anyOf: [
-          { const: SSE.done },
-          { contentMediaType: 'application/json', contentSchema: { anyOf: [sink.convert(chunk), sink.convert(StreamError)] } },
-        ],
+        anyOf: [{ const: SSE.done }, { contentMediaType: 'application/json', contentSchema: { anyOf: [sink.convert(chunk), sink.convert(StreamError)] } }],
       },
       event: { type: 'string' },
       id: { type: 'string' },
@@ -183,7 +181,14 @@ function operation(sink: SchemaSink, d: RouteDef, notImplemented: boolean): Json
     tags: [d.group],
     parameters: [...parameters(sink, d.params, 'path'), ...parameters(sink, d.query, 'query')],
     responses,
-    'x-newsflow': { limitGroup: d.limit, publisherAllowed: d.publisher, orgOnly: !!d.orgOnly, admin: !!d.admin, minPlan: d.plan ?? null, implemented: !notImplemented },
+    'x-newsflow': {
+      limitGroup: d.limit,
+      publisherAllowed: d.publisher,
+      orgOnly: !!d.orgOnly,
+      admin: !!d.admin,
+      minPlan: d.plan ?? null,
+      implemented: !notImplemented,
+    },
   };
   if (d.body) op.requestBody = { required: !!d.bodyRequired, content: { 'application/json': { schema: sink.convert(d.body) } } };
   op.security = d.scopes === null ? [] : d.admin ? [{ AdminToken: [] }] : [{ APIKey: d.scopes }, { OAuth2: d.scopes }];
@@ -246,10 +251,19 @@ export function buildOpenApi(opts: OpenApiOptions = {}): Json {
       headers: HEADERS,
       securitySchemes: {
         APIKey: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <api key or OAuth access token>' },
-        AdminToken: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <the admin token in the data dir: admin.token, mode 0600>; API keys are refused (403)' },
+        AdminToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'Authorization: Bearer <the admin token in the data dir: admin.token, mode 0600>; API keys are refused (403)',
+        },
         OAuth2: {
           type: 'oauth2',
-          flows: { clientCredentials: { tokenUrl: OAUTH_TOKEN_PATH, scopes: { news: 'news', stories: 'stories', chat: 'chat', distribution: 'distribution', profile: 'profile' } } },
+          flows: {
+            clientCredentials: {
+              tokenUrl: OAUTH_TOKEN_PATH,
+              scopes: { news: 'news', stories: 'stories', chat: 'chat', distribution: 'distribution', profile: 'profile' },
+            },
+          },
         },
       },
     },

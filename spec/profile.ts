@@ -60,7 +60,11 @@ export const ByokResponse = record({ provider: ByokProvider, key_hint: z.string(
 /** Most characters of an autofilter description (a newsflow limit; the hosted API states none). */
 export const AUTOFILTER_QUERY_MAX = 1000;
 export const AutofilterQuery = z.object({
-  query: z.string().min(1).max(AUTOFILTER_QUERY_MAX).describe('A description of the news wanted, e.g. "positive news about Tesla from European outlets last week"'),
+  query: z
+    .string()
+    .min(1)
+    .max(AUTOFILTER_QUERY_MAX)
+    .describe('A description of the news wanted, e.g. "positive news about Tesla from European outlets last week"'),
 });
 export const AutofilterResponse = record({
   filter_params: FilterParams,
@@ -74,11 +78,16 @@ export function parseCutoffDate(s: string): number | null {
   const [y, mo, d, h, mi] = m.slice(1).map(Number) as [number, number, number, number, number];
   const t = Date.UTC(y, mo - 1, d, h, mi);
   const back = new Date(t);
-  return back.getUTCFullYear() === y && back.getUTCMonth() === mo - 1 && back.getUTCDate() === d && back.getUTCHours() === h && back.getUTCMinutes() === mi ? t : null;
+  return back.getUTCFullYear() === y && back.getUTCMonth() === mo - 1 && back.getUTCDate() === d && back.getUTCHours() === h && back.getUTCMinutes() === mi
+    ? t
+    : null;
 }
 
 export const ForecastQuery = z.object({
-  query: z.string().min(1).refine((s) => s.trim().length > 0, 'query is blank'),
+  query: z
+    .string()
+    .min(1)
+    .refine((s) => s.trim().length > 0, 'query is blank'),
   lookback: LookbackDays.default(14),
   articles_to_use: z.int().min(1).default(15).describe('articles taken from the archive (this service uses at most 101)'),
   method: z.enum(['kw']).default('kw'),
@@ -160,29 +169,34 @@ export const WikiSearchQuery = z.object({
   diversify: z.number().min(0).max(1).nullable().default(0),
   include_main_section: z.boolean().nullable().default(false),
 });
-export const WikiResponseDictItem = z.looseObject({
-  content: z.string(),
-  title: z.string(),
-  url: z.string(),
-  categories: z.array(z.string()),
-  timestamp: DateTime,
-  cirrus_metadata: z
-    .object({
-      create_timestamp: DateTime,
-      wikibase_item: z.string(),
-      version: z.int(),
-      popularity_score: z.number(),
-      text_bytes: z.int(),
-    })
-    .nullable()
-    .optional(),
-  point_id: z.string().nullable().optional(),
-  // extensions of this implementation (README "Encyclopedia")
-  section: z.string().optional().meta({ description: 'heading path of the hit chunk ("" = the lead) (extension)' }),
-  chunk_index: z.int().optional().meta({ description: 'position of the hit chunk in its article (extension)' }),
-  chunks: z.array(z.object({ index: z.int(), section: z.string(), point_id: z.string() })).optional().meta({ description: 'the chunks in content, in order (extension)' }),
-  score: z.number().optional().meta({ description: 'relevance of the hit (extension)' }),
-}).meta({ id: 'WikiResponseDictItem' });
+export const WikiResponseDictItem = z
+  .looseObject({
+    content: z.string(),
+    title: z.string(),
+    url: z.string(),
+    categories: z.array(z.string()),
+    timestamp: DateTime,
+    cirrus_metadata: z
+      .object({
+        create_timestamp: DateTime,
+        wikibase_item: z.string(),
+        version: z.int(),
+        popularity_score: z.number(),
+        text_bytes: z.int(),
+      })
+      .nullable()
+      .optional(),
+    point_id: z.string().nullable().optional(),
+    // extensions of this implementation (README "Encyclopedia")
+    section: z.string().optional().meta({ description: 'heading path of the hit chunk ("" = the lead) (extension)' }),
+    chunk_index: z.int().optional().meta({ description: 'position of the hit chunk in its article (extension)' }),
+    chunks: z
+      .array(z.object({ index: z.int(), section: z.string(), point_id: z.string() }))
+      .optional()
+      .meta({ description: 'the chunks in content, in order (extension)' }),
+    score: z.number().optional().meta({ description: 'relevance of the hit (extension)' }),
+  })
+  .meta({ id: 'WikiResponseDictItem' });
 export const WikiSearchResponse = record({
   documents: z.array(WikiResponseDictItem),
 }).meta({ id: 'WikiSearchResponse' });

@@ -1,8 +1,19 @@
 /** GET /v1/news/search: the parameter table with every rule, and the response (facts §3). */
 import { z } from 'zod';
 import {
-  Continent, Language, Podcasts, ProvocativeFilter, ReportingVoiceFilter, ReturnType, SearchCategory,
-  SearchMethod, SearchStrategy, SentimentFilter, StringOp, TimeFilter, TryCache,
+  Continent,
+  Language,
+  Podcasts,
+  ProvocativeFilter,
+  ReportingVoiceFilter,
+  ReturnType,
+  SearchCategory,
+  SearchMethod,
+  SearchStrategy,
+  SentimentFilter,
+  StringOp,
+  TimeFilter,
+  TryCache,
 } from './enums.js';
 import { LookbackHours, oneOrMany, UnixSeconds, Uuid } from './common.js';
 import { SearchResponseDictItem } from './article.js';
@@ -22,9 +33,7 @@ export const GeoRing = z
   .refine((r) => r.length > 0 && r[0]!.lon === r[r.length - 1]!.lon && r[0]!.lat === r[r.length - 1]!.lat, {
     message: 'ring is not closed: the first and last points must be equal',
   });
-export const GeoPolygon = z
-  .object({ exterior: GeoRing, interiors: z.array(GeoRing).optional() })
-  .meta({ id: 'GeoPolygon' });
+export const GeoPolygon = z.object({ exterior: GeoRing, interiors: z.array(GeoRing).optional() }).meta({ id: 'GeoPolygon' });
 export type GeoPolygon = z.infer<typeof GeoPolygon>;
 
 /** Entity guarantee item `<entity_type>:<entity_value>`. */
@@ -73,24 +82,33 @@ export const filterShape = {
   geo_lat: z.number().min(-90).max(90).nullable().optional(),
   geo_lon: z.number().min(-180).max(180).nullable().optional(),
   geo_radius: z.number().positive().nullable().optional(),
-  geo_polygon: z.string().nullable().optional().describe(
-    'JSON object {"exterior":[{"lon":..,"lat":..},...], "interiors":[[...]]}; rings closed (first point = last)',
-  ),
+  geo_polygon: z
+    .string()
+    .nullable()
+    .optional()
+    .describe('JSON object {"exterior":[{"lon":..,"lat":..},...], "interiors":[[...]]}; rings closed (first point = last)'),
 };
 export const SEARCH_PARAM_NAMES = Object.keys(filterShape);
 
 type GeoFields = {
-  geo_lat?: number | null; geo_lon?: number | null; geo_radius?: number | null; geo_polygon?: string | null;
-  start_timestamp?: number | null; end_timestamp?: number | null;
+  geo_lat?: number | null;
+  geo_lon?: number | null;
+  geo_radius?: number | null;
+  geo_polygon?: string | null;
+  start_timestamp?: number | null;
+  end_timestamp?: number | null;
 };
 /** Cross-field rules: geo triple together, polygon JSON valid, window ordered. */
 export function checkSearchRules(v: GeoFields, ctx: z.RefinementCtx): void {
   const geo = { geo_lat: v.geo_lat, geo_lon: v.geo_lon, geo_radius: v.geo_radius };
-  const given = Object.entries(geo).filter(([, x]) => x !== undefined && x !== null).map(([k]) => k);
+  const given = Object.entries(geo)
+    .filter(([, x]) => x !== undefined && x !== null)
+    .map(([k]) => k);
   if (given.length > 0 && given.length < 3) {
     for (const k of Object.keys(geo).filter((k) => !given.includes(k))) {
       ctx.addIssue({
-        code: 'custom', path: [k],
+        code: 'custom',
+        path: [k],
         message: `geo_lat, geo_lon and geo_radius must be given together (got only ${given.join(', ')})`,
       });
     }

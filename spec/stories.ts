@@ -1,6 +1,17 @@
 /** Stories (facts §8). */
 import { z } from 'zod';
-import { CitationMethod, Continent, ProvocativeFilter, SearchMethod, SortType, StoriesSortBy, StoriesStrategy, StoryCategory, StoryObjType, Provocative } from './enums.js';
+import {
+  CitationMethod,
+  Continent,
+  ProvocativeFilter,
+  SearchMethod,
+  SortType,
+  StoriesSortBy,
+  StoriesStrategy,
+  StoryCategory,
+  StoryObjType,
+  Provocative,
+} from './enums.js';
 import { DateTime, FreeObject, oneOrMany, record, UnixSeconds, Uuid } from './common.js';
 import { Article, Entities, GraphEdge } from './article.js';
 

@@ -15,7 +15,13 @@ import { tempDir } from './helpers/service.js';
 function composeCommand(): string[] {
   if (spawnSync('docker', ['compose', 'version'], { encoding: 'utf8' }).status === 0) return ['docker', 'compose'];
   const cache = cacheDir();
-  const built = fs.existsSync(cache) ? fs.readdirSync(cache).filter((d) => d.startsWith('docker-compose-')).map((d) => path.join(cache, d, 'docker-compose')).find((f) => fs.existsSync(f)) : undefined;
+  const built = fs.existsSync(cache)
+    ? fs
+        .readdirSync(cache)
+        .filter((d) => d.startsWith('docker-compose-'))
+        .map((d) => path.join(cache, d, 'docker-compose'))
+        .find((f) => fs.existsSync(f))
+    : undefined;
   if (built) return [built];
   throw new Error('Docker Compose is not installed: run `bash scripts/install-compose.sh` (builds the plugin with Go; .ci/run does it)');
 }
@@ -24,7 +30,9 @@ function composeCommand(): string[] {
 function config(file: string, args: string[] = []) {
   const [cmd, ...pre] = composeCommand();
   const r = spawnSync(cmd!, [...pre, '-f', file, '--project-directory', path.dirname(file), 'config', ...args], {
-    encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME }, timeout: 60_000,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    timeout: 60_000,
   });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
@@ -59,8 +67,17 @@ describe('docker-compose.yml (the production stack)', () => {
     expect(worker.deploy.replicas).toBe(3);
     expect(worker.command).toEqual(['worker', '--data-dir', '/data']);
     expect(worker.environment.NEWSFLOW_LAKE_CATALOG).toBe(`postgres://newsflow:newsflow@postgres:5432/${postgres.environment.POSTGRES_DB}`);
-    expect(worker.environment).toMatchObject({ TEMPORAL_ADDRESS: 'temporal:7233', NEWSFLOW_API_URL: 'http://newsflow:8080', NEWSFLOW_LAKE_DATA: '/lake/', NEWSFLOW_WORKERS: '3' });
-    expect(worker.depends_on).toMatchObject({ postgres: { condition: 'service_healthy' }, temporal: { condition: 'service_healthy' }, newsflow: { condition: 'service_healthy' } });
+    expect(worker.environment).toMatchObject({
+      TEMPORAL_ADDRESS: 'temporal:7233',
+      NEWSFLOW_API_URL: 'http://newsflow:8080',
+      NEWSFLOW_LAKE_DATA: '/lake/',
+      NEWSFLOW_WORKERS: '3',
+    });
+    expect(worker.depends_on).toMatchObject({
+      postgres: { condition: 'service_healthy' },
+      temporal: { condition: 'service_healthy' },
+      newsflow: { condition: 'service_healthy' },
+    });
     for (const s of ['postgres', 'temporal', 'newsflow']) expect(c.services[s].healthcheck?.test, s).toBeTruthy();
     // the lake data: one volume the workers and the service share
     expect(worker.volumes.map((v: { source: string; target: string }) => `${v.source}:${v.target}`)).toContain('lake-data:/lake');
@@ -69,11 +86,17 @@ describe('docker-compose.yml (the production stack)', () => {
   });
 
   it('a broken copy fails the check: a depends_on on a service that does not exist, replicas that are not a number', () => {
-    const unknown = config(brokenCopy((y) => y.replace(/(  worker:[\s\S]*?depends_on:\n)/, '$1      nosuchservice:\n        condition: service_healthy\n')), ['-q']);
+    const unknown = config(
+      brokenCopy((y) => y.replace(/(  worker:[\s\S]*?depends_on:\n)/, '$1      nosuchservice:\n        condition: service_healthy\n')),
+      ['-q'],
+    );
     console.log(`broken copy (unknown dependency): exit ${unknown.code}, ${unknown.err.trim()}`);
     expect(unknown.code).not.toBe(0);
     expect(unknown.err).toMatch(/nosuchservice/);
-    const replicas = config(brokenCopy((y) => y.replace('replicas: ${NEWSFLOW_WORKERS:-3}', 'replicas: three')), ['-q']);
+    const replicas = config(
+      brokenCopy((y) => y.replace('replicas: ${NEWSFLOW_WORKERS:-3}', 'replicas: three')),
+      ['-q'],
+    );
     console.log(`broken copy (replicas: three): exit ${replicas.code}, ${replicas.err.trim()}`);
     expect(replicas.code).not.toBe(0);
     expect(replicas.err).toMatch(/replicas/);

@@ -22,8 +22,13 @@ export function extensionDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 export class ExtensionMissing extends Error {
-  constructor(readonly extension: string, readonly file: string) {
-    super(`the DuckDB extension ${extension} is not installed (${file} is missing); run \`bash scripts/fetch-extensions.sh\` (npm ci runs it) on a machine that reaches PyPI`);
+  constructor(
+    readonly extension: string,
+    readonly file: string,
+  ) {
+    super(
+      `the DuckDB extension ${extension} is not installed (${file} is missing); run \`bash scripts/fetch-extensions.sh\` (npm ci runs it) on a machine that reaches PyPI`,
+    );
   }
 }
 

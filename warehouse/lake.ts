@@ -129,7 +129,9 @@ export function isLakeConflict(e: unknown): boolean {
   // "Failed to commit DuckLake transaction … Table entry X does not have any columns": a commit
   // that read the catalog while another process was creating the same tables (seen with three
   // workers opening one new lake at once)
-  return /conflict|database is locked|database table is locked|SQLITE_BUSY|could not serialize|deadlock detected|duplicate key value violates unique constraint|Failed to commit DuckLake transaction/i.test(m);
+  return /conflict|database is locked|database table is locked|SQLITE_BUSY|could not serialize|deadlock detected|duplicate key value violates unique constraint|Failed to commit DuckLake transaction/i.test(
+    m,
+  );
 }
 
 /** Run `fn` again on a lake conflict: bounded tries, exponential backoff with jitter. */

@@ -28,9 +28,11 @@ export async function openReader(dir: string, o: { at?: string; lake?: Partial<L
   const opts: LakeOptions = { ...lakeOptionsFromEnv(dir), ...o.lake, dir, readOnly: true };
   if (!lakeExists(opts)) {
     const old = fs.existsSync(path.join(dir, WAREHOUSE_FILE));
-    throw new WarehouseReadError(old
-      ? `the warehouse under ${dir} is a single DuckDB file (${WAREHOUSE_FILE}) of an older newsflow; move it into the lake with \`newsflow warehouse migrate\``
-      : `no warehouse under ${dir} yet (${catalogSpec(opts).spec.replace(/^sqlite:/, '')} is created by the first pipeline); run a pipeline first, or pass --warehouse DIR`);
+    throw new WarehouseReadError(
+      old
+        ? `the warehouse under ${dir} is a single DuckDB file (${WAREHOUSE_FILE}) of an older newsflow; move it into the lake with \`newsflow warehouse migrate\``
+        : `no warehouse under ${dir} yet (${catalogSpec(opts).spec.replace(/^sqlite:/, '')} is created by the first pipeline); run a pipeline first, or pass --warehouse DIR`,
+    );
   }
   let lake = await openLake(opts);
   const rows = async (sql: string, params?: unknown[]) => (await lake.conn.runAndReadAll(sql, params as never)).getRowObjectsJS() as Record<string, unknown>[];
@@ -38,8 +40,12 @@ export async function openReader(dir: string, o: { at?: string; lake?: Partial<L
   try {
     if (o.at !== undefined) {
       const [hit] = await rows('SELECT snapshot_id FROM _loads WHERE load_id = $1 ORDER BY snapshot_id DESC NULLS LAST LIMIT 1', [o.at]);
-      if (!hit) throw new WarehouseReadError(`unknown load id "${o.at}" (the loads: newsflow sql "SELECT load_id, pipeline, finished_at FROM _loads ORDER BY finished_at")`);
-      if (hit.snapshot_id === null || hit.snapshot_id === undefined) throw new WarehouseReadError(`load "${o.at}" has no lake snapshot (it was recorded before the warehouse moved to the lake)`);
+      if (!hit)
+        throw new WarehouseReadError(
+          `unknown load id "${o.at}" (the loads: newsflow sql "SELECT load_id, pipeline, finished_at FROM _loads ORDER BY finished_at")`,
+        );
+      if (hit.snapshot_id === null || hit.snapshot_id === undefined)
+        throw new WarehouseReadError(`load "${o.at}" has no lake snapshot (it was recorded before the warehouse moved to the lake)`);
       snapshot = Number(hit.snapshot_id);
       lake.close();
       lake = await openLake({ ...opts, snapshot });
@@ -62,17 +68,24 @@ export async function openReader(dir: string, o: { at?: string; lake?: Partial<L
 export const openSnapshot = (dir: string) => openReader(dir);
 
 const plain = (v: unknown): unknown =>
-  typeof v === 'bigint' ? (Number.isSafeInteger(Number(v)) ? Number(v) : v.toString())
-  : v instanceof Date ? v
-  : Array.isArray(v) ? v.map(plain)
-  : v && typeof v === 'object' && !(v instanceof Uint8Array) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]))
-  : v;
+  typeof v === 'bigint'
+    ? Number.isSafeInteger(Number(v))
+      ? Number(v)
+      : v.toString()
+    : v instanceof Date
+      ? v
+      : Array.isArray(v)
+        ? v.map(plain)
+        : v && typeof v === 'object' && !(v instanceof Uint8Array)
+          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]))
+          : v;
 
 export type SqlFormat = 'table' | 'csv' | 'json' | 'arrow';
 
 export function formatRows(rows: Record<string, unknown>[], format: SqlFormat): string | Uint8Array {
   const data = rows.map((r) => plain(r) as Record<string, unknown>);
-  const cell = (v: unknown) => (v === null || v === undefined ? '' : v instanceof Date ? v.toISOString() : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  const cell = (v: unknown) =>
+    v === null || v === undefined ? '' : v instanceof Date ? v.toISOString() : typeof v === 'object' ? JSON.stringify(v) : String(v);
   switch (format) {
     case 'json':
       return `${JSON.stringify(data, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}\n`;
@@ -82,13 +95,24 @@ export function formatRows(rows: Record<string, unknown>[], format: SqlFormat): 
       return [cols.join(','), ...data.map((r) => cols.map((c) => q(cell(r[c]))).join(','))].join('\n') + '\n';
     }
     case 'arrow':
-      return tableToIPC(tableFromJSON(data.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v !== null && typeof v === 'object' && !(v instanceof Date) && !Array.isArray(v) ? JSON.stringify(v) : v])))), 'stream');
+      return tableToIPC(
+        tableFromJSON(
+          data.map((r) =>
+            Object.fromEntries(
+              Object.entries(r).map(([k, v]) => [k, v !== null && typeof v === 'object' && !(v instanceof Date) && !Array.isArray(v) ? JSON.stringify(v) : v]),
+            ),
+          ),
+        ),
+        'stream',
+      );
     default: {
       if (data.length === 0) return '(0 rows)\n';
       const cols = Object.keys(data[0]!);
       const w = cols.map((c) => Math.min(60, Math.max(c.length, ...data.map((r) => cell(r[c]).length))));
       const line = (vals: string[]) => vals.map((v, i) => (v.length > w[i]! ? `${v.slice(0, w[i]! - 1)}…` : v.padEnd(w[i]!))).join(' | ');
-      return [line(cols), w.map((x) => '-'.repeat(x)).join('-+-'), ...data.map((r) => line(cols.map((c) => cell(r[c])))), `(${data.length} rows)`].join('\n') + '\n';
+      return (
+        [line(cols), w.map((x) => '-'.repeat(x)).join('-+-'), ...data.map((r) => line(cols.map((c) => cell(r[c])))), `(${data.length} rows)`].join('\n') + '\n'
+      );
     }
   }
 }
@@ -96,7 +120,8 @@ export function formatRows(rows: Record<string, unknown>[], format: SqlFormat): 
 /** Export tables to Parquet, hive-partitioned by month; each table folder is swapped in atomically. */
 export async function exportParquet(dir: string, out: string, tables?: string[]): Promise<Record<string, number>> {
   const names = tables?.length ? tables : TABLES.map((t) => t.name).concat('_loads');
-  for (const n of names) if (n !== '_loads' && !TABLES_BY_NAME[n]) throw new WarehouseReadError(`unknown table "${n}"; tables: ${TABLES.map((t) => t.name).join(', ')}, _loads`);
+  for (const n of names)
+    if (n !== '_loads' && !TABLES_BY_NAME[n]) throw new WarehouseReadError(`unknown table "${n}"; tables: ${TABLES.map((t) => t.name).join(', ')}, _loads`);
   const db = await openReader(dir);
   const counts: Record<string, number> = {};
   try {
@@ -113,7 +138,9 @@ export async function exportParquet(dir: string, out: string, tables?: string[])
       fs.rmSync(tmp, { recursive: true, force: true });
       const n = Number((await db.all(`SELECT count(*) AS n FROM ${name}`))[0]!.n);
       if (n > 0) {
-        await db.all(`COPY (SELECT t.*, coalesce(${monthExpr}, 'unknown') AS month FROM ${name} t) TO '${tmp.replace(/'/g, "''")}' (FORMAT parquet, PARTITION_BY (month))`);
+        await db.all(
+          `COPY (SELECT t.*, coalesce(${monthExpr}, 'unknown') AS month FROM ${name} t) TO '${tmp.replace(/'/g, "''")}' (FORMAT parquet, PARTITION_BY (month))`,
+        );
       } else {
         fs.mkdirSync(tmp, { recursive: true });
       }

@@ -7,7 +7,13 @@ import { LIST, VARCHAR, type DuckDBAppender, type DuckDBConnection } from '@duck
 import type { ColKind } from '../service/store/bulk.js';
 
 const SQL_TYPE: Record<ColKind, string> = {
-  varchar: 'VARCHAR', int: 'INTEGER', bigint: 'BIGINT', double: 'DOUBLE', bool: 'BOOLEAN', 'varchar[]': 'VARCHAR[]', blob: 'BLOB',
+  varchar: 'VARCHAR',
+  int: 'INTEGER',
+  bigint: 'BIGINT',
+  double: 'DOUBLE',
+  bool: 'BOOLEAN',
+  'varchar[]': 'VARCHAR[]',
+  blob: 'BLOB',
 };
 const listType = LIST(VARCHAR);
 const APPEND: Record<ColKind, (a: DuckDBAppender, v: unknown) => void> = {

@@ -70,19 +70,25 @@ const VERSIONED_MIGRATIONS: [version: number, sql: string[]][] = [
   // the lake: the snapshot that recorded a load (time travel), and one row per landed table that
   // every changing landing updates, so two writers landing into one table always conflict (and
   // one retries) instead of both inserting a new key (DuckLake sees no conflict in two appends)
-  [16, [
-    'ALTER TABLE _loads ADD COLUMN snapshot_id BIGINT',
-    'CREATE TABLE _land_locks (table_name VARCHAR NOT NULL, n BIGINT NOT NULL)',
-    `INSERT INTO _land_locks VALUES ${TABLES.map((t) => `('${t.name}', 0)`).join(', ')}`,
-  ]],
+  [
+    16,
+    [
+      'ALTER TABLE _loads ADD COLUMN snapshot_id BIGINT',
+      'CREATE TABLE _land_locks (table_name VARCHAR NOT NULL, n BIGINT NOT NULL)',
+      `INSERT INTO _land_locks VALUES ${TABLES.map((t) => `('${t.name}', 0)`).join(', ')}`,
+    ],
+  ],
 ];
 
 /** staged value -> warehouse column expression */
 export const moveExpr = (col: { name: string; sql: string; kind: string }, alias = 's') =>
-  col.sql === 'TIMESTAMP' ? `make_timestamp(${alias}.${col.name})`
-  : col.sql === 'UUID' ? `${alias}.${col.name}::UUID`
-  : col.sql === 'JSON' ? `${alias}.${col.name}::JSON`
-  : `${alias}.${col.name}`;
+  col.sql === 'TIMESTAMP'
+    ? `make_timestamp(${alias}.${col.name})`
+    : col.sql === 'UUID'
+      ? `${alias}.${col.name}::UUID`
+      : col.sql === 'JSON'
+        ? `${alias}.${col.name}::JSON`
+        : `${alias}.${col.name}`;
 
 export class WarehouseMigrateError extends Error {}
 
@@ -138,7 +144,9 @@ export class Warehouse {
     return withLakeRetry(async () => {
       await conn.run('BEGIN TRANSACTION');
       try {
-        await conn.run(`CALL ${LAKE_ALIAS}.set_commit_message('newsflow', ${sqlStr(tag.loadId ? `${tag.op} ${tag.loadId}` : tag.op)}, extra_info => ${sqlStr(JSON.stringify({ load_id: tag.loadId ?? null, op: tag.op, pid: process.pid }))})`);
+        await conn.run(
+          `CALL ${LAKE_ALIAS}.set_commit_message('newsflow', ${sqlStr(tag.loadId ? `${tag.op} ${tag.loadId}` : tag.op)}, extra_info => ${sqlStr(JSON.stringify({ load_id: tag.loadId ?? null, op: tag.op, pid: process.pid }))})`,
+        );
         const r = await fn(conn);
         await conn.run('COMMIT');
         return r;
@@ -179,7 +187,12 @@ export class Warehouse {
    * replaced for the parents inserted or updated. A replayed batch changes nothing (no snapshot).
    * Returns the parent's counts.
    */
-  land(parent: TableDef, rows: Record<string, unknown>[], children: { table: TableDef; rows: Record<string, unknown>[] }[], loadId: string): Promise<LoadCounts> {
+  land(
+    parent: TableDef,
+    rows: Record<string, unknown>[],
+    children: { table: TableDef; rows: Record<string, unknown>[] }[],
+    loadId: string,
+  ): Promise<LoadCounts> {
     return this.serial(async () => {
       const kids = children.map((ch) => ({ ...ch, key: ch.table.replaceBy![0]! }));
       const hashed = hashedColumns(parent);
@@ -200,8 +213,13 @@ export class Warehouse {
       const on = parent.mergeKey.map((k) => `t.${k} = ${moveExpr(col(parent, k))}`).join(' AND ');
       // the batch's distinct merge keys (staging only: no lake read); the same key twice in one
       // batch: the last row wins
-      const batchKeys = Number((await st.runAndReadAll(`SELECT count(*) AS n FROM (SELECT DISTINCT ${parent.mergeKey.join(', ')} FROM ${stg})`)).getRows()[0]![0]);
-      const dedup = batchKeys === rows.length ? stg : `(SELECT * FROM ${stg} QUALIFY row_number() OVER (PARTITION BY ${parent.mergeKey.join(', ')} ORDER BY rowid DESC) = 1)`;
+      const batchKeys = Number(
+        (await st.runAndReadAll(`SELECT count(*) AS n FROM (SELECT DISTINCT ${parent.mergeKey.join(', ')} FROM ${stg})`)).getRows()[0]![0],
+      );
+      const dedup =
+        batchKeys === rows.length
+          ? stg
+          : `(SELECT * FROM ${stg} QUALIFY row_number() OVER (PARTITION BY ${parent.mergeKey.join(', ')} ORDER BY rowid DESC) = 1)`;
       const cols = parent.columns.map((c) => c.name);
       const k0 = parent.mergeKey[0]!;
       const keyOf = kids[0]?.key;
@@ -221,11 +239,19 @@ export class Warehouse {
           ins = batchKeys;
         } else if (keyOf) {
           // which parents change (new, or their content incl. children differs): keys to JS
-          let changed = (await conn.runAndReadAll(`SELECT s.${keyOf}::VARCHAR AS k, t.${k0} IS NULL AS ins, t.row_hash AS h FROM ${dedup} s LEFT JOIN ${parent.name} t ON ${on}
-            WHERE t.${k0} IS NULL OR t.row_hash <> s.row_hash`)).getRowObjectsJS() as { k: string; ins: boolean; h: string | null }[];
+          let changed = (
+            await conn.runAndReadAll(`SELECT s.${keyOf}::VARCHAR AS k, t.${k0} IS NULL AS ins, t.row_hash AS h FROM ${dedup} s LEFT JOIN ${parent.name} t ON ${on}
+            WHERE t.${k0} IS NULL OR t.row_hash <> s.row_hash`)
+          ).getRowObjectsJS() as { k: string; ins: boolean; h: string | null }[];
           const legacy = changed.filter((c) => !c.ins && !isV2(c.h));
           if (legacy.length) {
-            same = legacySame(hashed, rows, kids, (r) => String(r[keyOf]), legacy.map((c) => ({ key: c.k, hash: c.h! })));
+            same = legacySame(
+              hashed,
+              rows,
+              kids,
+              (r) => String(r[keyOf]),
+              legacy.map((c) => ({ key: c.k, hash: c.h! })),
+            );
             changed = changed.filter((c) => c.ins || !same.has(c.h!));
           }
           insKeys = changed.filter((c) => c.ins).map((c) => c.k);
@@ -233,17 +259,27 @@ export class Warehouse {
           ins = insKeys.length;
           upd = updKeys.length;
         } else {
-          const counts = (await conn.runAndReadAll(`SELECT count(*) FILTER (WHERE t.${k0} IS NULL) AS ins,
+          const counts = (
+            await conn.runAndReadAll(`SELECT count(*) FILTER (WHERE t.${k0} IS NULL) AS ins,
               count(*) FILTER (WHERE t.${k0} IS NOT NULL AND t.row_hash <> s.row_hash) AS upd,
               count(*) FILTER (WHERE t.${k0} IS NOT NULL AND t.row_hash <> s.row_hash AND NOT starts_with(t.row_hash, '${HASH_V2}')) AS legacy
-            FROM ${dedup} s LEFT JOIN ${parent.name} t ON ${on}`)).getRowObjectsJS()[0]!;
+            FROM ${dedup} s LEFT JOIN ${parent.name} t ON ${on}`)
+          ).getRowObjectsJS()[0]!;
           ins = Number(counts.ins);
           upd = Number(counts.upd);
           if (Number(counts.legacy) > 0) {
             const kc = parent.mergeKey.map((k) => `s.${k}::VARCHAR`).join(` || chr(1) || `);
-            const legacy = (await conn.runAndReadAll(`SELECT ${kc} AS k, t.row_hash AS h FROM ${dedup} s JOIN ${parent.name} t ON ${on}
-              WHERE t.row_hash <> s.row_hash AND NOT starts_with(t.row_hash, '${HASH_V2}')`)).getRowObjectsJS() as { k: string; h: string }[];
-            same = legacySame(hashed, rows, [], (r) => parent.mergeKey.map((k) => String(r[k])).join('\u0001'), legacy.map((c) => ({ key: c.k, hash: c.h })));
+            const legacy = (
+              await conn.runAndReadAll(`SELECT ${kc} AS k, t.row_hash AS h FROM ${dedup} s JOIN ${parent.name} t ON ${on}
+              WHERE t.row_hash <> s.row_hash AND NOT starts_with(t.row_hash, '${HASH_V2}')`)
+            ).getRowObjectsJS() as { k: string; h: string }[];
+            same = legacySame(
+              hashed,
+              rows,
+              [],
+              (r) => parent.mergeKey.map((k) => String(r[k])).join('\u0001'),
+              legacy.map((c) => ({ key: c.k, hash: c.h })),
+            );
             upd -= same.size;
           }
         }
@@ -255,7 +291,10 @@ export class Warehouse {
           await conn.run(`INSERT INTO ${parent.name} (${cols.join(', ')}) SELECT ${parent.columns.map((c) => moveExpr(c)).join(', ')} FROM ${dedup} s`);
         } else {
           await conn.run(`MERGE INTO ${parent.name} t USING ${dedup} s ON ${on}
-            WHEN MATCHED AND t.row_hash <> s.row_hash${same.size ? ` AND t.row_hash NOT IN (${[...same].map(sqlStr).join(', ')})` : ''} THEN UPDATE SET ${cols.filter((c) => !parent.mergeKey.includes(c)).map((c) => `${c} = ${moveExpr(col(parent, c))}`).join(', ')}
+            WHEN MATCHED AND t.row_hash <> s.row_hash${same.size ? ` AND t.row_hash NOT IN (${[...same].map(sqlStr).join(', ')})` : ''} THEN UPDATE SET ${cols
+              .filter((c) => !parent.mergeKey.includes(c))
+              .map((c) => `${c} = ${moveExpr(col(parent, c))}`)
+              .join(', ')}
             WHEN NOT MATCHED THEN INSERT (${cols.join(', ')}) VALUES (${parent.columns.map((c) => moveExpr(c)).join(', ')})`);
         }
         for (const { table, key, stg: cs } of stgKids) {
@@ -332,7 +371,19 @@ export class Warehouse {
   recordLoad(meta: LoadMeta, counts: LoadCounts, startedAt: Date, invariants: Record<string, unknown> = {}): Promise<void> {
     return this.serial(async () => {
       const us = (d: Date | null) => (d ? d.getTime() * 1000 : null);
-      const params = [meta.loadId, meta.pipeline, meta.workflowId, meta.runId, us(meta.windowStart), us(meta.windowEnd), counts.received, counts.inserted, counts.updated, us(startedAt), JSON.stringify(invariants)];
+      const params = [
+        meta.loadId,
+        meta.pipeline,
+        meta.workflowId,
+        meta.runId,
+        us(meta.windowStart),
+        us(meta.windowEnd),
+        counts.received,
+        counts.inserted,
+        counts.updated,
+        us(startedAt),
+        JSON.stringify(invariants),
+      ];
       const changed = await this.tx({ loadId: meta.loadId, op: 'record' }, async (conn) => {
         const r = await conn.runAndReadAll(
           `MERGE INTO _loads t USING (SELECT $1::VARCHAR AS load_id, $2::VARCHAR AS pipeline, $3::VARCHAR AS workflow_id, $4::VARCHAR AS run_id,
@@ -350,7 +401,9 @@ export class Warehouse {
       if (!changed) return;
       const [snap] = (await this.conn.runAndReadAll(`SELECT id FROM ducklake_last_committed_snapshot('${LAKE_ALIAS}')`)).getRowObjectsJS();
       if (snap?.id === null || snap?.id === undefined) return;
-      await this.tx({ loadId: meta.loadId, op: 'snapshot' }, (conn) => conn.run('UPDATE _loads SET snapshot_id = $1 WHERE load_id = $2', [Number(snap.id), meta.loadId] as never));
+      await this.tx({ loadId: meta.loadId, op: 'snapshot' }, (conn) =>
+        conn.run('UPDATE _loads SET snapshot_id = $1 WHERE load_id = $2', [Number(snap.id), meta.loadId] as never),
+      );
     });
   }
 
@@ -360,9 +413,11 @@ export class Warehouse {
 
   /** Statements in one lake transaction (one snapshot; retried on a concurrent writer's conflict). */
   execMany(stmts: [sql: string, params?: unknown[]][]): Promise<void> {
-    return this.serial(() => this.tx({ op: 'exec' }, async (conn) => {
-      for (const [q, p] of stmts) await conn.run(q, p as never);
-    }));
+    return this.serial(() =>
+      this.tx({ op: 'exec' }, async (conn) => {
+        for (const [q, p] of stmts) await conn.run(q, p as never);
+      }),
+    );
   }
 
   /** A statement that changes the warehouse outside `land` (ledgers), in its own transaction. */
@@ -390,15 +445,26 @@ export class Warehouse {
       try {
         const present = new Set((await all("SELECT table_name FROM duckdb_tables() WHERE database_name = 'old_wh'")).map((r) => String(r.table_name)));
         const from = names.filter((n) => present.has(n));
-        const oldRows = Object.fromEntries(await Promise.all(from.map(async (n) => [n, Number((await all(`SELECT count(*) AS n FROM old_wh.main.${n}`))[0]!.n)] as const)));
+        const oldRows = Object.fromEntries(
+          await Promise.all(from.map(async (n) => [n, Number((await all(`SELECT count(*) AS n FROM old_wh.main.${n}`))[0]!.n)] as const)),
+        );
         if (from.length === 0 || Object.values(oldRows).every((n) => n === 0)) throw new WarehouseMigrateError(`nothing to migrate: ${file} holds no rows`);
         const lakeRows = (await Promise.all(names.map(async (n) => Number((await all(`SELECT count(*) AS n FROM ${n}`))[0]!.n)))).reduce((a, b) => a + b, 0);
-        if (lakeRows > 0 && !o.force) throw new WarehouseMigrateError(`the lake under ${this.dir} holds ${lakeRows} rows already; pass --force to replace its tables with the rows of ${file}`);
+        if (lakeRows > 0 && !o.force)
+          throw new WarehouseMigrateError(
+            `the lake under ${this.dir} holds ${lakeRows} rows already; pass --force to replace its tables with the rows of ${file}`,
+          );
         const moved: Record<string, number> = {};
         await this.tx({ op: `migrate ${path.basename(file)}` }, async (c) => {
           for (const n of from) {
-            const lakeCols = new Set((await all(`SELECT column_name FROM duckdb_columns() WHERE database_name = '${LAKE_ALIAS}' AND table_name = $1`, [n])).map((r) => String(r.column_name)));
-            const cols = (await all("SELECT column_name FROM duckdb_columns() WHERE database_name = 'old_wh' AND table_name = $1 ORDER BY column_index", [n])).map((r) => String(r.column_name)).filter((x) => lakeCols.has(x));
+            const lakeCols = new Set(
+              (await all(`SELECT column_name FROM duckdb_columns() WHERE database_name = '${LAKE_ALIAS}' AND table_name = $1`, [n])).map((r) =>
+                String(r.column_name),
+              ),
+            );
+            const cols = (await all("SELECT column_name FROM duckdb_columns() WHERE database_name = 'old_wh' AND table_name = $1 ORDER BY column_index", [n]))
+              .map((r) => String(r.column_name))
+              .filter((x) => lakeCols.has(x));
             if (o.force) await c.run(`DELETE FROM ${n}`);
             await c.run(`INSERT INTO ${n} (${cols.join(', ')}) SELECT ${cols.join(', ')} FROM old_wh.main.${n}`);
             moved[n] = oldRows[n]!;
@@ -438,10 +504,15 @@ const isV2 = (h: string | null | undefined) => typeof h === 'string' && h.starts
 /** One value, self-delimiting: a type tag, then the length of text values (no escaping, no JSON). */
 function enc(v: unknown): string {
   switch (typeof v) {
-    case 'string': return `s${v.length}:${v}`;
-    case 'number': case 'bigint': return `n${v};`;
-    case 'boolean': return v ? 'T' : 'F';
-    case 'undefined': return 'N';
+    case 'string':
+      return `s${v.length}:${v}`;
+    case 'number':
+    case 'bigint':
+      return `n${v};`;
+    case 'boolean':
+      return v ? 'T' : 'F';
+    case 'undefined':
+      return 'N';
     default: {
       if (v === null) return 'N';
       const j = JSON.stringify(v) ?? '';
@@ -502,7 +573,13 @@ function legacyRowHash(hashed: string[], r: Record<string, unknown>, children?: 
  * gives it; the last row of a key wins, as in `land`), those equal to the pre-v2 hash of the
  * batch's row: those rows are unchanged.
  */
-function legacySame(hashed: string[], rows: Record<string, unknown>[], kids: { table: TableDef; key: string; rows: Record<string, unknown>[] }[], keyOf: (r: Record<string, unknown>) => string, stored: { key: string; hash: string }[]): Set<string> {
+function legacySame(
+  hashed: string[],
+  rows: Record<string, unknown>[],
+  kids: { table: TableDef; key: string; rows: Record<string, unknown>[] }[],
+  keyOf: (r: Record<string, unknown>) => string,
+  stored: { key: string; hash: string }[],
+): Set<string> {
   const want = new Map(stored.map((x) => [x.key, x.hash]));
   const byKey = new Map<string, Record<string, unknown>>();
   for (const r of rows) {

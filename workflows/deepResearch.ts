@@ -60,9 +60,26 @@ export async function deepResearch(input: DeepResearchInput): Promise<DeepResear
   }
   const done = last!;
   await recordLoad({
-    loadId, pipeline: 'deep-research', workflowId: info.workflowId, runId: info.runId, from: runAt, to: runAt,
-    received: 1, inserted: done.inserted, updated: done.updated, startedAt,
+    loadId,
+    pipeline: 'deep-research',
+    workflowId: info.workflowId,
+    runId: info.runId,
+    from: runAt,
+    to: runAt,
+    received: 1,
+    inserted: done.inserted,
+    updated: done.updated,
+    startedAt,
     invariants: { rounds, roundsDone: done.roundsRun, sources: done.sources, reportChars: done.reportChars, model: done.model },
   });
-  return { runId, runAt, rounds, roundsDone: done.roundsRun, sources: done.sources, reportChars: done.reportChars, model: done.model, totalTokens: done.totalTokens };
+  return {
+    runId,
+    runAt,
+    rounds,
+    roundsDone: done.roundsRun,
+    sources: done.sources,
+    reportChars: done.reportChars,
+    model: done.model,
+    totalTokens: done.totalTokens,
+  };
 }

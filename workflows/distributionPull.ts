@@ -59,14 +59,25 @@ export async function distributionPull(input: DistributionPullInput): Promise<{ 
   } catch (e) {
     throw ApplicationFailure.nonRetryable((e as Error).message, 'WindowError');
   }
-  const coverage = windows.length > 0 && windows[0]!.start === from && windows[windows.length - 1]!.end === to && windows.every((w, i) => i === 0 || w.start === windows[i - 1]!.end);
+  const coverage =
+    windows.length > 0 &&
+    windows[0]!.start === from &&
+    windows[windows.length - 1]!.end === to &&
+    windows.every((w, i) => i === 0 || w.start === windows[i - 1]!.end);
   const endpoints = input.endpoints ?? ['top_n_for_domains', 'hit_share', 'metrics'];
   const limit = input.pageSize ?? 100;
   const metric = input.metric ?? 'surface';
   // runs started before the patch keep their shape (whoAmI first, one activity per page, ...)
   const walkShape = patched('walk-windows');
   // orgId '' : the first walk call asks for it
-  const s = input.state ?? { windowIndex: 0, page: 1, pagesInWindow: 0, orgId: walkShape ? '' : await acts.whoAmI(), startedAt: info.startTime.toISOString(), totalPages: 0 };
+  const s = input.state ?? {
+    windowIndex: 0,
+    page: 1,
+    pagesInWindow: 0,
+    orgId: walkShape ? '' : await acts.whoAmI(),
+    startedAt: info.startTime.toISOString(),
+    totalPages: 0,
+  };
   setHandler(distributionProgress, () => ({ windowIndex: s.windowIndex, windows: windows.length, page: s.page, totalPages: s.totalPages }));
   if (walkShape) {
     // the window in progress: resumed after continue-as-new, pages walked in this run start again
@@ -75,11 +86,24 @@ export async function distributionPull(input: DistributionPullInput): Promise<{ 
       : { ...freshProgress(), page: s.page, firstPage: s.page, pagesInWindow: s.pagesInWindow };
     let runPages = 0;
     while (s.windowIndex < windows.length) {
-      if (runPages >= PAGES_PER_RUN) return continueAsNew<typeof distributionPull>({ ...input, state: { ...s, page: progress.page ?? s.page, pagesInWindow: progress.pagesInWindow, progress } });
-      const rest: WalkWindow[] = windows.slice(s.windowIndex).map((w, i) => ({ start: w.start, end: w.end, loadId: `${info.workflowId}/w${w.start}`, index: s.windowIndex + i }));
+      if (runPages >= PAGES_PER_RUN)
+        return continueAsNew<typeof distributionPull>({
+          ...input,
+          state: { ...s, page: progress.page ?? s.page, pagesInWindow: progress.pagesInWindow, progress },
+        });
+      const rest: WalkWindow[] = windows
+        .slice(s.windowIndex)
+        .map((w, i) => ({ start: w.start, end: w.end, loadId: `${info.workflowId}/w${w.start}`, index: s.windowIndex + i }));
       const r = await walk.walkDistribution({
-        orgId: s.orgId, domains: input.domains, limit, metric, endpoints, windows: rest, progress,
-        maxPages: PAGES_PER_RUN - runPages, budgetMs: WALK_BUDGET_MS,
+        orgId: s.orgId,
+        domains: input.domains,
+        limit,
+        metric,
+        endpoints,
+        windows: rest,
+        progress,
+        maxPages: PAGES_PER_RUN - runPages,
+        budgetMs: WALK_BUDGET_MS,
         load: { workflowId: info.workflowId, runId: info.runId, startedAt: s.startedAt, windows: windows.length, coverage },
       });
       s.orgId = r.orgId;
@@ -119,7 +143,13 @@ export async function distributionPull(input: DistributionPullInput): Promise<{ 
     if (endpoints.includes('hit_share')) await acts.pullHitShare(ref);
     if (endpoints.includes('metrics')) await acts.pullMetrics(ref);
     await acts.recordWindowLoad({
-      loadId: ref.loadId, workflowId: info.workflowId, runId: info.runId, start: w.start, end: w.end, received, startedAt: s.startedAt,
+      loadId: ref.loadId,
+      workflowId: info.workflowId,
+      runId: info.runId,
+      start: w.start,
+      end: w.end,
+      received,
+      startedAt: s.startedAt,
       invariants: {
         pages: s.pagesInWindow,
         // pages firstPage, firstPage+1, ... with no gap (firstPage is 1 unless resumed after continue-as-new)

@@ -40,13 +40,27 @@ export async function entityGraph(input: EntityGraphInput): Promise<EntityGraphR
   let done = 0;
   setHandler(graphProgressQuery, () => ({ done }));
   const r = await buildEntityGraph({
-    runId: info.workflowId, runAt, loadId, query: input.query, filterParams: input.filterParams,
-    minClusterProbability: input.minClusterProbability, geo: input.geo, visualize: input.visualize,
+    runId: info.workflowId,
+    runAt,
+    loadId,
+    query: input.query,
+    filterParams: input.filterParams,
+    minClusterProbability: input.minClusterProbability,
+    geo: input.geo,
+    visualize: input.visualize,
   });
   done = 1;
   await recordLoad({
-    loadId, pipeline: 'graph', workflowId: info.workflowId, runId: info.runId, from: runAt, to: runAt,
-    received: r.nodes + r.edges, inserted: r.inserted, updated: r.updated, startedAt,
+    loadId,
+    pipeline: 'graph',
+    workflowId: info.workflowId,
+    runId: info.runId,
+    from: runAt,
+    to: runAt,
+    received: r.nodes + r.edges,
+    inserted: r.inserted,
+    updated: r.updated,
+    startedAt,
     invariants: { query: input.query, nodes: r.nodes, edges: r.edges, articles: r.articles },
   });
   return { ...r, runId: info.workflowId, loadId, runAt, query: input.query };

@@ -78,8 +78,14 @@ export async function indexCountSampler(input: IndexCountSamplerInput): Promise<
     s.perDomain.push(r.buckets);
   }
   await recordIndexCountLoad({
-    loadId, workflowId: info.workflowId, runId: info.runId, ...window,
-    received: s.buckets, inserted: s.inserted, updated: s.updated, startedAt: info.startTime.toISOString(),
+    loadId,
+    workflowId: info.workflowId,
+    runId: info.runId,
+    ...window,
+    received: s.buckets,
+    inserted: s.inserted,
+    updated: s.updated,
+    startedAt: info.startTime.toISOString(),
     invariants: {
       sampling: input.sampling,
       domains: domains.length,

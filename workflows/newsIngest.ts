@@ -46,7 +46,15 @@ export async function newsIngest(input: NewsIngestInput): Promise<NewsIngestResu
     throw ApplicationFailure.nonRetryable(`window from ${input.from} to ${input.to} is not an ordered pair of ISO times`, 'WindowError');
   }
   const pageSize = input.pageSize ?? 100;
-  const s = input.state ?? { offset: 0, received: 0, inserted: 0, updated: 0, pages: 0, startedAt: info.startTime.toISOString(), loadId: `${info.workflowId}/${info.runId}` };
+  const s = input.state ?? {
+    offset: 0,
+    received: 0,
+    inserted: 0,
+    updated: 0,
+    pages: 0,
+    startedAt: info.startTime.toISOString(),
+    loadId: `${info.workflowId}/${info.runId}`,
+  };
   setHandler(progressQuery, () => ({ pages: s.pages, received: s.received, offset: s.offset }));
   for (let n = 0; ; n++) {
     if (n >= PAGES_PER_RUN) {
@@ -61,8 +69,16 @@ export async function newsIngest(input: NewsIngestInput): Promise<NewsIngestResu
     if (page.done) break;
   }
   await recordLoad({
-    loadId: s.loadId, pipeline: 'news-ingest', workflowId: info.workflowId, runId: info.runId, from, to,
-    received: s.received, inserted: s.inserted, updated: s.updated, startedAt: s.startedAt,
+    loadId: s.loadId,
+    pipeline: 'news-ingest',
+    workflowId: info.workflowId,
+    runId: info.runId,
+    from,
+    to,
+    received: s.received,
+    inserted: s.inserted,
+    updated: s.updated,
+    startedAt: s.startedAt,
     invariants: { pages_contiguous: true, rows_equal_offset: s.received === s.offset, pages: s.pages },
   });
   return { loadId: s.loadId, pages: s.pages, received: s.received, inserted: s.inserted, updated: s.updated };

@@ -37,12 +37,24 @@ export async function storyTracker(input: StoryTrackerInput = {}): Promise<Story
   const startedAt = new Date().toISOString();
   const out: Record<string, TrackResult> = {};
   const trackers = input.trackers ?? DEFAULT_TRACKERS;
-  setHandler(storyProgressQuery, () => ({ done: Object.keys(out).length, trackers: trackers.length, stories: Object.values(out).reduce((s, r) => s + r.stories, 0) }));
+  setHandler(storyProgressQuery, () => ({
+    done: Object.keys(out).length,
+    trackers: trackers.length,
+    stories: Object.values(out).reduce((s, r) => s + r.stories, 0),
+  }));
   for (const tracker of trackers) out[tracker.name] = await trackStories({ tracker, runAt, loadId });
   const sum = (f: (r: TrackResult) => number) => Object.values(out).reduce((s, r) => s + f(r), 0);
   await recordLoad({
-    loadId, pipeline: 'story-tracker', workflowId: info.workflowId, runId: info.runId, from: runAt, to: runAt,
-    received: sum((r) => r.stories), inserted: sum((r) => r.inserted), updated: sum((r) => r.updated), startedAt,
+    loadId,
+    pipeline: 'story-tracker',
+    workflowId: info.workflowId,
+    runId: info.runId,
+    from: runAt,
+    to: runAt,
+    received: sum((r) => r.stories),
+    inserted: sum((r) => r.inserted),
+    updated: sum((r) => r.updated),
+    startedAt,
     invariants: { trackers: Object.keys(out), updates: sum((r) => r.updates), articles: sum((r) => r.articles) },
   });
   return { loadId, runAt, trackers: out };

@@ -17,7 +17,9 @@ export function register(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (o: { name: string; domains: string[]; publisher?: boolean; plan: string; dataDir?: string; json?: boolean }) => {
       const org = await withAdmin(dataDirOf(o.dataDir), (k) => k.createOrg({ name: o.name, domains: o.domains, publisher: o.publisher, plan: o.plan }));
-      console.log(o.json ? JSON.stringify(org) : `created organization ${org.name} (${org.id}) domains=${org.domains.join(',') || '-'} publisher=${org.publisher}`);
+      console.log(
+        o.json ? JSON.stringify(org) : `created organization ${org.name} (${org.id}) domains=${org.domains.join(',') || '-'} publisher=${org.publisher}`,
+      );
     });
   orgs
     .command('list')
@@ -25,10 +27,14 @@ export function register(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (o: { dataDir?: string; json?: boolean }) => {
       const rows = await withAdmin(dataDirOf(o.dataDir), (k) => k.listOrgs());
-      console.log(o.json ? JSON.stringify(rows) : table(rows.map((r) => ({ id: r.id, name: r.name, domains: r.domains, publisher: r.publisher, plan: r.plan }))));
+      console.log(
+        o.json ? JSON.stringify(rows) : table(rows.map((r) => ({ id: r.id, name: r.name, domains: r.domains, publisher: r.publisher, plan: r.plan }))),
+      );
     });
 
-  const keys = program.command('keys').description('API keys (stored hashed; the key is printed once); through the running service of the data dir, if any, with its admin token');
+  const keys = program
+    .command('keys')
+    .description('API keys (stored hashed; the key is printed once); through the running service of the data dir, if any, with its admin token');
   keys
     .command('create')
     .description('create an API key')
@@ -44,7 +50,9 @@ export function register(program: Command): void {
       if (o.json) {
         console.log(JSON.stringify({ id, key, name: row.name, org: row.org_name, scopes: row.scopes, plan: row.plan, legacy: row.legacy }));
       } else {
-        console.log(`created key ${id} (${row.name}) scopes=${row.scopes.join(',')} plan=${row.plan}${row.org_name ? ` org=${row.org_name}` : ' personal'}${row.legacy ? ' legacy' : ''}`);
+        console.log(
+          `created key ${id} (${row.name}) scopes=${row.scopes.join(',')} plan=${row.plan}${row.org_name ? ` org=${row.org_name}` : ' personal'}${row.legacy ? ' legacy' : ''}`,
+        );
         console.log(`\n  ${key}\n\nThis is the only time the key is shown: it is stored hashed.`);
       }
     });
@@ -55,8 +63,15 @@ export function register(program: Command): void {
     .action(async (o: { dataDir?: string; json?: boolean }) => {
       const rows = await withAdmin(dataDirOf(o.dataDir), (k) => k.listKeys());
       const view = rows.map((r) => ({
-        id: r.id, name: r.name, prefix: `${r.key_prefix}…`, org: r.org_name, scopes: r.scopes, plan: r.plan,
-        legacy: r.legacy, created: r.created_at, revoked: r.revoked_at,
+        id: r.id,
+        name: r.name,
+        prefix: `${r.key_prefix}…`,
+        org: r.org_name,
+        scopes: r.scopes,
+        plan: r.plan,
+        legacy: r.legacy,
+        created: r.created_at,
+        revoked: r.revoked_at,
       }));
       console.log(o.json ? JSON.stringify(view) : table(view));
     });
@@ -72,21 +87,29 @@ export function register(program: Command): void {
   const secrets = program.command('secrets').description('secrets at rest (BYOK provider keys, AES-256-GCM under a master key)');
   secrets
     .command('rotate')
-    .description('re-seal every stored secret under a new master key: a new key file in the data dir, or $NEWSFLOW_SECRET_KEY when set (the old one from --old-key, $NEWSFLOW_SECRET_KEY_OLD or the key file)')
+    .description(
+      're-seal every stored secret under a new master key: a new key file in the data dir, or $NEWSFLOW_SECRET_KEY when set (the old one from --old-key, $NEWSFLOW_SECRET_KEY_OLD or the key file)',
+    )
     .option('--old-key <key>', 'the previous master key (64 hex characters or base64), when NEWSFLOW_SECRET_KEY changed')
     .option(...dataDirOpt)
     .action(async (o: { oldKey?: string; dataDir?: string }) => {
       const { rotateSecrets } = await import('../../service/byok/rotate.js');
       const dataDir = dataDirOf(o.dataDir);
       const r = await withStore(o.dataDir, (db) =>
-        rotateSecrets(db, { dataDir, secretKey: process.env.NEWSFLOW_SECRET_KEY, oldKey: o.oldKey ?? process.env.NEWSFLOW_SECRET_KEY_OLD })
-          .catch((e: Error) => { throw new CliError(`rotation failed, nothing changed: ${e.message}`); }));
+        rotateSecrets(db, { dataDir, secretKey: process.env.NEWSFLOW_SECRET_KEY, oldKey: o.oldKey ?? process.env.NEWSFLOW_SECRET_KEY_OLD }).catch(
+          (e: Error) => {
+            throw new CliError(`rotation failed, nothing changed: ${e.message}`);
+          },
+        ),
+      );
       console.log(`re-sealed ${r.rotated} secret(s): master key ${r.from} -> ${r.to}`);
     });
 
   program
     .command('simulate <what>')
-    .description('write a synthetic hit history (what: hits), marked synthetic in the store: events spread Zipf-like (s = 1.1) over a seeded ordering of the articles; kinds 70% surface, 15% citation, 10% full_text, 5% grounded')
+    .description(
+      'write a synthetic hit history (what: hits), marked synthetic in the store: events spread Zipf-like (s = 1.1) over a seeded ordering of the articles; kinds 70% surface, 15% citation, 10% full_text, 5% grounded',
+    )
     .option('--months <n>', 'months back from today', intArg('--months'), 6)
     .option('--seed <n>', 'random seed (the same seed writes the same history)', intArg('--seed'), 1)
     .option('--events-per-day <n>', 'events per day', intArg('--events-per-day'), 2000)
@@ -94,8 +117,11 @@ export function register(program: Command): void {
     .action(async (what: string, o: { months: number; seed: number; eventsPerDay: number; dataDir?: string }) => {
       if (what !== 'hits') throw new CliError(`unknown simulation "${what}"; use: newsflow simulate hits`);
       const { DistributionStore } = await import('../../service/store/distribution.js');
-      const r = await withStore(o.dataDir, (db) => new DistributionStore(db).simulate({ months: o.months, seed: o.seed, eventsPerDay: o.eventsPerDay, now: new Date() })
-        .catch((e: Error) => { throw new CliError(e.message); }));
+      const r = await withStore(o.dataDir, (db) =>
+        new DistributionStore(db).simulate({ months: o.months, seed: o.seed, eventsPerDay: o.eventsPerDay, now: new Date() }).catch((e: Error) => {
+          throw new CliError(e.message);
+        }),
+      );
       console.log(JSON.stringify(r));
     });
 }

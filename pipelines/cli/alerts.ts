@@ -5,13 +5,21 @@ import { CliError, dataDirOpt, table, verboseOpt, warehouseOf, warehouseOpt } fr
 
 export function register(program: Command): void {
   const alerts = program.command('alerts').description('the alert runner: one Temporal schedule per active alert, deliveries to its triggers');
-  alerts.command('sync').description('make the per-alert schedules match the active alerts now (needs TEMPORAL_ADDRESS; checks the API and key first)').option(...dataDirOpt).option(...verboseOpt)
+  alerts
+    .command('sync')
+    .description('make the per-alert schedules match the active alerts now (needs TEMPORAL_ADDRESS; checks the API and key first)')
+    .option(...dataDirOpt)
+    .option(...verboseOpt)
     .action(async (o: { dataDir?: string; verbose?: boolean }) => {
-      if (!process.env.TEMPORAL_ADDRESS) throw new CliError('set TEMPORAL_ADDRESS to the Temporal server the alert schedules live on (newsflow start prints it)');
+      if (!process.env.TEMPORAL_ADDRESS)
+        throw new CliError('set TEMPORAL_ADDRESS to the Temporal server the alert schedules live on (newsflow start prints it)');
       console.log(JSON.stringify(await syncAlerts(o.dataDir, { verbose: o.verbose })));
     });
-  alerts.command('status').description('alerts with their schedule, last run and deliveries (from the warehouse; schedules when TEMPORAL_ADDRESS is set)')
-    .option(...warehouseOpt).option(...dataDirOpt)
+  alerts
+    .command('status')
+    .description('alerts with their schedule, last run and deliveries (from the warehouse; schedules when TEMPORAL_ADDRESS is set)')
+    .option(...warehouseOpt)
+    .option(...dataDirOpt)
     .action(async (o: { warehouse?: string; dataDir?: string }) => {
       const rows = await alertStatus(warehouseOf(o), o.dataDir);
       console.log(table(rows.map((r) => ({ ...r, alert_id: String(r.alert_id).slice(0, 8) }))));

@@ -12,8 +12,14 @@ const when = (name: string, v: string) => {
 export function register(program: Command): void {
   program
     .command('crawl <urls...>')
-    .description('index web pages on the service (POST /v1/news/index_urls at $NEWSFLOW_API_URL with $NEWSFLOW_API_KEY, news scope): fetched under the service\'s fetch policy, articles added to the news, every page to the web search index; waits and prints each URL\'s status')
-    .option('--start <time>', 'earliest pub_date given to a page (its published time, else the fetch time, is bounded to --start..--end)', '1970-01-01T00:00:00Z')
+    .description(
+      "index web pages on the service (POST /v1/news/index_urls at $NEWSFLOW_API_URL with $NEWSFLOW_API_KEY, news scope): fetched under the service's fetch policy, articles added to the news, every page to the web search index; waits and prints each URL's status",
+    )
+    .option(
+      '--start <time>',
+      'earliest pub_date given to a page (its published time, else the fetch time, is bounded to --start..--end)',
+      '1970-01-01T00:00:00Z',
+    )
     .option('--end <time>', 'latest pub_date (default: now)')
     .option('--skip-dedupe', 'index a page again although its URL is indexed already')
     .option('--no-wait', 'print the job id and return at once (GET /v1/news/index_urls/{job_id} reports it)')
@@ -21,7 +27,8 @@ export function register(program: Command): void {
     .option('--url <url>', 'API base URL (default: $NEWSFLOW_API_URL or http://127.0.0.1:8080)')
     .option('--key <key>', 'API key (default: $NEWSFLOW_API_KEY)')
     .action(async (urls: string[], o: { start: string; end?: string; skipDedupe?: boolean; wait: boolean; json?: boolean; url?: string; key?: string }) => {
-      if (!(o.key ?? process.env.NEWSFLOW_API_KEY)) throw new CliError('an API key is needed: --key or NEWSFLOW_API_KEY (create one with: newsflow keys create --scopes news ...)');
+      if (!(o.key ?? process.env.NEWSFLOW_API_KEY))
+        throw new CliError('an API key is needed: --key or NEWSFLOW_API_KEY (create one with: newsflow keys create --scopes news ...)');
       const start = when('--start', o.start);
       const end = o.end ? when('--end', o.end) : new Date().toISOString();
       if (Date.parse(end) < Date.parse(start)) throw new CliError(`--end (${end}) is before --start (${start})`);

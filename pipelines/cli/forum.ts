@@ -26,7 +26,9 @@ export function register(program: Command): void {
       if (o.json) console.log(JSON.stringify(r));
       else {
         const c = (k: typeof r.threads) => `${k.read} read, ${k.inserted} new, ${k.updated} updated, ${k.unchanged} unchanged`;
-        console.log(`${r.files} file(s); threads: ${c(r.threads)}; comments: ${c(r.comments)}; enriched ${r.enriched}; the store holds ${r.stored.threads} threads, ${r.stored.comments} comments`);
+        console.log(
+          `${r.files} file(s); threads: ${c(r.threads)}; comments: ${c(r.comments)}; enriched ${r.enriched}; the store holds ${r.stored.threads} threads, ${r.stored.comments} comments`,
+        );
       }
       if (r.problems.length) throw new CliError(`${r.problems.length} line(s) or file(s) could not be read (named above); everything else was loaded`);
     });

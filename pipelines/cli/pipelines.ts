@@ -9,7 +9,22 @@ import { CliError, dataDirOpt, intArg, list, verboseOpt } from './shared.js';
 
 const PIPELINES = ['news-ingest', 'distribution', 'index-counts', 'story-tracker', 'graph'];
 
-interface RunOptions { from?: string; to?: string; query: string; out?: string; visualize?: boolean; geo?: boolean; minClusterProbability?: string; domains?: string[]; pageSize: number; sampling: string; filters?: string; trackers?: string; dataDir?: string; verbose?: boolean }
+interface RunOptions {
+  from?: string;
+  to?: string;
+  query: string;
+  out?: string;
+  visualize?: boolean;
+  geo?: boolean;
+  minClusterProbability?: string;
+  domains?: string[];
+  pageSize: number;
+  sampling: string;
+  filters?: string;
+  trackers?: string;
+  dataDir?: string;
+  verbose?: boolean;
+}
 
 export function register(program: Command): void {
   program
@@ -29,13 +44,16 @@ export function register(program: Command): void {
     .option('--to <time>', 'window end (ISO date or date-time, UTC); all but story-tracker (graph: optional)')
     .option('--trackers <json>', 'story-tracker: JSON array of trackers, e.g. \'[{"name":"top","strategy":"topstories","stories":20}]\'')
     .option('--query <q>', 'news-ingest: search query (default: every article in the window); graph: the query whose articles make the graph', '')
-    .option('--out <file>', 'graph: write the run\'s graph (nodes, edges, URLs) as JSON to this file')
+    .option('--out <file>', "graph: write the run's graph (nodes, edges, URLs) as JSON to this file")
     .option('--visualize', 'graph: ask for a visualize_url (a page drawing the graph)')
     .option('--geo', 'graph: places get coordinates (geo_disambiguation)')
     .option('--min-cluster-probability <p>', 'graph: merges below this probability are not applied (0..1, default 0.9)')
     .option('--domains <list>', 'distribution: comma-separated domains of your organization', list)
     .option('--sampling <s>', 'index-counts: bucket size 5m, 1h, 12h, 1d, 1w or 1m; with --domains one series per domain, else one over every domain', '1d')
-    .option('--filters <json>', 'index-counts: index_counts filters as JSON, e.g. \'{"languages":["en"],"time_filter":"crawl_date"}\'; graph: search filter_params as JSON')
+    .option(
+      '--filters <json>',
+      'index-counts: index_counts filters as JSON, e.g. \'{"languages":["en"],"time_filter":"crawl_date"}\'; graph: search filter_params as JSON',
+    )
     .option('--page-size <n>', 'rows per page (news-ingest 1-101, distribution 1-100)', intArg('--page-size'), 100)
     .option(...dataDirOpt)
     .option(...verboseOpt)
@@ -66,18 +84,33 @@ function runRequest(pipeline: string, o: RunOptions): RunRequest<never> {
     } catch (e) {
       throw new CliError(`--filters: ${(e as Error).message}; e.g. --filters '{"languages":["en"],"categories":["Politics"]}'`);
     }
-    return request('index-counts', 'indexCountSampler', TASK_QUEUES.news, { sampling: o.sampling, domains: o.domains, filters, ...window },
-      (p: { done: number; domains: number; buckets: number }) => [p.done, p.domains, `${p.buckets} buckets`]);
+    return request(
+      'index-counts',
+      'indexCountSampler',
+      TASK_QUEUES.news,
+      { sampling: o.sampling, domains: o.domains, filters, ...window },
+      (p: { done: number; domains: number; buckets: number }) => [p.done, p.domains, `${p.buckets} buckets`],
+    );
   }
   if (pipeline === 'news-ingest') {
     if (o.pageSize < 1 || o.pageSize > 101) throw new CliError('--page-size must be 1..101');
-    return request('news-ingest', 'newsIngest', TASK_QUEUES.news, { query: o.query, ...window, pageSize: o.pageSize },
-      (p: { pages: number; received: number }) => [p.received, Math.max(p.received, 1), `${p.pages} pages`]);
+    return request(
+      'news-ingest',
+      'newsIngest',
+      TASK_QUEUES.news,
+      { query: o.query, ...window, pageSize: o.pageSize },
+      (p: { pages: number; received: number }) => [p.received, Math.max(p.received, 1), `${p.pages} pages`],
+    );
   }
   if (!o.domains?.length) throw new CliError('--domains is required for distribution, e.g. --domains a.com,b.com');
   if (o.pageSize < 1 || o.pageSize > 100) throw new CliError('--page-size must be 1..100 for distribution');
-  return request('distribution', 'distributionPull', TASK_QUEUES.distribution, { domains: o.domains, ...window, pageSize: o.pageSize },
-    (p: { windowIndex: number; windows: number; totalPages: number }) => [p.windowIndex, p.windows, `${p.totalPages} pages`]);
+  return request(
+    'distribution',
+    'distributionPull',
+    TASK_QUEUES.distribution,
+    { domains: o.domains, ...window, pageSize: o.pageSize },
+    (p: { windowIndex: number; windows: number; totalPages: number }) => [p.windowIndex, p.windows, `${p.totalPages} pages`],
+  );
 }
 
 function storyTrackerRequest(trackersJson: string | undefined): RunRequest<never> {
@@ -90,8 +123,13 @@ function storyTrackerRequest(trackersJson: string | undefined): RunRequest<never
   if (trackers !== undefined && (!Array.isArray(trackers) || !trackers.every((t) => t && typeof t === 'object' && typeof t.name === 'string'))) {
     throw new CliError('--trackers must be a JSON array of objects with a "name", e.g. [{"name":"ukraine","query":"Ukraine war","method":"both"}]');
   }
-  return request('story-tracker', 'storyTracker', TASK_QUEUES.stories, trackers ? { trackers } : {},
-    (p: { done: number; trackers: number; stories: number }) => [p.done, p.trackers, `${p.stories} stories`]);
+  return request(
+    'story-tracker',
+    'storyTracker',
+    TASK_QUEUES.stories,
+    trackers ? { trackers } : {},
+    (p: { done: number; trackers: number; stories: number }) => [p.done, p.trackers, `${p.stories} stories`],
+  );
 }
 
 function graphRequest(o: RunOptions): RunRequest<never> {
@@ -102,8 +140,12 @@ function graphRequest(o: RunOptions): RunRequest<never> {
   } catch (e) {
     throw new CliError(`--filters is not JSON (${(e as Error).message}); e.g. --filters '{"languages":["en"],"n_articles":50}'`);
   }
-  if (!filterParams || typeof filterParams !== 'object' || Array.isArray(filterParams)) throw new CliError('--filters must be a JSON object of search parameters');
-  for (const [opt, field] of [[o.from, 'start_timestamp'], [o.to, 'end_timestamp']] as const) {
+  if (!filterParams || typeof filterParams !== 'object' || Array.isArray(filterParams))
+    throw new CliError('--filters must be a JSON object of search parameters');
+  for (const [opt, field] of [
+    [o.from, 'start_timestamp'],
+    [o.to, 'end_timestamp'],
+  ] as const) {
     if (opt === undefined) continue;
     const t = Date.parse(opt);
     if (Number.isNaN(t)) throw new CliError(`--from and --to must be ISO dates, e.g. 2022-01-15 (got ${opt})`);
@@ -116,11 +158,27 @@ function graphRequest(o: RunOptions): RunRequest<never> {
   }
   const out = o.out;
   return {
-    ...request('graph', 'entityGraph', TASK_QUEUES.news, { query: o.query, filterParams, minClusterProbability, geo: !!o.geo, visualize: !!o.visualize },
-      (p: { done: number }) => [p.done, 1, p.done ? 'landed' : 'building']),
+    ...request(
+      'graph',
+      'entityGraph',
+      TASK_QUEUES.news,
+      { query: o.query, filterParams, minClusterProbability, geo: !!o.geo, visualize: !!o.visualize },
+      (p: { done: number }) => [p.done, 1, p.done ? 'landed' : 'building'],
+    ),
     after: out ? async (result, dataDir) => (await import('../graph.js')).writeGraphFile(dataDir, result, out) : undefined,
   };
 }
 
-const request = <P>(pipeline: Pipeline, workflowType: string, taskQueue: string, input: Record<string, unknown>, show: (p: P) => [number, number, string]): RunRequest<P> =>
-  ({ workflowType, taskQueue, input, show, need: pipeline === 'distribution' ? { pipeline, domains: input.domains as string[] } : { pipeline } });
+const request = <P>(
+  pipeline: Pipeline,
+  workflowType: string,
+  taskQueue: string,
+  input: Record<string, unknown>,
+  show: (p: P) => [number, number, string],
+): RunRequest<P> => ({
+  workflowType,
+  taskQueue,
+  input,
+  show,
+  need: pipeline === 'distribution' ? { pipeline, domains: input.domains as string[] } : { pipeline },
+});

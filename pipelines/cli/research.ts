@@ -19,39 +19,57 @@ export function register(program: Command): void {
     .description('ask the news a question (POST /v1/openai/chat/completions at $NEWSFLOW_API_URL with $NEWSFLOW_API_KEY): the answer, then its references')
     .option('--stream', 'print the answer as it is written')
     .option('--filters <json>', 'search parameters for retrieval (filter_params), as a JSON object')
-    .option('--model <model>', 'model (default: the service\'s; see GET /v1/openai/models)')
+    .option('--model <model>', "model (default: the service's; see GET /v1/openai/models)")
     .option('--citations <style>', 'inline citations: numbered, markdown_link or none', 'numbered')
     .option('--thread <id>', 'continue a thread (its id is printed after an answer)')
     .option('--url <url>', 'API base URL (default: $NEWSFLOW_API_URL or http://127.0.0.1:8080)')
     .option('--key <key>', 'API key (default: $NEWSFLOW_API_KEY)')
-    .action(async (question: string, o: { stream?: boolean; filters?: string; model?: string; citations: string; thread?: string; url?: string; key?: string }) => {
-      if (!['numbered', 'markdown_link', 'none'].includes(o.citations)) throw new CliError('--citations must be numbered, markdown_link or none');
-      if (!(o.key ?? process.env.NEWSFLOW_API_KEY)) throw new CliError('an API key is needed: --key or NEWSFLOW_API_KEY (create one with: newsflow keys create --scopes chat ...)');
-      try {
-        const r = await ask({
-          question, stream: o.stream, filters: o.filters ? json(o.filters) : null, model: o.model,
-          citations: o.citations as 'numbered', threadId: o.thread, baseUrl: o.url, apiKey: o.key,
-        });
-        if (r.threadId) process.stderr.write(`(model ${r.model}; continue with --thread ${r.threadId})\n`);
-      } catch (e) {
-        if (e instanceof AskError) throw new CliError(e.message);
-        throw e;
-      }
-    });
+    .action(
+      async (question: string, o: { stream?: boolean; filters?: string; model?: string; citations: string; thread?: string; url?: string; key?: string }) => {
+        if (!['numbered', 'markdown_link', 'none'].includes(o.citations)) throw new CliError('--citations must be numbered, markdown_link or none');
+        if (!(o.key ?? process.env.NEWSFLOW_API_KEY))
+          throw new CliError('an API key is needed: --key or NEWSFLOW_API_KEY (create one with: newsflow keys create --scopes chat ...)');
+        try {
+          const r = await ask({
+            question,
+            stream: o.stream,
+            filters: o.filters ? json(o.filters) : null,
+            model: o.model,
+            citations: o.citations as 'numbered',
+            threadId: o.thread,
+            baseUrl: o.url,
+            apiKey: o.key,
+          });
+          if (r.threadId) process.stderr.write(`(model ${r.model}; continue with --thread ${r.threadId})\n`);
+        } catch (e) {
+          if (e instanceof AskError) throw new CliError(e.message);
+          throw e;
+        }
+      },
+    );
 
   program
     .command('research <question>')
-    .description('research a question with the DeepNews agent, round by round, as a durable workflow (deepResearch); prints each round, then lands the report and its sources in research_runs / research_sources')
+    .description(
+      'research a question with the DeepNews agent, round by round, as a durable workflow (deepResearch); prints each round, then lands the report and its sources in research_runs / research_sources',
+    )
     .option('--depth <n>', 'research rounds (1-190)', intArg('--depth'), 3)
     .option('--sources <list>', 'DeepNews sources, comma-separated (e.g. asknews,google)', list)
-    .option('--model <model>', 'DeepNews model (default: the API\'s)')
-    .option('--filters <json>', 'search parameters for the agent\'s news searches (filter_params), as a JSON object')
+    .option('--model <model>', "DeepNews model (default: the API's)")
+    .option('--filters <json>', "search parameters for the agent's news searches (filter_params), as a JSON object")
     .option(...dataDirOpt)
     .option(...verboseOpt)
     .action(async (question: string, o: { depth: number; sources?: string[]; model?: string; filters?: string; dataDir?: string; verbose?: boolean }) => {
       const { ResearchInputError, runResearch } = await import('../research.js');
       try {
-        await runResearch(question, { depth: o.depth, sources: o.sources, model: o.model, filters: o.filters ? json(o.filters) : undefined, dataDir: o.dataDir, verbose: o.verbose });
+        await runResearch(question, {
+          depth: o.depth,
+          sources: o.sources,
+          model: o.model,
+          filters: o.filters ? json(o.filters) : undefined,
+          dataDir: o.dataDir,
+          verbose: o.verbose,
+        });
       } catch (e) {
         if (e instanceof ResearchInputError) throw new CliError(e.message);
         throw e;

@@ -29,7 +29,15 @@ export function register(program: Command): void {
     .option('--replay <speed>', 'release articles in publication order at SPEED x real time', floatArg('--replay'))
     .action(async (o: { port?: number; host?: string; dataDir?: string; limits?: string; seed?: string; rebaseDates?: boolean; replay?: number }) => {
       const { serve } = await work();
-      await serve({ port: o.port, host: o.host, dataDir: o.dataDir, limitsText: o.limits, seed: o.seed ?? process.env.NEWSFLOW_CORPUS, rebaseDates: o.rebaseDates, replay: o.replay });
+      await serve({
+        port: o.port,
+        host: o.host,
+        dataDir: o.dataDir,
+        limitsText: o.limits,
+        seed: o.seed ?? process.env.NEWSFLOW_CORPUS,
+        rebaseDates: o.rebaseDates,
+        replay: o.replay,
+      });
     });
 
   program
@@ -44,7 +52,11 @@ export function register(program: Command): void {
       if (!corpus) throw new CliError('no corpus: pass --corpus PATH (for example ../shared/data) or set NEWSFLOW_CORPUS');
       const { seedStore } = await work();
       const r = await seedStore({ corpus, rebaseDates: o.rebaseDates, dataDir: o.dataDir });
-      console.log(o.json ? JSON.stringify(r) : `read ${r.read}, enriched ${r.enriched} (${r.inserted} new, ${r.updated} updated), unchanged ${r.unchanged}; store holds ${r.total} articles, ${r.indexed} indexed`);
+      console.log(
+        o.json
+          ? JSON.stringify(r)
+          : `read ${r.read}, enriched ${r.enriched} (${r.inserted} new, ${r.updated} updated), unchanged ${r.unchanged}; store holds ${r.total} articles, ${r.indexed} indexed`,
+      );
     });
 
   program
@@ -53,14 +65,19 @@ export function register(program: Command): void {
     .option('--port <port>', 'service port', intArg('--port'))
     .option('--corpus <path>', 'news corpus (default: $NEWSFLOW_CORPUS, else ../shared/data beside the repo)')
     .option('--replay <speed>', 'replay speed: corpus time per real time', floatArg('--replay'), 3600)
-    .option('--temporal <kind>', 'dev (the CLI dev server on SQLite) or postgres (the Temporal server on PostgreSQL; build it once with: npx newsflow temporal install)', process.env.NEWSFLOW_TEMPORAL || 'dev')
+    .option(
+      '--temporal <kind>',
+      'dev (the CLI dev server on SQLite) or postgres (the Temporal server on PostgreSQL; build it once with: npx newsflow temporal install)',
+      process.env.NEWSFLOW_TEMPORAL || 'dev',
+    )
     .option(...dataDirOpt)
     .option(...verboseOpt)
     .action(async (o: { port?: number; dataDir?: string; corpus?: string; replay: number; verbose?: boolean; temporal: string }) => {
       if (!['dev', 'postgres'].includes(o.temporal)) throw new CliError(`--temporal must be dev or postgres; got ${o.temporal}`);
       process.env.NEWSFLOW_TEMPORAL = o.temporal;
       const corpus = o.corpus ?? process.env.NEWSFLOW_CORPUS ?? defaultCorpus();
-      if (!corpus && !remoteApi()) throw new CliError('no corpus found: pass --corpus PATH or set NEWSFLOW_CORPUS (the shared data folder, e.g. ../shared/data)');
+      if (!corpus && !remoteApi())
+        throw new CliError('no corpus found: pass --corpus PATH or set NEWSFLOW_CORPUS (the shared data folder, e.g. ../shared/data)');
       const { mainJob } = await job();
       await mainJob({ ...o, corpus });
     });

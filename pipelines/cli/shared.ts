@@ -28,7 +28,11 @@ export const floatArg = (name: string) => (v: string) => {
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number`);
   return n;
 };
-export const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
+export const list = (v: string) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /** The service store of the data dir, open for `fn` and closed after. */
 export async function withStore<T>(dataDir: string | undefined, fn: (db: Db) => Promise<T>): Promise<T> {
@@ -45,6 +49,10 @@ export function table(rows: Record<string, unknown>[]): string {
   const cols = Object.keys(rows[0]!);
   const cell = (v: unknown) => (v === null || v === undefined ? '' : v instanceof Date ? v.toISOString() : Array.isArray(v) ? v.join(',') : String(v));
   const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
-  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(width[i]!)).join('  ').trimEnd();
+  const line = (vals: string[]) =>
+    vals
+      .map((v, i) => v.padEnd(width[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(cols), line(width.map((w) => '-'.repeat(w))), ...rows.map((r) => line(cols.map((c) => cell(r[c]))))].join('\n');
 }

@@ -35,8 +35,7 @@ export function register(program: Command): void {
     });
 
   const wh = program.command('warehouse').description('the warehouse lake: migrate');
-  wh
-    .command('migrate')
+  wh.command('migrate')
     .description(`move a single-file warehouse of an older newsflow (${WAREHOUSE_FILE}) into the lake, every row kept`)
     .option('--from <file>', `the old warehouse file (default: ${WAREHOUSE_FILE} in the warehouse folder)`)
     .option('--force', 'replace the tables of a lake that holds rows already')

@@ -7,7 +7,9 @@ export function register(program: Command): void {
   const wiki = program.command('wiki').description('the encyclopedia behind GET /v1/wiki/search');
   wiki
     .command('load <path>')
-    .description('load MediaWiki XML exports (.xml, .xml.bz2; streamed) and saved Wikipedia HTML pages, a file or a folder, into the service store: main-namespace articles only, redirects skipped, chunked by section and embedded with the news model; unchanged articles are skipped (loading twice changes nothing). While a service runs on the data dir it loads them (its admin routes) and this follows its progress.')
+    .description(
+      'load MediaWiki XML exports (.xml, .xml.bz2; streamed) and saved Wikipedia HTML pages, a file or a folder, into the service store: main-namespace articles only, redirects skipped, chunked by section and embedded with the news model; unchanged articles are skipped (loading twice changes nothing). While a service runs on the data dir it loads them (its admin routes) and this follows its progress.',
+    )
     .option(...dataDirOpt)
     .option('--json', 'print the result as JSON')
     .action(async (p: string, o: { dataDir?: string; json?: boolean }) => {
@@ -16,7 +18,8 @@ export function register(program: Command): void {
       const { describeProblem } = await import('../../service/wiki/load.js');
       let last = 0;
       const r = await loadWikiStore({
-        path: p, dataDir: o.dataDir,
+        path: p,
+        dataDir: o.dataDir,
         onProgress: (rep) => {
           if (!o.json && process.stderr.isTTY && Date.now() - last > 1000) {
             last = Date.now();
@@ -28,7 +31,11 @@ export function register(program: Command): void {
       });
       if (!o.json && process.stderr.isTTY && last) process.stderr.write('\n');
       for (const x of r.problems) console.error(`error: ${describeProblem(x)}`);
-      console.log(o.json ? JSON.stringify(r) : `${r.via}: ${r.files} file(s), ${r.pages} pages: ${r.loaded} articles loaded (${r.chunks} chunks), ${r.unchanged} unchanged, ${r.redirects} redirects and ${r.otherNamespaces} pages of other namespaces skipped${r.notArticles ? `, ${r.notArticles} files not wiki articles` : ''}`);
+      console.log(
+        o.json
+          ? JSON.stringify(r)
+          : `${r.via}: ${r.files} file(s), ${r.pages} pages: ${r.loaded} articles loaded (${r.chunks} chunks), ${r.unchanged} unchanged, ${r.redirects} redirects and ${r.otherNamespaces} pages of other namespaces skipped${r.notArticles ? `, ${r.notArticles} files not wiki articles` : ''}`,
+      );
       if (r.problems.length) throw new CliError(`${r.problems.length} page(s) or file(s) could not be read (listed above); the rest was loaded`);
     });
 }

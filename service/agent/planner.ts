@@ -36,7 +36,45 @@ export interface QuestionParts {
 }
 
 const ENTITY_KINDS = ENTITY_TYPES.filter((t) => !['Date', 'Time', 'Number', 'Quantity', 'Money', 'Title'].includes(t)) as EntityType[];
-const QUESTION_WORDS = new Set(['what', 'who', 'whom', 'whose', 'which', 'when', 'where', 'why', 'how', 'did', 'does', 'do', 'is', 'are', 'was', 'were', 'has', 'have', 'had', 'will', 'would', 'can', 'could', 'should', 'happened', 'happen', 'happening', 'tell', 'explain', 'describe', 'about', 'latest', 'news', 'report', 'reports', 'say', 'said']);
+const QUESTION_WORDS = new Set([
+  'what',
+  'who',
+  'whom',
+  'whose',
+  'which',
+  'when',
+  'where',
+  'why',
+  'how',
+  'did',
+  'does',
+  'do',
+  'is',
+  'are',
+  'was',
+  'were',
+  'has',
+  'have',
+  'had',
+  'will',
+  'would',
+  'can',
+  'could',
+  'should',
+  'happened',
+  'happen',
+  'happening',
+  'tell',
+  'explain',
+  'describe',
+  'about',
+  'latest',
+  'news',
+  'report',
+  'reports',
+  'say',
+  'said',
+]);
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 
 function contentWords(q: string): string[][] {
@@ -95,7 +133,13 @@ export function questionParts(question: string): QuestionParts {
 }
 
 /** The external tools and the source that enables each (one call per round when available). */
-const EXTERNAL: [DeepNewsSource, string][] = [['wiki', 'search_wiki'], ['google', 'search_web'], ['reddit', 'search_forum'], ['charts', 'make_chart'], ['graph', 'build_graph']];
+const EXTERNAL: [DeepNewsSource, string][] = [
+  ['wiki', 'search_wiki'],
+  ['google', 'search_web'],
+  ['reddit', 'search_forum'],
+  ['charts', 'make_chart'],
+  ['graph', 'build_graph'],
+];
 
 /** Articles the whole-question search asks for (the other searches: the request's n_articles, default 10). */
 const MAIN_ARTICLES = 20;
@@ -150,15 +194,18 @@ export function nextRound(parts: QuestionParts, sources: Set<DeepNewsSource>, us
     .filter((e) => !found.asked.has(`q:${e.toLowerCase()}`))
     .slice(0, WIDEN_ENTITIES);
   if (sources.has('asknews') && usable('search_news')) {
-    for (const e of entities) calls.push({ tool: 'search_news', input: { query: `${parts.core} ${e}`, method: 'kw' }, weight: 0.5, keys: [`q:${e.toLowerCase()}`] });
+    for (const e of entities)
+      calls.push({ tool: 'search_news', input: { query: `${parts.core} ${e}`, method: 'kw' }, weight: 0.5, keys: [`q:${e.toLowerCase()}`] });
   }
   if (sources.has('asknews') && usable('search_stories')) {
     const story = top.map((a) => found.storyOf(a.articleId)).find((s): s is string => !!s && !found.asked.has(`s:${s}`));
     if (story) calls.push({ tool: 'search_stories', input: { story_id: story }, weight: 0.5 });
   }
   if (entities.length) {
-    if (sources.has('podcasts') && usable('search_podcasts')) calls.push({ tool: 'search_podcasts', input: { query: `${parts.core} ${entities[0]}` }, weight: 0.25 });
-    for (const [src, tool] of EXTERNAL) if (sources.has(src) && usable(tool)) calls.push({ tool, input: { query: `${parts.core} ${entities[0]}` }, weight: 0.5 });
+    if (sources.has('podcasts') && usable('search_podcasts'))
+      calls.push({ tool: 'search_podcasts', input: { query: `${parts.core} ${entities[0]}` }, weight: 0.25 });
+    for (const [src, tool] of EXTERNAL)
+      if (sources.has(src) && usable(tool)) calls.push({ tool, input: { query: `${parts.core} ${entities[0]}` }, weight: 0.5 });
   }
   return calls;
 }

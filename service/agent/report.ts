@@ -49,21 +49,32 @@ export interface Report {
 /** The messages the writer receives (the cutoff, when set, is part of the instructions). */
 export function writerMessages(o: Pick<ReportOptions, 'conversation' | 'docs' | 'journalist' | 'cutoff'>): LlmMessage[] {
   const msgs = groundedMessages(o.conversation, o.docs, o.journalist);
-  const note = 'Write a research report: a lead paragraph that answers the question, then the findings that support it. ' + (o.cutoff ? `Your knowledge ends at ${o.cutoff}: nothing after it exists.` : '');
+  const note =
+    'Write a research report: a lead paragraph that answers the question, then the findings that support it. ' +
+    (o.cutoff ? `Your knowledge ends at ${o.cutoff}: nothing after it exists.` : '');
   return [{ role: 'system', content: `${msgs[0]!.content}\n\n${note}` }, ...msgs.slice(1)];
 }
 
 export function citedArticles(cited: ContextDoc[], start: number): string {
   if (!cited.length) return '';
-  const lines = cited.map((d, i) => `[${start + i}] ${d.article.title} (${d.article.domain}, ${d.article.pubDate.toISOString().slice(0, 10)}) ${d.article.url}`);
+  const lines = cited.map(
+    (d, i) => `[${start + i}] ${d.article.title} (${d.article.domain}, ${d.article.pubDate.toISOString().slice(0, 10)}) ${d.article.url}`,
+  );
   return `\n\nCited Articles:\n${lines.join('\n')}`;
 }
 
 export async function writeReport(o: ReportOptions): Promise<Report> {
   const messages = writerMessages(o);
   const req: LlmRequest = {
-    model: o.provider.model, messages, ...o.sampling, stop: o.stop, max_tokens: o.maxTokens, stream: true,
-    context: o.docs, question: o.question, journalistMode: o.journalist,
+    model: o.provider.model,
+    messages,
+    ...o.sampling,
+    stop: o.stop,
+    max_tokens: o.maxTokens,
+    stream: true,
+    context: o.docs,
+    question: o.question,
+    journalistMode: o.journalist,
   };
   let raw = '';
   for await (const d of o.provider.stream(req)) raw += d;

@@ -115,9 +115,9 @@ class Pool {
       if (main) this.main.add(a.articleId);
     });
     for (const [id, t] of f.fullText) this.fullText.set(id, t);
-    for (const w of f.web) if (!this.web.has(w.url)) (this.web.set(w.url, w), fresh++);
-    for (const c of f.charts) (this.charts.push(c), fresh++);
-    for (const g of f.graphs) if (!this.graphs.includes(g)) (this.graphs.push(g), fresh++);
+    for (const w of f.web) if (!this.web.has(w.url)) this.web.set(w.url, w), fresh++;
+    for (const c of f.charts) this.charts.push(c), fresh++;
+    for (const g of f.graphs) if (!this.graphs.includes(g)) this.graphs.push(g), fresh++;
     return fresh;
   }
 
@@ -129,9 +129,21 @@ class Pool {
 /** A short account of a tool's result (the stream and the model planner read it). */
 function account(f: Found, fresh: number): string {
   const parts: string[] = [];
-  if (f.news.length) parts.push(`${f.news.length} articles (${fresh} new): ${f.news.slice(0, 3).map((a) => a.title).join(' | ')}`);
+  if (f.news.length)
+    parts.push(
+      `${f.news.length} articles (${fresh} new): ${f.news
+        .slice(0, 3)
+        .map((a) => a.title)
+        .join(' | ')}`,
+    );
   if (f.fullText.size) parts.push(`full text of ${f.fullText.size} articles`);
-  if (f.web.length) parts.push(`${f.web.length} results: ${f.web.slice(0, 3).map((w) => w.title).join(' | ')}`);
+  if (f.web.length)
+    parts.push(
+      `${f.web.length} results: ${f.web
+        .slice(0, 3)
+        .map((w) => w.title)
+        .join(' | ')}`,
+    );
   if (f.charts.length) parts.push(`${f.charts.length} chart`);
   if (f.graphs.length) parts.push(`graph ${f.graphs[0]}`);
   return parts.join('; ') || 'nothing found';
@@ -139,7 +151,9 @@ function account(f: Found, fresh: number): string {
 
 /** What a model planner reads of a tool's result: one line per article with its id. */
 function forModel(f: Found): string {
-  const lines = f.news.slice(0, 10).map((a) => `[${a.articleId}] ${a.title} (${a.domain}, ${a.pubDate.toISOString().slice(0, 10)}): ${a.summary.slice(0, 240)}`);
+  const lines = f.news
+    .slice(0, 10)
+    .map((a) => `[${a.articleId}] ${a.title} (${a.domain}, ${a.pubDate.toISOString().slice(0, 10)}): ${a.summary.slice(0, 240)}`);
   for (const w of f.web.slice(0, 5)) lines.push(`[web] ${w.title} (${w.url}): ${w.key_points.join(' ').slice(0, 240)}`);
   if (f.fullText.size) lines.push(`(read the full text of ${f.fullText.size} articles)`);
   return lines.join('\n') || 'nothing found';
@@ -161,9 +175,8 @@ function limited<T>(jobs: (() => Promise<T>)[], limit: number): Promise<T>[] {
   });
 }
 
-
 const PLANNER = (o: { depth: number; max: number; parallel: number; cutoff: string | null }) =>
-  'You are a news research agent. Research the user\'s question with the tools before anyone writes the report: ' +
+  "You are a news research agent. Research the user's question with the tools before anyone writes the report: " +
   `search in about ${o.depth} rounds (at most ${o.max}), up to ${o.parallel} tool calls per round, widening from what you find ` +
   '(people, organisations, places, stories). Tool results list articles as [article_id] title. ' +
   'When you have enough, answer without a tool call, in one sentence, what you found.' +
@@ -192,7 +205,13 @@ export async function startDeepNews(services: Services, principal: Principal, bo
   const cutoffMs = body.cutoff_datetime ? Date.parse(body.cutoff_datetime) : null;
   const cutoff = cutoffMs !== null && !Number.isNaN(cutoffMs) ? new Date(cutoffMs).toISOString() : null;
   const publisher = principal.org?.publisher ? principal.org : null;
-  const ctx: ToolContext = { services, news, onlyDomains: publisher ? publisher.domains : null, cutoffMs: cutoff ? Date.parse(cutoff) : null, filterParams: body.filter_params ?? null };
+  const ctx: ToolContext = {
+    services,
+    news,
+    onlyDomains: publisher ? publisher.domains : null,
+    cutoffMs: cutoff ? Date.parse(cutoff) : null,
+    filterParams: body.filter_params ?? null,
+  };
   const stops = body.stop == null ? [] : (Array.isArray(body.stop) ? body.stop : [body.stop]).filter(Boolean);
 
   const usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, tool_usage: {} as Record<string, number> };
@@ -234,8 +253,11 @@ export async function startDeepNews(services: Services, principal: Principal, bo
       const rounds = Math.min(body.search_depth, body.max_depth);
       yield {
         type: 'thinking',
-        text: `Researching: ${question}\nSources: ${[...enabled].join(', ') || 'none'}. ${caller ? `The model ${provider.model} plans` : 'Deterministic plan'}: ${caller ? `up to ${body.max_depth}` : rounds} rounds, ${body.max_parallel_tool_calls} tool call(s) at a time.` +
-          (cutoff ? ` Knowledge cutoff ${cutoff}: nothing published after it is used.` : '') + (publisher ? ` Restricted to ${publisher.domains.join(', ')}.` : '') + '\n',
+        text:
+          `Researching: ${question}\nSources: ${[...enabled].join(', ') || 'none'}. ${caller ? `The model ${provider.model} plans` : 'Deterministic plan'}: ${caller ? `up to ${body.max_depth}` : rounds} rounds, ${body.max_parallel_tool_calls} tool call(s) at a time.` +
+          (cutoff ? ` Knowledge cutoff ${cutoff}: nothing published after it is used.` : '') +
+          (publisher ? ` Restricted to ${publisher.domains.join(', ')}.` : '') +
+          '\n',
       };
 
       let callSeq = 0;
@@ -274,7 +296,11 @@ export async function startDeepNews(services: Services, principal: Principal, bo
 
       const readFullText = (): PlannedCall[] => {
         if (!enabled.has('full_text_discovery') || !canUse('read_full_text')) return [];
-        const ids = pool.ranked().filter((a) => !asked.has(`t:${a.articleId}`)).slice(0, FULL_TEXT_PER_ROUND).map((a) => a.articleId);
+        const ids = pool
+          .ranked()
+          .filter((a) => !asked.has(`t:${a.articleId}`))
+          .slice(0, FULL_TEXT_PER_ROUND)
+          .map((a) => a.articleId);
         return ids.length ? [{ tool: 'read_full_text', input: { article_ids: ids }, weight: 0, keys: ids.map((id) => `t:${id}`) }] : [];
       };
 
@@ -289,7 +315,14 @@ export async function startDeepNews(services: Services, principal: Principal, bo
         ];
         for (let round = 1; round <= body.max_depth && specs.length; round++) {
           usage.prompt_tokens += msgs.reduce((s, m) => s + countTokens(m.content) + 4, 3);
-          const turn = await caller.toolTurn({ messages: msgs, tools: specs, temperature: body.temperature, top_p: body.top_p, user: body.user ?? null, parallel: body.max_parallel_tool_calls });
+          const turn = await caller.toolTurn({
+            messages: msgs,
+            tools: specs,
+            temperature: body.temperature,
+            top_p: body.top_p,
+            user: body.user ?? null,
+            parallel: body.max_parallel_tool_calls,
+          });
           usage.completion_tokens += countTokens(turn.text) + countTokens(JSON.stringify(turn.toolCalls));
           if (turn.text.trim()) yield { type: 'thinking', text: `${turn.text.trim()}\n` };
           if (!turn.toolCalls.length) break;
@@ -312,8 +345,14 @@ export async function startDeepNews(services: Services, principal: Principal, bo
       } else {
         const parts = questionParts(question);
         for (let round = 1; round <= rounds; round++) {
-          const calls = round === 1 ? firstRound(parts, enabled, canUse) : nextRound(parts, enabled, canUse, { ranked: pool.ranked(), storyOf: (id) => news.stories.members.get(id)?.storyId ?? null, asked });
-          yield { type: 'thinking', text: `Round ${round}: ${calls.length ? calls.map((c) => `${c.tool}(${JSON.stringify(c.input)})`).join(', ') : 'nothing left to ask'}.\n` };
+          const calls =
+            round === 1
+              ? firstRound(parts, enabled, canUse)
+              : nextRound(parts, enabled, canUse, { ranked: pool.ranked(), storyOf: (id) => news.stories.members.get(id)?.storyId ?? null, asked });
+          yield {
+            type: 'thinking',
+            text: `Round ${round}: ${calls.length ? calls.map((c) => `${c.tool}(${JSON.stringify(c.input)})`).join(', ') : 'nothing left to ask'}.\n`,
+          };
           if (!calls.length) break;
           roundsRun = round;
           const gen = execute(calls, (c) => round === 1 && c.tool === 'search_news' && c.input.query === parts.full && c.input.start_timestamp === undefined);
@@ -349,9 +388,13 @@ export async function startDeepNews(services: Services, principal: Principal, bo
         ranked = ranked.filter((a) => pool.main.has(a.articleId) || terms([a.title, a.summary, ...a.keyPoints].join(' ')).some((t) => q.has(t)));
         yield { type: 'thinking', text: `Source pruning removed ${before - ranked.length} of ${before} articles.\n` };
       }
-      const docs: ContextDoc[] = ranked.slice(0, REPORT_DOCS).map((article, i) => ({ n: i + 1, article, fullText: pool.fullText.get(article.articleId) ?? null }));
+      const docs: ContextDoc[] = ranked
+        .slice(0, REPORT_DOCS)
+        .map((article, i) => ({ n: i + 1, article, fullText: pool.fullText.get(article.articleId) ?? null }));
       const calls = Object.values(usage.tool_usage).reduce((s, n) => s + n, 0);
-      const toolList = Object.entries(usage.tool_usage).map(([k, n]) => `${k} ${n}`).join(', ');
+      const toolList = Object.entries(usage.tool_usage)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ');
       const noteParts = [`Research: ${roundsRun} round(s), ${calls} tool call(s)${toolList ? ` (${toolList})` : ''}; ${pool.articles.size} articles found.`];
       if (cutoff) noteParts.push(`Knowledge cutoff: ${cutoff}; no source published after it was used.`);
       const notSearched = [...new Set(skipped)];
@@ -364,11 +407,31 @@ export async function startDeepNews(services: Services, principal: Principal, bo
       // the extractive writer is deterministic: one report serves every choice
       const once = writer.name === 'extractive';
       for (let index = 0; index < body.n; index++) {
-        const report: Report = once && first ? first : await writeReport({
-          provider: writer, conversation, question, docs, journalist: body.journalist_mode, style: body.inline_citations, start: body.start_citation_number,
-          appendReferences: body.append_references, watermark: body.asknews_watermark, notes: noteParts.join(' '), cutoff, stop: stops, maxTokens: body.max_tokens,
-          sampling: { temperature: body.temperature, top_p: body.top_p, presence_penalty: body.presence_penalty, frequency_penalty: body.frequency_penalty, user: body.user ?? null },
-        });
+        const report: Report =
+          once && first
+            ? first
+            : await writeReport({
+                provider: writer,
+                conversation,
+                question,
+                docs,
+                journalist: body.journalist_mode,
+                style: body.inline_citations,
+                start: body.start_citation_number,
+                appendReferences: body.append_references,
+                watermark: body.asknews_watermark,
+                notes: noteParts.join(' '),
+                cutoff,
+                stop: stops,
+                maxTokens: body.max_tokens,
+                sampling: {
+                  temperature: body.temperature,
+                  top_p: body.top_p,
+                  presence_penalty: body.presence_penalty,
+                  frequency_penalty: body.frequency_penalty,
+                  user: body.user ?? null,
+                },
+              });
         first ??= report;
         usage.prompt_tokens += report.promptTokens;
         usage.completion_tokens += countTokens(report.text);
@@ -382,13 +445,32 @@ export async function startDeepNews(services: Services, principal: Principal, bo
       // sources: the cited ones (citation order) or the pool's best
       const now = () => new Date(news.clock());
       const hit = (kind: 'grounded' | 'citation', list: NewsArticle[]) =>
-        news.hits.record(list.map((a) => ({ ts: now(), kind, keyId: principal.keyId, orgId: principal.org?.id ?? null, domain: a.domain, articleId: a.articleId, query: question || null })));
-      hit('grounded', docs.map((d) => d.article));
-      hit('citation', [...cited.values()].map((d) => d.article));
+        news.hits.record(
+          list.map((a) => ({
+            ts: now(),
+            kind,
+            keyId: principal.keyId,
+            orgId: principal.org?.id ?? null,
+            domain: a.domain,
+            articleId: a.articleId,
+            query: question || null,
+          })),
+        );
+      hit(
+        'grounded',
+        docs.map((d) => d.article),
+      );
+      hit(
+        'citation',
+        [...cited.values()].map((d) => d.article),
+      );
       if (body.return_sources) {
         const list = body.only_cited_sources ? [...cited.values()].map((d) => d.article) : ranked.slice(0, MAX_SOURCES);
         sources.news = list.map((a) => {
-          const d = toDict({ ...a, fullText: pool.fullText.get(a.articleId) ?? null }, { graphs: body.include_graphs, geo: body.include_coordinates, fullText: pool.fullText.has(a.articleId) });
+          const d = toDict(
+            { ...a, fullText: pool.fullText.get(a.articleId) ?? null },
+            { graphs: body.include_graphs, geo: body.include_coordinates, fullText: pool.fullText.has(a.articleId) },
+          );
           if (!body.include_entities) d.entities = Object.fromEntries(Object.keys(d.entities).map((k) => [k, []])) as unknown as typeof d.entities;
           return d;
         });

@@ -116,7 +116,15 @@ export const TOOLS: Tool[] = [
     name: 'search_news',
     source: 'asknews',
     description: 'Search the news archive. method kw (keywords, BM25), nl (meaning, embeddings) or both (fused).',
-    parameters: { type: 'object', properties: { query: { type: 'string' }, method: { type: 'string', enum: ['kw', 'nl', 'both'] }, n_articles: { type: 'integer', minimum: 1, maximum: 50 } }, required: ['query'] },
+    parameters: {
+      type: 'object',
+      properties: {
+        query: { type: 'string' },
+        method: { type: 'string', enum: ['kw', 'nl', 'both'] },
+        n_articles: { type: 'integer', minimum: 1, maximum: 50 },
+      },
+      required: ['query'],
+    },
     available: (s) => (s.news ? true : 'this service has no news archive'),
     run: async (ctx, input) => {
       const method = ['kw', 'nl', 'both'].includes(str(input.method)) ? (str(input.method) as 'kw' | 'nl' | 'both') : undefined;
@@ -124,7 +132,8 @@ export const TOOLS: Tool[] = [
       if (typeof input.start_timestamp === 'number') extra.start_timestamp = input.start_timestamp;
       if (typeof input.end_timestamp === 'number') extra.end_timestamp = input.end_timestamp;
       // the planner's size for a call, unless the request's filter_params set n_articles
-      if (typeof input.n_articles === 'number' && !(ctx.filterParams && 'n_articles' in ctx.filterParams)) extra.n_articles = Math.min(50, Math.max(1, Math.floor(input.n_articles)));
+      if (typeof input.n_articles === 'number' && !(ctx.filterParams && 'n_articles' in ctx.filterParams))
+        extra.n_articles = Math.min(50, Math.max(1, Math.floor(input.n_articles)));
       return { ...emptyFound(), news: await archiveSearch(ctx, str(input.query), extra) };
     },
   },
@@ -157,7 +166,9 @@ export const TOOLS: Tool[] = [
     parameters: { type: 'object', properties: { article_ids: { type: 'array', items: { type: 'string' } } }, required: ['article_ids'] },
     available: (s) => (s.news ? true : 'this service has no news archive'),
     run: async (ctx, input) => {
-      const ids = (Array.isArray(input.article_ids) ? input.article_ids : []).filter((x): x is string => typeof x === 'string' && /^[0-9a-f-]{36}$/i.test(x)).slice(0, 10);
+      const ids = (Array.isArray(input.article_ids) ? input.article_ids : [])
+        .filter((x): x is string => typeof x === 'string' && /^[0-9a-f-]{36}$/i.test(x))
+        .slice(0, 10);
       const rows = ids.length ? await ctx.news.store.byIds(ids, true) : [];
       const out = emptyFound();
       for (const a of rows) {
@@ -195,10 +206,17 @@ export const TOOLS: Tool[] = [
     available: (s) => (s.wiki ? true : 'this service has no encyclopedia store'),
     run: async (ctx, input) => {
       const docs = await ctx.services.wiki!.search(str(input.query), { limit: 5 });
-      const web = docs.map((d): WebSearchResult => ({
-        title: d.title, url: d.url, source: 'wikipedia', published: d.timestamp,
-        key_points: [d.content.slice(0, 300)], raw_text: d.content, as_string_key: null,
-      }));
+      const web = docs.map(
+        (d): WebSearchResult => ({
+          title: d.title,
+          url: d.url,
+          source: 'wikipedia',
+          published: d.timestamp,
+          key_points: [d.content.slice(0, 300)],
+          raw_text: d.content,
+          as_string_key: null,
+        }),
+      );
       return { ...emptyFound(), web: web.filter((w) => webInBounds(ctx, w)) };
     },
   },
@@ -224,13 +242,26 @@ export const TOOLS: Tool[] = [
     available: (s) => (s.forum ? true : 'this service has no forum store'),
     run: async (ctx, input) => {
       const threads = await ctx.services.forum!.search(
-        { keywords: [str(input.query)], n_threads: ctx.cutoffMs === null ? 5 : OVERFETCH, method: ctx.news.embedder ? 'nl' : 'kw', time_filter: 'all', sort: 'relevance' },
+        {
+          keywords: [str(input.query)],
+          n_threads: ctx.cutoffMs === null ? 5 : OVERFETCH,
+          method: ctx.news.embedder ? 'nl' : 'kw',
+          time_filter: 'all',
+          sort: 'relevance',
+        },
         { now: ctx.news.clock() },
       );
-      const web = threads.map((t): WebSearchResult => ({
-        title: t.title, url: t.url, source: `reddit r/${t.subreddit_name}`, published: t.date,
-        key_points: t.key_takeaways.length ? t.key_takeaways : [t.summary].filter(Boolean), raw_text: t.summary || t.body, as_string_key: null,
-      }));
+      const web = threads.map(
+        (t): WebSearchResult => ({
+          title: t.title,
+          url: t.url,
+          source: `reddit r/${t.subreddit_name}`,
+          published: t.date,
+          key_points: t.key_takeaways.length ? t.key_takeaways : [t.summary].filter(Boolean),
+          raw_text: t.summary || t.body,
+          as_string_key: null,
+        }),
+      );
       return { ...emptyFound(), web: web.filter((w) => webInBounds(ctx, w)).slice(0, 5) };
     },
   },

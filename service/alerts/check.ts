@@ -39,7 +39,9 @@ export function unreachableSources(a: AlertRow): string[] {
 }
 
 function sourceParams(a: AlertRow): Record<string, unknown> {
-  const src = (a.sources ?? []).find((s) => (s as { identifier?: unknown }).identifier === 'asknews') as { params?: Record<string, unknown> | null } | undefined;
+  const src = (a.sources ?? []).find((s) => (s as { identifier?: unknown }).identifier === 'asknews') as
+    | { params?: Record<string, unknown> | null }
+    | undefined;
   return src?.params ?? {};
 }
 
@@ -100,11 +102,18 @@ export async function checkAlert(news: NewsService, a: AlertRow, window: { from:
 /** An extractive report: the matching headlines with their summaries (no model needed). */
 function report(a: AlertRow, articles: NewsArticle[], since: string, until: string): string {
   const lines = [`# ${a.title ?? a.query ?? 'Alert report'}`, '', `Articles indexed between ${since} and ${until}: ${articles.length}.`, ''];
-  articles.slice(0, 25).forEach((x, i) => lines.push(`${i + 1}. **${x.title}** (${x.domain}, ${x.pubDate.toISOString().slice(0, 10)}) ${x.summary}`.trim(), `   ${x.url}`));
+  articles
+    .slice(0, 25)
+    .forEach((x, i) => lines.push(`${i + 1}. **${x.title}** (${x.domain}, ${x.pubDate.toISOString().slice(0, 10)}) ${x.summary}`.trim(), `   ${x.url}`));
   return lines.join('\n');
 }
 
-async function judge(llm: LlmProvider, a: AlertRow, query: string, candidates: NewsArticle[]): Promise<{ alert: boolean; reasoning: string; articles: NewsArticle[] }> {
+async function judge(
+  llm: LlmProvider,
+  a: AlertRow,
+  query: string,
+  candidates: NewsArticle[],
+): Promise<{ alert: boolean; reasoning: string; articles: NewsArticle[] }> {
   const docs = candidates.map((x, i) => `[${i + 1}] id=${x.articleId} | ${x.title} | ${x.summary}`).join('\n');
   const text = await complete(llm, {
     model: llm.model,

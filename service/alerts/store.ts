@@ -123,9 +123,26 @@ export class AlertStore {
          always_trigger, repeat, active, alert_type, title, checked_through)
        VALUES ($1, $2, $3, $4, make_timestamp($5::BIGINT * 1000), make_timestamp($5::BIGINT * 1000), $6::TIMESTAMP, $7, $8, $9, $10, $11::JSON, $12::JSON, $13::JSON,
          $14, $15, $16, $17, $18, make_timestamp($5::BIGINT * 1000))`,
-      [id, owner.userId, owner.orgId, owner.keyId, now, f.expires_at ? new Date(f.expires_at).toISOString().replace('Z', '') : null, f.query ?? null, f.cron,
-        f.model ?? null, f.share_link ?? null, f.sources == null ? null : JSON.stringify(f.sources), f.report == null ? null : JSON.stringify(f.report),
-        JSON.stringify(f.triggers), f.always_trigger ?? false, f.repeat ?? true, f.active ?? true, f.alert_type ?? null, f.title ?? null],
+      [
+        id,
+        owner.userId,
+        owner.orgId,
+        owner.keyId,
+        now,
+        f.expires_at ? new Date(f.expires_at).toISOString().replace('Z', '') : null,
+        f.query ?? null,
+        f.cron,
+        f.model ?? null,
+        f.share_link ?? null,
+        f.sources == null ? null : JSON.stringify(f.sources),
+        f.report == null ? null : JSON.stringify(f.report),
+        JSON.stringify(f.triggers),
+        f.always_trigger ?? false,
+        f.repeat ?? true,
+        f.active ?? true,
+        f.alert_type ?? null,
+        f.title ?? null,
+      ],
     );
     return (await this.get(id, owner.userId))!;
   }
@@ -156,9 +173,23 @@ export class AlertStore {
         `UPDATE alerts SET updated_at = make_timestamp($2::BIGINT * 1000), expires_at = $3::TIMESTAMP, query = $4, cron = $5, model = $6, share_link = $7,
            sources = $8::JSON, report = $9::JSON, triggers = $10::JSON, always_trigger = $11, repeat = $12, active = $13, alert_type = $14, title = $15
          WHERE id = $1::UUID AND deleted_at IS NULL`,
-        [a.id, now, next.expires_at ? new Date(next.expires_at).toISOString().replace('Z', '') : null, next.query ?? null, next.cron, next.model ?? null,
-          next.share_link ?? null, next.sources == null ? null : JSON.stringify(next.sources), next.report == null ? null : JSON.stringify(next.report),
-          JSON.stringify(next.triggers), next.always_trigger, next.repeat, next.active, next.alert_type ?? null, next.title ?? null],
+        [
+          a.id,
+          now,
+          next.expires_at ? new Date(next.expires_at).toISOString().replace('Z', '') : null,
+          next.query ?? null,
+          next.cron,
+          next.model ?? null,
+          next.share_link ?? null,
+          next.sources == null ? null : JSON.stringify(next.sources),
+          next.report == null ? null : JSON.stringify(next.report),
+          JSON.stringify(next.triggers),
+          next.always_trigger,
+          next.repeat,
+          next.active,
+          next.alert_type ?? null,
+          next.title ?? null,
+        ],
       );
       return live(q, a.id);
     });
@@ -179,8 +210,19 @@ export class AlertStore {
       await q.run(
         `INSERT INTO alert_logs (id, alert_id, user_id, created_at, alert, reasoning, report, report_url, article_ids, webhook, is_test)
          VALUES ($1, $2, $3, $4::TIMESTAMP, $5, $6, $7, $8, CASE WHEN $9 = '' THEN []::UUID[] ELSE string_split($9, ',')::UUID[] END, $10::JSON, $11)`,
-        [log.id, log.alert_id, log.user_id, log.created_at.replace('Z', ''), log.alert, log.reasoning, log.report ?? null, log.report_url ?? null,
-          log.article_ids.join(','), log.webhook == null ? null : JSON.stringify(log.webhook), opts.isTest],
+        [
+          log.id,
+          log.alert_id,
+          log.user_id,
+          log.created_at.replace('Z', ''),
+          log.alert,
+          log.reasoning,
+          log.report ?? null,
+          log.report_url ?? null,
+          log.article_ids.join(','),
+          log.webhook == null ? null : JSON.stringify(log.webhook),
+          opts.isTest,
+        ],
       );
       if (opts.checkedThrough !== null) {
         await q.run('UPDATE alerts SET checked_through = make_timestamp($2::BIGINT * 1000) WHERE id = $1::UUID', [a.id, opts.checkedThrough]);
@@ -191,7 +233,10 @@ export class AlertStore {
   }
 
   /** Logs of the user's alerts (deleted alerts' logs included), oldest first. */
-  async logs(userId: string, q: PageQuery & { alert_id?: string | null; start_timestamp?: number | null; end_timestamp?: number | null }): Promise<Page<AlertLog>> {
+  async logs(
+    userId: string,
+    q: PageQuery & { alert_id?: string | null; start_timestamp?: number | null; end_timestamp?: number | null },
+  ): Promise<Page<AlertLog>> {
     const conds = ['user_id = $1::UUID'];
     const params: (string | number)[] = [userId];
     if (q.alert_id) conds.push(`alert_id = $${params.push(q.alert_id)}::UUID`);

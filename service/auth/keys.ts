@@ -40,7 +40,6 @@ export interface CreateKeyInput {
   legacy?: boolean;
 }
 
-
 export class KeyStore {
   /** Principal cache by hash; revocation in this process clears it. */
   private cache = new Map<string, { p: Principal | null; until: number }>();
@@ -59,10 +58,14 @@ export class KeyStore {
       throw new AdminInputError(`an organization named "${name}" already exists`);
     }
     const org: Org = { id: shortId('org'), name, domains, publisher: !!input.publisher, plan, userId: crypto.randomUUID() };
-    await this.db.run(
-      `INSERT INTO orgs (id, name, domains, publisher, plan, user_id) VALUES ($1, $2, string_split($3, ','), $4, $5, $6)`,
-      [org.id, org.name, domains.join(','), org.publisher, org.plan, org.userId],
-    );
+    await this.db.run(`INSERT INTO orgs (id, name, domains, publisher, plan, user_id) VALUES ($1, $2, string_split($3, ','), $4, $5, $6)`, [
+      org.id,
+      org.name,
+      domains.join(','),
+      org.publisher,
+      org.plan,
+      org.userId,
+    ]);
     if (domains.length === 0) await this.db.run(`UPDATE orgs SET domains = []::VARCHAR[] WHERE id = $1`, [org.id]);
     return org;
   }
@@ -136,7 +139,8 @@ export class KeyStore {
     let p: Principal | null = null;
     if (credential.startsWith(TOKEN_PREFIX)) {
       const t = await this.db.one<{ key_id: string; scopes: string[]; expires_at: Date }>(
-        'SELECT key_id, scopes, expires_at FROM oauth_tokens WHERE token_hash = $1', [hash],
+        'SELECT key_id, scopes, expires_at FROM oauth_tokens WHERE token_hash = $1',
+        [hash],
       );
       if (t && t.expires_at.getTime() > now) {
         const base = await this.principalByKey('id', t.key_id);
@@ -150,18 +154,27 @@ export class KeyStore {
   }
 
   private async principalByKey(col: 'id' | 'key_hash', v: string): Promise<Principal | null> {
-    const k = await this.db.one<{ id: string; name: string; org_id: string | null; user_id: string; scopes: string[]; plan: Plan; legacy: boolean; revoked_at: Date | null }>(
-      `SELECT id, name, org_id, user_id, scopes, plan, legacy, revoked_at FROM api_keys WHERE ${col} = $1`, [v],
-    );
+    const k = await this.db.one<{
+      id: string;
+      name: string;
+      org_id: string | null;
+      user_id: string;
+      scopes: string[];
+      plan: Plan;
+      legacy: boolean;
+      revoked_at: Date | null;
+    }>(`SELECT id, name, org_id, user_id, scopes, plan, legacy, revoked_at FROM api_keys WHERE ${col} = $1`, [v]);
     if (!k || k.revoked_at) return null;
-    const org = k.org_id ? (await this.listOrgs()).find((o) => o.id === k.org_id) ?? null : null;
+    const org = k.org_id ? ((await this.listOrgs()).find((o) => o.id === k.org_id) ?? null) : null;
     return { keyId: k.id, keyName: k.name, userId: k.user_id, org, scopes: k.scopes as Scope[], plan: k.plan, legacy: k.legacy, viaOAuth: false };
   }
 
   /** OAuth2 client credentials: client_id = key id, client_secret = the key. */
-  async issueToken(clientId: string, clientSecret: string, requested: string[] | undefined): Promise<
-    { ok: true; token: string; scopes: string[]; expiresIn: number } | { ok: false; error: 'invalid_client' | 'invalid_scope'; detail: string }
-  > {
+  async issueToken(
+    clientId: string,
+    clientSecret: string,
+    requested: string[] | undefined,
+  ): Promise<{ ok: true; token: string; scopes: string[]; expiresIn: number } | { ok: false; error: 'invalid_client' | 'invalid_scope'; detail: string }> {
     const p = await this.principalByKey('key_hash', sha256(clientSecret));
     if (!p || p.keyId !== clientId) return { ok: false, error: 'invalid_client', detail: 'unknown client or wrong secret' };
     // offline/openid (added by the Python SDK), analytics and internal are accepted and ignored
@@ -170,10 +183,12 @@ export class KeyStore {
     if (missing.length) return { ok: false, error: 'invalid_scope', detail: `client is not allowed scope(s): ${missing.join(', ')}` };
     const scopes = wanted.length ? wanted : [...p.scopes];
     const token = `${TOKEN_PREFIX}${randomSecret()}`;
-    await this.db.run(
-      `INSERT INTO oauth_tokens (token_hash, key_id, scopes, expires_at) VALUES ($1, $2, string_split($3, ','), now() + to_seconds($4))`,
-      [sha256(token), p.keyId, scopes.join(','), OAUTH_TOKEN_TTL_SECONDS],
-    );
+    await this.db.run(`INSERT INTO oauth_tokens (token_hash, key_id, scopes, expires_at) VALUES ($1, $2, string_split($3, ','), now() + to_seconds($4))`, [
+      sha256(token),
+      p.keyId,
+      scopes.join(','),
+      OAUTH_TOKEN_TTL_SECONDS,
+    ]);
     await this.db.run('DELETE FROM oauth_tokens WHERE expires_at < now()');
     return { ok: true, token, scopes, expiresIn: OAUTH_TOKEN_TTL_SECONDS };
   }

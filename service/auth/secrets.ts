@@ -53,7 +53,10 @@ export class Secrets {
     const next = nextKey(opts.dataDir);
     if (opts.secretKey) {
       const older = fileKey(opts.dataDir, false);
-      return new Secrets(parseMasterKey(opts.secretKey), [older, next].filter((k): k is Buffer => !!k));
+      return new Secrets(
+        parseMasterKey(opts.secretKey),
+        [older, next].filter((k): k is Buffer => !!k),
+      );
     }
     return new Secrets(fileKey(opts.dataDir, true)!, next ? [next] : []);
   }

@@ -27,10 +27,18 @@ import { gazetteer } from '../enrich/geo.js';
 import { LEXICON_TYPES } from '../enrich/lexicons.js';
 import { parseTimeWindow, type TimeWindow } from './time.js';
 import {
-  CATEGORY_WORDS, CONTINENT_WORDS, SECTION_WORDS, LANGUAGE_NAMES, PROVOCATIVE_WORDS, PUBLISHERS, PUBLISHER_CASED, SENTIMENT_WORDS,
-  SOURCE_NOUNS, VOICE_WORDS, demonymCountries,
+  CATEGORY_WORDS,
+  CONTINENT_WORDS,
+  SECTION_WORDS,
+  LANGUAGE_NAMES,
+  PROVOCATIVE_WORDS,
+  PUBLISHERS,
+  PUBLISHER_CASED,
+  SENTIMENT_WORDS,
+  SOURCE_NOUNS,
+  VOICE_WORDS,
+  demonymCountries,
 } from './lexicon.js';
-
 
 export type FilterParamsOut = Partial<SearchParamsIn> & Record<string, unknown>;
 export interface AutofilterResult {
@@ -42,13 +50,75 @@ export interface AutofilterResult {
 }
 
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const alternation = (ws: Iterable<string>) => [...ws].sort((a, b) => b.length - a.length).map(esc).join('|');
-const EXCLUDE = /\b(?:not|except|excluding|exclude|without|but not|other than|no|ignore|ignoring|skip|skipping|minus|apart from|besides|never)\b[^.;!?]{0,30}$/i;
+const alternation = (ws: Iterable<string>) =>
+  [...ws]
+    .sort((a, b) => b.length - a.length)
+    .map(esc)
+    .join('|');
+const EXCLUDE =
+  /\b(?:not|except|excluding|exclude|without|but not|other than|no|ignore|ignoring|skip|skipping|minus|apart from|besides|never)\b[^.;!?]{0,30}$/i;
 const GENERIC_NOUN = '(?:news|stories|story|articles?|coverage|headlines?|updates?|section|topics?|reporting|reports?|pieces?|content)';
-const AFTER_SECTION = new RegExp(`^\\s*(?:${GENERIC_NOUN}\\b|(?:from|in|about|on|since|during|between|and|or|with|by|for|over|published|this|last|past)\\b|[,.;:!?)]|$)`, 'i');
+const AFTER_SECTION = new RegExp(
+  `^\\s*(?:${GENERIC_NOUN}\\b|(?:from|in|about|on|since|during|between|and|or|with|by|for|over|published|this|last|past)\\b|[,.;:!?)]|$)`,
+  'i',
+);
 
-const FILLER = /\b(?:show me|give me|find me|get me|tell me|i want|i'd like|i would like|i need|looking for|look for|search for|search|find|list|fetch|please|can you|could you|news|articles?|stories|story|headlines?|coverage|reports?|reporting|updates?|pieces?|content|latest|recent|recently|published|written|all|any|some)\b/gi;
-const EDGE_STOP = new Set(['about', 'on', 'regarding', 'concerning', 'from', 'in', 'of', 'for', 'the', 'a', 'an', 'and', 'or', 'with', 'by', 'to', 'at', 'that', 'which', 'me', 'is', 'are', 'was', 'were', 'related', 'around', 'over', 'during', 'since', 'into', 'between', 'only', 'but', 'not', 'than', 'other', 'what', 'there', 'have', 'has', 'been', 'it', 'its', 'did', 'does', 'do', 'say', 'said', 'says', 'reported', 'wrote', 'write']);
+const FILLER =
+  /\b(?:show me|give me|find me|get me|tell me|i want|i'd like|i would like|i need|looking for|look for|search for|search|find|list|fetch|please|can you|could you|news|articles?|stories|story|headlines?|coverage|reports?|reporting|updates?|pieces?|content|latest|recent|recently|published|written|all|any|some)\b/gi;
+const EDGE_STOP = new Set([
+  'about',
+  'on',
+  'regarding',
+  'concerning',
+  'from',
+  'in',
+  'of',
+  'for',
+  'the',
+  'a',
+  'an',
+  'and',
+  'or',
+  'with',
+  'by',
+  'to',
+  'at',
+  'that',
+  'which',
+  'me',
+  'is',
+  'are',
+  'was',
+  'were',
+  'related',
+  'around',
+  'over',
+  'during',
+  'since',
+  'into',
+  'between',
+  'only',
+  'but',
+  'not',
+  'than',
+  'other',
+  'what',
+  'there',
+  'have',
+  'has',
+  'been',
+  'it',
+  'its',
+  'did',
+  'does',
+  'do',
+  'say',
+  'said',
+  'says',
+  'reported',
+  'wrote',
+  'write',
+]);
 const QUESTION = /^(?:what|why|how|who|whom|whose|when|where|which|is|are|was|were|did|does|do|will|would|can|could|should|has|have)\b/i;
 
 class Text {
@@ -73,7 +143,8 @@ function addAll<T>(list: T[] | undefined, ...xs: T[]): T[] {
   return out;
 }
 
-const TLDS = 'com|org|net|edu|gov|info|news|io|co|tv|me|uk|de|fr|it|es|nl|ru|ua|cn|jp|in|au|ca|ch|se|no|dk|fi|pl|pt|ie|nz|za|br|mx|ar|il|kr|sg|hk|eu|be|at|gr|tr|us';
+const TLDS =
+  'com|org|net|edu|gov|info|news|io|co|tv|me|uk|de|fr|it|es|nl|ru|ua|cn|jp|in|au|ca|ch|se|no|dk|fi|pl|pt|ie|nz|za|br|mx|ar|il|kr|sg|hk|eu|be|at|gr|tr|us';
 const DOMAIN = new RegExp(`(?<![\\w@.-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)+(?:${TLDS}))(?![\\w.-]*\\w)`, 'gi');
 const PUBLISHER_RE = new RegExp(`(?<![\\w-])(${alternation(Object.keys(PUBLISHERS))})(?![\\w-])`, 'gi');
 
@@ -105,7 +176,10 @@ const LANG_ALT = alternation(Object.keys(LANGUAGE_NAMES));
 const LANG_LIST = `(?:${LANG_ALT})(?:\\s*(?:,|/|or|and|and/or)\\s*(?:${LANG_ALT}))*`;
 const LANG_RES = [
   // "in Spanish", "written in French or German" (not "in German media", not "in Chinese cities")
-  new RegExp(`\\b(?:written |published )?in (${LANG_LIST})(?=\\s*$|\\s*[,.;!?)]|\\s+(?:only|from|about|on|since|during|between|in|last|this|published|please|with|by|language|languages|articles|news|stories|and|or)\\b)`, 'gi'),
+  new RegExp(
+    `\\b(?:written |published )?in (${LANG_LIST})(?=\\s*$|\\s*[,.;!?)]|\\s+(?:only|from|about|on|since|during|between|in|last|this|published|please|with|by|language|languages|articles|news|stories|and|or)\\b)`,
+    'gi',
+  ),
   // "French-language", "Spanish language articles", "Spanish-speaking"
   new RegExp(`\\b(${LANG_LIST})[- ](?:language|speaking)\\b`, 'gi'),
 ];
@@ -114,7 +188,11 @@ function readLanguages(t: Text, f: FilterParamsOut): void {
   for (const re of LANG_RES) {
     for (const m of t.current.matchAll(re)) {
       if (/\bnot\s+$/i.test(t.before(m.index!))) continue;
-      const codes = m[1]!.toLowerCase().split(/\s*(?:,|\/|\bor\b|\band\b)\s*/).map((w) => LANGUAGE_NAMES[w.trim()]).filter((c): c is string => !!c);
+      const codes = m[1]!
+        .toLowerCase()
+        .split(/\s*(?:,|\/|\bor\b|\band\b)\s*/)
+        .map((w) => LANGUAGE_NAMES[w.trim()])
+        .filter((c): c is string => !!c);
       if (!codes.length) continue;
       f.languages = addAll(f.languages as string[] | undefined, ...codes) as never;
       t.mask(m.index!, m.index! + m[0].length);
@@ -131,7 +209,7 @@ function placeAt(s: string, allowDemonym: boolean): { country?: string; continen
     const phrase = words.slice(0, n).join('');
     const key = phrase.trim().replace(/[,.;:!?)]+$/, '');
     const lower = key.toLowerCase().replace(/^the /, '');
-    if (!key || /^[a-z]/.test(key.trim()) && !CONTINENT_WORDS[lower] && !(allowDemonym && dem.has(lower))) continue;
+    if (!key || (/^[a-z]/.test(key.trim()) && !CONTINENT_WORDS[lower] && !(allowDemonym && dem.has(lower)))) continue;
     const length = phrase.length - (phrase.trim().length - key.trim().length);
     if (CONTINENT_WORDS[lower]) return { continent: CONTINENT_WORDS[lower], length };
     if (allowDemonym && dem.has(lower) && (lower.length > 2 || key.trim() === key.trim().toUpperCase())) return { country: dem.get(lower)!, length };
@@ -154,7 +232,9 @@ const FROM_PLACE = /\b(?:from|published in|based in|out of)\s+(?:the\s+)?(?=[A-Z
 function readPublisherPlaces(t: Text, f: FilterParamsOut): void {
   // "<demonym|country|continent> media|outlets|sources|press", "<country>-based"
   const cur = t.current;
-  for (const m of cur.matchAll(/(?<![\w-])[A-Za-z][\w.]*(?:\s+[A-Za-z][\w.]*){0,3}?(?=(?:[- ]based)?\s+(?:news\s+)?(?:media|press|outlets?|sources?|newspapers?|papers|publishers?|publications?|news ?sites|websites|sites|broadcasters?|news ?outlets|journalists|reporters|news ?agencies|tabloids)\b|-based\b)/g)) {
+  for (const m of cur.matchAll(
+    /(?<![\w-])[A-Za-z][\w.]*(?:\s+[A-Za-z][\w.]*){0,3}?(?=(?:[- ]based)?\s+(?:news\s+)?(?:media|press|outlets?|sources?|newspapers?|papers|publishers?|publications?|news ?sites|websites|sites|broadcasters?|news ?outlets|journalists|reporters|news ?agencies|tabloids)\b|-based\b)/g,
+  )) {
     // try the last 1..4 words before the source noun
     const words = m[0].split(/\s+/);
     for (let k = Math.min(words.length, 4); k >= 1; k--) {
@@ -174,7 +254,10 @@ function readPublisherPlaces(t: Text, f: FilterParamsOut): void {
     const place = placeAt(t.current.slice(at), true);
     if (!place) continue;
     // "from American troops": a demonym needs a source noun (handled above)
-    const word = t.current.slice(at, at + place.length).trim().toLowerCase();
+    const word = t.current
+      .slice(at, at + place.length)
+      .trim()
+      .toLowerCase();
     if (place.country && demonymCountries().has(word) && !gazetteer().lookup(word)) continue;
     notePlace(f, place, EXCLUDE.test(t.before(m.index!)));
     const tail = SOURCE_AFTER.exec(t.current.slice(at + place.length));
@@ -258,7 +341,8 @@ function readEntities(t: Text, f: FilterParamsOut): string[] {
   for (const m of text.matchAll(/(?<=\S\s+)[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2}/g)) {
     const p = gazetteer().lookup(m[0]);
     const item = `Location:${m[0]}`;
-    if (p && !keep.some((k) => k.toLowerCase().endsWith(`:${m[0].toLowerCase()}`)) && !EXCLUDE.test(text.slice(Math.max(0, m.index! - 40), m.index!))) keep.push(item);
+    if (p && !keep.some((k) => k.toLowerCase().endsWith(`:${m[0].toLowerCase()}`)) && !EXCLUDE.test(text.slice(Math.max(0, m.index! - 40), m.index!)))
+      keep.push(item);
   }
   if (keep.length) {
     f.entity_guarantee = keep;
@@ -269,7 +353,10 @@ function readEntities(t: Text, f: FilterParamsOut): string[] {
 }
 
 function readCount(t: Text, f: FilterParamsOut): void {
-  const m = /\b(?:top|first|the)?\s*(\d{1,4})\s+(?:(?:most\s+)?(?:recent|latest|relevant|top)\s+)?(?:articles|stories|headlines|results|items|pieces|reports|links)\b|\btop\s+(\d{1,4})\b/i.exec(t.current);
+  const m =
+    /\b(?:top|first|the)?\s*(\d{1,4})\s+(?:(?:most\s+)?(?:recent|latest|relevant|top)\s+)?(?:articles|stories|headlines|results|items|pieces|reports|links)\b|\btop\s+(\d{1,4})\b/i.exec(
+      t.current,
+    );
   if (!m) return;
   const n = Number(m[1] ?? m[2]);
   if (n < 1) return;
@@ -291,7 +378,10 @@ function remainder(t: Text): string {
     if (out.length && stop(w) && stop(out[out.length - 1]!)) continue;
     out.push(w);
   }
-  return out.join(' ').replace(/^[^\w"“]+|[^\w"”?)]+$/g, '').trim();
+  return out
+    .join(' ')
+    .replace(/^[^\w"“]+|[^\w"”?)]+$/g, '')
+    .trim();
 }
 
 function titleOf(topic: string, entities: string[], f: FilterParamsOut, w: TimeWindow | null): string {

@@ -34,15 +34,34 @@ export interface TimeMatch {
 
 type Unit = 'minute' | 'hour' | 'day' | 'week' | 'fortnight' | 'month' | 'quarter' | 'year';
 const NUMBER_WORDS: Record<string, number> = {
-  a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
-  eleven: 11, twelve: 12, fifteen: 15, twenty: 20, thirty: 30, few: 3, several: 5, 'couple of': 2, couple: 2,
+  a: 1,
+  an: 1,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  fifteen: 15,
+  twenty: 20,
+  thirty: 30,
+  few: 3,
+  several: 5,
+  'couple of': 2,
+  couple: 2,
 };
 const NUM = `(\\d{1,4}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|few|several|couple of|couple)`;
 const UNIT = `(minute|hour|day|week|fortnight|month|quarter|year)s?`;
 
 function num(s: string | undefined): number {
   if (!s) return 1;
-  return /^\d+$/.test(s) ? Number(s) : NUMBER_WORDS[s] ?? 1;
+  return /^\d+$/.test(s) ? Number(s) : (NUMBER_WORDS[s] ?? 1);
 }
 
 const dayStart = (t: number) => Math.floor(t / DAY) * DAY;
@@ -63,12 +82,19 @@ const weekStart = (t: number) => dayStart(t) - ((new Date(t).getUTCDay() + 6) % 
 /** now minus n units (months and years on the calendar). */
 function back(now: number, n: number, unit: Unit): number {
   switch (unit) {
-    case 'minute': return now - n * MIN;
-    case 'hour': return now - n * HOUR;
-    case 'day': return now - n * DAY;
-    case 'week': return now - n * 7 * DAY;
-    case 'fortnight': return now - n * 14 * DAY;
-    case 'month': case 'quarter': case 'year': {
+    case 'minute':
+      return now - n * MIN;
+    case 'hour':
+      return now - n * HOUR;
+    case 'day':
+      return now - n * DAY;
+    case 'week':
+      return now - n * 7 * DAY;
+    case 'fortnight':
+      return now - n * 14 * DAY;
+    case 'month':
+    case 'quarter':
+    case 'year': {
       const months = unit === 'month' ? n : unit === 'quarter' ? 3 * n : 12 * n;
       const d = new Date(now);
       const x = new Date(now);
@@ -84,11 +110,18 @@ function back(now: number, n: number, unit: Unit): number {
 /** The calendar period of `unit` holding t: [start, end). */
 function period(t: number, unit: Unit): [number, number] {
   switch (unit) {
-    case 'minute': return [Math.floor(t / MIN) * MIN, Math.floor(t / MIN) * MIN + MIN];
-    case 'hour': return [Math.floor(t / HOUR) * HOUR, Math.floor(t / HOUR) * HOUR + HOUR];
-    case 'day': return [dayStart(t), dayStart(t) + DAY];
-    case 'week': case 'fortnight': return [weekStart(t), weekStart(t) + 7 * DAY];
-    case 'month': case 'quarter': return [monthStart(t), monthStart(t, 1)];
+    case 'minute':
+      return [Math.floor(t / MIN) * MIN, Math.floor(t / MIN) * MIN + MIN];
+    case 'hour':
+      return [Math.floor(t / HOUR) * HOUR, Math.floor(t / HOUR) * HOUR + HOUR];
+    case 'day':
+      return [dayStart(t), dayStart(t) + DAY];
+    case 'week':
+    case 'fortnight':
+      return [weekStart(t), weekStart(t) + 7 * DAY];
+    case 'month':
+    case 'quarter':
+      return [monthStart(t), monthStart(t, 1)];
     case 'year': {
       const y = new Date(t).getUTCFullYear();
       return [yearStart(y), yearStart(y + 1)];
@@ -96,7 +129,11 @@ function period(t: number, unit: Unit): [number, number] {
   }
 }
 
-interface Found { start: number; end: number; window: TimeWindow }
+interface Found {
+  start: number;
+  end: number;
+  window: TimeWindow;
+}
 
 /** Relative forms (rules in the header), longest first; each returns its window. */
 const RELATIVE: { re: RegExp; make: (m: RegExpExecArray, now: number) => Omit<TimeWindow, 'text'> }[] = [
@@ -132,12 +169,20 @@ const RELATIVE: { re: RegExp; make: (m: RegExpExecArray, now: number) => Omit<Ti
 
 const MONTHS = 'jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?';
 /** A chrono result we trust: it names a month, a year or a numeric date (not "may" the verb, not "10"). */
-const DATEISH = new RegExp(`\\b(?:${MONTHS})\\b|\\b(?:19|20)\\d{2}\\b|\\d{1,4}[-/.]\\d{1,2}(?:[-/.]\\d{1,4})?|\\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\\b`, 'i');
+const DATEISH = new RegExp(
+  `\\b(?:${MONTHS})\\b|\\b(?:19|20)\\d{2}\\b|\\d{1,4}[-/.]\\d{1,2}(?:[-/.]\\d{1,4})?|\\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\\b`,
+  'i',
+);
 const BARE_MONTH = new RegExp(`^(?:${MONTHS})$`, 'i');
 const PREP_BEFORE = /\b(since|after|from|before|until|till|through|thru|between|and|to|in|on|of|during|for|by)\s*$/i;
 const YEAR_RE = /\b((?:19|20)\d{2})s?\b/g;
 
-interface Point { start: number; end: number; from: number; to: number }
+interface Point {
+  start: number;
+  end: number;
+  from: number;
+  to: number;
+}
 
 /** Characters read around each date-ish word, and the most such stretches read. */
 const CONTEXT = 40;
@@ -146,7 +191,12 @@ const MAX_STRETCHES = 6;
  * chrono-node over the stretches of text around date-ish words only (its cost grows with the
  * text, and text without a month, year or numeric date names no date), indices in `text`.
  */
-interface DateMention { index: number; text: string; start: chrono.ParsedComponents; end?: chrono.ParsedComponents | null }
+interface DateMention {
+  index: number;
+  text: string;
+  start: chrono.ParsedComponents;
+  end?: chrono.ParsedComponents | null;
+}
 function chronoResults(text: string, ref: { instant: Date; timezone: string }): DateMention[] {
   const stretches: [number, number][] = [];
   const re = new RegExp(DATEISH.source, 'gi');
@@ -259,7 +309,9 @@ export function parseTimeWindow(text: string, now: number): TimeMatch {
   const points = datePoints(rest, now);
   const used = new Set<Point>();
   const prepOf = (p: Point) => {
-    const m = /\b(since|after|from|starting|before|until|till|through|thru|up to|between|and|to|in|on|of|during|for|by)\s+(?:the\s+)?$/i.exec(rest.slice(0, p.start));
+    const m = /\b(since|after|from|starting|before|until|till|through|thru|up to|between|and|to|in|on|of|during|for|by)\s+(?:the\s+)?$/i.exec(
+      rest.slice(0, p.start),
+    );
     return m ? { word: m[1]!.toLowerCase(), at: m.index } : null;
   };
   for (let i = 0; i < points.length && !set; i++) {
@@ -269,7 +321,12 @@ export function parseTimeWindow(text: string, now: number): TimeMatch {
     const qPrep = q ? prepOf(q) : null;
     const startAt = prep && !['and', 'to'].includes(prep.word) ? prep.at : p.start;
     // "between X and Y", "from X to Y", "X to Y", "X - Y"
-    const joined = q && qPrep && (qPrep.word === 'and' || qPrep.word === 'to' || qPrep.word === 'through' || qPrep.word === 'until' || qPrep.word === 'till') && qPrep.at >= p.end - 1 && rest.slice(p.end, qPrep.at).trim() === '';
+    const joined =
+      q &&
+      qPrep &&
+      (qPrep.word === 'and' || qPrep.word === 'to' || qPrep.word === 'through' || qPrep.word === 'until' || qPrep.word === 'till') &&
+      qPrep.at >= p.end - 1 &&
+      rest.slice(p.end, qPrep.at).trim() === '';
     const dash = q && /^\s*(?:-|–)\s*$/.test(rest.slice(p.end, q.start));
     if (q && (joined || dash) && (!prep || ['between', 'from', 'in', 'during', 'since', 'starting'].includes(prep.word) || !prep)) {
       from = p.from;

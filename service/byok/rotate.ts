@@ -15,11 +15,17 @@ import type { Db } from '../store/db.js';
 import { KEY_FILE, NEXT_KEY_FILE, Secrets, fileKey, keyId, parseMasterKey } from '../auth/secrets.js';
 import { ByokStore } from './store.js';
 
-export async function rotateSecrets(db: Db, opts: { dataDir: string; secretKey?: string; oldKey?: string }): Promise<{ rotated: number; from: string; to: string }> {
+export async function rotateSecrets(
+  db: Db,
+  opts: { dataDir: string; secretKey?: string; oldKey?: string },
+): Promise<{ rotated: number; from: string; to: string }> {
   const file = path.join(opts.dataDir, KEY_FILE);
   const next = path.join(opts.dataDir, NEXT_KEY_FILE);
-  const older = [opts.oldKey ? parseMasterKey(opts.oldKey) : null, fileKey(opts.dataDir, false), fs.existsSync(next) ? parseMasterKey(fs.readFileSync(next, 'utf8')) : null]
-    .filter((k): k is Buffer => !!k);
+  const older = [
+    opts.oldKey ? parseMasterKey(opts.oldKey) : null,
+    fileKey(opts.dataDir, false),
+    fs.existsSync(next) ? parseMasterKey(fs.readFileSync(next, 'utf8')) : null,
+  ].filter((k): k is Buffer => !!k);
   let to: Buffer;
   if (opts.secretKey) {
     to = parseMasterKey(opts.secretKey);

@@ -22,7 +22,13 @@
  * endpoint's counts for the same parameters.
  */
 import {
-  CHART_MAX_SERIES, DATETIME_RANGE, IndexCountsQuery, SeriesConfig, type ChartParameters, type ChartResponse, type IndexCountsQueryParsed,
+  CHART_MAX_SERIES,
+  DATETIME_RANGE,
+  IndexCountsQuery,
+  SeriesConfig,
+  type ChartParameters,
+  type ChartResponse,
+  type IndexCountsQueryParsed,
 } from '../../spec/index.js';
 import type { Principal } from '../auth/principal.js';
 import type { Services } from '../context.js';
@@ -47,9 +53,29 @@ const LATEST = Date.parse('9999-11-01T00:00:00Z');
 const SAMPLING_WORD: Record<Sampling, string> = { '5m': '5 minutes', '1h': 'hour', '12h': '12 hours', '1d': 'day', '1w': 'week', '1m': 'month' };
 
 /** Filters that narrow the whole chart (not what a series is about). */
-const SCOPE_KEYS = ['countries', 'countries_blacklist', 'continents', 'languages', 'domain_url', 'bad_domain_url', 'sentiment', 'reporting_voice', 'provocative', 'page_rank'] as const;
+const SCOPE_KEYS = [
+  'countries',
+  'countries_blacklist',
+  'continents',
+  'languages',
+  'domain_url',
+  'bad_domain_url',
+  'sentiment',
+  'reporting_voice',
+  'provocative',
+  'page_rank',
+] as const;
 /** Filters that say what a subject is. */
-const SUBJECT_KEYS = ['entity_guarantee', 'entity_guarantee_op', 'reverse_entity_guarantee', 'categories', 'string_guarantee', 'string_guarantee_op', 'reverse_string_guarantee', ...SCOPE_KEYS] as const;
+const SUBJECT_KEYS = [
+  'entity_guarantee',
+  'entity_guarantee_op',
+  'reverse_entity_guarantee',
+  'categories',
+  'string_guarantee',
+  'string_guarantee_op',
+  'reverse_string_guarantee',
+  ...SCOPE_KEYS,
+] as const;
 
 export function chartTypeOf(q: string): ChartType {
   if (/\bbar_pct\b|\bper ?cent(?:age)?s?\b|\bshares?\b|\bproportions?\b|\bfractions?\b|\brelative\b|\bnormali[sz]ed\b|%/i.test(q)) return 'bar_pct';
@@ -66,7 +92,8 @@ function samplingWord(q: string): Sampling | null {
 }
 
 /** Words that ask for a chart, not for news. */
-const CHART_WORDS = /\b(?:(?:make|draw|plot|show|create|give|build)(?: me)?(?: an?| the)?|(?:line|bar|pie|column|stacked)[- ]?(?:charts?|graphs?|plots?)?|charts?|graphs?|plots?|bar_pct|histograms?|timelines?|time series|trends?|over time|per (?:hour|day|week|month)|by (?:hour|day|week|month)|each (?:hour|day|week|month)|hourly|daily|weekly|monthly|how many|number of|count of|counts?|volume of|amount of|share of|percentage of|proportion of|per ?cent(?:age)?s?|shares?|proportions?|relative|normali[sz]ed|coverage of|coverage|mentions? of|mentions|mentioned|mentioning|mention|articles? (?:about|on|mentioning)|articles|compare|comparing|comparison of|comparison)\b|%/gi;
+const CHART_WORDS =
+  /\b(?:(?:make|draw|plot|show|create|give|build)(?: me)?(?: an?| the)?|(?:line|bar|pie|column|stacked)[- ]?(?:charts?|graphs?|plots?)?|charts?|graphs?|plots?|bar_pct|histograms?|timelines?|time series|trends?|over time|per (?:hour|day|week|month)|by (?:hour|day|week|month)|each (?:hour|day|week|month)|hourly|daily|weekly|monthly|how many|number of|count of|counts?|volume of|amount of|share of|percentage of|proportion of|per ?cent(?:age)?s?|shares?|proportions?|relative|normali[sz]ed|coverage of|coverage|mentions? of|mentions|mentioned|mentioning|mention|articles? (?:about|on|mentioning)|articles|compare|comparing|comparison of|comparison)\b|%/gi;
 
 /** The question without its time words and chart words, split into compared subjects. */
 export function subjectsOf(q: string, now: number): string[] {
@@ -77,7 +104,12 @@ export function subjectsOf(q: string, now: number): string[] {
   let parts = text.split(/\s+(?:vs\.?|versus|compared (?:to|with)|against)\s+|\s*\bv\.?\s+/i);
   if (parts.length < 2 && /\b(?:compar|versus|vs\b)/i.test(q)) parts = text.split(/\s*,\s*(?:and\s+)?|\s+and\s+/i);
   return parts
-    .map((p) => p.replace(/^(?:between|of|the|for|on|about|and|in)\s+/i, '').replace(/[?.!,;:]+$/, '').trim())
+    .map((p) =>
+      p
+        .replace(/^(?:between|of|the|for|on|about|and|in)\s+/i, '')
+        .replace(/[?.!,;:]+$/, '')
+        .trim(),
+    )
     .filter((p) => /\w/.test(p))
     .slice(0, CHART_MAX_SERIES);
 }
@@ -174,7 +206,13 @@ function figure(type: ChartType, title: string, series: SeriesConfig[], counts: 
  * plotly figure. `filters` (search filter params) narrow every series. 422 for a question with
  * nothing to chart is not raised: an empty subject charts all articles of the window.
  */
-export function chart(question: string, filters: FilterParamsOut | null, services: Services, principal: Principal | null, opts: { cutoff?: number | null } = {}): ChartResponse {
+export function chart(
+  question: string,
+  filters: FilterParamsOut | null,
+  services: Services,
+  principal: Principal | null,
+  opts: { cutoff?: number | null } = {},
+): ChartResponse {
   return chartOn(services.news, question, filters, principal, opts.cutoff ?? null);
 }
 
@@ -190,7 +228,13 @@ export class Charts {
   }
 }
 
-function chartOn(news: NewsService | undefined, question: string, filters: FilterParamsOut | null, principal: Principal | null, cutoff: number | null): ChartResponse {
+function chartOn(
+  news: NewsService | undefined,
+  question: string,
+  filters: FilterParamsOut | null,
+  principal: Principal | null,
+  cutoff: number | null,
+): ChartResponse {
   if (!news) throw new HttpError(503, 503000, 'charts need the news index, which this service was started without');
   const now = cutoff !== null && Number.isFinite(cutoff) ? Math.min(news.clock(), cutoff) : news.clock();
   const q = question.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
@@ -238,7 +282,9 @@ function chartOn(news: NewsService | undefined, question: string, filters: Filte
     } catch (e) {
       // the window is clamped above, so this is a guard: the question's fault, named as such
       if (e instanceof HttpError && e.status === 422) {
-        throw validationError([{ loc: ['body', 'query'], msg: `query: the chart of "${s.name}" cannot be counted (${JSON.stringify(e.detail)})`, type: 'value_error.chart' }]);
+        throw validationError([
+          { loc: ['body', 'query'], msg: `query: the chart of "${s.name}" cannot be counted (${JSON.stringify(e.detail)})`, type: 'value_error.chart' },
+        ]);
       }
       throw e;
     }

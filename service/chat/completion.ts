@@ -37,9 +37,7 @@ export interface ChatBody {
   filter_params?: Record<string, unknown> | null;
 }
 
-export type ChatEvent =
-  | { type: 'delta'; index: number; text: string }
-  | { type: 'finish'; index: number; reason: 'stop' | 'length' };
+export type ChatEvent = { type: 'delta'; index: number; text: string } | { type: 'finish'; index: number; reason: 'stop' | 'length' };
 
 export interface ChatRun {
   id: string;
@@ -53,7 +51,7 @@ export interface ChatRun {
 }
 
 const JOURNALIST =
-  'You are a news journalist. Answer the conversation\'s last question from the news articles below and nothing else, ' +
+  "You are a news journalist. Answer the conversation's last question from the news articles below and nothing else, " +
   'as a short wire brief: the lead first, then context, then reactions. Attribute facts to their publishers ' +
   '("..., Reuters reported") and cite every sentence with the article number in brackets, e.g. [2]. ' +
   'If the articles do not answer the question, say so.';
@@ -226,7 +224,17 @@ export async function startChat(services: Services, principal: Principal, body: 
 
   const now = () => new Date(news.clock());
   const hit = (kind: 'grounded' | 'citation', list: ContextDoc[]) =>
-    news.hits.record(list.map((d) => ({ ts: now(), kind, keyId: principal.keyId, orgId: principal.org?.id ?? null, domain: d.article.domain, articleId: d.article.articleId, query: question || null })));
+    news.hits.record(
+      list.map((d) => ({
+        ts: now(),
+        kind,
+        keyId: principal.keyId,
+        orgId: principal.org?.id ?? null,
+        domain: d.article.domain,
+        articleId: d.article.articleId,
+        query: question || null,
+      })),
+    );
   hit('grounded', docs);
 
   const messages = groundedMessages(conversation, docs, body.journalist_mode);
@@ -246,9 +254,20 @@ export async function startChat(services: Services, principal: Principal, body: 
       for (let index = 0; index < body.n; index++) {
         const ac = new AbortController();
         const req: LlmRequest = {
-          model: provider.model, messages, temperature: body.temperature, top_p: body.top_p, stop: stops, max_tokens: body.max_tokens,
-          presence_penalty: body.presence_penalty, frequency_penalty: body.frequency_penalty, user: body.user ?? null, stream: true,
-          context: docs, question, journalistMode: body.journalist_mode, signal: ac.signal,
+          model: provider.model,
+          messages,
+          temperature: body.temperature,
+          top_p: body.top_p,
+          stop: stops,
+          max_tokens: body.max_tokens,
+          presence_penalty: body.presence_penalty,
+          frequency_penalty: body.frequency_penalty,
+          user: body.user ?? null,
+          stream: true,
+          context: docs,
+          question,
+          journalistMode: body.journalist_mode,
+          signal: ac.signal,
         };
         const stopper = new StopCutter(stops);
         const cites = new CitationWriter(docs, body.inline_citations);

@@ -25,7 +25,13 @@ export function gateway(e: ProviderError, log: ChatLog): HttpError {
  * once streaming is an error event (502000 for a provider, 500000 otherwise; `doing` names the work
  * in its message and log line).
  */
-export async function* sseFrames<E>(first: IteratorResult<E>, it: AsyncIterator<E>, render: (e: E) => Iterable<string>, log: ChatLog, doing: { what: string; while: string }): AsyncGenerator<string> {
+export async function* sseFrames<E>(
+  first: IteratorResult<E>,
+  it: AsyncIterator<E>,
+  render: (e: E) => Iterable<string>,
+  log: ChatLog,
+  doing: { what: string; while: string },
+): AsyncGenerator<string> {
   let r = first;
   try {
     while (!r.done) {

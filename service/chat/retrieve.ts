@@ -15,13 +15,20 @@ import { validationError, zodIssuesToItems } from '../errors.js';
 const FOLDED_TURNS = 2;
 
 export function retrievalQuery(messages: LlmMessage[], conversational: boolean): string {
-  const users = messages.filter((m) => m.role === 'user').map((m) => m.content.trim()).filter(Boolean);
+  const users = messages
+    .filter((m) => m.role === 'user')
+    .map((m) => m.content.trim())
+    .filter(Boolean);
   const last = users[users.length - 1] ?? '';
   if (!conversational) return last;
   return [...users.slice(Math.max(0, users.length - 1 - FOLDED_TURNS), -1), last].join(' ');
 }
 
-export function searchParamsOf(filterParams: Record<string, unknown> | null | undefined, query: string, hasEmbedder: boolean): { p: SearchParamsParsed; given: Set<string> } {
+export function searchParamsOf(
+  filterParams: Record<string, unknown> | null | undefined,
+  query: string,
+  hasEmbedder: boolean,
+): { p: SearchParamsParsed; given: Set<string> } {
   const fp = Object.fromEntries(Object.entries(filterParams ?? {}).filter(([, v]) => v !== null && v !== undefined));
   const input = {
     method: hasEmbedder ? 'both' : 'kw',
@@ -42,6 +49,13 @@ export function searchParamsOf(filterParams: Record<string, unknown> | null | un
 export async function retrieve(news: NewsService, principal: Principal | null, p: SearchParamsParsed, given: Set<string>): Promise<ContextDoc[]> {
   const onlyDomains = principal?.org?.publisher ? principal.org.domains : null;
   const r = await news.index.search(p, { now: news.clock(), given, onlyDomains });
-  const full = new Map((await news.store.byIds(r.docs.map((d) => d.articleId), true)).map((a) => [a.articleId, a.fullText]));
+  const full = new Map(
+    (
+      await news.store.byIds(
+        r.docs.map((d) => d.articleId),
+        true,
+      )
+    ).map((a) => [a.articleId, a.fullText]),
+  );
   return r.docs.map((article, i) => ({ n: i + 1, article, fullText: full.get(article.articleId) ?? null }));
 }

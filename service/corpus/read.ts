@@ -51,11 +51,20 @@ export const CORPUS_FILES = {
   bbc: path.join('news', 'bbc-fulltext-2004-2005', 'bbc-fulltext.jsonl'),
 } as const;
 
-const normDomain = (d: string) => d.trim().toLowerCase().replace(/^www\./, '');
+const normDomain = (d: string) =>
+  d
+    .trim()
+    .toLowerCase()
+    .replace(/^www\./, '');
 
 export function readHeadlines(file: string): RawArticle[] {
   const rows = JSON.parse(fs.readFileSync(file, 'utf8')) as {
-    title: string; domain: string; link: string; timestamp: number; category: string; sentiment: number;
+    title: string;
+    domain: string;
+    link: string;
+    timestamp: number;
+    category: string;
+    sentiment: number;
   }[];
   if (!Array.isArray(rows)) throw new CorpusError(`${file}: expected a JSON array of headlines`);
   const byLink = new Map<string, RawArticle>();
@@ -134,7 +143,10 @@ export function readCorpus(p: string): RawArticle[] {
   const roots = [abs, path.dirname(abs)];
   const out: RawArticle[] = [];
   for (const [kind, rel] of Object.entries(CORPUS_FILES)) {
-    const found = roots.map((r) => path.join(r, rel)).concat(roots.map((r) => path.join(r, rel.replace(/^news[\\/]/, '')))).find((f) => fs.existsSync(f));
+    const found = roots
+      .map((r) => path.join(r, rel))
+      .concat(roots.map((r) => path.join(r, rel.replace(/^news[\\/]/, ''))))
+      .find((f) => fs.existsSync(f));
     if (found) out.push(...(kind === 'headlines' ? readHeadlines(found) : readBbc(found)));
   }
   if (out.length === 0) throw new CorpusError(`no corpus files under ${abs}; expected ${Object.values(CORPUS_FILES).join(' or ')}`);

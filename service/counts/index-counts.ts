@@ -4,15 +4,17 @@
  * drawn by the charts (service/charts/). The rules (alignment, zero buckets, default range,
  * bucket limit) are written beside the schema in spec/news.ts.
  */
-import {
-  DATETIME_RANGE, INDEX_COUNTS_LIMITS, SearchParams, type IndexCountsQueryParsed, type SearchParamsParsed,
-} from '../../spec/index.js';
+import { DATETIME_RANGE, INDEX_COUNTS_LIMITS, SearchParams, type IndexCountsQueryParsed, type SearchParamsParsed } from '../../spec/index.js';
 import type { Principal } from '../auth/principal.js';
 import { validationError } from '../errors.js';
 import type { NewsService } from '../news/service.js';
 import { compileFilter } from '../search/filters.js';
 
-export interface IndexCount { start: string; end: string; count: number }
+export interface IndexCount {
+  start: string;
+  end: string;
+  count: number;
+}
 
 export type Sampling = IndexCountsQueryParsed['sampling'];
 
@@ -86,19 +88,23 @@ export function indexCounts(q: IndexCountsQueryParsed, news: NewsService, princi
   const first = bucketStart(from, s);
   const n = bucketIndex(to - 1, first, s) + 1;
   if (n > INDEX_COUNTS_LIMITS.maxBuckets) {
-    throw validationError([{
-      loc: ['query', 'start_datetime'],
-      msg: `start_datetime: ${new Date(from).toISOString()} to ${new Date(to).toISOString()} is ${n} buckets of ${s}; at most ${INDEX_COUNTS_LIMITS.maxBuckets} per request (narrow the range or choose a coarser sampling)`,
-      type: 'value_error.too_many_buckets',
-    }]);
+    throw validationError([
+      {
+        loc: ['query', 'start_datetime'],
+        msg: `start_datetime: ${new Date(from).toISOString()} to ${new Date(to).toISOString()} is ${n} buckets of ${s}; at most ${INDEX_COUNTS_LIMITS.maxBuckets} per request (narrow the range or choose a coarser sampling)`,
+        type: 'value_error.too_many_buckets',
+      },
+    ]);
   }
   if (addBuckets(first, s, n) > DATETIME_RANGE.max) {
     const name = q.end_datetime ? 'end_datetime' : 'start_datetime';
-    throw validationError([{
-      loc: ['query', name],
-      msg: `${name}: the last bucket of ${s} would end after 9999-12-31T23:59:59Z, which no date-time can name; end the range earlier`,
-      type: 'value_error.datetime_range',
-    }]);
+    throw validationError([
+      {
+        loc: ['query', name],
+        msg: `${name}: the last bucket of ${s} would end after 9999-12-31T23:59:59Z, which no date-time can name; end the range earlier`,
+        type: 'value_error.datetime_range',
+      },
+    ]);
   }
   const starts = Array.from({ length: n + 1 }, (_, i) => addBuckets(first, s, i));
   const own = principal?.org?.publisher ? principal.org.domains : null;

@@ -16,14 +16,30 @@ nlp.addWords(NER_WORDS);
 export type EntityMap = Record<EntityType, string[]>;
 export const emptyEntities = (): EntityMap => Object.fromEntries(ENTITY_TYPES.map((t) => [t, [] as string[]])) as EntityMap;
 
-const clean = (s: string) => s.replace(/[’']s$/i, '').replace(/^[\s"'“‘(]+|[\s"'”’).,:;!?]+$/g, '').trim();
+const clean = (s: string) =>
+  s
+    .replace(/[’']s$/i, '')
+    .replace(/^[\s"'“‘(]+|[\s"'”’).,:;!?]+$/g, '')
+    .trim();
 
 const MONTH = '(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)';
 const PATTERNS: [EntityType, RegExp][] = [
-  ['Date', new RegExp(`\\b(?:${MONTH}\\.? \\d{1,2}(?:st|nd|rd|th)?(?:,? \\d{4})?|\\d{1,2}(?:st|nd|rd|th)? ${MONTH}(?: \\d{4})?|${MONTH} \\d{4}|(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)|(?:last|next|this) (?:week|month|year)|(?:19|20)\\d{2}s?)\\b`, 'g')],
+  [
+    'Date',
+    new RegExp(
+      `\\b(?:${MONTH}\\.? \\d{1,2}(?:st|nd|rd|th)?(?:,? \\d{4})?|\\d{1,2}(?:st|nd|rd|th)? ${MONTH}(?: \\d{4})?|${MONTH} \\d{4}|(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)|(?:last|next|this) (?:week|month|year)|(?:19|20)\\d{2}s?)\\b`,
+      'g',
+    ),
+  ],
   ['Time', /\b(?:\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}(?:\s?(?:GMT|BST|ET|EST|PT|UTC))?|midnight|noon)\b/gi],
-  ['Money', /(?:[$£€¥]\s?\d[\d,.]*(?:\s?(?:bn|m|k|billion|million|trillion|thousand))?\b|\b\d[\d,.]*\s?(?:dollars|pounds|euros|yen|yuan|rupees|roubles|rubles)\b)/gi],
-  ['Quantity', /\b\d[\d,.]*\s?(?:%|per ?cent|percent|km|kilometres|kilometers|miles?|kg|kilograms?|tonnes?|tons?|pounds|lbs|degrees|°[CF]?|acres|barrels|mph|feet|ft|metres|meters|gallons|litres|liters|hectares)(?![\w])/gi],
+  [
+    'Money',
+    /(?:[$£€¥]\s?\d[\d,.]*(?:\s?(?:bn|m|k|billion|million|trillion|thousand))?\b|\b\d[\d,.]*\s?(?:dollars|pounds|euros|yen|yuan|rupees|roubles|rubles)\b)/gi,
+  ],
+  [
+    'Quantity',
+    /\b\d[\d,.]*\s?(?:%|per ?cent|percent|km|kilometres|kilometers|miles?|kg|kilograms?|tonnes?|tons?|pounds|lbs|degrees|°[CF]?|acres|barrels|mph|feet|ft|metres|meters|gallons|litres|liters|hectares)(?![\w])/gi,
+  ],
   ['Number', /\b\d{1,3}(?:,\d{3})+\b|\b\d+(?:\.\d+)?\s?(?:million|billion|thousand|hundred)\b|\b\d{2,}\b/gi],
 ];
 
@@ -31,7 +47,13 @@ const esc = (p: string) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** One alternation per type, longest phrases first. */
 const LEXICON_RES: [EntityType, RegExp][] = Object.entries(LEXICON_TYPES).map(([type, phrases]) => [
   type as EntityType,
-  new RegExp(`(?<![\\w-])(?:${[...phrases].sort((a, b) => b.length - a.length).map(esc).join('|')})(?![\\w-])`, 'gi'),
+  new RegExp(
+    `(?<![\\w-])(?:${[...phrases]
+      .sort((a, b) => b.length - a.length)
+      .map(esc)
+      .join('|')})(?![\\w-])`,
+    'gi',
+  ),
 ]);
 
 export function extractEntities(title: string, text: string): EntityMap {

@@ -13,8 +13,21 @@ import type { GeoPoint } from '../news/model.js';
 
 const require = createRequire(import.meta.url);
 
-interface Country { name: { common: string; official: string }; cca2: string; latlng: [number, number]; region: string; subregion: string; altSpellings: string[] }
-interface City { name: string; altName?: string; country: string; population: number; loc: { coordinates: [number, number] } }
+interface Country {
+  name: { common: string; official: string };
+  cca2: string;
+  latlng: [number, number];
+  region: string;
+  subregion: string;
+  altSpellings: string[];
+}
+interface City {
+  name: string;
+  altName?: string;
+  country: string;
+  population: number;
+  loc: { coordinates: [number, number] };
+}
 
 export const MIDDLE_EAST = new Set(['AE', 'BH', 'CY', 'EG', 'IL', 'IQ', 'IR', 'JO', 'KW', 'LB', 'OM', 'PS', 'QA', 'SA', 'SY', 'TR', 'YE']);
 
@@ -38,12 +51,21 @@ export class Gazetteer {
       const cont: Continent | null = MIDDLE_EAST.has(c.cca2)
         ? 'Middle East'
         : c.region === 'Americas'
-          ? c.subregion === 'South America' ? 'South America' : 'North America'
-          : (['Africa', 'Asia', 'Europe', 'Oceania'] as const).find((r) => r === c.region) ?? null;
+          ? c.subregion === 'South America'
+            ? 'South America'
+            : 'North America'
+          : ((['Africa', 'Asia', 'Europe', 'Oceania'] as const).find((r) => r === c.region) ?? null);
       if (cont) this.continentOf.set(c.cca2, cont);
     }
     for (const c of countries) {
-      const p: Place = { name: c.name.common, kind: 'country', lat: c.latlng[0], lon: c.latlng[1], country: c.cca2, continent: this.continentOf.get(c.cca2) ?? null };
+      const p: Place = {
+        name: c.name.common,
+        kind: 'country',
+        lat: c.latlng[0],
+        lon: c.latlng[1],
+        country: c.cca2,
+        continent: this.continentOf.get(c.cca2) ?? null,
+      };
       for (const n of [c.name.common, c.name.official, ...c.altSpellings.filter((a) => a.length >= 3 || a === 'UK' || a === 'US')]) {
         this.places.set(n.toLowerCase(), p);
       }
@@ -53,8 +75,13 @@ export class Gazetteer {
       const key = c.name.toLowerCase();
       if (this.places.get(key)?.kind === 'country') continue;
       this.places.set(key, {
-        name: c.name, kind: 'city', lat: c.loc.coordinates[1], lon: c.loc.coordinates[0], country: c.country,
-        continent: this.continentOf.get(c.country) ?? null, population: c.population,
+        name: c.name,
+        kind: 'city',
+        lat: c.loc.coordinates[1],
+        lon: c.loc.coordinates[0],
+        country: c.country,
+        continent: this.continentOf.get(c.country) ?? null,
+        population: c.population,
       });
     }
     // names news uses that GeoNames spells otherwise
@@ -83,7 +110,12 @@ export class Gazetteer {
     const out: Record<string, GeoPoint> = {};
     for (const l of locations) {
       const p = this.lookup(l);
-      if (p) out[l] = { latitude: p.lat, longitude: p.lon, metadata: { name: p.name, kind: p.kind, country: p.country, continent: p.continent, ...(p.population ? { population: p.population } : {}) } };
+      if (p)
+        out[l] = {
+          latitude: p.lat,
+          longitude: p.lon,
+          metadata: { name: p.name, kind: p.kind, country: p.country, continent: p.continent, ...(p.population ? { population: p.population } : {}) },
+        };
     }
     return Object.keys(out).length ? out : null;
   }

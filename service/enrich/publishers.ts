@@ -14,14 +14,50 @@ import type { Continent } from '../../spec/index.js';
 import { gazetteer } from './geo.js';
 
 const CURATED: Record<string, string> = {
-  'theguardian.com': 'GB', 'reuters.com': 'GB', 'bbc.com': 'GB', 'bbc.co.uk': 'GB', 'news.sky.com': 'GB', 'independent.co.uk': 'GB',
-  'ft.com': 'GB', 'economist.com': 'GB', 'telegraph.co.uk': 'GB', 'dailymail.co.uk': 'GB', 'thetimes.co.uk': 'GB', 'mirror.co.uk': 'GB',
-  'aljazeera.com': 'QA', 'dw.com': 'DE', 'france24.com': 'FR', 'euronews.com': 'FR', 'rt.com': 'RU', 'scmp.com': 'HK',
-  'timesofindia.indiatimes.com': 'IN', 'hindustantimes.com': 'IN', 'ndtv.com': 'IN', 'abc.net.au': 'AU', 'smh.com.au': 'AU',
-  'cbc.ca': 'CA', 'theglobeandmail.com': 'CA', 'japantimes.co.jp': 'JP', 'kyivindependent.com': 'UA', 'kyivpost.com': 'UA',
-  'themoscowtimes.com': 'RU', 'haaretz.com': 'IL', 'timesofisrael.com': 'IL', 'jpost.com': 'IL', 'arabnews.com': 'SA',
-  'straitstimes.com': 'SG', 'nzherald.co.nz': 'NZ', 'rnz.co.nz': 'NZ', 'thelocal.se': 'SE', 'politico.eu': 'BE',
-  'cnn.com': 'US', 'edition.cnn.com': 'US', 'nytimes.com': 'US', 'washingtonpost.com': 'US', 'apnews.com': 'US', 'nbcnews.com': 'US',
+  'theguardian.com': 'GB',
+  'reuters.com': 'GB',
+  'bbc.com': 'GB',
+  'bbc.co.uk': 'GB',
+  'news.sky.com': 'GB',
+  'independent.co.uk': 'GB',
+  'ft.com': 'GB',
+  'economist.com': 'GB',
+  'telegraph.co.uk': 'GB',
+  'dailymail.co.uk': 'GB',
+  'thetimes.co.uk': 'GB',
+  'mirror.co.uk': 'GB',
+  'aljazeera.com': 'QA',
+  'dw.com': 'DE',
+  'france24.com': 'FR',
+  'euronews.com': 'FR',
+  'rt.com': 'RU',
+  'scmp.com': 'HK',
+  'timesofindia.indiatimes.com': 'IN',
+  'hindustantimes.com': 'IN',
+  'ndtv.com': 'IN',
+  'abc.net.au': 'AU',
+  'smh.com.au': 'AU',
+  'cbc.ca': 'CA',
+  'theglobeandmail.com': 'CA',
+  'japantimes.co.jp': 'JP',
+  'kyivindependent.com': 'UA',
+  'kyivpost.com': 'UA',
+  'themoscowtimes.com': 'RU',
+  'haaretz.com': 'IL',
+  'timesofisrael.com': 'IL',
+  'jpost.com': 'IL',
+  'arabnews.com': 'SA',
+  'straitstimes.com': 'SG',
+  'nzherald.co.nz': 'NZ',
+  'rnz.co.nz': 'NZ',
+  'thelocal.se': 'SE',
+  'politico.eu': 'BE',
+  'cnn.com': 'US',
+  'edition.cnn.com': 'US',
+  'nytimes.com': 'US',
+  'washingtonpost.com': 'US',
+  'apnews.com': 'US',
+  'nbcnews.com': 'US',
 };
 
 /** ccTLD -> ISO 3166-1 alpha-2 (uk is GB). */
@@ -56,7 +92,22 @@ export function isPodcast(domain: string, url: string, _title = ''): boolean {
 }
 
 /** Subscription publishers: excluded from search unless `premium=true`. */
-const PREMIUM = new Set(['wsj.com', 'ft.com', 'economist.com', 'bloomberg.com', 'nytimes.com', 'washingtonpost.com', 'thetimes.co.uk', 'telegraph.co.uk', 'theathletic.com', 'barrons.com', 'newyorker.com', 'theatlantic.com', 'wired.com', 'businessinsider.com']);
+const PREMIUM = new Set([
+  'wsj.com',
+  'ft.com',
+  'economist.com',
+  'bloomberg.com',
+  'nytimes.com',
+  'washingtonpost.com',
+  'thetimes.co.uk',
+  'telegraph.co.uk',
+  'theathletic.com',
+  'barrons.com',
+  'newyorker.com',
+  'theatlantic.com',
+  'wired.com',
+  'businessinsider.com',
+]);
 export function isPremium(domain: string): boolean {
   return PREMIUM.has(domain) || PREMIUM.has(domain.split('.').slice(-2).join('.'));
 }

@@ -8,7 +8,7 @@
 import Sentiment from 'sentiment';
 
 const analyzer = new Sentiment();
-const NEWS_OVERRIDES = { interest: 0, interests: 0, share: 0, shares: 0, cancer: -2, crash: -2, fire: -1, fired: -2, critical: -1, 'breaking': 0, 'like': 0 };
+const NEWS_OVERRIDES = { interest: 0, interests: 0, share: 0, shares: 0, cancer: -2, crash: -2, fire: -1, fired: -2, critical: -1, breaking: 0, like: 0 };
 
 export const SENTIMENT_RANGE = [-10, 10] as const;
 

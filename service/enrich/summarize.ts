@@ -34,7 +34,11 @@ export function summarize(title: string, text: string, lang: string, d: DocFreq)
     return { s, i, score: w * lede };
   });
   const best = [...scored].sort((a, b) => b.score - a.score || a.i - b.i);
-  const inOrder = (k: number) => best.slice(0, k).sort((a, b) => a.i - b.i).map((x) => x.s);
+  const inOrder = (k: number) =>
+    best
+      .slice(0, k)
+      .sort((a, b) => a.i - b.i)
+      .map((x) => x.s);
   return { summary: inOrder(2).join(' '), keyPoints: inOrder(Math.min(4, sents.length)) };
 }
 

@@ -99,7 +99,12 @@ export function splitByline(byline: string | null | undefined): string[] {
     .replace(/\(\s*(?:avec|with|mit|con|com)\s+/gi, ', ')
     .replace(/[()]/g, ' ')
     .split(/\s*(?:,|;|\||\band\b|&|\bund\b|\bet\b|\by\b|\be\b)\s*/i)
-    .map((n) => n.replace(/^(by)\s+/i, '').replace(/\s+/g, ' ').trim())
+    .map((n) =>
+      n
+        .replace(/^(by)\s+/i, '')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    )
     .filter((n) => n.length > 1 && /\p{L}/u.test(n));
   return [...new Set(names)];
 }
@@ -141,8 +146,7 @@ export function extractArticle(html: string, url: string): ExtractResult {
     return { skipped: 'not an article: too little article-like text (Readability isProbablyReaderable)' };
   }
   const ogType = meta(document, 'og:type')?.toLowerCase();
-  const canonical =
-    document.querySelector('link[rel="canonical"]')?.getAttribute('href')?.trim() || meta(document, 'og:url');
+  const canonical = document.querySelector('link[rel="canonical"]')?.getAttribute('href')?.trim() || meta(document, 'og:url');
   if (ogType === 'website' && canonical && frontPath(canonical, url)) {
     return { skipped: `not an article: a front page (og:type website, canonical ${canonical})` };
   }

@@ -207,8 +207,7 @@ export function parseFetchAllow(text: string | undefined): FetchPolicy {
 }
 
 /** The policy of the environment (`NEWSFLOW_FETCH_ALLOW`). */
-export const fetchPolicyFromEnv = (env: NodeJS.ProcessEnv = process.env): FetchPolicy =>
-  parseFetchAllow(env.NEWSFLOW_FETCH_ALLOW);
+export const fetchPolicyFromEnv = (env: NodeJS.ProcessEnv = process.env): FetchPolicy => parseFetchAllow(env.NEWSFLOW_FETCH_ALLOW);
 
 /** Whether the policy's allow list covers an address (an IPv4-mapped IPv6 address as its IPv4). */
 function allowedNetwork(policy: FetchPolicy, ip: string): boolean {
@@ -226,7 +225,10 @@ export function refusal(policy: FetchPolicy, host: string, ip: string): string |
   const kind = addressKind(ip);
   if (kind === null) return null;
   if (kind === 'malformed') return kind;
-  const name = host.toLowerCase().replace(/\.$/, '').replace(/^\[(.*)\]$/, '$1');
+  const name = host
+    .toLowerCase()
+    .replace(/\.$/, '')
+    .replace(/^\[(.*)\]$/, '$1');
   if (policy.hosts.has(name) || allowedNetwork(policy, ip)) return null;
   return kind;
 }

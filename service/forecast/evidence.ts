@@ -68,7 +68,14 @@ export async function gatherEvidence(
   // the search's bounds are whole seconds; the window's exact bounds apply to what it returns
   const inWindow = (a: NewsArticle) => a.pubDate.getTime() >= window.from && a.pubDate.getTime() <= window.to;
   const found = r.docs.filter(inWindow);
-  const full = new Map((await news.store.byIds(found.map((d) => d.articleId), true)).map((a) => [a.articleId, a.fullText]));
+  const full = new Map(
+    (
+      await news.store.byIds(
+        found.map((d) => d.articleId),
+        true,
+      )
+    ).map((a) => [a.articleId, a.fullText]),
+  );
   const docs: ContextDoc[] = found.map((article, i) => ({ n: i + 1, article, fullText: full.get(article.articleId) ?? null }));
 
   const timeline = [...docs]
@@ -92,7 +99,9 @@ export async function gatherEvidence(
   const shared = facets.filter((f) => f.domains.size >= 2).slice(0, 10);
   const reconciled = shared.length
     ? `Reported by two or more publishers: ${shared.map((f) => `${f.value} (${f.domains.size} publishers)`).join('; ')}.`
-    : docs.length ? 'No facet is reported by more than one publisher.' : '';
+    : docs.length
+      ? 'No facet is reported by more than one publisher.'
+      : '';
   const byDomain = new Map<string, ContextDoc[]>();
   for (const d of docs) byDomain.set(d.article.domain, [...(byDomain.get(d.article.domain) ?? []), d]);
   const uniqueLines: string[] = [];
@@ -105,7 +114,9 @@ export async function gatherEvidence(
   }
 
   const summary = docs.length
-    ? (await complete(writer, { model: writer.model, messages: [{ role: 'user', content: q.query }], question: q.query, context: docs, journalistMode: true })).trim()
+    ? (
+        await complete(writer, { model: writer.model, messages: [{ role: 'user', content: q.query }], question: q.query, context: docs, journalistMode: true })
+      ).trim()
     : `No article published between ${stamp(new Date(window.from))} and ${stamp(new Date(window.to))} matches the question.`;
 
   return { window, docs, timeline, keyPeople: keyPeople(found, full), keyFacets, summary, reconciled, unique: uniqueLines.join('\n') };

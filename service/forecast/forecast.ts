@@ -56,7 +56,13 @@ export interface ForecastWebSource {
 }
 /** The forum store a forecast asks when `use_reddit` is set (`services.forum`, ForumStore.search). */
 export interface ForecastForumSource {
-  search(p: { keywords: string[]; n_threads: number; method: 'kw' | 'nl'; time_filter: 'all'; sort: 'relevance' }): Promise<{ title: string; date: string; subreddit_name: string; summary: string; url: string }[]>;
+  search(p: {
+    keywords: string[];
+    n_threads: number;
+    method: 'kw' | 'nl';
+    time_filter: 'all';
+    sort: 'relevance';
+  }): Promise<{ title: string; date: string; subreddit_name: string; summary: string; url: string }[]>;
 }
 
 type MaybeSources = Services & { web?: ForecastWebSource; forum?: ForecastForumSource };
@@ -92,10 +98,15 @@ export async function forecast(services: Services, principal: Principal | null, 
     if (!src.web) notes.push('web_search: this service has no web source, so web_search_results is empty');
     else {
       try {
-        const r = await src.web.search({ queries: [q.query], start_datetime: new Date(window.from).toISOString(), end_datetime: new Date(window.to).toISOString() });
+        const r = await src.web.search({
+          queries: [q.query],
+          start_datetime: new Date(window.from).toISOString(),
+          end_datetime: new Date(window.to).toISOString(),
+        });
         // a result whose date is known and outside the window is left out
         webResults = r.as_dicts.filter((w) => !Number.isFinite(Date.parse(w.published)) || within(window, w.published));
-        if (webResults.length) extra.push(`Web results:\n${webResults.map((w, i) => `(w${i + 1}) ${w.published} ${w.source} | ${w.title}\n${w.key_points.join(' ')}`).join('\n')}`);
+        if (webResults.length)
+          extra.push(`Web results:\n${webResults.map((w, i) => `(w${i + 1}) ${w.published} ${w.source} | ${w.title}\n${w.key_points.join(' ')}`).join('\n')}`);
       } catch (e) {
         notes.push(`web_search: the web source failed (${(e as Error).message.slice(0, 200)}), so web_search_results is empty`);
       }
@@ -107,12 +118,15 @@ export async function forecast(services: Services, principal: Principal | null, 
     else {
       let threads: Awaited<ReturnType<ForecastForumSource['search']>> = [];
       try {
-        threads = (await src.forum.search({ keywords: [q.query], n_threads: 5, method: 'kw', time_filter: 'all', sort: 'relevance' })).filter((t) => within(window, t.date));
+        threads = (await src.forum.search({ keywords: [q.query], n_threads: 5, method: 'kw', time_filter: 'all', sort: 'relevance' })).filter((t) =>
+          within(window, t.date),
+        );
       } catch (e) {
         notes.push(`use_reddit: the forum store failed (${(e as Error).message.slice(0, 200)}); no forum threads were used`);
       }
       forumThreads = threads.length;
-      for (const t of threads) timeline.push(`${new Date(t.date).toISOString().slice(0, 16).replace('T', ' ')} UTC: ${t.title.trim()} (forum r/${t.subreddit_name})`);
+      for (const t of threads)
+        timeline.push(`${new Date(t.date).toISOString().slice(0, 16).replace('T', ' ')} UTC: ${t.title.trim()} (forum r/${t.subreddit_name})`);
       timeline.sort();
       if (threads.length) extra.push(`Forum threads:\n${threads.map((t) => `${t.date} r/${t.subreddit_name} | ${t.title}\n${t.summary}`).join('\n')}`);
     }
@@ -126,7 +140,8 @@ export async function forecast(services: Services, principal: Principal | null, 
   if (modelJudges) {
     j = await judge(provider, q, { ...ev, timeline }, extra);
   } else {
-    const why = 'No model judged this question: the service runs without a model provider (the extractive default; set NEWSFLOW_LLM_URL to have a model judge).';
+    const why =
+      'No model judged this question: the service runs without a model provider (the extractive default; set NEWSFLOW_LLM_URL to have a model judge).';
     j = {
       ...FORECAST_NOT_JUDGED,
       forecast: `${why} Nothing here is a prediction; the evidence found is in summary, timeline, key_people and sources.`,
@@ -136,7 +151,17 @@ export async function forecast(services: Services, principal: Principal | null, 
     };
   }
 
-  news.hits.record(ev.docs.map((d) => ({ ts: new Date(news.clock()), kind: 'grounded' as const, keyId: principal?.keyId ?? null, orgId: principal?.org?.id ?? null, domain: d.article.domain, articleId: d.article.articleId, query: q.query })));
+  news.hits.record(
+    ev.docs.map((d) => ({
+      ts: new Date(news.clock()),
+      kind: 'grounded' as const,
+      keyId: principal?.keyId ?? null,
+      orgId: principal?.org?.id ?? null,
+      domain: d.article.domain,
+      articleId: d.article.articleId,
+      query: q.query,
+    })),
+  );
 
   return {
     forecast: j.forecast,

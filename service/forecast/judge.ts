@@ -35,7 +35,10 @@ const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x
 
 export function judgementPrompt(q: { query: string; additional_context?: string; expert: string }, ev: Evidence, extra: string[]): string {
   const docs = ev.docs
-    .map((d) => `[${d.n}] ${d.article.pubDate.toISOString().slice(0, 16)} ${d.article.domain} | ${d.article.title}\n${d.article.summary}\n${d.article.keyPoints.map((k) => `- ${k}`).join('\n')}`)
+    .map(
+      (d) =>
+        `[${d.n}] ${d.article.pubDate.toISOString().slice(0, 16)} ${d.article.domain} | ${d.article.title}\n${d.article.summary}\n${d.article.keyPoints.map((k) => `- ${k}`).join('\n')}`,
+    )
     .join('\n\n');
   return [
     `Question to forecast: ${q.query}`,
@@ -45,10 +48,17 @@ export function judgementPrompt(q: { query: string; additional_context?: string;
     `Key people:\n${ev.keyPeople.map((p) => `- ${p.name}: ${p.role}`).join('\n') || '(none)'}`,
     `Articles:\n${docs || '(none found)'}`,
     ...extra,
-  ].filter(Boolean).join('\n\n');
+  ]
+    .filter(Boolean)
+    .join('\n\n');
 }
 
-export async function judge(provider: LlmProvider, q: { query: string; additional_context?: string; expert: string }, ev: Evidence, extra: string[]): Promise<Judgement> {
+export async function judge(
+  provider: LlmProvider,
+  q: { query: string; additional_context?: string; expert: string },
+  ev: Evidence,
+  extra: string[],
+): Promise<Judgement> {
   const system =
     `You are an expert ${q.expert === 'sports' ? 'sports ' : ''}forecaster. Judge the question from the evidence only, citing articles as [n]. ` +
     'Answer with one JSON object only: {"forecast": string (your answer in one or two sentences), "reasoning": string, ' +
@@ -72,7 +82,8 @@ export async function judge(provider: LlmProvider, q: { query: string; additiona
   } catch {
     throw new ProviderError(provider.name, 'bad JSON', `forecast judgement without a JSON object: ${text.slice(0, 200)}`);
   }
-  const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : typeof x === 'string' && x.trim() && Number.isFinite(Number(x)) ? Number(x) : null);
+  const num = (x: unknown) =>
+    typeof x === 'number' && Number.isFinite(x) ? x : typeof x === 'string' && x.trim() && Number.isFinite(Number(x)) ? Number(x) : null;
   const p = num(v.probability);
   if (p === null || typeof v.forecast !== 'string') {
     throw new ProviderError(provider.name, 'bad JSON', `forecast judgement lacks forecast/probability: ${text.slice(0, 200)}`);

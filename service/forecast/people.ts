@@ -13,15 +13,105 @@ import { sentences } from '../llm/extractive.js';
 
 /** Words that make a phrase a role (titles, offices, occupations). */
 const ROLE_WORDS = [
-  'president', 'prime minister', 'minister', 'chancellor', 'premier', 'senator', 'sen', 'representative', 'rep', 'congressman',
-  'congresswoman', 'governor', 'gov', 'mayor', 'king', 'queen', 'prince', 'princess', 'emperor', 'pope', 'archbishop', 'bishop',
-  'secretary', 'ambassador', 'envoy', 'spokesman', 'spokeswoman', 'spokesperson', 'leader', 'chief', 'head', 'director',
-  'chairman', 'chairwoman', 'chair', 'ceo', 'founder', 'co-founder', 'executive', 'officer', 'general', 'gen', 'admiral',
-  'commander', 'colonel', 'judge', 'justice', 'prosecutor', 'attorney', 'lawyer', 'coach', 'manager', 'captain', 'player',
-  'striker', 'goalkeeper', 'champion', 'candidate', 'lawmaker', 'mp', 'politician', 'diplomat', 'economist', 'analyst',
-  'professor', 'scientist', 'researcher', 'author', 'journalist', 'reporter', 'editor', 'actor', 'actress', 'singer', 'star',
-  'suspect', 'victim', 'witness', 'official', 'commissioner', 'inspector', 'police', 'member', 'speaker', 'deputy', 'vice',
-  'pm', 'dr', 'doctor', 'activist', 'investor', 'owner', 'partner', 'adviser', 'advisor', 'aide', 'cardinal', 'rabbi', 'imam',
+  'president',
+  'prime minister',
+  'minister',
+  'chancellor',
+  'premier',
+  'senator',
+  'sen',
+  'representative',
+  'rep',
+  'congressman',
+  'congresswoman',
+  'governor',
+  'gov',
+  'mayor',
+  'king',
+  'queen',
+  'prince',
+  'princess',
+  'emperor',
+  'pope',
+  'archbishop',
+  'bishop',
+  'secretary',
+  'ambassador',
+  'envoy',
+  'spokesman',
+  'spokeswoman',
+  'spokesperson',
+  'leader',
+  'chief',
+  'head',
+  'director',
+  'chairman',
+  'chairwoman',
+  'chair',
+  'ceo',
+  'founder',
+  'co-founder',
+  'executive',
+  'officer',
+  'general',
+  'gen',
+  'admiral',
+  'commander',
+  'colonel',
+  'judge',
+  'justice',
+  'prosecutor',
+  'attorney',
+  'lawyer',
+  'coach',
+  'manager',
+  'captain',
+  'player',
+  'striker',
+  'goalkeeper',
+  'champion',
+  'candidate',
+  'lawmaker',
+  'mp',
+  'politician',
+  'diplomat',
+  'economist',
+  'analyst',
+  'professor',
+  'scientist',
+  'researcher',
+  'author',
+  'journalist',
+  'reporter',
+  'editor',
+  'actor',
+  'actress',
+  'singer',
+  'star',
+  'suspect',
+  'victim',
+  'witness',
+  'official',
+  'commissioner',
+  'inspector',
+  'police',
+  'member',
+  'speaker',
+  'deputy',
+  'vice',
+  'pm',
+  'dr',
+  'doctor',
+  'activist',
+  'investor',
+  'owner',
+  'partner',
+  'adviser',
+  'advisor',
+  'aide',
+  'cardinal',
+  'rabbi',
+  'imam',
 ];
 const ROLE_RE = new RegExp(`\\b(?:${ROLE_WORDS.map((w) => w.replace(/[.-]/g, '\\$&')).join('|')})\\b`, 'i');
 const esc = (p: string) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -78,13 +168,23 @@ export function keyPeople(articles: NewsArticle[], fullTexts: Map<string, string
   const texts = articles.map((a) => sentences([a.title, a.summary, ...a.keyPoints, fullTexts.get(a.articleId) ?? ''].join('\n')));
   // title-case headlines make NER take "Abe Killing" for a name: a word the texts also use in
   // lower case ("killing", "shooter") is not part of a name
-  const lowerWords = new Set(texts.flat().join(' ').split(/[^\p{L}'-]+/u).filter((w) => w && w === w.toLowerCase()));
+  const lowerWords = new Set(
+    texts
+      .flat()
+      .join(' ')
+      .split(/[^\p{L}'-]+/u)
+      .filter((w) => w && w === w.toLowerCase()),
+  );
   // ... nor a word compromise reads as a verb, adjective or adverb ("Misidentified", "Killing")
   const notNameWord = (w: string) => {
-    const tags = new Set<string>(((nlp(w.toLowerCase()).json() as { terms: { tags: string[] }[] }[])[0]?.terms[0]?.tags) ?? []);
+    const tags = new Set<string>((nlp(w.toLowerCase()).json() as { terms: { tags: string[] }[] }[])[0]?.terms[0]?.tags ?? []);
     return !tags.has('Person') && (tags.has('Verb') || tags.has('Adjective') || tags.has('Adverb'));
   };
-  const nameLike = (k: string) => canonical.get(k)!.split(/\s+/).every((w) => /^\p{Lu}/u.test(w) && !lowerWords.has(w.toLowerCase()) && !notNameWord(w));
+  const nameLike = (k: string) =>
+    canonical
+      .get(k)!
+      .split(/\s+/)
+      .every((w) => /^\p{Lu}/u.test(w) && !lowerWords.has(w.toLowerCase()) && !notNameWord(w));
   // people the NER missed but a title names: "Japan PM Kishida", "President Xi Jinping"
   const cased = ROLE_WORDS.flatMap((w) => [w, w[0]!.toUpperCase() + w.slice(1), w.toUpperCase()]).map(esc);
   const titled = new RegExp(`\\b(?:${cased.join('|')})\\.?\\s+(\\p{Lu}[\\p{L}'’-]+(?:\\s\\p{Lu}[\\p{L}'’-]+){0,2})`, 'gu');
@@ -103,7 +203,9 @@ export function keyPeople(articles: NewsArticle[], fullTexts: Map<string, string
       }
     }
   });
-  const names = [...count.keys()].filter(nameLike).filter((k) => k.includes(' ') || ![...count.keys()].filter(nameLike).some((o) => o !== k && o.split(' ').includes(k)));
+  const names = [...count.keys()]
+    .filter(nameLike)
+    .filter((k) => k.includes(' ') || ![...count.keys()].filter(nameLike).some((o) => o !== k && o.split(' ').includes(k)));
   const roles = new Map<string, Map<string, number>>();
   for (const k of names) {
     const name = canonical.get(k)!;

@@ -32,13 +32,38 @@ export type RedditEntities = Record<(typeof REDDIT_ENTITY_KEYS)[number], string[
 
 /** Subreddits whose subject names a category outright (lowercase names). */
 export const SUBREDDIT_CATEGORIES: Record<string, string[]> = {
-  askreddit: ['Culture'], fantheories: ['Entertainment'], iama: ['Culture'], idontworkherelady: ['Culture'],
-  letsnotmeet: ['Crime'], explainlikeimfive: ['Science'], talesfromtechsupport: ['Technology'], tifu: ['Culture'],
-  todayilearned: ['Culture'], worldnews: ['World'], news: [], politics: ['Politics'], technology: ['Technology'],
-  science: ['Science'], sports: ['Sports'], television: ['Entertainment'], movies: ['Entertainment'], music: ['Entertainment'],
-  economics: ['Economy'], economy: ['Economy'], finance: ['Finance'], stocks: ['Finance'], investing: ['Finance'],
-  wallstreetbets: ['Finance'], cryptocurrency: ['Finance'], bitcoin: ['Finance'], health: ['Health'], medicine: ['Health'],
-  climate: ['Climate'], environment: ['Environment'], business: ['Business'], ukraine: ['World', 'Military'],
+  askreddit: ['Culture'],
+  fantheories: ['Entertainment'],
+  iama: ['Culture'],
+  idontworkherelady: ['Culture'],
+  letsnotmeet: ['Crime'],
+  explainlikeimfive: ['Science'],
+  talesfromtechsupport: ['Technology'],
+  tifu: ['Culture'],
+  todayilearned: ['Culture'],
+  worldnews: ['World'],
+  news: [],
+  politics: ['Politics'],
+  technology: ['Technology'],
+  science: ['Science'],
+  sports: ['Sports'],
+  television: ['Entertainment'],
+  movies: ['Entertainment'],
+  music: ['Entertainment'],
+  economics: ['Economy'],
+  economy: ['Economy'],
+  finance: ['Finance'],
+  stocks: ['Finance'],
+  investing: ['Finance'],
+  wallstreetbets: ['Finance'],
+  cryptocurrency: ['Finance'],
+  bitcoin: ['Finance'],
+  health: ['Health'],
+  medicine: ['Health'],
+  climate: ['Climate'],
+  environment: ['Environment'],
+  business: ['Business'],
+  ukraine: ['World', 'Military'],
 };
 
 export interface ThreadText {
@@ -75,7 +100,8 @@ export function docFreqOfThreads(ts: ThreadText[]): DocFreq {
   return { df, n: ts.length };
 }
 
-const SPECULATION = /\b(might|may|could|maybe|perhaps|probably|possibly|likely|unlikely|suspect|guess|theory|theorize|theorise|speculat\w*|predict\w*|wonder|would|i think|i believe|i bet|what if|chances are|my guess)\b/gi;
+const SPECULATION =
+  /\b(might|may|could|maybe|perhaps|probably|possibly|likely|unlikely|suspect|guess|theory|theorize|theorise|speculat\w*|predict\w*|wonder|would|i think|i believe|i bet|what if|chances are|my guess)\b/gi;
 
 export function mainSpeculation(t: ThreadText, d: DocFreq, lang: string): string {
   const pool = [...sentences(t.body), ...t.comments.slice(0, 10).flatMap((c) => sentences(c))].filter((s) => s.length >= 25 && s.length <= 600);
@@ -113,7 +139,13 @@ export function enrichThread(t: ThreadText, d: DocFreq): ThreadEnrichment {
   const kws = keywords(t.title, text, lang, d);
   const e = extractEntities(t.title, text);
   const entities: RedditEntities = {
-    DATE: e.Date, EVENT: e.Event, GPE: e.Location, ORG: e.Organization, PERSON: e.Person, NORP: e.Nationality, CARDINAL: e.Number,
+    DATE: e.Date,
+    EVENT: e.Event,
+    GPE: e.Location,
+    ORG: e.Organization,
+    PERSON: e.Person,
+    NORP: e.Nationality,
+    CARDINAL: e.Number,
   };
   return {
     summary,

@@ -87,17 +87,38 @@ export function decodeBytesLiteral(lit: string): string {
     const n = inner[i + 1];
     i++;
     switch (n) {
-      case 'n': bytes.push(10); break;
-      case 't': bytes.push(9); break;
-      case 'r': bytes.push(13); break;
-      case 'a': bytes.push(7); break;
-      case 'b': bytes.push(8); break;
-      case 'f': bytes.push(12); break;
-      case 'v': bytes.push(11); break;
-      case '\\': bytes.push(92); break;
-      case "'": bytes.push(39); break;
-      case '"': bytes.push(34); break;
-      case '\n': break;
+      case 'n':
+        bytes.push(10);
+        break;
+      case 't':
+        bytes.push(9);
+        break;
+      case 'r':
+        bytes.push(13);
+        break;
+      case 'a':
+        bytes.push(7);
+        break;
+      case 'b':
+        bytes.push(8);
+        break;
+      case 'f':
+        bytes.push(12);
+        break;
+      case 'v':
+        bytes.push(11);
+        break;
+      case '\\':
+        bytes.push(92);
+        break;
+      case "'":
+        bytes.push(39);
+        break;
+      case '"':
+        bytes.push(34);
+        break;
+      case '\n':
+        break;
       case 'x': {
         const h = inner.slice(i + 1, i + 3);
         if (/^[0-9a-fA-F]{2}$/.test(h)) {
@@ -122,7 +143,11 @@ export function unescapeHtml(s: string): string {
   return s
     .replace(/&#x([0-9a-fA-F]+);/g, (_, h: string) => String.fromCodePoint(Math.min(parseInt(h, 16), 0x10ffff)))
     .replace(/&#(\d+);/g, (_, d: string) => String.fromCodePoint(Math.min(Number(d), 0x10ffff)))
-    .replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&')
     .replace(/[\u200B\uFEFF]/g, '');
 }
 
@@ -177,7 +202,7 @@ export function readPostCommentFile(file: string): ForumRecord[] {
   }
   if (!title) throw new Error('no "## <title>" line');
   const h = crypto.createHash('sha1').update(key).digest();
-  const date = new Date(RPC_FROM + Math.floor((h.readUInt32BE(0) / 2 ** 32) * (RPC_TO - RPC_FROM) / 60_000) * 60_000);
+  const date = new Date(RPC_FROM + Math.floor(((h.readUInt32BE(0) / 2 ** 32) * (RPC_TO - RPC_FROM)) / 60_000) * 60_000);
   const kept = comments.filter((c) => c.length > 0);
   const thread: ThreadRow = {
     threadId: threadIdOf(key),
@@ -193,17 +218,36 @@ export function readPostCommentFile(file: string): ForumRecord[] {
     upvotes: kept.length,
     url: `${RPC_REPO}/${sub}/${name}.txt`,
     commentsCount: kept.length,
-    derived: ['author', 'author_comment_karma', 'author_link_karma', 'date', 'upvotes', 'url', 'comments_count', 'comments.author', 'comments.date', 'comments.upvotes'],
+    derived: [
+      'author',
+      'author_comment_karma',
+      'author_link_karma',
+      'date',
+      'upvotes',
+      'url',
+      'comments_count',
+      'comments.author',
+      'comments.date',
+      'comments.upvotes',
+    ],
   };
   return [
     { kind: 'thread', row: thread },
-    ...kept.map((c, i): ForumRecord => ({
-      kind: 'comment',
-      row: {
-        commentKey: `${key}#${i}`, threadKey: key, seq: i, author: UNKNOWN_AUTHOR, body: c,
-        date: new Date(date.getTime() + (i + 1) * COMMENT_GAP_MS), upvotes: kept.length - i, derived: ['author', 'date', 'upvotes'],
-      },
-    })),
+    ...kept.map(
+      (c, i): ForumRecord => ({
+        kind: 'comment',
+        row: {
+          commentKey: `${key}#${i}`,
+          threadKey: key,
+          seq: i,
+          author: UNKNOWN_AUTHOR,
+          body: c,
+          date: new Date(date.getTime() + (i + 1) * COMMENT_GAP_MS),
+          upvotes: kept.length - i,
+          derived: ['author', 'date', 'upvotes'],
+        },
+      }),
+    ),
   ];
 }
 
@@ -255,12 +299,22 @@ export function pushshiftRecord(o: unknown, seq: number): ForumRecord {
     return {
       kind: 'thread',
       row: {
-        threadId: threadIdOf(key), threadKey: key, source: 'pushshift', subreddit: sub,
-        title: cleanText(r.title), body: cleanText(str(r.selftext) ?? ''), author: author ?? UNKNOWN_AUTHOR,
-        authorLinkKarma: linkKarma, authorCommentKarma: commentKarma,
-        date: created ?? new Date(0), upvotes: score ?? 0,
-        url: permalink ? `https://www.reddit.com${permalink.startsWith('/') ? '' : '/'}${permalink}` : `https://www.reddit.com/r/${sub}/comments/${baseId(id)}/`,
-        commentsCount: numComments, derived,
+        threadId: threadIdOf(key),
+        threadKey: key,
+        source: 'pushshift',
+        subreddit: sub,
+        title: cleanText(r.title),
+        body: cleanText(str(r.selftext) ?? ''),
+        author: author ?? UNKNOWN_AUTHOR,
+        authorLinkKarma: linkKarma,
+        authorCommentKarma: commentKarma,
+        date: created ?? new Date(0),
+        upvotes: score ?? 0,
+        url: permalink
+          ? `https://www.reddit.com${permalink.startsWith('/') ? '' : '/'}${permalink}`
+          : `https://www.reddit.com/r/${sub}/comments/${baseId(id)}/`,
+        commentsCount: numComments,
+        derived,
       },
     };
   }
@@ -269,8 +323,14 @@ export function pushshiftRecord(o: unknown, seq: number): ForumRecord {
     return {
       kind: 'comment',
       row: {
-        commentKey: `reddit:c:${baseId(id)}`, threadKey: `reddit:${baseId(link)}`, seq, author: author ?? UNKNOWN_AUTHOR,
-        body: cleanText(r.body), date: created ?? new Date(0), upvotes: score ?? 0, derived,
+        commentKey: `reddit:c:${baseId(id)}`,
+        threadKey: `reddit:${baseId(link)}`,
+        seq,
+        author: author ?? UNKNOWN_AUTHOR,
+        body: cleanText(r.body),
+        date: created ?? new Date(0),
+        upvotes: score ?? 0,
+        derived,
       },
     };
   }

@@ -25,8 +25,16 @@ import type { Embedder } from '../search/embedder.js';
 import { terms } from '../search/tokenize.js';
 import type { RedditThread } from '../../spec/index.js';
 import {
-  forumFiles, readPostCommentFile, readPushshift, rowHash, subredditUrl, UNKNOWN_AUTHOR,
-  type CommentRow, type ForumRecord, type ReadProblem, type ThreadRow,
+  forumFiles,
+  readPostCommentFile,
+  readPushshift,
+  rowHash,
+  subredditUrl,
+  UNKNOWN_AUTHOR,
+  type CommentRow,
+  type ForumRecord,
+  type ReadProblem,
+  type ThreadRow,
 } from './read.js';
 import { docFreqOfThreads, enrichThread, FORUM_ENRICHMENT_VERSION, REDDIT_ENTITY_KEYS, type ThreadText } from './enrich.js';
 
@@ -35,7 +43,12 @@ const WRITE_BATCH = 1000;
 const ENRICH_BATCH = 500;
 const HOUR = 3_600_000;
 export const TIME_FILTER_MS: Record<string, number | null> = {
-  hour: HOUR, day: 24 * HOUR, week: 7 * 24 * HOUR, month: 30 * 24 * HOUR, year: 365 * 24 * HOUR, all: null,
+  hour: HOUR,
+  day: 24 * HOUR,
+  week: 7 * 24 * HOUR,
+  month: 30 * 24 * HOUR,
+  year: 365 * 24 * HOUR,
+  all: null,
 };
 const NO_KARMA_AUTHORS = [UNKNOWN_AUTHOR, '[deleted]', '[removed]'];
 
@@ -73,22 +86,81 @@ interface View {
 }
 
 const THREAD_COLS: ColSpec[] = [
-  ['thread_id', 'varchar'], ['thread_key', 'varchar'], ['source', 'varchar'], ['subreddit', 'varchar'], ['title', 'varchar'],
-  ['body', 'varchar'], ['author', 'varchar'], ['author_link_karma', 'int'], ['author_comment_karma', 'int'], ['date', 'bigint'],
-  ['upvotes', 'int'], ['url', 'varchar'], ['comments_count', 'int'], ['derived', 'varchar[]'], ['raw_hash', 'varchar'],
+  ['thread_id', 'varchar'],
+  ['thread_key', 'varchar'],
+  ['source', 'varchar'],
+  ['subreddit', 'varchar'],
+  ['title', 'varchar'],
+  ['body', 'varchar'],
+  ['author', 'varchar'],
+  ['author_link_karma', 'int'],
+  ['author_comment_karma', 'int'],
+  ['date', 'bigint'],
+  ['upvotes', 'int'],
+  ['url', 'varchar'],
+  ['comments_count', 'int'],
+  ['derived', 'varchar[]'],
+  ['raw_hash', 'varchar'],
 ];
 const COMMENT_COLS: ColSpec[] = [
-  ['comment_key', 'varchar'], ['thread_key', 'varchar'], ['seq', 'bigint'], ['author', 'varchar'], ['body', 'varchar'],
-  ['date', 'bigint'], ['upvotes', 'int'], ['derived', 'varchar[]'], ['raw_hash', 'varchar'],
+  ['comment_key', 'varchar'],
+  ['thread_key', 'varchar'],
+  ['seq', 'bigint'],
+  ['author', 'varchar'],
+  ['body', 'varchar'],
+  ['date', 'bigint'],
+  ['upvotes', 'int'],
+  ['derived', 'varchar[]'],
+  ['raw_hash', 'varchar'],
 ];
 const ENRICH_COLS: ColSpec[] = [
-  ['thread_id', 'varchar'], ['summary', 'varchar'], ['key_takeaways', 'varchar[]'], ['main_speculation', 'varchar'], ['keywords', 'varchar[]'],
-  ['entities', 'varchar'], ['sentiment', 'double'], ['classification', 'varchar[]'], ['topic', 'varchar'], ['language', 'varchar'], ['enriched_hash', 'varchar'],
+  ['thread_id', 'varchar'],
+  ['summary', 'varchar'],
+  ['key_takeaways', 'varchar[]'],
+  ['main_speculation', 'varchar'],
+  ['keywords', 'varchar[]'],
+  ['entities', 'varchar'],
+  ['sentiment', 'double'],
+  ['classification', 'varchar[]'],
+  ['topic', 'varchar'],
+  ['language', 'varchar'],
+  ['enriched_hash', 'varchar'],
 ];
 
-const threadHash = (t: ThreadRow) => rowHash([t.threadKey, t.source, t.subreddit, t.title, t.body, t.author, t.authorLinkKarma, t.authorCommentKarma, t.date.getTime(), t.upvotes, t.url, t.commentsCount, t.derived]);
+const threadHash = (t: ThreadRow) =>
+  rowHash([
+    t.threadKey,
+    t.source,
+    t.subreddit,
+    t.title,
+    t.body,
+    t.author,
+    t.authorLinkKarma,
+    t.authorCommentKarma,
+    t.date.getTime(),
+    t.upvotes,
+    t.url,
+    t.commentsCount,
+    t.derived,
+  ]);
 const commentHash = (c: CommentRow) => rowHash([c.threadKey, c.author, c.body, c.date.getTime(), c.upvotes, c.derived]);
-const threadRow = (t: ThreadRow) => [t.threadId, t.threadKey, t.source, t.subreddit, t.title, t.body, t.author, t.authorLinkKarma, t.authorCommentKarma, micros(t.date), t.upvotes, t.url, t.commentsCount, t.derived, threadHash(t)];
+const threadRow = (t: ThreadRow) => [
+  t.threadId,
+  t.threadKey,
+  t.source,
+  t.subreddit,
+  t.title,
+  t.body,
+  t.author,
+  t.authorLinkKarma,
+  t.authorCommentKarma,
+  micros(t.date),
+  t.upvotes,
+  t.url,
+  t.commentsCount,
+  t.derived,
+  threadHash(t),
+];
 const commentRow = (c: CommentRow) => [c.commentKey, c.threadKey, c.seq, c.author, c.body, micros(c.date), c.upvotes, c.derived, commentHash(c)];
 const toF32 = (b: Uint8Array) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -179,7 +251,14 @@ export class ForumStore {
     const enriched = await this.enrichChanged((n) => opts.onProgress?.('enrich', n));
     if (this.indexed) await this.rebuild();
     const [n] = await this.db.all<{ t: bigint; c: bigint }>('SELECT (SELECT count(*) FROM forum_threads) AS t, (SELECT count(*) FROM forum_comments) AS c');
-    return { files: files.postComment.length + files.ndjson.length, threads, comments, enriched, stored: { threads: Number(n!.t), comments: Number(n!.c) }, problems };
+    return {
+      files: files.postComment.length + files.ndjson.length,
+      threads,
+      comments,
+      enriched,
+      stored: { threads: Number(n!.t), comments: Number(n!.c) },
+      problems,
+    };
   }
 
   /** Merge one batch of records (last record of a key wins). */
@@ -195,10 +274,13 @@ export class ForumStore {
     return this.db.withConnection(async (conn) => {
       const stgT = await stage(conn, 'forum_threads', THREAD_COLS, [...ts.values()].map(threadRow));
       const stgC = await stage(conn, 'forum_comments', COMMENT_COLS, [...cs.values()].map(commentRow));
-      const expr = (c: string, kind: string) => (c === 'thread_id' ? 's.thread_id::UUID' : c === 'date' ? 'make_timestamp(s.date)' : kind === 'varchar[]' ? `s.${c}` : `s.${c}`);
+      const expr = (c: string, kind: string) =>
+        c === 'thread_id' ? 's.thread_id::UUID' : c === 'date' ? 'make_timestamp(s.date)' : kind === 'varchar[]' ? `s.${c}` : `s.${c}`;
       const merge = async (table: string, stg: string, cols: ColSpec[], key: string, keyExpr: string, seen: number) => {
-        const [c] = (await conn.runAndReadAll(`SELECT count(*) FILTER (WHERE t.raw_hash = s.raw_hash) AS same, count(*) FILTER (WHERE t.raw_hash <> s.raw_hash) AS changed
-          FROM ${stg} s JOIN ${table} t ON t.${key} = ${keyExpr}`)).getRowObjectsJS() as { same: bigint; changed: bigint }[];
+        const [c] = (
+          await conn.runAndReadAll(`SELECT count(*) FILTER (WHERE t.raw_hash = s.raw_hash) AS same, count(*) FILTER (WHERE t.raw_hash <> s.raw_hash) AS changed
+          FROM ${stg} s JOIN ${table} t ON t.${key} = ${keyExpr}`)
+        ).getRowObjectsJS() as { same: bigint; changed: bigint }[];
         const names = cols.map(([n]) => n);
         const rest = cols.filter(([n]) => n !== key);
         await conn.run(`MERGE INTO ${table} t USING ${stg} s ON t.${key} = ${keyExpr}
@@ -234,24 +316,48 @@ export class ForumStore {
       const part = todo.slice(i, i + ENRICH_BATCH);
       const ids = part.map((x) => x.id).join(',');
       const rows = await this.db.all<{ id: string; key: string; title: string; body: string; subreddit: string }>(
-        `SELECT thread_id::VARCHAR AS id, thread_key AS key, title, body, subreddit FROM forum_threads WHERE thread_id IN (SELECT unnest(string_split($1, ','))::UUID)`, [ids]);
+        `SELECT thread_id::VARCHAR AS id, thread_key AS key, title, body, subreddit FROM forum_threads WHERE thread_id IN (SELECT unnest(string_split($1, ','))::UUID)`,
+        [ids],
+      );
       const cm = await this.db.all<{ key: string; bodies: string[] }>(
         `SELECT thread_key AS key, list(body ORDER BY upvotes DESC, seq, comment_key) AS bodies FROM (
            SELECT *, row_number() OVER (PARTITION BY thread_key ORDER BY upvotes DESC, seq, comment_key) AS rn FROM forum_comments
            WHERE thread_key IN (SELECT thread_key FROM forum_threads WHERE thread_id IN (SELECT unnest(string_split($1, ','))::UUID)))
-         WHERE rn <= 10 GROUP BY 1`, [ids]);
+         WHERE rn <= 10 GROUP BY 1`,
+        [ids],
+      );
       const byKey = new Map(cm.map((r) => [r.key, r.bodies]));
       const want = new Map(part.map((x) => [x.id, x.want]));
-      const texts: (ThreadText & { id: string })[] = rows.map((r) => ({ id: r.id, title: r.title, body: r.body, subreddit: r.subreddit, comments: byKey.get(r.key) ?? [] }));
+      const texts: (ThreadText & { id: string })[] = rows.map((r) => ({
+        id: r.id,
+        title: r.title,
+        body: r.body,
+        subreddit: r.subreddit,
+        comments: byKey.get(r.key) ?? [],
+      }));
       const df = docFreqOfThreads(texts);
       const out = texts.map((t) => {
         const e = enrichThread(t, df);
-        return [t.id, e.summary, e.keyTakeaways, e.mainSpeculation, e.keywords, JSON.stringify(e.entities), e.sentiment, e.classification, e.topic, e.language, want.get(t.id)!];
+        return [
+          t.id,
+          e.summary,
+          e.keyTakeaways,
+          e.mainSpeculation,
+          e.keywords,
+          JSON.stringify(e.entities),
+          e.sentiment,
+          e.classification,
+          e.topic,
+          e.language,
+          want.get(t.id)!,
+        ];
       });
       await this.db.withConnection(async (conn) => {
         const stg = await stage(conn, 'forum_enrich', ENRICH_COLS, out);
         await conn.run(`MERGE INTO forum_threads t USING ${stg} s ON t.thread_id = s.thread_id::UUID
-          WHEN MATCHED THEN UPDATE SET ${ENRICH_COLS.slice(1).map(([n]) => `${n} = s.${n}${n === 'entities' ? '::JSON' : ''}`).join(', ')}`);
+          WHEN MATCHED THEN UPDATE SET ${ENRICH_COLS.slice(1)
+            .map(([n]) => `${n} = s.${n}${n === 'entities' ? '::JSON' : ''}`)
+            .join(', ')}`);
       });
       done += out.length;
       onProgress?.(done);
@@ -263,9 +369,29 @@ export class ForumStore {
 
   private async rebuild(): Promise<void> {
     type Row = {
-      id: string; key: string; sub: string; title: string; body: string; author: string; lk: number | null; ck: number | null;
-      ms: number; upvotes: number; url: string; cc: number | null; derived: string[]; summary: string; kt: string[]; ms2: string;
-      keywords: string[]; entities: string; sentiment: number; classification: string[]; topic: string; language: string; n: bigint | null;
+      id: string;
+      key: string;
+      sub: string;
+      title: string;
+      body: string;
+      author: string;
+      lk: number | null;
+      ck: number | null;
+      ms: number;
+      upvotes: number;
+      url: string;
+      cc: number | null;
+      derived: string[];
+      summary: string;
+      kt: string[];
+      ms2: string;
+      keywords: string[];
+      entities: string;
+      sentiment: number;
+      classification: string[];
+      topic: string;
+      language: string;
+      n: bigint | null;
     };
     const rows = await this.db.all<Row>(`
       WITH n AS (SELECT thread_key, count(*) AS n FROM forum_comments GROUP BY 1)
@@ -298,7 +424,7 @@ export class ForumStore {
       const shown = commentsOf.get(r.key) ?? [];
       const derived = new Set(r.derived);
       const known = !NO_KARMA_AUTHORS.includes(r.author);
-      const k = known ? karmaOf.get(r.author) ?? { link: 0, comment: 0 } : { link: 0, comment: 0 };
+      const k = known ? (karmaOf.get(r.author) ?? { link: 0, comment: 0 }) : { link: 0, comment: 0 };
       if (r.lk === null) derived.add('author_link_karma');
       if (r.ck === null) derived.add('author_comment_karma');
       if (r.cc === null) derived.add('comments_count');
@@ -364,8 +490,17 @@ export class ForumStore {
   private async writeVectors(vs: [string, Float32Array][], model: string): Promise<void> {
     if (!vs.length) return;
     await this.db.withConnection(async (conn) => {
-      const stg = await stage(conn, 'forum_embeddings', [['thread_id', 'varchar'], ['model', 'varchar'], ['dim', 'int'], ['vec', 'blob']],
-        vs.map(([id, v]) => [id, model, v.length, new Uint8Array(v.buffer, v.byteOffset, v.byteLength)]));
+      const stg = await stage(
+        conn,
+        'forum_embeddings',
+        [
+          ['thread_id', 'varchar'],
+          ['model', 'varchar'],
+          ['dim', 'int'],
+          ['vec', 'blob'],
+        ],
+        vs.map(([id, v]) => [id, model, v.length, new Uint8Array(v.buffer, v.byteOffset, v.byteLength)]),
+      );
       await conn.run(`MERGE INTO forum_embeddings t USING ${stg} s ON t.thread_id = s.thread_id::UUID
         WHEN MATCHED THEN UPDATE SET model = s.model, dim = s.dim, vec = s.vec
         WHEN NOT MATCHED THEN INSERT (thread_id, model, dim, vec) VALUES (s.thread_id::UUID, s.model, s.dim, s.vec)`);
@@ -378,10 +513,13 @@ export class ForumStore {
   async search(p: ForumSearchParams, opts: { now?: number } = {}): Promise<RedditThread[]> {
     const now = opts.now ?? this.clock();
     const span = TIME_FILTER_MS[p.time_filter] ?? null;
-    const accept = span === null ? undefined : (d: number) => {
-      const t = this.views[d]!.date;
-      return t >= now - span && t <= now;
-    };
+    const accept =
+      span === null
+        ? undefined
+        : (d: number) => {
+            const t = this.views[d]!.date;
+            return t >= now - span && t <= now;
+          };
     const text = p.keywords.join(' ');
     let hits: { docs: ArrayLike<number>; scores: ArrayLike<number> };
     if (p.method === 'nl' && this.embedder && this.vectors) {
@@ -398,11 +536,16 @@ export class ForumStore {
     const key = (d: number): number => {
       const v = this.views[d]!;
       switch (sort) {
-        case 'hot': return hotRank(v.upvotes, v.date);
-        case 'top': return v.upvotes;
-        case 'new': return v.date;
-        case 'comments': return v.commentsCount;
-        default: return 0;
+        case 'hot':
+          return hotRank(v.upvotes, v.date);
+        case 'top':
+          return v.upvotes;
+        case 'new':
+          return v.date;
+        case 'comments':
+          return v.commentsCount;
+        default:
+          return 0;
       }
     };
     const items = Array.from({ length: hits.docs.length }, (_, i) => ({ d: hits.docs[i]!, s: hits.scores[i]!, k: key(hits.docs[i]!) }));

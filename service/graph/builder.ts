@@ -52,7 +52,13 @@ export interface BuiltGraph {
 
 export const CO_OCCURS = 'co-occurs';
 const NER_TYPE: Record<GraphType, string> = {
-  Person: 'PER', Organization: 'ORG', Location: 'LOC', Event: 'EVENT', Law: 'LAW', Arms: 'MISC', Politics: 'MISC',
+  Person: 'PER',
+  Organization: 'ORG',
+  Location: 'LOC',
+  Event: 'EVENT',
+  Law: 'LAW',
+  Arms: 'MISC',
+  Politics: 'MISC',
 };
 const MAX_SENTENCES = 40;
 const MAX_LABEL_WORDS = 4;
@@ -114,7 +120,29 @@ interface Term {
 const LEXICON = (nlp.model() as { one: { lexicon: Record<string, string | string[]> } }).one.lexicon;
 const VERB_TAGS = new Set(['Verb', 'PresentTense', 'PastTense', 'Infinitive', 'Gerund', 'Participle', 'PerfectTense', 'Imperative', 'PhrasalVerb']);
 const NOT_VERB_TAGS = new Set(['Copula', 'Auxiliary', 'Modal', 'Preposition', 'Conjunction', 'Determiner', 'Pronoun']);
-const BEFORE_VERB = new Set(['to', 'will', 'would', 'could', 'can', 'may', 'might', 'must', 'should', 'shall', 'did', 'does', 'do', 'not', "won't", "can't", 'also', 'now', 'then', 'again', 'reportedly']);
+const BEFORE_VERB = new Set([
+  'to',
+  'will',
+  'would',
+  'could',
+  'can',
+  'may',
+  'might',
+  'must',
+  'should',
+  'shall',
+  'did',
+  'does',
+  'do',
+  'not',
+  "won't",
+  "can't",
+  'also',
+  'now',
+  'then',
+  'again',
+  'reportedly',
+]);
 
 function isVerb(word: string, prev: string | undefined, index: number): boolean {
   const raw = LEXICON[word];
@@ -145,7 +173,8 @@ function labelBetween(terms: Term[], a: Hit, b: Hit, hits: Hit[], sentence: stri
   const middle = hits.filter((h) => h.start >= a.end && h.end <= b.start);
   for (const m of middle) {
     const rest = sentence.slice(m.end, b.start);
-    if (!/^(?:[’']s)?\s*(?:,|and)?\s*$/i.test(rest) && !middle.some((x) => x.start >= m.end && /^\s*(?:[’']s)?\s*$/.test(sentence.slice(m.end, x.start)))) return null;
+    if (!/^(?:[’']s)?\s*(?:,|and)?\s*$/i.test(rest) && !middle.some((x) => x.start >= m.end && /^\s*(?:[’']s)?\s*$/.test(sentence.slice(m.end, x.start))))
+      return null;
   }
   const overlaps = (t: Term) => hits.some((h) => t.start < h.end && t.end > h.start);
   const inside = terms.filter((t) => t.start >= a.end && t.end <= b.start + 2);
@@ -174,8 +203,16 @@ export function buildGraph(sources: GraphSource[], opts: BuildOptions): BuiltGra
     const type = r.typeOf.get(id)!;
     let n = nodes.get(id);
     if (!n) {
-      const place = type === 'Location' ? r.placeOf.get(id) ?? gazetteer().lookup(id) : undefined;
-      n = { id, type, detailed_type: place ? (place.kind === 'country' ? 'Country' : 'City') : type, ner_type: NER_TYPE[type], mentions: 0, sources: 0, aliases: [] };
+      const place = type === 'Location' ? (r.placeOf.get(id) ?? gazetteer().lookup(id)) : undefined;
+      n = {
+        id,
+        type,
+        detailed_type: place ? (place.kind === 'country' ? 'Country' : 'City') : type,
+        ner_type: NER_TYPE[type],
+        mentions: 0,
+        sources: 0,
+        aliases: [],
+      };
       if (opts.geo && place) Object.assign(n, { latitude: place.lat, longitude: place.lon, country: place.country });
       nodes.set(id, n);
       nodeSources.set(id, new Set());

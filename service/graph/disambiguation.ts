@@ -49,7 +49,11 @@ const round = (x: number) => Math.round(x * 1000) / 1000;
 const words = (s: string) => s.split(/\s+/).filter(Boolean);
 const SKIP_INITIAL = new Set(['of', 'the', 'and', 'for', 'on', 'in', 'de', 'du', 'la', '&']);
 /** "North Atlantic Treaty Organization" -> "NATO" */
-export const initials = (s: string) => words(s).filter((w) => !SKIP_INITIAL.has(w.toLowerCase())).map((w) => w[0]!.toUpperCase()).join('');
+export const initials = (s: string) =>
+  words(s)
+    .filter((w) => !SKIP_INITIAL.has(w.toLowerCase()))
+    .map((w) => w[0]!.toUpperCase())
+    .join('');
 const isAcronym = (s: string) => /^[A-Z][A-Z.&]{1,7}$/.test(s) && s.replace(/[.&]/g, '').length >= 2;
 
 class UnionFind {
@@ -89,7 +93,12 @@ export function resolve(forms: Map<string, Form>, opts: { minClusterProbability:
   for (const f of all) {
     if (f.spellings.size < 2) continue;
     disambiguations.push({
-      canonical: f.display, type: f.type, aliases: [...f.spellings.keys()].filter((s) => s !== f.display), method: 'spelling', probability: 1, applied: true,
+      canonical: f.display,
+      type: f.type,
+      aliases: [...f.spellings.keys()].filter((s) => s !== f.display),
+      method: 'spelling',
+      probability: 1,
+      applied: true,
       evidence: { spellings: Object.fromEntries(f.spellings), sources: f.sources.size },
     });
   }
@@ -115,9 +124,18 @@ export function resolve(forms: Map<string, Form>, opts: { minClusterProbability:
     for (const f of group) {
       if (f === named || formKey(f.display) === formKey(p.name)) continue;
       proposals.push({
-        alias: f, target: named ?? null, name: p.name,
-        d: { canonical: p.name, type: 'Location', aliases: [f.display], method: 'gazetteer', probability: 0.99, applied: false,
-          evidence: { gazetteer: { name: p.name, kind: p.kind, country: p.country }, sources: f.sources.size } },
+        alias: f,
+        target: named ?? null,
+        name: p.name,
+        d: {
+          canonical: p.name,
+          type: 'Location',
+          aliases: [f.display],
+          method: 'gazetteer',
+          probability: 0.99,
+          applied: false,
+          evidence: { gazetteer: { name: p.name, kind: p.kind, country: p.country }, sources: f.sources.size },
+        },
       });
     }
   }
@@ -137,9 +155,24 @@ export function resolve(forms: Map<string, Form>, opts: { minClusterProbability:
     const both = co(a, best);
     const p = prob(best.sources.size / total, best.sources.size + both.length);
     proposals.push({
-      alias: a, target: best, name: best.display,
-      d: { canonical: best.display, type: 'Person', aliases: [a.display], method: 'alias', probability: p, applied: false,
-        evidence: { rule: 'last words of the full name', full_name_sources: best.sources.size, alias_sources: a.sources.size, both_in: both.slice(0, 10), candidates: cands.map((c) => ({ name: c.display, sources: c.sources.size })) } },
+      alias: a,
+      target: best,
+      name: best.display,
+      d: {
+        canonical: best.display,
+        type: 'Person',
+        aliases: [a.display],
+        method: 'alias',
+        probability: p,
+        applied: false,
+        evidence: {
+          rule: 'last words of the full name',
+          full_name_sources: best.sources.size,
+          alias_sources: a.sources.size,
+          both_in: both.slice(0, 10),
+          candidates: cands.map((c) => ({ name: c.display, sources: c.sources.size })),
+        },
+      },
     });
   }
 
@@ -155,9 +188,24 @@ export function resolve(forms: Map<string, Form>, opts: { minClusterProbability:
     const total = cands.reduce((n, c) => n + c.sources.size, 0);
     const both = co(a, best);
     proposals.push({
-      alias: a, target: best, name: best.display,
-      d: { canonical: best.display, type: 'Organization', aliases: [a.display], method: 'acronym', probability: prob(best.sources.size / total, best.sources.size + both.length), applied: false,
-        evidence: { rule: 'initials of the full name', initials: acr, full_name_sources: best.sources.size, alias_sources: a.sources.size, both_in: both.slice(0, 10) } },
+      alias: a,
+      target: best,
+      name: best.display,
+      d: {
+        canonical: best.display,
+        type: 'Organization',
+        aliases: [a.display],
+        method: 'acronym',
+        probability: prob(best.sources.size / total, best.sources.size + both.length),
+        applied: false,
+        evidence: {
+          rule: 'initials of the full name',
+          initials: acr,
+          full_name_sources: best.sources.size,
+          alias_sources: a.sources.size,
+          both_in: both.slice(0, 10),
+        },
+      },
     });
   }
 
@@ -191,7 +239,12 @@ export function resolve(forms: Map<string, Form>, opts: { minClusterProbability:
     names.set(root, canonical);
     for (const f of members) uf.union(root, uf.find(f.fid));
     disambiguations.push({
-      canonical, type: nodeType, aliases: members.map((f) => f.display).filter((d) => d !== canonical), method: 'constrained', probability: 1, applied: true,
+      canonical,
+      type: nodeType,
+      aliases: members.map((f) => f.display).filter((d) => d !== canonical),
+      method: 'constrained',
+      probability: 1,
+      applied: true,
       evidence: { constraint: c, found: members.map((f) => f.display), not_found: c.entities.filter((e) => !members.some((f) => f.key === keyOf(e))) },
     });
     // the root now stands for the caller's node: its merges keep its name

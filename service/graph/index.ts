@@ -33,10 +33,16 @@ export interface GraphBuild {
  * search parameter, validated by the search schema: a bad one is a 422 under `filter_params`),
  * the body's `query` unless filter_params names one.
  */
-export function graphSearchParams(filterParams: Record<string, unknown> | null | undefined, query: string, hasEmbedder: boolean): { p: SearchParamsParsed; given: Set<string> } {
+export function graphSearchParams(
+  filterParams: Record<string, unknown> | null | undefined,
+  query: string,
+  hasEmbedder: boolean,
+): { p: SearchParamsParsed; given: Set<string> } {
   const fp = Object.fromEntries(Object.entries(filterParams ?? {}).filter(([, v]) => v !== null && v !== undefined));
   const input = {
-    method: hasEmbedder ? 'both' : 'kw', historical: true, n_articles: GRAPH_LIMITS.defaultArticles,
+    method: hasEmbedder ? 'both' : 'kw',
+    historical: true,
+    n_articles: GRAPH_LIMITS.defaultArticles,
     ...fp,
     query: typeof fp.query === 'string' && fp.query.trim() ? fp.query : query,
     return_type: 'dicts',
@@ -59,9 +65,18 @@ export class GraphService {
     const { p, given } = graphSearchParams(o.rawFilterParams ?? null, body.query, this.news.embedder !== null);
     const onlyDomains = o.principal?.org?.publisher ? o.principal.org.domains : null;
     const found = await this.news.index.search(p, { now: this.news.clock(), given, onlyDomains });
-    const withText = new Map((await this.news.store.byIds(found.docs.map((d) => d.articleId), true)).map((a) => [a.articleId, a.fullText]));
+    const withText = new Map(
+      (
+        await this.news.store.byIds(
+          found.docs.map((d) => d.articleId),
+          true,
+        )
+      ).map((a) => [a.articleId, a.fullText]),
+    );
     const sources: GraphSource[] = found.docs.map((a) => ({
-      id: a.articleId, kind: 'article', title: a.title,
+      id: a.articleId,
+      kind: 'article',
+      title: a.title,
       text: [a.summary, ...a.keyPoints, (withText.get(a.articleId) ?? '').slice(0, FULL_TEXT_CHARS)].filter(Boolean).join('\n'),
       entities: a.entities,
     }));
@@ -72,11 +87,16 @@ export class GraphService {
       return { id, title: d.title ?? null, url: d.url ?? null, entity_types: entities as Record<string, string[]> };
     });
     const built = buildGraph(sources, {
-      minClusterProbability: body.min_cluster_probability, geo: body.geo_disambiguation, constraints: body.constrained_disambiguations ?? [],
+      minClusterProbability: body.min_cluster_probability,
+      geo: body.geo_disambiguation,
+      constraints: body.constrained_disambiguations ?? [],
     });
     const stored = await this.store.save(built.graph, { query: p.query, keyId: o.principal?.keyId ?? null });
     return {
-      built, articles: found.docs, params: p, stored,
+      built,
+      articles: found.docs,
+      params: p,
+      stored,
       docs: docs.map((d) => ({ ...d, entities: built.entitiesOf.get(d.id) ?? [] })),
     };
   }

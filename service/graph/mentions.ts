@@ -37,28 +37,117 @@ export interface Form {
 
 /** Words headline NER keeps in front of a name: prepositions, titles. */
 const LEADING = new Set([
-  'with', 'against', 'by', 'from', 'to', 'for', 'of', 'and', 'as', 'at', 'on', 'in', 'after', 'before', 'over', 'under', 'says', 'said',
-  'president', 'presidents', 'prime', 'minister', 'pm', 'vice', 'admiral', 'general', 'gen', 'mr', 'mrs', 'ms', 'dr', 'sir', 'chancellor',
-  'king', 'queen', 'prince', 'princess', 'pope', 'senator', 'sen', 'rep', 'secretary', 'governor', 'gov', 'leader', 'premier', 'foreign',
-  'defence', 'defense', 'spokesman', 'spokeswoman', 'envoy', 'ambassador', 'former', 'ex', 'top', 'russian', 'ukrainian', 'us', 'u.s.',
+  'with',
+  'against',
+  'by',
+  'from',
+  'to',
+  'for',
+  'of',
+  'and',
+  'as',
+  'at',
+  'on',
+  'in',
+  'after',
+  'before',
+  'over',
+  'under',
+  'says',
+  'said',
+  'president',
+  'presidents',
+  'prime',
+  'minister',
+  'pm',
+  'vice',
+  'admiral',
+  'general',
+  'gen',
+  'mr',
+  'mrs',
+  'ms',
+  'dr',
+  'sir',
+  'chancellor',
+  'king',
+  'queen',
+  'prince',
+  'princess',
+  'pope',
+  'senator',
+  'sen',
+  'rep',
+  'secretary',
+  'governor',
+  'gov',
+  'leader',
+  'premier',
+  'foreign',
+  'defence',
+  'defense',
+  'spokesman',
+  'spokeswoman',
+  'envoy',
+  'ambassador',
+  'former',
+  'ex',
+  'top',
+  'russian',
+  'ukrainian',
+  'us',
+  'u.s.',
 ]);
 const DASHES = /\s*[—–]\s*|\s+-\s*|(?<=[a-z])-(?=[A-Z])|\s*,\s*|\s+(?:&|and)\s+/;
 
 /** Lower case, no diacritics, no dots, single spaces: two spellings with one key are one form. */
 export function formKey(s: string): string {
-  return s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[.’']/g, '').replace(/\s+/g, ' ').trim();
+  return s
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[.’']/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** A mention as NER gave it -> the names it stands for (none when it is noise). */
 const NOT_NAMES = new Set([
-  'january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december',
-  'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday', 'today', 'breaking', 'update', 'live', 'watch', 'video', 'opinion',
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+  'monday',
+  'tuesday',
+  'wednesday',
+  'thursday',
+  'friday',
+  'saturday',
+  'sunday',
+  'today',
+  'breaking',
+  'update',
+  'live',
+  'watch',
+  'video',
+  'opinion',
 ]);
 
 export function cleanMention(raw: string, type: GraphType): string[] {
   // "January: Ukraine", "Breaking: Putin": the name is after the colon
   let s = raw.includes(':') ? raw.slice(raw.lastIndexOf(':') + 1) : raw;
-  s = s.replace(/[’']s$/i, '').replace(/^[\s"'“‘(|]+|[\s"'”’).,:;!?|–—-]+$/g, '').trim();
+  s = s
+    .replace(/[’']s$/i, '')
+    .replace(/^[\s"'“‘(|]+|[\s"'”’).,:;!?|–—-]+$/g, '')
+    .trim();
   if (type === 'Person') {
     const words = s.split(/\s+/);
     while (words.length > 1 && LEADING.has(words[0]!.toLowerCase())) words.shift();
@@ -66,7 +155,10 @@ export function cleanMention(raw: string, type: GraphType): string[] {
   }
   if (type === 'Location' || type === 'Organization') {
     // "Ukraine-Russia", "Ukraine—Moscow", "Russia, Belarus", "Georgia & Moldova": several places when every part is one
-    const parts = s.split(DASHES).map((p) => p.trim()).filter(Boolean);
+    const parts = s
+      .split(DASHES)
+      .map((p) => p.trim())
+      .filter(Boolean);
     if (parts.length > 1 && parts.every((p) => gazetteer().lookup(p))) return parts;
   }
   if (NOT_NAMES.has(s.toLowerCase())) return [];

@@ -32,7 +32,11 @@ export const CAPABILITY_HEADERS = {
 
 const escHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 /** JSON safe inside a <script> element: no `<`, no line separators that end a JS string. */
-const scriptJson = (v: unknown) => JSON.stringify(v).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+const scriptJson = (v: unknown) =>
+  JSON.stringify(v)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 
 /**
  * One drawn edge per pair of nodes (parallel edges drew as loops around the busiest pairs): its
@@ -127,7 +131,11 @@ export function triplesCsv(g: StoredGraph): string {
   const types = new Map(g.graph.nodes.map((n) => [n.id, n.type]));
   const rows = [['from', 'label', 'to', 'weight', 'from_type', 'to_type', 'sources'].join(',')];
   for (const e of g.graph.edges) {
-    rows.push([cell(e.from), cell(e.label), cell(e.to), cell(e.weight), cell(types.get(e.from) ?? ''), cell(types.get(e.to) ?? ''), cell(e.sources.join(' '))].join(','));
+    rows.push(
+      [cell(e.from), cell(e.label), cell(e.to), cell(e.weight), cell(types.get(e.from) ?? ''), cell(types.get(e.to) ?? ''), cell(e.sources.join(' '))].join(
+        ',',
+      ),
+    );
   }
   return `${rows.join('\r\n')}\r\n`;
 }

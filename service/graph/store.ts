@@ -19,7 +19,10 @@ export interface StoredGraph {
 }
 
 export class GraphStore {
-  constructor(private readonly db: Db, private readonly clock: () => number = Date.now) {}
+  constructor(
+    private readonly db: Db,
+    private readonly clock: () => number = Date.now,
+  ) {}
 
   async save(graph: Graph, o: { query: string; keyId: string | null; ttlMs?: number }): Promise<StoredGraph> {
     const now = this.clock();
@@ -28,7 +31,12 @@ export class GraphStore {
     const expiresAt = new Date(now + (o.ttlMs ?? GRAPH_LIMITS.ttlHours * 3_600_000));
     await this.db.run('DELETE FROM graphs WHERE expires_at <= make_timestamp($1::BIGINT)', [now * 1000]);
     await this.db.run('INSERT INTO graphs VALUES ($1::UUID, $2, $3, $4::JSON, make_timestamp($5::BIGINT), make_timestamp($6::BIGINT))', [
-      graphId, o.keyId, o.query, JSON.stringify(graph), createdAt.getTime() * 1000, expiresAt.getTime() * 1000,
+      graphId,
+      o.keyId,
+      o.query,
+      JSON.stringify(graph),
+      createdAt.getTime() * 1000,
+      expiresAt.getTime() * 1000,
     ]);
     return { graphId, query: o.query, graph, createdAt, expiresAt };
   }

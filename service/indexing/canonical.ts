@@ -35,7 +35,10 @@ const SECOND_LEVEL = new Set(['co', 'com', 'org', 'net', 'gov', 'ac', 'edu', 'go
 
 /** The site of a host: its registrable domain, approximated (IP literals are their own site). */
 export function siteOf(host: string): string {
-  const h = host.toLowerCase().replace(/\.$/, '').replace(/^\[|\]$/g, '');
+  const h = host
+    .toLowerCase()
+    .replace(/\.$/, '')
+    .replace(/^\[|\]$/g, '');
   if (/^[\d.]+$/.test(h) || h.includes(':')) return h;
   const labels = h.split('.');
   if (labels.length <= 2) return h;
@@ -59,4 +62,8 @@ export function canonicalUrl(finalUrl: string, declared: string | null | undefin
 }
 
 /** The domain an article is filed under: the host without `www.`. */
-export const domainOf = (url: string): string => new URL(url).hostname.toLowerCase().replace(/^www\./, '').replace(/^\[|\]$/g, '');
+export const domainOf = (url: string): string =>
+  new URL(url).hostname
+    .toLowerCase()
+    .replace(/^www\./, '')
+    .replace(/^\[|\]$/g, '');

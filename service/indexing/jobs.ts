@@ -46,8 +46,14 @@ const parse = (v: unknown) => (v == null ? null : (JSON.parse(String(v)) as Reco
 const JOB_COLS = `job_id::VARCHAR AS job_id, owner, key_id, status, epoch_ms(start_time) AS start_ms, epoch_ms(end_time) AS end_ms,
   epoch_ms(created_at) AS created_ms, epoch_ms(updated_at) AS updated_ms, epoch_ms(finished_at) AS finished_ms`;
 const jobFrom = (r: Row): Job => ({
-  jobId: String(r.job_id), owner: String(r.owner), keyId: (r.key_id as string | null) ?? null, status: r.status as JobStatus,
-  startTime: ms(r.start_ms), endTime: ms(r.end_ms), createdAt: ms(r.created_ms), updatedAt: ms(r.updated_ms),
+  jobId: String(r.job_id),
+  owner: String(r.owner),
+  keyId: (r.key_id as string | null) ?? null,
+  status: r.status as JobStatus,
+  startTime: ms(r.start_ms),
+  endTime: ms(r.end_ms),
+  createdAt: ms(r.created_ms),
+  updatedAt: ms(r.updated_ms),
   finishedAt: r.finished_ms == null ? null : ms(r.finished_ms),
 });
 
@@ -55,11 +61,22 @@ const ITEM_COLS = `job_id::VARCHAR AS job_id, seq, url, skip_dedupe, data::VARCH
   enrichments::VARCHAR AS enrichments, status, reason, detail, final_url, canonical_url, http_status, title,
   article_id::VARCHAR AS article_id, epoch_ms(updated_at) AS updated_ms`;
 const itemFrom = (r: Row): JobItem => ({
-  jobId: String(r.job_id), seq: Number(r.seq), url: String(r.url), skipDedupe: !!r.skip_dedupe, data: parse(r.data),
-  metadata: parse(r.metadata), enrichments: parse(r.enrichments), status: r.status as ItemStatus,
-  reason: (r.reason as string | null) ?? null, detail: (r.detail as string | null) ?? null, finalUrl: (r.final_url as string | null) ?? null,
-  canonicalUrl: (r.canonical_url as string | null) ?? null, httpStatus: r.http_status == null ? null : Number(r.http_status),
-  title: (r.title as string | null) ?? null, articleId: (r.article_id as string | null) ?? null, updatedAt: ms(r.updated_ms),
+  jobId: String(r.job_id),
+  seq: Number(r.seq),
+  url: String(r.url),
+  skipDedupe: !!r.skip_dedupe,
+  data: parse(r.data),
+  metadata: parse(r.metadata),
+  enrichments: parse(r.enrichments),
+  status: r.status as ItemStatus,
+  reason: (r.reason as string | null) ?? null,
+  detail: (r.detail as string | null) ?? null,
+  finalUrl: (r.final_url as string | null) ?? null,
+  canonicalUrl: (r.canonical_url as string | null) ?? null,
+  httpStatus: r.http_status == null ? null : Number(r.http_status),
+  title: (r.title as string | null) ?? null,
+  articleId: (r.article_id as string | null) ?? null,
+  updatedAt: ms(r.updated_ms),
 });
 
 const micros = (d: Date) => d.getTime() * 1000;
@@ -69,7 +86,11 @@ export class JobStore {
   constructor(readonly db: Db) {}
 
   /** A new job and its URLs (status queued), in one transaction. */
-  async create(job: Pick<Job, 'jobId' | 'owner' | 'keyId' | 'startTime' | 'endTime'>, urls: Pick<JobItem, 'url' | 'skipDedupe' | 'data' | 'metadata' | 'enrichments'>[], now: Date): Promise<void> {
+  async create(
+    job: Pick<Job, 'jobId' | 'owner' | 'keyId' | 'startTime' | 'endTime'>,
+    urls: Pick<JobItem, 'url' | 'skipDedupe' | 'data' | 'metadata' | 'enrichments'>[],
+    now: Date,
+  ): Promise<void> {
     await this.db.tx(async (q) => {
       await q.run(
         `INSERT INTO url_jobs VALUES ($1::UUID, $2, $3, 'queued', make_timestamp($4::BIGINT), make_timestamp($5::BIGINT), make_timestamp($6::BIGINT), make_timestamp($6::BIGINT), NULL)`,
@@ -107,7 +128,11 @@ export class JobStore {
   }
 
   async setRunning(jobId: string, seq: number, now: Date): Promise<void> {
-    await this.db.run(`UPDATE url_job_items SET status = 'running', updated_at = make_timestamp($3::BIGINT) WHERE job_id = $1::UUID AND seq = $2`, [jobId, seq, micros(now)] as never);
+    await this.db.run(`UPDATE url_job_items SET status = 'running', updated_at = make_timestamp($3::BIGINT) WHERE job_id = $1::UUID AND seq = $2`, [
+      jobId,
+      seq,
+      micros(now),
+    ] as never);
   }
 
   async finishItem(jobId: string, seq: number, o: ItemOutcome, now: Date): Promise<void> {

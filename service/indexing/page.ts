@@ -37,7 +37,9 @@ const tidy = (text: string): string =>
 export function outline(html: string, url: string): Omit<ReadPage, 'article' | 'skipped'> {
   const { document } = parseHTML(html);
   const meta = (k: string) => document.querySelector(`meta[property="${k}"], meta[name="${k}"]`)?.getAttribute('content')?.trim() || null;
-  const title = (meta('og:title') ?? document.querySelector('title')?.textContent ?? document.querySelector('h1')?.textContent ?? '').replace(/\s+/g, ' ').trim();
+  const title = (meta('og:title') ?? document.querySelector('title')?.textContent ?? document.querySelector('h1')?.textContent ?? '')
+    .replace(/\s+/g, ' ')
+    .trim();
   const canonicalHref = document.querySelector('link[rel="canonical"]')?.getAttribute('href')?.trim() || meta('og:url');
   let canonical: string | null = null;
   try {

@@ -10,8 +10,19 @@ import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { readPage, type ReadPage } from './page.js';
 
-interface Job { id: number; html: string; url: string; resolve: (p: ReadPage) => void; reject: (e: Error) => void }
-interface Slot { worker: Worker; ready: boolean; dead: boolean; job: Job | null }
+interface Job {
+  id: number;
+  html: string;
+  url: string;
+  resolve: (p: ReadPage) => void;
+  reject: (e: Error) => void;
+}
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  dead: boolean;
+  job: Job | null;
+}
 
 const WORKER_FILE = new URL('./reader-worker.mjs', import.meta.url);
 

@@ -105,16 +105,37 @@ export class UrlIndexer {
   async submit(owner: string, keyId: string | null, req: IndexUrlsRequestParsed): Promise<Job> {
     const now = this.now();
     const job: Job = {
-      jobId: crypto.randomUUID(), owner, keyId, status: 'queued', startTime: new Date(req.start_time), endTime: new Date(req.end_time),
-      createdAt: now, updatedAt: now, finishedAt: null,
+      jobId: crypto.randomUUID(),
+      owner,
+      keyId,
+      status: 'queued',
+      startTime: new Date(req.start_time),
+      endTime: new Date(req.end_time),
+      createdAt: now,
+      updatedAt: now,
+      finishedAt: null,
     };
     const urls = req.urls.map((u) => ({
-      url: u.url.trim(), skipDedupe: !!u.skip_dedupe, data: u.data ?? null, metadata: u.metadata ?? null, enrichments: u.enrichments ?? null,
+      url: u.url.trim(),
+      skipDedupe: !!u.skip_dedupe,
+      data: u.data ?? null,
+      metadata: u.metadata ?? null,
+      enrichments: u.enrichments ?? null,
     }));
     await this.jobs.create(job, urls, now);
     const items: JobItem[] = urls.map((u, seq) => ({
-      ...u, jobId: job.jobId, seq, status: 'queued', reason: null, detail: null, finalUrl: null, canonicalUrl: null, httpStatus: null,
-      title: null, articleId: null, updatedAt: now,
+      ...u,
+      jobId: job.jobId,
+      seq,
+      status: 'queued',
+      reason: null,
+      detail: null,
+      finalUrl: null,
+      canonicalUrl: null,
+      httpStatus: null,
+      title: null,
+      articleId: null,
+      updatedAt: now,
     }));
     this.track(job.jobId, items);
     const submitted = { ...job };
@@ -133,7 +154,10 @@ export class UrlIndexer {
   }
 
   private enqueue(job: Job, items: JobItem[]): void {
-    for (const item of items) void this.queue.add(() => this.run(job, item)).catch((e: unknown) => this.opts.log?.error({ err: e, jobId: job.jobId, seq: item.seq }, 'index_urls item failed'));
+    for (const item of items)
+      void this.queue
+        .add(() => this.run(job, item))
+        .catch((e: unknown) => this.opts.log?.error({ err: e, jobId: job.jobId, seq: item.seq }, 'index_urls item failed'));
   }
 
   private async run(job: Job, item: JobItem): Promise<void> {
@@ -177,9 +201,11 @@ export class UrlIndexer {
     if (!requested) return { ...EMPTY, status: 'refused', reason: 'invalid_url', detail: `not an http(s) URL: ${item.url.slice(0, 200)}` };
     if (!item.skipDedupe) {
       const first = this.firstOf.get(job.jobId)?.get(requested);
-      if (first !== undefined && first !== item.seq) return { ...EMPTY, status: 'skipped', reason: 'duplicate', detail: `the same URL as urls[${first}] of this job`, canonicalUrl: requested };
+      if (first !== undefined && first !== item.seq)
+        return { ...EMPTY, status: 'skipped', reason: 'duplicate', detail: `the same URL as urls[${first}] of this job`, canonicalUrl: requested };
       const dup = await this.duplicate(requested, job.jobId);
-      if (dup) return { ...EMPTY, status: 'skipped', reason: 'duplicate', detail: `already indexed as article ${dup}`, canonicalUrl: requested, articleId: dup };
+      if (dup)
+        return { ...EMPTY, status: 'skipped', reason: 'duplicate', detail: `already indexed as article ${dup}`, canonicalUrl: requested, articleId: dup };
     }
     let page: FetchedPage;
     try {
@@ -187,8 +213,12 @@ export class UrlIndexer {
     } catch (e) {
       if (!(e instanceof FetchRefused)) throw e;
       return {
-        ...EMPTY, status: REFUSED.has(e.reason) ? 'refused' : 'failed', reason: e.reason, detail: e.message,
-        finalUrl: e.url !== item.url ? e.url : null, httpStatus: e.status ?? null,
+        ...EMPTY,
+        status: REFUSED.has(e.reason) ? 'refused' : 'failed',
+        reason: e.reason,
+        detail: e.message,
+        finalUrl: e.url !== item.url ? e.url : null,
+        httpStatus: e.status ?? null,
       };
     }
     const read = await readerPool().read(page.html, page.url);
@@ -196,8 +226,17 @@ export class UrlIndexer {
     const fetched = { ...EMPTY, finalUrl: page.url, canonicalUrl: canonical, httpStatus: page.status, title: read.title };
     const fetchedAt = this.now();
     const webPage: WebPage = {
-      url: canonical, finalUrl: page.url, domain: domainOf(canonical), title: read.title, text: read.text, siteName: read.siteName,
-      language: read.language, published: read.published ? new Date(read.published) : null, fetchedAt, isArticle: !!read.article, articleId: null,
+      url: canonical,
+      finalUrl: page.url,
+      domain: domainOf(canonical),
+      title: read.title,
+      text: read.text,
+      siteName: read.siteName,
+      language: read.language,
+      published: read.published ? new Date(read.published) : null,
+      fetchedAt,
+      isArticle: !!read.article,
+      articleId: null,
     };
     const extras = { jobId: job.jobId, metadata: item.metadata, enrichments: item.enrichments };
     if (!item.skipDedupe && canonical !== requested) {
@@ -211,9 +250,21 @@ export class UrlIndexer {
     const articleId = item.skipDedupe ? stableUuid(`web:${canonical}:${job.jobId}:${item.seq}`) : stableUuid(`web:${canonical}`);
     const { pubDate, dateDerived } = boundPubDate(read.published, fetchedAt, job.startTime, job.endTime);
     const raw: RawArticle = {
-      articleId, source: 'web', sourceKey: canonical, url: canonical, domain: webPage.domain, title: read.title, text: read.text,
-      pubDate, sourceCategories: [], sourceSentiment: null, urlDerived: false, dateDerived,
-      authors: read.article.authors, language: read.language, imageUrl: read.article.image_url,
+      articleId,
+      source: 'web',
+      sourceKey: canonical,
+      url: canonical,
+      domain: webPage.domain,
+      title: read.title,
+      text: read.text,
+      pubDate,
+      sourceCategories: [],
+      sourceSentiment: null,
+      urlDerived: false,
+      dateDerived,
+      authors: read.article.authors,
+      language: read.language,
+      imageUrl: read.article.image_url,
     };
     await this.news.addArticles([raw], fetchedAt);
     await this.web.put({ ...webPage, articleId }, extras);

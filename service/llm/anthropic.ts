@@ -39,7 +39,10 @@ export class AnthropicProvider implements LlmProvider {
 
   async *stream(req: LlmRequest): AsyncIterable<string> {
     const url = `${this.cfg.url.replace(/\/+$/, '')}/v1/messages`;
-    const system = req.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
+    const system = req.messages
+      .filter((m) => m.role === 'system')
+      .map((m) => m.content)
+      .join('\n\n');
     const body = {
       model: this.cfg.model,
       max_tokens: Math.min(req.max_tokens ?? MAX_OUTPUT, MAX_OUTPUT),
@@ -57,7 +60,10 @@ export class AnthropicProvider implements LlmProvider {
     if (!req.stream) {
       const b = await json<{ content?: { type: string; text?: string }[] }>(this.name, res, url, this.cfg.timeoutMs);
       if (!Array.isArray(b.content)) throw new ProviderError(this.name, 'bad JSON', `${url} answered without content`);
-      yield b.content.filter((c) => c.type === 'text').map((c) => c.text ?? '').join('');
+      yield b.content
+        .filter((c) => c.type === 'text')
+        .map((c) => c.text ?? '')
+        .join('');
       return;
     }
     for await (const data of guarded(this.name, url, this.cfg.timeoutMs, sseData(res.body!))) {
@@ -71,7 +77,10 @@ export class AnthropicProvider implements LlmProvider {
   /** One tool-use turn (`tools`); the answer's text blocks and its `tool_use` blocks. */
   async toolTurn(req: ToolTurnRequest): Promise<ToolTurn> {
     const url = `${this.cfg.url.replace(/\/+$/, '')}/v1/messages`;
-    const system = req.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
+    const system = req.messages
+      .filter((m) => m.role === 'system')
+      .map((m) => m.content)
+      .join('\n\n');
     const body = {
       model: this.cfg.model,
       max_tokens: Math.min(req.max_tokens ?? MAX_OUTPUT, MAX_OUTPUT),
@@ -87,10 +96,17 @@ export class AnthropicProvider implements LlmProvider {
     type Block = { type?: string; text?: string; id?: string; name?: string; input?: unknown };
     const b = await json<{ content?: Block[] }>(this.name, res, url, this.cfg.timeoutMs);
     if (!Array.isArray(b.content)) throw new ProviderError(this.name, 'bad JSON', `${url} answered without content`);
-    const text = b.content.filter((c) => c?.type === 'text').map((c) => c.text ?? '').join('');
+    const text = b.content
+      .filter((c) => c?.type === 'text')
+      .map((c) => c.text ?? '')
+      .join('');
     const toolCalls = b.content
       .filter((c) => c?.type === 'tool_use' && typeof c.name === 'string')
-      .map((c, i) => ({ id: typeof c.id === 'string' && c.id ? c.id : `toolu_${i}`, name: c.name!, input: c.input && typeof c.input === 'object' && !Array.isArray(c.input) ? (c.input as Record<string, unknown>) : {} }));
+      .map((c, i) => ({
+        id: typeof c.id === 'string' && c.id ? c.id : `toolu_${i}`,
+        name: c.name!,
+        input: c.input && typeof c.input === 'object' && !Array.isArray(c.input) ? (c.input as Record<string, unknown>) : {},
+      }));
     return { text, toolCalls };
   }
 }

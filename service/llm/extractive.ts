@@ -57,12 +57,32 @@ const unbalanced = (s: string) => (s.match(/"/g)?.length ?? 0) % 2 === 1 || (s.m
 export function publisherName(domain: string): string {
   const d = domain.replace(/^(www\d*|amp|edition|m|mobile)\./, '').toLowerCase();
   const known: Record<string, string> = {
-    'news.sky.com': 'Sky News', 'thedailybeast.com': 'The Daily Beast', 'nhk.or.jp': 'NHK', 'theverge.com': 'The Verge',
-    'thehill.com': 'The Hill', 'bloomberg.com': 'Bloomberg', 'axios.com': 'Axios', 'cnbc.com': 'CNBC', 'espn.com': 'ESPN',
-    'twitter.com': 'Twitter', 'reddit.com': 'a post on Reddit', 'youtube.com': 'a YouTube video',
-    'bbc.co.uk': 'BBC', 'bbc.com': 'BBC', 'cnn.com': 'CNN', 'nytimes.com': 'The New York Times', 'theguardian.com': 'The Guardian',
-    'reuters.com': 'Reuters', 'apnews.com': 'AP', 'washingtonpost.com': 'The Washington Post', 'aljazeera.com': 'Al Jazeera',
-    'npr.org': 'NPR', 'nbcnews.com': 'NBC News', 'cbsnews.com': 'CBS News', 'abcnews.go.com': 'ABC News', 'foxnews.com': 'Fox News',
+    'news.sky.com': 'Sky News',
+    'thedailybeast.com': 'The Daily Beast',
+    'nhk.or.jp': 'NHK',
+    'theverge.com': 'The Verge',
+    'thehill.com': 'The Hill',
+    'bloomberg.com': 'Bloomberg',
+    'axios.com': 'Axios',
+    'cnbc.com': 'CNBC',
+    'espn.com': 'ESPN',
+    'twitter.com': 'Twitter',
+    'reddit.com': 'a post on Reddit',
+    'youtube.com': 'a YouTube video',
+    'bbc.co.uk': 'BBC',
+    'bbc.com': 'BBC',
+    'cnn.com': 'CNN',
+    'nytimes.com': 'The New York Times',
+    'theguardian.com': 'The Guardian',
+    'reuters.com': 'Reuters',
+    'apnews.com': 'AP',
+    'washingtonpost.com': 'The Washington Post',
+    'aljazeera.com': 'Al Jazeera',
+    'npr.org': 'NPR',
+    'nbcnews.com': 'NBC News',
+    'cbsnews.com': 'CBS News',
+    'abcnews.go.com': 'ABC News',
+    'foxnews.com': 'Fox News',
   };
   if (known[d]) return known[d];
   const labels = d.split('.');

@@ -29,7 +29,10 @@ export class GeminiProvider implements LlmProvider {
   async *stream(req: LlmRequest): AsyncIterable<string> {
     const base = `${this.cfg.url.replace(/\/+$/, '')}/v1beta/models/${encodeURIComponent(this.cfg.model)}`;
     const url = req.stream ? `${base}:streamGenerateContent?alt=sse` : `${base}:generateContent`;
-    const system = req.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
+    const system = req.messages
+      .filter((m) => m.role === 'system')
+      .map((m) => m.content)
+      .join('\n\n');
     const body = {
       contents: req.messages.filter((m) => m.role !== 'system').map((m) => ({ role: m.role === 'assistant' ? 'model' : 'user', parts: [{ text: m.content }] })),
       ...(system ? { systemInstruction: { parts: [{ text: system }] } } : {}),
@@ -46,7 +49,8 @@ export class GeminiProvider implements LlmProvider {
     const res = await post(this.name, url, { 'x-goog-api-key': this.cfg.key }, body, this.cfg.timeoutMs, req.signal);
     if (!req.stream) {
       const b = await json<GenResponse>(this.name, res, url, this.cfg.timeoutMs);
-      if (!Array.isArray(b.candidates)) throw new ProviderError(this.name, 'bad JSON', `${url} answered without candidates${b.error?.message ? `: ${b.error.message}` : ''}`);
+      if (!Array.isArray(b.candidates))
+        throw new ProviderError(this.name, 'bad JSON', `${url} answered without candidates${b.error?.message ? `: ${b.error.message}` : ''}`);
       yield textOf(b);
       return;
     }

@@ -6,7 +6,14 @@ import { ProviderError } from './types.js';
  * `guarded()`'s idle timeout between chunks (a long answer that keeps coming is never cut), a
  * plain body by `json()`'s own timeout.
  */
-export async function post(provider: string, url: string, headers: Record<string, string>, body: unknown, timeoutMs: number, signal?: AbortSignal): Promise<Response> {
+export async function post(
+  provider: string,
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<Response> {
   const headersTimeout = new AbortController();
   const timer = setTimeout(() => headersTimeout.abort(new DOMException('timeout', 'TimeoutError')), timeoutMs);
   const timeout = headersTimeout.signal;
@@ -55,7 +62,9 @@ export async function json<T>(provider: string, res: Response, url: string, time
     text = await withTimeout(res.text(), timeoutMs);
   } catch (e) {
     const m = (e as Error).message;
-    throw m.startsWith('timeout') ? new ProviderError(provider, 'timeout', `${url} body not read within ${timeoutMs} ms`) : new ProviderError(provider, 'stream broke', `${url} body broke: ${m}`);
+    throw m.startsWith('timeout')
+      ? new ProviderError(provider, 'timeout', `${url} body not read within ${timeoutMs} ms`)
+      : new ProviderError(provider, 'stream broke', `${url} body broke: ${m}`);
   }
   try {
     return JSON.parse(text) as T;

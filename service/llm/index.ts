@@ -44,7 +44,12 @@ export class ModelLayer {
 
   /** The configured OpenAI-compatible models (NEWSFLOW_LLM_MODEL, comma-separated; the first is the default). */
   get openAiModels(): string[] {
-    return this.config.llm ? this.config.llm.model.split(',').map((m) => m.trim()).filter(Boolean) : [];
+    return this.config.llm
+      ? this.config.llm.model
+          .split(',')
+          .map((m) => m.trim())
+          .filter(Boolean)
+      : [];
   }
 
   /** The provider for a model and the caller's BYOK keys. */
@@ -65,7 +70,7 @@ export class ModelLayer {
     const llm = this.config.llm;
     if (!llm) return null;
     const models = this.openAiModels;
-    const use = model && models.includes(model) ? model : models[0] ?? model ?? 'gpt-4o-mini';
+    const use = model && models.includes(model) ? model : (models[0] ?? model ?? 'gpt-4o-mini');
     return new OpenAiProvider({ url: llm.url, model: use, key: llm.key, timeoutMs: this.config.llmTimeoutMs });
   }
 

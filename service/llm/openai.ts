@@ -44,7 +44,8 @@ export class OpenAiProvider implements LlmProvider {
     if (!req.stream) {
       const b = await json<{ choices?: Choice[]; error?: { message?: string } }>(this.name, res, url, this.cfg.timeoutMs);
       const text = b.choices?.[0]?.message?.content;
-      if (typeof text !== 'string') throw new ProviderError(this.name, 'bad JSON', `${url} answered without choices[0].message.content${b.error?.message ? `: ${b.error.message}` : ''}`);
+      if (typeof text !== 'string')
+        throw new ProviderError(this.name, 'bad JSON', `${url} answered without choices[0].message.content${b.error?.message ? `: ${b.error.message}` : ''}`);
       yield text;
       return;
     }

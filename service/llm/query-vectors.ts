@@ -28,7 +28,13 @@ export function rememberingQueries(inner: Embedder, size = queryCacheSize()): Re
   const last = new Map<string, Float32Array>();
   const pending = new Map<string, Promise<Float32Array>>();
   const key = (t: string) => (inner.queryKey ? inner.queryKey(t) : t);
-  const cache = { hits: 0, misses: 0, get size() { return last.size; } };
+  const cache = {
+    hits: 0,
+    misses: 0,
+    get size() {
+      return last.size;
+    },
+  };
   return {
     get model() {
       return inner.model;

@@ -130,7 +130,10 @@ export class NewsService {
     if (missing.length && this.embedder) {
       // embeddings of another model (or none): compute and store them now
       const vs = await this.embedAll(missing.map((a) => ({ article: { ...a, fullText: fullText.get(a.articleId) ?? null }, terms: [], embedding: null })));
-      await this.store.writeEmbeddings(missing.map((a, i) => [a.articleId, vs[i]!]), this.embedder.model);
+      await this.store.writeEmbeddings(
+        missing.map((a, i) => [a.articleId, vs[i]!]),
+        this.embedder.model,
+      );
       missing.forEach((a, i) => vectors.set(a.articleId, vs[i]!));
     }
     for (const a of all) {
@@ -168,7 +171,10 @@ export class NewsService {
     }
     const counts = new Map<string, number>();
     for (const r of raws) counts.set(r.domain, (counts.get(r.domain) ?? 0) + 1);
-    const stored = await this.db.all<{ d: string; n: bigint }>('SELECT domain_url AS d, count(*) AS n FROM articles WHERE article_id NOT IN (SELECT unnest(string_split($1, \',\'))::UUID) GROUP BY 1', [raws.map((r) => r.articleId).join(',')]);
+    const stored = await this.db.all<{ d: string; n: bigint }>(
+      "SELECT domain_url AS d, count(*) AS n FROM articles WHERE article_id NOT IN (SELECT unnest(string_split($1, ','))::UUID) GROUP BY 1",
+      [raws.map((r) => r.articleId).join(',')],
+    );
     for (const s of stored) counts.set(s.d, (counts.get(s.d) ?? 0) + Number(s.n));
     const ranks = pageRanks(counts);
     const rank = (d: string) => ranks.get(d) ?? ranks.size + 1;
@@ -223,7 +229,15 @@ export class NewsService {
     };
     const result = async (): Promise<SeedResult> => {
       const c = await this.store.count();
-      return { read: raws.length, enriched: todo.length, unchanged: raws.length - todo.length, redated: moved.length, ...totals, total: c.total, indexed: c.indexed };
+      return {
+        read: raws.length,
+        enriched: todo.length,
+        unchanged: raws.length - todo.length,
+        redated: moved.length,
+        ...totals,
+        total: c.total,
+        indexed: c.indexed,
+      };
     };
     if (!(opts.background && opts.replay)) {
       await run(todo, size, 0);
@@ -301,7 +315,8 @@ export class NewsService {
       for (const [t, n] of local.df) df.set(t, n + this.index.bm25.df(t));
       const freq = { df, n: this.index.size + raws.length };
       const counts = new Map<string, number>();
-      for (const r of await this.db.all<{ d: string; n: bigint }>('SELECT domain_url AS d, count(*) AS n FROM articles GROUP BY 1')) counts.set(r.d, Number(r.n));
+      for (const r of await this.db.all<{ d: string; n: bigint }>('SELECT domain_url AS d, count(*) AS n FROM articles GROUP BY 1'))
+        counts.set(r.d, Number(r.n));
       for (const r of raws) counts.set(r.domain, (counts.get(r.domain) ?? 0) + 1);
       let ranks = pageRanks(counts);
       const loaded = raws.map((r) => enrich(r, freq, { pageRank: (d) => ranks.get(d) ?? ranks.size + 1, crawlDate: at }));
@@ -309,7 +324,8 @@ export class NewsService {
       loaded.forEach((l, k) => (l.embedding = vecs[k] ?? null));
       await this.store.write(loaded, this.embedder?.model ?? null);
       counts.clear();
-      for (const r of await this.db.all<{ d: string; n: bigint }>('SELECT domain_url AS d, count(*) AS n FROM articles GROUP BY 1')) counts.set(r.d, Number(r.n));
+      for (const r of await this.db.all<{ d: string; n: bigint }>('SELECT domain_url AS d, count(*) AS n FROM articles GROUP BY 1'))
+        counts.set(r.d, Number(r.n));
       ranks = pageRanks(counts);
       await this.writePublishers(counts, ranks);
       for (const l of loaded) this.index.add(l.article, l.terms, l.embedding, l.article.fullText);
@@ -324,10 +340,21 @@ export class NewsService {
   private async writePublishers(counts: Map<string, number>, ranks: Map<string, number>): Promise<void> {
     const rows = [...counts.keys()].map((domain) => {
       const { country, source } = publisherCountry(domain);
-      return { domain, country, countrySource: source, continent: continentOf(country), pageRank: ranks.get(domain)!, articles: counts.get(domain)!, isPodcast: isPodcast(domain, '', ''), isPremium: isPremium(domain) };
+      return {
+        domain,
+        country,
+        countrySource: source,
+        continent: continentOf(country),
+        pageRank: ranks.get(domain)!,
+        articles: counts.get(domain)!,
+        isPodcast: isPodcast(domain, '', ''),
+        isPremium: isPremium(domain),
+      };
     });
     await this.store.writePublishers(rows);
-    await this.db.run('UPDATE articles SET page_rank = p.page_rank FROM publishers p WHERE p.domain = articles.domain_url AND articles.page_rank <> p.page_rank');
+    await this.db.run(
+      'UPDATE articles SET page_rank = p.page_rank FROM publishers p WHERE p.domain = articles.domain_url AND articles.page_rank <> p.page_rank',
+    );
   }
 
   /**
@@ -378,7 +405,8 @@ export class NewsService {
       this.store.byIds(ids, true),
     ]);
     const texts = new Map(full.map((a) => [a.articleId, a.fullText]));
-    for (const a of articles) this.index.add({ ...a, crawlDate: at }, postings.get(a.articleId) ?? [], vectors.get(a.articleId) ?? null, texts.get(a.articleId) ?? null);
+    for (const a of articles)
+      this.index.add({ ...a, crawlDate: at }, postings.get(a.articleId) ?? [], vectors.get(a.articleId) ?? null, texts.get(a.articleId) ?? null);
     await this.stories.ingest();
   }
 

@@ -8,20 +8,33 @@ import type { GroupHandlers } from '../context.js';
 import { HttpError, notFound } from '../errors.js';
 
 const key = (r: KeyRow) => ({
-  id: r.id, name: r.name, key_prefix: r.key_prefix, org_id: r.org_id, org_name: r.org_name,
-  scopes: r.scopes, plan: r.plan, legacy: r.legacy,
-  created_at: new Date(r.created_at).toISOString(), revoked_at: r.revoked_at ? new Date(r.revoked_at).toISOString() : null,
+  id: r.id,
+  name: r.name,
+  key_prefix: r.key_prefix,
+  org_id: r.org_id,
+  org_name: r.org_name,
+  scopes: r.scopes,
+  plan: r.plan,
+  legacy: r.legacy,
+  created_at: new Date(r.created_at).toISOString(),
+  revoked_at: r.revoked_at ? new Date(r.revoked_at).toISOString() : null,
 });
 
 const org = (o: Org) => ({ id: o.id, name: o.name, domains: o.domains, publisher: o.publisher, plan: o.plan });
 
 /** The field a refusal of the key store is about. */
 const fieldOf = (msg: string) =>
-  /^no organization|needs an organization key/.test(msg) ? 'org'
-    : /already exists|^--name/.test(msg) ? 'name'
-      : /domain name/.test(msg) ? 'domains'
-        : /scope/.test(msg) ? 'scopes'
-          : /plan/.test(msg) ? 'plan' : 'body';
+  /^no organization|needs an organization key/.test(msg)
+    ? 'org'
+    : /already exists|^--name/.test(msg)
+      ? 'name'
+      : /domain name/.test(msg)
+        ? 'domains'
+        : /scope/.test(msg)
+          ? 'scopes'
+          : /plan/.test(msg)
+            ? 'plan'
+            : 'body';
 
 /** The store's refusals (an unknown organization, a taken name, a malformed domain) are the caller's to fix: 422. */
 async function input<T>(fn: () => Promise<T>): Promise<T> {
@@ -44,7 +57,9 @@ export const adminHandlers: GroupHandlers = {
   admin_list_keys: async ({ services }) => ({ keys: (await services.keys.listKeys()).map(key) }),
   admin_create_key: async ({ services, body }) => {
     const b = body as z.output<typeof AdminCreateKeyRequest>;
-    const r = await input(() => services.keys.createKey({ name: b.name, org: b.org ?? undefined, scopes: b.scopes, plan: b.plan ?? undefined, legacy: b.legacy }));
+    const r = await input(() =>
+      services.keys.createKey({ name: b.name, org: b.org ?? undefined, scopes: b.scopes, plan: b.plan ?? undefined, legacy: b.legacy }),
+    );
     return { ...key(r.row), key: r.key };
   },
   admin_revoke_key: async ({ services, params }) => {

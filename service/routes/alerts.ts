@@ -80,7 +80,14 @@ export const alertHandlers: GroupHandlers = {
   },
 
   get_all_alert_logs: async (ctx) => {
-    const q = ctx.query as { alert_id?: string | null; page: number; per_page: number; all: boolean; start_timestamp?: number | null; end_timestamp?: number | null };
+    const q = ctx.query as {
+      alert_id?: string | null;
+      page: number;
+      per_page: number;
+      all: boolean;
+      start_timestamp?: number | null;
+      end_timestamp?: number | null;
+    };
     const user = owner(ctx);
     if (q.alert_id && !(await store(ctx).get(q.alert_id.toLowerCase(), user, true))) throw notFound(`no alert ${q.alert_id}`);
     return store(ctx).logs(user, { ...q, alert_id: q.alert_id?.toLowerCase() ?? null });

@@ -8,9 +8,7 @@ export const chartsHandlers: GroupHandlers = {
     const { query, filter_params } = ctx.body as { query: string; filter_params?: FilterParamsOut | null };
     // only the filters the caller sent: the schema's defaults (time_filter crawl_date, ...) are not asked for
     const sent = (ctx.req.body as { filter_params?: Record<string, unknown> | null } | undefined)?.filter_params;
-    const given = filter_params && sent && typeof sent === 'object'
-      ? Object.fromEntries(Object.entries(filter_params).filter(([k]) => k in sent))
-      : null;
+    const given = filter_params && sent && typeof sent === 'object' ? Object.fromEntries(Object.entries(filter_params).filter(([k]) => k in sent)) : null;
     return chart(query, given, ctx.services, ctx.principal);
   },
 };

@@ -9,14 +9,22 @@ import { frame, gateway, rawFilterParams, sseFrames } from '../chat/respond.js';
 
 function chunk(run: ChatRun, index: number, content: string, finish: string | null) {
   return {
-    id: run.id, created: run.created, object: 'chat.completion.chunk', model: run.model, usage: { ...run.usage },
-    choices: [{ index, delta: { role: 'assistant', content }, finish_reason: finish }], thread_id: run.threadId,
+    id: run.id,
+    created: run.created,
+    object: 'chat.completion.chunk',
+    model: run.model,
+    usage: { ...run.usage },
+    choices: [{ index, delta: { role: 'assistant', content }, finish_reason: finish }],
+    thread_id: run.threadId,
   };
 }
 
 /** SSE: one chunk per delta, a closing chunk per choice with its finish_reason, `data: [DONE]` last; a failure is an error event. */
 function sse(run: ChatRun, first: IteratorResult<ChatEvent>, it: AsyncGenerator<ChatEvent>, log: ChatLog): AsyncGenerator<string> {
-  return sseFrames(first, it, (e) => [frame(e.type === 'delta' ? chunk(run, e.index, e.text, null) : chunk(run, e.index, '', e.reason))], log, { what: 'chat', while: 'streaming the answer' });
+  return sseFrames(first, it, (e) => [frame(e.type === 'delta' ? chunk(run, e.index, e.text, null) : chunk(run, e.index, '', e.reason))], log, {
+    what: 'chat',
+    while: 'streaming the answer',
+  });
 }
 
 export const chatHandlers: GroupHandlers = {
@@ -39,7 +47,11 @@ export const chatHandlers: GroupHandlers = {
         else reasons[e.index] = e.reason;
       }
       return {
-        id: run.id, created: run.created, object: 'chat.completion', model: run.model, usage: run.usage,
+        id: run.id,
+        created: run.created,
+        object: 'chat.completion',
+        model: run.model,
+        usage: run.usage,
         choices: texts.map((content, index) => ({ index, message: { role: 'assistant', content }, finish_reason: reasons[index] })),
         thread_id: run.threadId,
       };

@@ -22,10 +22,12 @@ import { startDeepNews, type AgentEvent, type DeepNewsBody, type DeepNewsRun } f
 import { deepNewsModels } from '../agent/models.js';
 import { byokAllowed, ownerOf } from '../byok/store.js';
 
-
 function chunk(run: DeepNewsRun, index: number, delta: Record<string, unknown>, finish: string | null = null) {
   return {
-    id: run.id, created: run.created, object: 'chat.completion.chunk', model: run.model,
+    id: run.id,
+    created: run.created,
+    object: 'chat.completion.chunk',
+    model: run.model,
     usage: { ...run.usage, tool_usage: { ...run.usage.tool_usage } },
     choices: [{ index, delta, finish_reason: finish }],
   };
@@ -74,7 +76,9 @@ function v2(run: DeepNewsRun) {
       close();
       block++;
       open = kind;
-      out.push(ev({ type: 'content_block_start', index: block, content_block: kind === 'text' ? { type: 'text', text: '' } : { type: 'thinking', thinking: '' } }));
+      out.push(
+        ev({ type: 'content_block_start', index: block, content_block: kind === 'text' ? { type: 'text', text: '' } : { type: 'thinking', thinking: '' } }),
+      );
     };
     if (e.type === 'thinking') {
       openBlock('thinking');
@@ -101,7 +105,13 @@ function v2(run: DeepNewsRun) {
   };
 }
 
-function sse(run: DeepNewsRun, engine: DeepNewsBody['engine'], first: IteratorResult<AgentEvent>, it: AsyncGenerator<AgentEvent>, log: ChatLog): AsyncGenerator<string> {
+function sse(
+  run: DeepNewsRun,
+  engine: DeepNewsBody['engine'],
+  first: IteratorResult<AgentEvent>,
+  it: AsyncGenerator<AgentEvent>,
+  log: ChatLog,
+): AsyncGenerator<string> {
   return sseFrames(first, it, engine === 'v2.0' ? v2(run) : v15(run), log, { what: 'deepnews', while: 'researching' });
 }
 
@@ -124,7 +134,11 @@ export const deepnewsHandlers: GroupHandlers = {
         else if (e.type === 'finish') reasons[e.index] = e.reason;
       }
       return {
-        id: run.id, created: run.created, object: 'chat.completion', model: run.model, usage: run.usage,
+        id: run.id,
+        created: run.created,
+        object: 'chat.completion',
+        model: run.model,
+        usage: run.usage,
         choices: texts.map((content, index) => ({ index, message: { role: 'assistant', content }, finish_reason: reasons[index] })),
         sources: run.sources,
         thread_id: run.threadId,

@@ -24,7 +24,10 @@ function owned(ctx: HandlerCtx, requested: string[]): string[] {
 function cached(fn: (ctx: HandlerCtx, store: DistributionStore) => Promise<unknown>): Handler {
   return async (ctx) => {
     const now = ctx.services.news!.clock();
-    const key = crypto.createHash('sha1').update(JSON.stringify([ctx.principal!.keyId, ctx.route.operationId, ctx.params, ctx.query])).digest('hex');
+    const key = crypto
+      .createHash('sha1')
+      .update(JSON.stringify([ctx.principal!.keyId, ctx.route.operationId, ctx.params, ctx.query]))
+      .digest('hex');
     const hit = cache.get(key);
     if (hit && hit.until > now) {
       ctx.reply.header('X-Cache', 'HIT');
@@ -63,7 +66,7 @@ export const distributionHandlers: GroupHandlers = {
   }),
   top_n_articles_by_hits: cached(async (ctx, store) => {
     const q = ctx.query as Q & { domain_names?: string[] | null };
-    const domains = owned(ctx, q.domain_names?.length ? q.domain_names : ctx.principal!.org?.domains ?? []);
+    const domains = owned(ctx, q.domain_names?.length ? q.domain_names : (ctx.principal!.org?.domains ?? []));
     const rows = await store.topArticles(domains, q.start_date, q.end_date, null, q.limit, q.page);
     const data = rows.map((r) => ({ article_url: r.article_url, hit_count: r.hit_count }));
     return { data, total_count: data.reduce((s, x) => s + x.hit_count, 0), page: q.page, next_page: data.length === q.limit ? q.page + 1 : null };
@@ -110,7 +113,7 @@ export const distributionHandlers: GroupHandlers = {
   }),
   top_n_domains_by_hits: cached(async (ctx, store) => {
     const q = ctx.query as { start_date: number; end_date: number; limit: number; names?: string[] | null };
-    const domains = owned(ctx, q.names?.length ? q.names : ctx.principal!.org?.domains ?? []);
+    const domains = owned(ctx, q.names?.length ? q.names : (ctx.principal!.org?.domains ?? []));
     const data = await store.topDomains(q.start_date, q.end_date, domains, q.limit);
     return { data, total_count: data.reduce((s, x) => s + x.hit_count, 0) };
   }),
@@ -129,14 +132,38 @@ export const distributionHandlers: GroupHandlers = {
     const days = await store.kindsPerDay(owned(ctx, q.domain_names), q.start_date, q.end_date);
     const data = days.map(({ day, kinds: k }) => ({ day, surfaces: k.surface, citations: k.citation, full_text: k.full_text, grounded: k.grounded }));
     const sum = (f: (x: (typeof data)[number]) => number) => data.reduce((s, x) => s + f(x), 0);
-    return { data, total_surfaces: sum((x) => x.surfaces), total_citations: sum((x) => x.citations), total_full_text: sum((x) => x.full_text), total_grounded: sum((x) => x.grounded) };
+    return {
+      data,
+      total_surfaces: sum((x) => x.surfaces),
+      total_citations: sum((x) => x.citations),
+      total_full_text: sum((x) => x.full_text),
+      total_grounded: sum((x) => x.grounded),
+    };
   }),
   find_domains: cached(async (ctx) => {
-    const q = ctx.query as { page: number; per_page: number; names?: string[] | null; publisher?: boolean | null; is_tollbit?: boolean | null; full_text?: boolean | null };
+    const q = ctx.query as {
+      page: number;
+      per_page: number;
+      names?: string[] | null;
+      publisher?: boolean | null;
+      is_tollbit?: boolean | null;
+      full_text?: boolean | null;
+    };
     const all = await domainRecords(ctx);
-    const items = all.filter((d) => (!q.names?.length || q.names.map(norm).includes(d.name)) && (q.publisher == null || d.publisher === q.publisher) && (q.is_tollbit == null || !q.is_tollbit) && (q.full_text == null || q.full_text));
+    const items = all.filter(
+      (d) =>
+        (!q.names?.length || q.names.map(norm).includes(d.name)) &&
+        (q.publisher == null || d.publisher === q.publisher) &&
+        (q.is_tollbit == null || !q.is_tollbit) &&
+        (q.full_text == null || q.full_text),
+    );
     const page = items.slice((q.page - 1) * q.per_page, q.page * q.per_page);
-    return { items: page, count: items.length, next_page: q.page * q.per_page < items.length ? q.page + 1 : null, previous_page: q.page > 1 ? q.page - 1 : null };
+    return {
+      items: page,
+      count: items.length,
+      next_page: q.page * q.per_page < items.length ? q.page + 1 : null,
+      previous_page: q.page > 1 ? q.page - 1 : null,
+    };
   }),
   get_domain: cached(async (ctx) => {
     const name = norm((ctx.params as { name: string }).name);
@@ -151,7 +178,14 @@ async function domainRecords(ctx: HandlerCtx) {
   const org = ctx.principal!.org!;
   const pubs = new Map((await ctx.services.db.all<{ domain: string }>('SELECT domain FROM publishers')).map((r) => [r.domain, true]));
   return org.domains.map((name) => ({
-    id: stableUuid(`domain:${name}`), name, owner: org.name, is_tollbit: false, publisher: org.publisher, full_text: true,
-    created_at: new Date(0).toISOString(), updated_at: null, in_corpus: pubs.has(name),
+    id: stableUuid(`domain:${name}`),
+    name,
+    owner: org.name,
+    is_tollbit: false,
+    publisher: org.publisher,
+    full_text: true,
+    created_at: new Date(0).toISOString(),
+    updated_at: null,
+    in_corpus: pubs.has(name),
   }));
 }

@@ -34,15 +34,26 @@ export const graphHandlers: GroupHandlers = {
     if (body.return_articles && r.articles.length) {
       const news = ctx.services.news!;
       const p = ctx.principal;
-      news.hits.record(r.articles.map((a) => ({
-        ts: new Date(news.clock()), kind: 'surface' as const, keyId: p?.keyId ?? null, orgId: p?.org?.id ?? null, domain: a.domain, articleId: a.articleId, query: r.params.query || null,
-      })));
+      news.hits.record(
+        r.articles.map((a) => ({
+          ts: new Date(news.clock()),
+          kind: 'surface' as const,
+          keyId: p?.keyId ?? null,
+          orgId: p?.org?.id ?? null,
+          domain: a.domain,
+          articleId: a.articleId,
+          query: r.params.query || null,
+        })),
+      );
     }
     return {
       full_graph: {
-        nodes: r.built.graph.nodes, edges: r.built.graph.edges,
-        graph_id: r.stored.graphId, expires_at: r.stored.expiresAt.toISOString(),
-        n_articles: r.articles.length, n_documents: r.docs.length,
+        nodes: r.built.graph.nodes,
+        edges: r.built.graph.edges,
+        graph_id: r.stored.graphId,
+        expires_at: r.stored.expiresAt.toISOString(),
+        n_articles: r.articles.length,
+        n_documents: r.docs.length,
       },
       disambiguations: r.built.disambiguations,
       articles: body.return_articles ? r.articles.map((a) => toDict(a, { graphs: false, geo: body.geo_disambiguation, fullText: false })) : null,
@@ -55,15 +66,26 @@ export const graphHandlers: GroupHandlers = {
 
   view_graph: async (ctx) => {
     const { html, csp } = graphPage(await stored(ctx));
-    return ctx.reply.code(200).headers({ ...CAPABILITY_HEADERS, 'content-security-policy': csp }).type('text/html; charset=utf-8').send(html);
+    return ctx.reply
+      .code(200)
+      .headers({ ...CAPABILITY_HEADERS, 'content-security-policy': csp })
+      .type('text/html; charset=utf-8')
+      .send(html);
   },
 
   get_graph_triples: async (ctx) => {
     const g = await stored(ctx);
-    return ctx.reply.code(200).headers({ ...CAPABILITY_HEADERS, 'content-disposition': `attachment; filename="graph-${g.graphId}.csv"` })
-      .type('text/csv; charset=utf-8').send(triplesCsv(g));
+    return ctx.reply
+      .code(200)
+      .headers({ ...CAPABILITY_HEADERS, 'content-disposition': `attachment; filename="graph-${g.graphId}.csv"` })
+      .type('text/csv; charset=utf-8')
+      .send(triplesCsv(g));
   },
 
   get_graph_asset: async (ctx) =>
-    ctx.reply.code(200).headers({ 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' }).type('text/javascript; charset=utf-8').send(cytoscapeScript()),
+    ctx.reply
+      .code(200)
+      .headers({ 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' })
+      .type('text/javascript; charset=utf-8')
+      .send(cytoscapeScript()),
 };

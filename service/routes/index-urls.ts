@@ -45,8 +45,16 @@ export const indexUrlsHandlers: GroupHandlers = {
       updated_at: new Date(Math.max(job.updatedAt.getTime(), ...items.map((i) => i.updatedAt.getTime()))).toISOString(),
       finished_at: job.finishedAt?.toISOString() ?? null,
       urls: items.map((i) => ({
-        url: i.url, status: i.status, reason: i.reason, detail: i.detail, final_url: i.finalUrl, canonical_url: i.canonicalUrl,
-        http_status: i.httpStatus, title: i.title, article_id: i.articleId, updated_at: i.updatedAt.toISOString(),
+        url: i.url,
+        status: i.status,
+        reason: i.reason,
+        detail: i.detail,
+        final_url: i.finalUrl,
+        canonical_url: i.canonicalUrl,
+        http_status: i.httpStatus,
+        title: i.title,
+        article_id: i.articleId,
+        updated_at: i.updatedAt.toISOString(),
       })),
     };
   },

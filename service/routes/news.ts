@@ -9,13 +9,20 @@ import type { Principal } from '../auth/principal.js';
 /** Credits per search by method (documented in the README); a try_cache hit costs 0.25 of it. */
 export const SEARCH_CREDITS = { kw: 1, recency: 1, nl: 2, both: 3 } as const;
 
-
 const onlyDomains = (p: Principal | null) => (p?.org?.publisher ? p.org.domains : null);
 
 function surface(ctx: HandlerCtx, articles: { id: string; domain: string }[], query: string | null, kind: 'surface' | 'full_text' = 'surface') {
   const p = ctx.principal;
   ctx.services.news!.hits.record(
-    articles.map((a) => ({ ts: new Date(ctx.services.news!.clock()), kind, keyId: p?.keyId ?? null, orgId: p?.org?.id ?? null, domain: a.domain, articleId: a.id, query })),
+    articles.map((a) => ({
+      ts: new Date(ctx.services.news!.clock()),
+      kind,
+      keyId: p?.keyId ?? null,
+      orgId: p?.org?.id ?? null,
+      domain: a.domain,
+      articleId: a.id,
+      query,
+    })),
   );
 }
 
@@ -28,7 +35,10 @@ export const newsHandlers: GroupHandlers = {
     let cacheKey: string | null = null;
     if (p.try_cache) {
       const { try_cache: _ttl, ...rest } = p;
-      cacheKey = crypto.createHash('sha1').update(JSON.stringify([ctx.principal?.keyId, rest, [...given].sort()])).digest('hex');
+      cacheKey = crypto
+        .createHash('sha1')
+        .update(JSON.stringify([ctx.principal?.keyId, rest, [...given].sort()]))
+        .digest('hex');
       const hit = news.searchCache.get(cacheKey);
       if (hit && hit.until > now) {
         ctx.reply.header('X-Cache', 'HIT');
@@ -57,7 +67,13 @@ export const newsHandlers: GroupHandlers = {
     const visible = found.filter((a) => !own || own.some((d) => a.domain === d || a.domain.endsWith(`.${d}`)));
     const order = new Map(article_ids.map((id, i) => [id.toLowerCase(), i]));
     visible.sort((a, b) => order.get(a.articleId)! - order.get(b.articleId)!);
-    if (full_text) surface(ctx, visible.map((a) => ({ id: a.articleId, domain: a.domain })), null, 'full_text');
+    if (full_text)
+      surface(
+        ctx,
+        visible.map((a) => ({ id: a.articleId, domain: a.domain })),
+        null,
+        'full_text',
+      );
     return visible.map((a) => toDict(a, { graphs: false, geo: false, fullText: full_text }));
   },
 

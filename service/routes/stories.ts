@@ -34,7 +34,18 @@ function redditOf(forum: ForumStore | undefined, n: number): BuildOptions['reddi
   const seen = new Map<string, RedditThread[]>();
   return (u) => {
     let t = seen.get(u.id);
-    if (!t) seen.set(u.id, (t = forum.related(u.headline, ranked(u.articles.map((a) => a.keywords), 8), n)));
+    if (!t)
+      seen.set(
+        u.id,
+        (t = forum.related(
+          u.headline,
+          ranked(
+            u.articles.map((a) => a.keywords),
+            8,
+          ),
+          n,
+        )),
+      );
     return t;
   };
 }
@@ -64,7 +75,12 @@ export const storiesHandlers: GroupHandlers = {
     const stories = hits.map((h) => {
       // ["story", "story_update"]: the story's matching updates are the ones shown
       const pool = !updateLevel && p.obj_type.includes('story_update') ? h.matching : h.story.updates;
-      return storyDict(h.story, h.update, shownUpdates(pool, h.update, p.expand_updates || (!updateLevel && p.obj_type.includes('story_update')), p.max_updates), o);
+      return storyDict(
+        h.story,
+        h.update,
+        shownUpdates(pool, h.update, p.expand_updates || (!updateLevel && p.obj_type.includes('story_update')), p.max_updates),
+        o,
+      );
     });
     return { stories, offset: next };
   },
@@ -83,6 +99,11 @@ export const storiesHandlers: GroupHandlers = {
       requestedId = c.mapping.get(requestedId) ?? requestedId;
     }
     const requested = story.updates.find((u) => u.id === requestedId)!;
-    return storyDict(story, requested, shownUpdates(story.updates, requested, q.expand_updates, q.max_updates), buildOptions(s, q.max_articles, q.citation_method, redditOf(ctx.services.forum, q.reddit)));
+    return storyDict(
+      story,
+      requested,
+      shownUpdates(story.updates, requested, q.expand_updates, q.max_updates),
+      buildOptions(s, q.max_articles, q.citation_method, redditOf(ctx.services.forum, q.reddit)),
+    );
   },
 };

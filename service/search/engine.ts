@@ -65,7 +65,15 @@ export class NewsIndex {
     for (const [t, vs] of Object.entries(a.entities)) for (const v of vs) entityKeys.add(`${t.toLowerCase()}:${v.toLowerCase()}`);
     const points: [number, number][] = Object.values(a.geo ?? {}).map((g) => [g.latitude, g.longitude]);
     const text = [a.title, a.summary, ...a.keyPoints, fullText ?? ''].join('\n').toLowerCase();
-    this.views.push({ a: { ...a, fullText: null }, text, entityKeys, points, pubMs: a.pubDate.getTime(), crawlMs: a.crawlDate ? a.crawlDate.getTime() : NaN, premium: a.isPremium });
+    this.views.push({
+      a: { ...a, fullText: null },
+      text,
+      entityKeys,
+      points,
+      pubMs: a.pubDate.getTime(),
+      crawlMs: a.crawlDate ? a.crawlDate.getTime() : NaN,
+      premium: a.isPremium,
+    });
     this.ids.push(a.articleId);
     this.byId.set(a.articleId, doc);
     this.bm25.add(doc, indexTerms);

@@ -35,7 +35,7 @@ export function inRing(lat: number, lon: number, ring: { lat: number; lon: numbe
   for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
     const a = ring[i]!;
     const b = ring[j]!;
-    if ((a.lat > lat) !== (b.lat > lat) && lon < ((b.lon - a.lon) * (lat - a.lat)) / (b.lat - a.lat) + a.lon) inside = !inside;
+    if (a.lat > lat !== b.lat > lat && lon < ((b.lon - a.lon) * (lat - a.lat)) / (b.lat - a.lat) + a.lon) inside = !inside;
   }
   return inside;
 }
@@ -89,7 +89,10 @@ export function compileFilter(p: SearchParamsParsed, ctx: FilterContext): (d: Do
   }
   const entKey = (item: string) => {
     const i = item.indexOf(':');
-    return `${item.slice(0, i).trim().toLowerCase()}:${item.slice(i + 1).trim().toLowerCase()}`;
+    return `${item.slice(0, i).trim().toLowerCase()}:${item
+      .slice(i + 1)
+      .trim()
+      .toLowerCase()}`;
   };
   if (p.entity_guarantee?.length) {
     const ks = p.entity_guarantee.map(entKey);

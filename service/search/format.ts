@@ -60,7 +60,7 @@ export function toDict(a: NewsArticle, o: FormatOptions): SearchResponseDictItem
     provocative: a.provocative as SearchResponseDictItem['provocative'],
     reporting_voice: a.reportingVoice,
     entity_relation_graph: o.graphs ? entityGraph(a) : null,
-    geo_coordinates: o.geo ? a.geo ?? {} : null,
+    geo_coordinates: o.geo ? (a.geo ?? {}) : null,
     continent: a.continent as SearchResponseDictItem['continent'],
     assets: null,
     social_embeds: null,

@@ -41,7 +41,10 @@ export class MiniLmEmbedder implements Embedder {
     tj.padding = null;
     tj.truncation = null;
     const session = await ort.InferenceSession.create(path.join(dir, 'model.onnx'), {
-      graphOptimizationLevel: 'all', executionMode: 'sequential', intraOpNumThreads: threads, interOpNumThreads: 1,
+      graphOptimizationLevel: 'all',
+      executionMode: 'sequential',
+      intraOpNumThreads: threads,
+      interOpNumThreads: 1,
     });
     return new MiniLmEmbedder(new Tokenizer(tj, {}), session);
   }
@@ -55,10 +58,12 @@ export class MiniLmEmbedder implements Embedder {
     const L = Math.max(...enc.map((e) => e.length));
     const ids = new BigInt64Array(B * L);
     const mask = new BigInt64Array(B * L);
-    enc.forEach((e, b) => e.forEach((id, j) => {
-      ids[b * L + j] = BigInt(id);
-      mask[b * L + j] = 1n;
-    }));
+    enc.forEach((e, b) =>
+      e.forEach((id, j) => {
+        ids[b * L + j] = BigInt(id);
+        mask[b * L + j] = 1n;
+      }),
+    );
     const out = await this.session.run({
       input_ids: new ort.Tensor('int64', ids, [B, L]),
       attention_mask: new ort.Tensor('int64', mask, [B, L]),

@@ -16,8 +16,16 @@ import { HttpError } from '../errors.js';
 import type { Embedder } from './embedder.js';
 import { defaultMiniLmDir, uncasedKey } from './minilm-embedder.js';
 
-interface Part { texts: string[]; resolve: (vs: Float32Array[]) => void; reject: (e: Error) => void; settled: boolean }
-interface Job { id: number; parts: Part[] }
+interface Part {
+  texts: string[];
+  resolve: (vs: Float32Array[]) => void;
+  reject: (e: Error) => void;
+  settled: boolean;
+}
+interface Job {
+  id: number;
+  parts: Part[];
+}
 
 export interface ThreadEmbedderOptions {
   modelDir?: string;
@@ -109,31 +117,34 @@ export class ThreadEmbedder implements Embedder {
     }
     this.worker = worker;
     this.ready = new Promise<void>((resolve, reject) => {
-      worker.on('message', (m: { ready?: boolean; model?: string; dim?: number; relevantCosine?: number; fatal?: string; id?: number; flat?: Float32Array; error?: string }) => {
-        if (m.ready) {
-          this.model = m.model ?? this.model;
-          this.dim = m.dim ?? this.dim;
-          this.relevantCosine = m.relevantCosine ?? this.relevantCosine;
-          this.up = true;
-          resolve();
-          this.pump();
-        } else if (m.fatal !== undefined) {
-          reject(this.fail(`the model did not load: ${m.fatal}`));
-          void worker.terminate();
-        } else if (this.job && m.id === this.job.id) {
-          const job = this.job;
-          this.job = null;
-          if (m.error !== undefined) for (const p of job.parts) p.reject(unavailable(m.error));
-          else {
-            let at = 0;
-            for (const p of job.parts) {
-              p.resolve(p.texts.map((_, i) => m.flat!.slice((at + i) * this.dim, (at + i + 1) * this.dim)));
-              at += p.texts.length;
+      worker.on(
+        'message',
+        (m: { ready?: boolean; model?: string; dim?: number; relevantCosine?: number; fatal?: string; id?: number; flat?: Float32Array; error?: string }) => {
+          if (m.ready) {
+            this.model = m.model ?? this.model;
+            this.dim = m.dim ?? this.dim;
+            this.relevantCosine = m.relevantCosine ?? this.relevantCosine;
+            this.up = true;
+            resolve();
+            this.pump();
+          } else if (m.fatal !== undefined) {
+            reject(this.fail(`the model did not load: ${m.fatal}`));
+            void worker.terminate();
+          } else if (this.job && m.id === this.job.id) {
+            const job = this.job;
+            this.job = null;
+            if (m.error !== undefined) for (const p of job.parts) p.reject(unavailable(m.error));
+            else {
+              let at = 0;
+              for (const p of job.parts) {
+                p.resolve(p.texts.map((_, i) => m.flat!.slice((at + i) * this.dim, (at + i + 1) * this.dim)));
+                at += p.texts.length;
+              }
             }
+            this.pump();
           }
-          this.pump();
-        }
-      });
+        },
+      );
       const gone = (why: string) => {
         if (this.worker !== worker) return;
         this.worker = null;

@@ -8,12 +8,66 @@ import { stemmer } from 'stemmer';
 
 /** ISO 639-1 (the interface's codes) -> the stopword package's ISO 639-3 list names. */
 const STOPWORD_LISTS: Record<string, string> = {
-  af: 'afr', ar: 'ara', bn: 'ben', br: 'bre', bg: 'bul', ca: 'cat', cs: 'ces', da: 'dan', de: 'deu', el: 'ell',
-  en: 'eng', eo: 'epo', et: 'est', eu: 'eus', fa: 'fas', fi: 'fin', fr: 'fra', ga: 'gle', gl: 'glg', gu: 'guj',
-  ha: 'hau', he: 'heb', hi: 'hin', hr: 'hrv', hu: 'hun', hy: 'hye', id: 'ind', it: 'ita', ja: 'jpn', ko: 'kor',
-  ku: 'kur', la: 'lat', lv: 'lav', lt: 'lit', mr: 'mar', ms: 'msa', my: 'mya', nl: 'nld', no: 'nob', pa: 'panGu',
-  pl: 'pol', pt: 'por', ro: 'ron', ru: 'rus', sk: 'slk', sl: 'slv', so: 'som', st: 'sot', es: 'spa', sw: 'swa',
-  sv: 'swe', tl: 'tgl', th: 'tha', tr: 'tur', uk: 'ukr', ur: 'urd', vi: 'vie', yo: 'yor', zh: 'zho', zu: 'zul',
+  af: 'afr',
+  ar: 'ara',
+  bn: 'ben',
+  br: 'bre',
+  bg: 'bul',
+  ca: 'cat',
+  cs: 'ces',
+  da: 'dan',
+  de: 'deu',
+  el: 'ell',
+  en: 'eng',
+  eo: 'epo',
+  et: 'est',
+  eu: 'eus',
+  fa: 'fas',
+  fi: 'fin',
+  fr: 'fra',
+  ga: 'gle',
+  gl: 'glg',
+  gu: 'guj',
+  ha: 'hau',
+  he: 'heb',
+  hi: 'hin',
+  hr: 'hrv',
+  hu: 'hun',
+  hy: 'hye',
+  id: 'ind',
+  it: 'ita',
+  ja: 'jpn',
+  ko: 'kor',
+  ku: 'kur',
+  la: 'lat',
+  lv: 'lav',
+  lt: 'lit',
+  mr: 'mar',
+  ms: 'msa',
+  my: 'mya',
+  nl: 'nld',
+  no: 'nob',
+  pa: 'panGu',
+  pl: 'pol',
+  pt: 'por',
+  ro: 'ron',
+  ru: 'rus',
+  sk: 'slk',
+  sl: 'slv',
+  so: 'som',
+  st: 'sot',
+  es: 'spa',
+  sw: 'swa',
+  sv: 'swe',
+  tl: 'tgl',
+  th: 'tha',
+  tr: 'tur',
+  uk: 'ukr',
+  ur: 'urd',
+  vi: 'vie',
+  yo: 'yor',
+  zh: 'zho',
+  zu: 'zul',
 };
 const stopSets = new Map<string, Set<string>>();
 export function stopwords(lang: string): Set<string> {
@@ -26,12 +80,20 @@ export function stopwords(lang: string): Set<string> {
   return s;
 }
 
-export const fold = (s: string) => s.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
+export const fold = (s: string) =>
+  s
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
 const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
 
 /** Words as they appear (folded), before stopwords and stemming. */
 export function words(text: string): string[] {
-  return fold(text).match(WORD)?.map((w) => w.replace(/['’]s$/, '').replace(/['’]/g, '')) ?? [];
+  return (
+    fold(text)
+      .match(WORD)
+      ?.map((w) => w.replace(/['’]s$/, '').replace(/['’]/g, '')) ?? []
+  );
 }
 
 const stemCache = new Map<string, string>();

@@ -168,7 +168,10 @@ export class VectorIndex {
    * Docs with cosine >= threshold, best first, among `candidates` (all docs when null).
    * Uses the IVF lists when the candidate set is large, else scans exactly.
    */
-  search(q: Float32Array, opts: { candidates: Int32Array | null; accept?: (doc: number) => boolean; threshold: number; exact?: boolean }): { docs: Int32Array; scores: Float64Array } {
+  search(
+    q: Float32Array,
+    opts: { candidates: Int32Array | null; accept?: (doc: number) => boolean; threshold: number; exact?: boolean },
+  ): { docs: Int32Array; scores: Float64Array } {
     const dim = this.dim;
     // the query in doubles: the products are the same, without a float32 -> double per element
     const qd = Float64Array.from(q);
@@ -281,7 +284,7 @@ export function dotAt(a: Float32Array, off: number, q: ArrayLike<number>, dim: n
     s6 += a[o + 6]! * q[k + 6]!;
     s7 += a[o + 7]! * q[k + 7]!;
   }
-  let t = (s0 + s2 + (s4 + s6)) + (s1 + s3 + (s5 + s7));
+  let t = s0 + s2 + (s4 + s6) + (s1 + s3 + (s5 + s7));
   for (; k < dim; k++, o++) t += a[o]! * q[k]!;
   return t;
 }

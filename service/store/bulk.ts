@@ -5,7 +5,13 @@ export type ColKind = 'varchar' | 'int' | 'bigint' | 'double' | 'bool' | 'varcha
 export type ColSpec = readonly [name: string, kind: ColKind];
 
 const SQL_TYPE: Record<ColKind, string> = {
-  varchar: 'VARCHAR', int: 'INTEGER', bigint: 'BIGINT', double: 'DOUBLE', bool: 'BOOLEAN', 'varchar[]': 'VARCHAR[]', blob: 'BLOB',
+  varchar: 'VARCHAR',
+  int: 'INTEGER',
+  bigint: 'BIGINT',
+  double: 'DOUBLE',
+  bool: 'BOOLEAN',
+  'varchar[]': 'VARCHAR[]',
+  blob: 'BLOB',
 };
 
 /** Fill `_stg_<name>` (created on first use, emptied each time) with `rows`. */
@@ -23,13 +29,27 @@ export async function stage(conn: DuckDBConnection, name: string, cols: readonly
         continue;
       }
       switch (cols[i]![1]) {
-        case 'varchar': app.appendVarchar(String(v)); break;
-        case 'int': app.appendInteger(v as number); break;
-        case 'bigint': app.appendBigInt(BigInt(Math.round(v as number))); break;
-        case 'double': app.appendDouble(v as number); break;
-        case 'bool': app.appendBoolean(!!v); break;
-        case 'varchar[]': app.appendList((v as string[]).map(String), listType); break;
-        case 'blob': app.appendBlob(v as Uint8Array); break;
+        case 'varchar':
+          app.appendVarchar(String(v));
+          break;
+        case 'int':
+          app.appendInteger(v as number);
+          break;
+        case 'bigint':
+          app.appendBigInt(BigInt(Math.round(v as number)));
+          break;
+        case 'double':
+          app.appendDouble(v as number);
+          break;
+        case 'bool':
+          app.appendBoolean(!!v);
+          break;
+        case 'varchar[]':
+          app.appendList((v as string[]).map(String), listType);
+          break;
+        case 'blob':
+          app.appendBlob(v as Uint8Array);
+          break;
       }
     }
     app.endRow();

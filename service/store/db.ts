@@ -12,7 +12,8 @@ export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
 export class StoreLockedError extends Error {}
 
 /** The table a statement writes: INSERT [OR …] INTO t, UPDATE t, DELETE FROM t, MERGE INTO t, TRUNCATE, ALTER/DROP TABLE, COPY t FROM */
-const WRITE_TARGET = /\b(?:insert\s+(?:or\s+\w+\s+)?into|update|delete\s+from|merge\s+into|truncate(?:\s+table)?|alter\s+table|drop\s+table(?:\s+if\s+exists)?|copy)\s+(?:main\.)?"?(\w+)"?/gi;
+const WRITE_TARGET =
+  /\b(?:insert\s+(?:or\s+\w+\s+)?into|update|delete\s+from|merge\s+into|truncate(?:\s+table)?|alter\s+table|drop\s+table(?:\s+if\s+exists)?|copy)\s+(?:main\.)?"?(\w+)"?/gi;
 
 export class Db {
   private constructor(
@@ -109,9 +110,7 @@ export class Db {
 
   private async migrate(): Promise<void> {
     await this.conn.run('CREATE TABLE IF NOT EXISTS _migrations (version INTEGER PRIMARY KEY, name VARCHAR, applied_at TIMESTAMP DEFAULT now())');
-    const done = new Set(
-      (await this.conn.runAndReadAll('SELECT version FROM _migrations')).getRowObjectsJS().map((r) => Number(r.version)),
-    );
+    const done = new Set((await this.conn.runAndReadAll('SELECT version FROM _migrations')).getRowObjectsJS().map((r) => Number(r.version)));
     for (const m of MIGRATIONS) {
       if (done.has(m.version)) continue;
       await this.conn.run('BEGIN TRANSACTION');

@@ -36,21 +36,34 @@ export class DistributionStore {
 
   /** All hits in the window, on publisher domains only when `publisherDomains` is given. */
   async totalHits(start: number, end: number, publisherDomains: string[] | null): Promise<number> {
-    const r = await this.db.one<{ n: bigint }>(`SELECT count(*) AS n FROM hit_events WHERE ${win(start, end)}${publisherDomains ? ` AND ${domainPredicate('domain', publisherDomains)}` : ''}`);
+    const r = await this.db.one<{ n: bigint }>(
+      `SELECT count(*) AS n FROM hit_events WHERE ${win(start, end)}${publisherDomains ? ` AND ${domainPredicate('domain', publisherDomains)}` : ''}`,
+    );
     return Number(r?.n ?? 0);
   }
 
-  async topArticles(domains: string[], start: number, end: number, kind: Kind | null, limit: number, page: number): Promise<{ article_id: string; article_url: string; hit_count: number }[]> {
-    return (await this.db.all<{ article_id: string; article_url: string | null; hit_count: bigint }>(
-      `SELECT h.article_id::VARCHAR AS article_id, any_value(a.article_url) AS article_url, count(*) AS hit_count
+  async topArticles(
+    domains: string[],
+    start: number,
+    end: number,
+    kind: Kind | null,
+    limit: number,
+    page: number,
+  ): Promise<{ article_id: string; article_url: string; hit_count: number }[]> {
+    return (
+      await this.db.all<{ article_id: string; article_url: string | null; hit_count: bigint }>(
+        `SELECT h.article_id::VARCHAR AS article_id, any_value(a.article_url) AS article_url, count(*) AS hit_count
        FROM hit_events h LEFT JOIN articles a USING (article_id)
        WHERE ${win(start, end)} AND ${domainPredicate('h.domain', domains)}${kind ? ` AND h.kind = '${kind}'` : ''}
        GROUP BY h.article_id ORDER BY hit_count DESC, article_id LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
-    )).map((r) => ({ article_id: r.article_id, article_url: r.article_url ?? '', hit_count: Number(r.hit_count) }));
+      )
+    ).map((r) => ({ article_id: r.article_id, article_url: r.article_url ?? '', hit_count: Number(r.hit_count) }));
   }
 
   async kinds(domains: string[], start: number, end: number): Promise<Record<Kind, number>> {
-    const rows = await this.db.all<{ kind: Kind; n: bigint }>(`SELECT kind, count(*) AS n FROM hit_events WHERE ${win(start, end)} AND ${domainPredicate('domain', domains)} GROUP BY kind`);
+    const rows = await this.db.all<{ kind: Kind; n: bigint }>(
+      `SELECT kind, count(*) AS n FROM hit_events WHERE ${win(start, end)} AND ${domainPredicate('domain', domains)} GROUP BY kind`,
+    );
     const out: Record<Kind, number> = { surface: 0, citation: 0, full_text: 0, grounded: 0 };
     for (const r of rows) out[r.kind] = Number(r.n);
     return out;
@@ -70,10 +83,12 @@ export class DistributionStore {
   }
 
   async hitsSurfacedPerDay(domains: string[], start: number, end: number): Promise<{ day: string; hits: number; surfaced: number }[]> {
-    return (await this.db.all<{ day: string; hits: bigint; surfaced: bigint }>(
-      `SELECT strftime(ts, '%Y-%m-%d') AS day, count(*) AS hits, count(DISTINCT article_id) FILTER (WHERE kind = 'surface') AS surfaced
+    return (
+      await this.db.all<{ day: string; hits: bigint; surfaced: bigint }>(
+        `SELECT strftime(ts, '%Y-%m-%d') AS day, count(*) AS hits, count(DISTINCT article_id) FILTER (WHERE kind = 'surface') AS surfaced
        FROM hit_events WHERE ${win(start, end)} AND ${domainPredicate('domain', domains)} GROUP BY 1 ORDER BY 1`,
-    )).map((r) => ({ day: r.day, hits: Number(r.hits), surfaced: Number(r.surfaced) }));
+      )
+    ).map((r) => ({ day: r.day, hits: Number(r.hits), surfaced: Number(r.surfaced) }));
   }
 
   async hitsSurfaced(domains: string[], start: number, end: number): Promise<{ hits: number; surfaced: number }> {
@@ -99,25 +114,36 @@ export class DistributionStore {
   }
 
   async topDomains(start: number, end: number, names: string[] | null, limit: number) {
-    return (await this.db.all<{ domain: string; n: bigint }>(
-      `SELECT domain, count(*) AS n FROM hit_events WHERE ${win(start, end)}${names ? ` AND ${domainPredicate('domain', names)}` : ''} GROUP BY 1 ORDER BY n DESC, domain LIMIT ${limit}`,
-    )).map((r) => ({ domain: r.domain, hit_count: Number(r.n) }));
+    return (
+      await this.db.all<{ domain: string; n: bigint }>(
+        `SELECT domain, count(*) AS n FROM hit_events WHERE ${win(start, end)}${names ? ` AND ${domainPredicate('domain', names)}` : ''} GROUP BY 1 ORDER BY n DESC, domain LIMIT ${limit}`,
+      )
+    ).map((r) => ({ domain: r.domain, hit_count: Number(r.n) }));
   }
 
   async queries(domains: string[], start: number, end: number, limit: number) {
-    return (await this.db.all<{ query: string; n: bigint; articles: { article_id: string; hit_date: string }[]; category: string | null }>(
-      `SELECT h.query, count(*) AS n,
+    return (
+      await this.db.all<{ query: string; n: bigint; articles: { article_id: string; hit_date: string }[]; category: string | null }>(
+        `SELECT h.query, count(*) AS n,
               list(DISTINCT {'article_id': h.article_id::VARCHAR, 'hit_date': strftime(h.ts, '%Y-%m-%d')}) AS articles,
               mode(a.classification[1]) AS category
        FROM hit_events h LEFT JOIN articles a USING (article_id)
        WHERE ${win(start, end)} AND h.query IS NOT NULL AND h.query <> '' AND ${domainPredicate('h.domain', domains)}
        GROUP BY 1 ORDER BY n DESC, 1 LIMIT ${limit}`,
-    )).map((r) => ({ query: r.query, n_hits: Number(r.n), articles: r.articles, category: r.category ?? 'Uncategorized' }));
+      )
+    ).map((r) => ({ query: r.query, n_hits: Number(r.n), articles: r.articles, category: r.category ?? 'Uncategorized' }));
   }
 
   /** Synthetic history for demos and tests: events spread Zipf-like over articles, marked synthetic. */
-  async simulate(opts: { months: number; seed: number; eventsPerDay: number; now: Date }): Promise<{ events: number; articles: number; from: string; to: string }> {
-    const arts = await this.db.all<{ id: string; domain: string; kw: string[] }>(`SELECT article_id::VARCHAR AS id, domain_url AS domain, keywords AS kw FROM articles ORDER BY article_id`);
+  async simulate(opts: {
+    months: number;
+    seed: number;
+    eventsPerDay: number;
+    now: Date;
+  }): Promise<{ events: number; articles: number; from: string; to: string }> {
+    const arts = await this.db.all<{ id: string; domain: string; kw: string[] }>(
+      `SELECT article_id::VARCHAR AS id, domain_url AS domain, keywords AS kw FROM articles ORDER BY article_id`,
+    );
     if (arts.length === 0) throw new Error('the store holds no articles: seed a corpus first (newsflow seed --corpus PATH)');
     let s = opts.seed >>> 0 || 1;
     const rnd = () => {
@@ -127,7 +153,10 @@ export class DistributionStore {
       return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
     };
     // a seeded popularity order, then Zipf (exponent 1.1) over it
-    const order = arts.map((a, i) => ({ a, k: rnd(), i })).sort((x, y) => x.k - y.k).map((x) => x.a);
+    const order = arts
+      .map((a, i) => ({ a, k: rnd(), i }))
+      .sort((x, y) => x.k - y.k)
+      .map((x) => x.a);
     const weights = order.map((_, r) => 1 / (r + 1) ** 1.1);
     const cum: number[] = [];
     weights.reduce((acc, w, i) => (cum[i] = acc + w), 0);
@@ -143,7 +172,12 @@ export class DistributionStore {
       }
       return order[lo]!;
     };
-    const kinds: [Kind, number][] = [['surface', 0.7], ['citation', 0.15], ['full_text', 0.1], ['grounded', 0.05]];
+    const kinds: [Kind, number][] = [
+      ['surface', 0.7],
+      ['citation', 0.15],
+      ['full_text', 0.1],
+      ['grounded', 0.05],
+    ];
     const kindOf = () => {
       let x = rnd();
       for (const [k, p] of kinds) if ((x -= p) < 0) return k;
@@ -161,13 +195,29 @@ export class DistributionStore {
       }
     }
     await this.db.withConnection(async (conn) => {
-      const stg = await stage(conn, 'sim_hits', [
-        ['event_id', 'varchar'], ['ts', 'bigint'], ['kind', 'varchar'], ['key_id', 'varchar'], ['org_id', 'varchar'],
-        ['domain', 'varchar'], ['article_id', 'varchar'], ['query', 'varchar'], ['synthetic', 'bool'],
-      ], rows);
+      const stg = await stage(
+        conn,
+        'sim_hits',
+        [
+          ['event_id', 'varchar'],
+          ['ts', 'bigint'],
+          ['kind', 'varchar'],
+          ['key_id', 'varchar'],
+          ['org_id', 'varchar'],
+          ['domain', 'varchar'],
+          ['article_id', 'varchar'],
+          ['query', 'varchar'],
+          ['synthetic', 'bool'],
+        ],
+        rows,
+      );
       await conn.run('BEGIN TRANSACTION');
-      await conn.run(`DELETE FROM hit_events WHERE synthetic AND ts >= make_timestamp(${startDay * 1000}::BIGINT) AND ts < make_timestamp(${endDay * 1000}::BIGINT)`);
-      await conn.run(`INSERT INTO hit_events SELECT event_id::UUID, make_timestamp(ts), kind, key_id, org_id, domain, article_id::UUID, query, synthetic FROM ${stg}`);
+      await conn.run(
+        `DELETE FROM hit_events WHERE synthetic AND ts >= make_timestamp(${startDay * 1000}::BIGINT) AND ts < make_timestamp(${endDay * 1000}::BIGINT)`,
+      );
+      await conn.run(
+        `INSERT INTO hit_events SELECT event_id::UUID, make_timestamp(ts), kind, key_id, org_id, domain, article_id::UUID, query, synthetic FROM ${stg}`,
+      );
       await conn.run('COMMIT');
     });
     return { events: rows.length, articles: arts.length, from: new Date(startDay).toISOString(), to: new Date(endDay).toISOString() };

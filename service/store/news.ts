@@ -6,23 +6,81 @@ import type { LoadedArticle, NewsArticle } from '../news/model.js';
 import { ENTITY_TYPES, type EntityType } from '../../spec/index.js';
 
 const ARTICLE_COLS: readonly ColSpec[] = [
-  ['article_id', 'varchar'], ['source', 'varchar'], ['source_key', 'varchar'], ['article_url', 'varchar'], ['domain_url', 'varchar'],
-  ['title', 'varchar'], ['eng_title', 'varchar'], ['summary', 'varchar'], ['key_points', 'varchar[]'], ['keywords', 'varchar[]'],
-  ['full_text', 'varchar'], ['language', 'varchar'], ['pub_date', 'bigint'], ['crawl_date', 'bigint'], ['classification', 'varchar[]'],
-  ['sentiment', 'int'], ['provocative', 'varchar'], ['reporting_voice', 'varchar'], ['content_type', 'varchar'], ['bias', 'varchar'],
-  ['country', 'varchar'], ['continent', 'varchar'], ['page_rank', 'int'], ['source_id', 'varchar'], ['authors', 'varchar'],
-  ['is_podcast', 'bool'], ['is_premium', 'bool'], ['centroid_distance', 'double'], ['cluster_probability', 'double'],
-  ['entities', 'varchar'], ['geo_coordinates', 'varchar'], ['n_terms', 'int'], ['url_derived', 'bool'], ['date_derived', 'bool'],
-  ['content_hash', 'varchar'], ['image_url', 'varchar'],
+  ['article_id', 'varchar'],
+  ['source', 'varchar'],
+  ['source_key', 'varchar'],
+  ['article_url', 'varchar'],
+  ['domain_url', 'varchar'],
+  ['title', 'varchar'],
+  ['eng_title', 'varchar'],
+  ['summary', 'varchar'],
+  ['key_points', 'varchar[]'],
+  ['keywords', 'varchar[]'],
+  ['full_text', 'varchar'],
+  ['language', 'varchar'],
+  ['pub_date', 'bigint'],
+  ['crawl_date', 'bigint'],
+  ['classification', 'varchar[]'],
+  ['sentiment', 'int'],
+  ['provocative', 'varchar'],
+  ['reporting_voice', 'varchar'],
+  ['content_type', 'varchar'],
+  ['bias', 'varchar'],
+  ['country', 'varchar'],
+  ['continent', 'varchar'],
+  ['page_rank', 'int'],
+  ['source_id', 'varchar'],
+  ['authors', 'varchar'],
+  ['is_podcast', 'bool'],
+  ['is_premium', 'bool'],
+  ['centroid_distance', 'double'],
+  ['cluster_probability', 'double'],
+  ['entities', 'varchar'],
+  ['geo_coordinates', 'varchar'],
+  ['n_terms', 'int'],
+  ['url_derived', 'bool'],
+  ['date_derived', 'bool'],
+  ['content_hash', 'varchar'],
+  ['image_url', 'varchar'],
 ];
 
 function articleRow(a: NewsArticle): unknown[] {
   return [
-    a.articleId, a.source, a.sourceKey, a.url, a.domain, a.title, a.engTitle, a.summary, a.keyPoints, a.keywords,
-    a.fullText, a.language, micros(a.pubDate), micros(a.crawlDate), a.classification, a.sentiment, a.provocative,
-    a.reportingVoice, a.contentType, a.bias, a.country, a.continent, a.pageRank, a.sourceId,
-    a.authors ? JSON.stringify(a.authors) : null, a.isPodcast, a.isPremium, a.centroidDistance, a.clusterProbability,
-    JSON.stringify(a.entities), a.geo ? JSON.stringify(a.geo) : null, a.nTerms, a.urlDerived, a.dateDerived, a.contentHash,
+    a.articleId,
+    a.source,
+    a.sourceKey,
+    a.url,
+    a.domain,
+    a.title,
+    a.engTitle,
+    a.summary,
+    a.keyPoints,
+    a.keywords,
+    a.fullText,
+    a.language,
+    micros(a.pubDate),
+    micros(a.crawlDate),
+    a.classification,
+    a.sentiment,
+    a.provocative,
+    a.reportingVoice,
+    a.contentType,
+    a.bias,
+    a.country,
+    a.continent,
+    a.pageRank,
+    a.sourceId,
+    a.authors ? JSON.stringify(a.authors) : null,
+    a.isPodcast,
+    a.isPremium,
+    a.centroidDistance,
+    a.clusterProbability,
+    JSON.stringify(a.entities),
+    a.geo ? JSON.stringify(a.geo) : null,
+    a.nTerms,
+    a.urlDerived,
+    a.dateDerived,
+    a.contentHash,
     a.imageUrl ?? null,
   ];
 }
@@ -38,17 +96,42 @@ function fromRow(r: Row): NewsArticle {
   const ents = JSON.parse(String(r.entities)) as Partial<Record<EntityType, string[]>>;
   const entities = Object.fromEntries(ENTITY_TYPES.map((t) => [t, ents[t] ?? []])) as Record<EntityType, string[]>;
   return {
-    articleId: String(r.article_id), source: String(r.source), sourceKey: String(r.source_key), url: String(r.article_url),
-    domain: String(r.domain_url), title: String(r.title), engTitle: String(r.eng_title), summary: String(r.summary),
-    keyPoints: (r.key_points as string[]) ?? [], keywords: (r.keywords as string[]) ?? [], fullText: (r.full_text as string | null) ?? null,
-    language: String(r.language), pubDate: new Date(Number(r.pub_ms)), crawlDate: r.crawl_ms == null ? null : new Date(Number(r.crawl_ms)),
-    classification: (r.classification as string[]) ?? [], sentiment: Number(r.sentiment), provocative: String(r.provocative),
-    reportingVoice: String(r.reporting_voice), contentType: String(r.content_type), bias: String(r.bias), country: String(r.country),
-    continent: (r.continent as string | null) ?? null, pageRank: Number(r.page_rank), sourceId: String(r.source_id),
-    authors: r.authors ? JSON.parse(String(r.authors)) : null, isPodcast: !!r.is_podcast, isPremium: !!r.is_premium,
-    centroidDistance: Number(r.centroid_distance), clusterProbability: Number(r.cluster_probability), entities,
-    geo: r.geo ? JSON.parse(String(r.geo)) : null, nTerms: Number(r.n_terms), urlDerived: !!r.url_derived,
-    dateDerived: !!r.date_derived, contentHash: String(r.content_hash), imageUrl: (r.image_url as string | null) ?? null,
+    articleId: String(r.article_id),
+    source: String(r.source),
+    sourceKey: String(r.source_key),
+    url: String(r.article_url),
+    domain: String(r.domain_url),
+    title: String(r.title),
+    engTitle: String(r.eng_title),
+    summary: String(r.summary),
+    keyPoints: (r.key_points as string[]) ?? [],
+    keywords: (r.keywords as string[]) ?? [],
+    fullText: (r.full_text as string | null) ?? null,
+    language: String(r.language),
+    pubDate: new Date(Number(r.pub_ms)),
+    crawlDate: r.crawl_ms == null ? null : new Date(Number(r.crawl_ms)),
+    classification: (r.classification as string[]) ?? [],
+    sentiment: Number(r.sentiment),
+    provocative: String(r.provocative),
+    reportingVoice: String(r.reporting_voice),
+    contentType: String(r.content_type),
+    bias: String(r.bias),
+    country: String(r.country),
+    continent: (r.continent as string | null) ?? null,
+    pageRank: Number(r.page_rank),
+    sourceId: String(r.source_id),
+    authors: r.authors ? JSON.parse(String(r.authors)) : null,
+    isPodcast: !!r.is_podcast,
+    isPremium: !!r.is_premium,
+    centroidDistance: Number(r.centroid_distance),
+    clusterProbability: Number(r.cluster_probability),
+    entities,
+    geo: r.geo ? JSON.parse(String(r.geo)) : null,
+    nTerms: Number(r.n_terms),
+    urlDerived: !!r.url_derived,
+    dateDerived: !!r.date_derived,
+    contentHash: String(r.content_hash),
+    imageUrl: (r.image_url as string | null) ?? null,
   };
 }
 
@@ -65,7 +148,10 @@ export interface HitEvent {
   synthetic?: boolean;
 }
 
-interface LookupBatch { keys: Set<string>; done: Promise<Map<string, NewsArticle | null>> }
+interface LookupBatch {
+  keys: Set<string>;
+  done: Promise<Map<string, NewsArticle | null>>;
+}
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** articles kept by `byIds` (a few KB each) */
 const LOOKUP_CACHE = 5_000;
@@ -80,7 +166,9 @@ export class NewsStore {
 
   /** article_id -> content_hash and pub_date (epoch ms) of what is stored. */
   async hashes(): Promise<Map<string, { hash: string; pubMs: number }>> {
-    const rows = await this.db.all<{ id: string; h: string; ms: number }>('SELECT article_id::VARCHAR AS id, content_hash AS h, epoch_ms(pub_date) AS ms FROM articles');
+    const rows = await this.db.all<{ id: string; h: string; ms: number }>(
+      'SELECT article_id::VARCHAR AS id, content_hash AS h, epoch_ms(pub_date) AS ms FROM articles',
+    );
     return new Map(rows.map((r) => [r.id, { hash: r.h, pubMs: Number(r.ms) }]));
   }
 
@@ -88,7 +176,15 @@ export class NewsStore {
   async moveDates(rows: { id: string; pubMs: number }[]): Promise<void> {
     if (rows.length === 0) return;
     await this.db.withConnection(async (conn) => {
-      const stg = await stage(conn, 'dates', [['article_id', 'varchar'], ['pub', 'bigint']], rows.map((r) => [r.id, r.pubMs * 1000]));
+      const stg = await stage(
+        conn,
+        'dates',
+        [
+          ['article_id', 'varchar'],
+          ['pub', 'bigint'],
+        ],
+        rows.map((r) => [r.id, r.pubMs * 1000]),
+      );
       await conn.run(`UPDATE articles SET pub_date = make_timestamp(s.pub), crawl_date = CASE WHEN articles.crawl_date IS NULL THEN NULL ELSE make_timestamp(s.pub) END
         FROM ${stg} s WHERE articles.article_id = s.article_id::UUID`);
     });
@@ -101,7 +197,12 @@ export class NewsStore {
   async write(batch: LoadedArticle[], model: string | null): Promise<{ inserted: number; updated: number }> {
     if (batch.length === 0) return { inserted: 0, updated: 0 };
     return this.db.withConnection(async (conn) => {
-      const stgA = await stage(conn, 'articles', ARTICLE_COLS, batch.map((b) => articleRow(b.article)));
+      const stgA = await stage(
+        conn,
+        'articles',
+        ARTICLE_COLS,
+        batch.map((b) => articleRow(b.article)),
+      );
       const ents: unknown[][] = [];
       const posts: unknown[][] = [];
       const vecs: unknown[][] = [];
@@ -112,22 +213,61 @@ export class NewsStore {
         for (const [t, n] of tf) posts.push([t, a.articleId, n]);
         if (embedding && model) vecs.push([a.articleId, model, embedding.length, new Uint8Array(embedding.buffer, embedding.byteOffset, embedding.byteLength)]);
       }
-      const stgE = await stage(conn, 'entities', [['article_id', 'varchar'], ['type', 'varchar'], ['value', 'varchar']], ents);
-      const stgP = await stage(conn, 'postings', [['term', 'varchar'], ['article_id', 'varchar'], ['tf', 'int']], posts);
-      const stgV = await stage(conn, 'embeddings', [['article_id', 'varchar'], ['model', 'varchar'], ['dim', 'int'], ['vec', 'blob']], vecs);
+      const stgE = await stage(
+        conn,
+        'entities',
+        [
+          ['article_id', 'varchar'],
+          ['type', 'varchar'],
+          ['value', 'varchar'],
+        ],
+        ents,
+      );
+      const stgP = await stage(
+        conn,
+        'postings',
+        [
+          ['term', 'varchar'],
+          ['article_id', 'varchar'],
+          ['tf', 'int'],
+        ],
+        posts,
+      );
+      const stgV = await stage(
+        conn,
+        'embeddings',
+        [
+          ['article_id', 'varchar'],
+          ['model', 'varchar'],
+          ['dim', 'int'],
+          ['vec', 'blob'],
+        ],
+        vecs,
+      );
       await conn.run('BEGIN TRANSACTION');
       try {
-        const before = Number((await conn.runAndReadAll(`SELECT count(*) AS n FROM articles WHERE article_id IN (SELECT article_id::UUID FROM ${stgA})`)).getRowObjectsJS()[0]!.n);
+        const before = Number(
+          (await conn.runAndReadAll(`SELECT count(*) AS n FROM articles WHERE article_id IN (SELECT article_id::UUID FROM ${stgA})`)).getRowObjectsJS()[0]!.n,
+        );
         const cols = ARTICLE_COLS.map(([c]) => c);
         const expr = (c: string) =>
-          c === 'article_id' ? 's.article_id::UUID'
-          : c === 'pub_date' || c === 'crawl_date' ? `make_timestamp(s.${c})`
-          : c === 'authors' || c === 'entities' || c === 'geo_coordinates' ? `s.${c}::JSON`
-          : `s.${c}`;
+          c === 'article_id'
+            ? 's.article_id::UUID'
+            : c === 'pub_date' || c === 'crawl_date'
+              ? `make_timestamp(s.${c})`
+              : c === 'authors' || c === 'entities' || c === 'geo_coordinates'
+                ? `s.${c}::JSON`
+                : `s.${c}`;
         await conn.run(`MERGE INTO articles t USING ${stgA} s ON t.article_id = s.article_id::UUID
-          WHEN MATCHED THEN UPDATE SET ${cols.filter((c) => c !== 'article_id').map((c) => `${c} = ${expr(c)}`).join(', ')}, enriched_at = now()
+          WHEN MATCHED THEN UPDATE SET ${cols
+            .filter((c) => c !== 'article_id')
+            .map((c) => `${c} = ${expr(c)}`)
+            .join(', ')}, enriched_at = now()
           WHEN NOT MATCHED THEN INSERT (${cols.join(', ')}, enriched_at) VALUES (${cols.map(expr).join(', ')}, now())`);
-        for (const [table, stg] of [['article_entities', stgE], ['postings', stgP]] as const) {
+        for (const [table, stg] of [
+          ['article_entities', stgE],
+          ['postings', stgP],
+        ] as const) {
           await conn.run(`DELETE FROM ${table} WHERE article_id IN (SELECT article_id::UUID FROM ${stgA})`);
           await conn.run(`INSERT INTO ${table} SELECT * REPLACE (article_id::UUID AS article_id) FROM ${stg}`);
         }
@@ -243,16 +383,15 @@ export class NewsStore {
   }
 
   async embeddings(model: string): Promise<Map<string, Float32Array>> {
-    const rows = await this.db.all<{ id: string; vec: Uint8Array }>(
-      `SELECT article_id::VARCHAR AS id, vec FROM embeddings WHERE model = $1`, [model],
-    );
+    const rows = await this.db.all<{ id: string; vec: Uint8Array }>(`SELECT article_id::VARCHAR AS id, vec FROM embeddings WHERE model = $1`, [model]);
     return new Map(rows.map((r) => [r.id, toF32(r.vec)]));
   }
 
   async postingsOf(ids: string[]): Promise<Map<string, string[]>> {
     const rows = await this.db.all<{ id: string; terms: string[]; tfs: number[] }>(
       `SELECT article_id::VARCHAR AS id, list(term) AS terms, list(tf) AS tfs FROM postings
-       WHERE article_id IN (SELECT unnest(string_split($1, ','))::UUID) GROUP BY article_id`, [ids.join(',')],
+       WHERE article_id IN (SELECT unnest(string_split($1, ','))::UUID) GROUP BY article_id`,
+      [ids.join(',')],
     );
     return new Map(rows.map((r) => [r.id, r.terms.flatMap((t, i) => Array<string>(Number(r.tfs[i])).fill(t))]));
   }
@@ -268,8 +407,17 @@ export class NewsStore {
   async writeEmbeddings(rows: [string, Float32Array][], model: string): Promise<void> {
     if (rows.length === 0) return;
     await this.db.withConnection(async (conn) => {
-      const stg = await stage(conn, 'embeddings', [['article_id', 'varchar'], ['model', 'varchar'], ['dim', 'int'], ['vec', 'blob']],
-        rows.map(([id, v]) => [id, model, v.length, new Uint8Array(v.buffer, v.byteOffset, v.byteLength)]));
+      const stg = await stage(
+        conn,
+        'embeddings',
+        [
+          ['article_id', 'varchar'],
+          ['model', 'varchar'],
+          ['dim', 'int'],
+          ['vec', 'blob'],
+        ],
+        rows.map(([id, v]) => [id, model, v.length, new Uint8Array(v.buffer, v.byteOffset, v.byteLength)]),
+      );
       await conn.run('BEGIN TRANSACTION');
       await conn.run(`DELETE FROM embeddings WHERE article_id IN (SELECT article_id::UUID FROM ${stg})`);
       await conn.run(`INSERT INTO embeddings SELECT article_id::UUID, model, dim, vec FROM ${stg}`);
@@ -280,18 +428,40 @@ export class NewsStore {
   /** Mark held-back articles as indexed now (replay). */
   async release(ids: string[], at: Date): Promise<void> {
     if (ids.length === 0) return;
-    await this.db.run(
-      `UPDATE articles SET crawl_date = make_timestamp($2::BIGINT) WHERE article_id IN (SELECT unnest(string_split($1, ','))::UUID)`,
-      [ids.join(','), at.getTime() * 1000],
-    );
+    await this.db.run(`UPDATE articles SET crawl_date = make_timestamp($2::BIGINT) WHERE article_id IN (SELECT unnest(string_split($1, ','))::UUID)`, [
+      ids.join(','),
+      at.getTime() * 1000,
+    ]);
   }
 
-  async writePublishers(rows: { domain: string; country: string; countrySource: string; continent: string | null; pageRank: number; articles: number; isPodcast: boolean; isPremium: boolean }[]): Promise<void> {
+  async writePublishers(
+    rows: {
+      domain: string;
+      country: string;
+      countrySource: string;
+      continent: string | null;
+      pageRank: number;
+      articles: number;
+      isPodcast: boolean;
+      isPremium: boolean;
+    }[],
+  ): Promise<void> {
     await this.db.withConnection(async (conn) => {
-      const stg = await stage(conn, 'publishers', [
-        ['domain', 'varchar'], ['country', 'varchar'], ['country_source', 'varchar'], ['continent', 'varchar'], ['page_rank', 'int'],
-        ['articles', 'int'], ['is_podcast', 'bool'], ['is_premium', 'bool'],
-      ], rows.map((r) => [r.domain, r.country, r.countrySource, r.continent, r.pageRank, r.articles, r.isPodcast, r.isPremium]));
+      const stg = await stage(
+        conn,
+        'publishers',
+        [
+          ['domain', 'varchar'],
+          ['country', 'varchar'],
+          ['country_source', 'varchar'],
+          ['continent', 'varchar'],
+          ['page_rank', 'int'],
+          ['articles', 'int'],
+          ['is_podcast', 'bool'],
+          ['is_premium', 'bool'],
+        ],
+        rows.map((r) => [r.domain, r.country, r.countrySource, r.continent, r.pageRank, r.articles, r.isPodcast, r.isPremium]),
+      );
       await conn.run('BEGIN TRANSACTION');
       await conn.run('DELETE FROM publishers');
       await conn.run(`INSERT INTO publishers SELECT * FROM ${stg}`);
@@ -312,7 +482,16 @@ export class NewsStore {
     let g: HitGroup | null = null;
     let last: HitEvent | null = null;
     for (const e of events) {
-      if (!g || !last || e.ts.getTime() !== last.ts.getTime() || e.kind !== last.kind || e.keyId !== last.keyId || e.orgId !== last.orgId || e.query !== last.query || !!e.synthetic !== !!last.synthetic) {
+      if (
+        !g ||
+        !last ||
+        e.ts.getTime() !== last.ts.getTime() ||
+        e.kind !== last.kind ||
+        e.keyId !== last.keyId ||
+        e.orgId !== last.orgId ||
+        e.query !== last.query ||
+        !!e.synthetic !== !!last.synthetic
+      ) {
         g = { t: micros(e.ts)!, k: e.kind, y: wellFormed(e.keyId), o: wellFormed(e.orgId), q: wellFormed(e.query), s: !!e.synthetic, d: [], a: [] };
         groups.push(g);
       }
@@ -329,7 +508,16 @@ export class NewsStore {
   }
 }
 
-interface HitGroup { t: number; k: string; y: string | null; o: string | null; q: string | null; s: boolean; d: string[]; a: string[] }
+interface HitGroup {
+  t: number;
+  k: string;
+  y: string | null;
+  o: string | null;
+  q: string | null;
+  s: boolean;
+  d: string[];
+  a: string[];
+}
 
 /** DuckDB's JSON parser rejects a lone surrogate (as in a hostile query): U+FFFD instead, as an appender would store. */
 const wellFormed = (s: string | null): string | null => (s === null ? null : s.replace(/\p{Surrogate}/gu, '\ufffd'));

@@ -51,12 +51,41 @@ export class StoryStore {
     if (rows.members.length === 0 && rows.stories.length === 0 && rows.updates.length === 0) return;
     const ts = micros(at);
     await this.db.withConnection(async (conn) => {
-      const stgS = await stage(conn, 'stories', [['story_id', 'varchar'], ['founding', 'varchar'], ['ts', 'bigint']], rows.stories.map((s) => [s.storyId, s.foundingId, ts]));
-      const stgU = await stage(conn, 'story_updates', [['update_id', 'varchar'], ['story_id', 'varchar'], ['w', 'int'], ['ts', 'bigint']],
-        rows.updates.map((u) => [u.updateId, u.storyId, u.windowIndex, ts]));
-      const stgM = await stage(conn, 'story_members', [
-        ['article_id', 'varchar'], ['story_id', 'varchar'], ['update_id', 'varchar'], ['seq', 'bigint'], ['cosine', 'double'], ['score', 'double'], ['ts', 'bigint'],
-      ], rows.members.map((m) => [m.articleId, m.storyId, m.updateId, m.seq, m.cosine, m.score, ts]));
+      const stgS = await stage(
+        conn,
+        'stories',
+        [
+          ['story_id', 'varchar'],
+          ['founding', 'varchar'],
+          ['ts', 'bigint'],
+        ],
+        rows.stories.map((s) => [s.storyId, s.foundingId, ts]),
+      );
+      const stgU = await stage(
+        conn,
+        'story_updates',
+        [
+          ['update_id', 'varchar'],
+          ['story_id', 'varchar'],
+          ['w', 'int'],
+          ['ts', 'bigint'],
+        ],
+        rows.updates.map((u) => [u.updateId, u.storyId, u.windowIndex, ts]),
+      );
+      const stgM = await stage(
+        conn,
+        'story_members',
+        [
+          ['article_id', 'varchar'],
+          ['story_id', 'varchar'],
+          ['update_id', 'varchar'],
+          ['seq', 'bigint'],
+          ['cosine', 'double'],
+          ['score', 'double'],
+          ['ts', 'bigint'],
+        ],
+        rows.members.map((m) => [m.articleId, m.storyId, m.updateId, m.seq, m.cosine, m.score, ts]),
+      );
       await conn.run('BEGIN TRANSACTION');
       try {
         await conn.run(`INSERT INTO stories SELECT story_id::UUID, founding::UUID, make_timestamp(ts) FROM ${stgS}

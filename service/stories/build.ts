@@ -104,9 +104,11 @@ export function extract(u: UpdateSummary, df: DocFreq, citation: CitationMethod)
   });
   const link = (a: NewsArticle) => `[${a.title.replace(/[[\]]/g, '')}](${a.url})`;
   const citations =
-    citation === 'brackets' ? cited.map((a, i) => `[${i + 1}]: ${link(a)}`)
-    : citation === 'urls' ? [...new Set(sentences.map((s) => sources.find((x) => textOf(x).includes(s)) ?? sources[0]).filter((a): a is NewsArticle => !!a))].map(link)
-    : [];
+    citation === 'brackets'
+      ? cited.map((a, i) => `[${i + 1}]: ${link(a)}`)
+      : citation === 'urls'
+        ? [...new Set(sentences.map((s) => sources.find((x) => textOf(x).includes(s)) ?? sources[0]).filter((a): a is NewsArticle => !!a))].map(link)
+        : [];
   return { story: parts.join(' '), takeaways: keyPoints, citations };
 }
 
@@ -123,18 +125,25 @@ function pcts(c: Record<string, number>): Record<string, number> {
 const GRAPH_TYPES = ['Person', 'Organization', 'Location'] as const;
 
 /** Entities as nodes, linked when one article names both; and the same graph in mermaid. */
-export function relationships(articles: NewsArticle[]): { relationships: { nodes: Record<string, string>[]; edges: Record<string, string>[] }; mermaid: string } {
+export function relationships(articles: NewsArticle[]): {
+  relationships: { nodes: Record<string, string>[]; edges: Record<string, string>[] };
+  mermaid: string;
+} {
   const typeOf = new Map<string, string>();
   for (const t of GRAPH_TYPES) for (const a of articles) for (const v of a.entities[t]) if (!typeOf.has(v)) typeOf.set(v, t);
-  const top = ranked(articles.map((a) => GRAPH_TYPES.flatMap((t) => a.entities[t])), GRAPH_NODES).filter((v) => typeOf.has(v));
+  const top = ranked(
+    articles.map((a) => GRAPH_TYPES.flatMap((t) => a.entities[t])),
+    GRAPH_NODES,
+  ).filter((v) => typeOf.has(v));
   const inTop = new Set(top);
   const pairs = new Map<string, number>();
   for (const a of articles) {
     const named = [...new Set(GRAPH_TYPES.flatMap((t) => a.entities[t]).filter((v) => inTop.has(v)))].sort((x, y) => top.indexOf(x) - top.indexOf(y));
-    for (let i = 0; i < named.length; i++) for (let j = i + 1; j < named.length; j++) {
-      const k = `${named[i]}\u0000${named[j]}`;
-      pairs.set(k, (pairs.get(k) ?? 0) + 1);
-    }
+    for (let i = 0; i < named.length; i++)
+      for (let j = i + 1; j < named.length; j++) {
+        const k = `${named[i]}\u0000${named[j]}`;
+        pairs.set(k, (pairs.get(k) ?? 0) + 1);
+      }
   }
   const edges = [...pairs.entries()]
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
@@ -147,7 +156,11 @@ export function relationships(articles: NewsArticle[]): { relationships: { nodes
   const nodes = top.map((id) => ({ id, type: typeOf.get(id)!, detailed_type: typeOf.get(id)! }));
   const key = new Map(top.map((id, i) => [id, `N${i}`]));
   const label = (s: string) => s.replace(/"/g, "'");
-  const mermaid = ['graph LR', ...nodes.map((n) => `  ${key.get(n.id)}["${label(n.id)}"]`), ...edges.map((e) => `  ${key.get(e.from)} ---|${e.label}| ${key.get(e.to)}`)].join('\n');
+  const mermaid = [
+    'graph LR',
+    ...nodes.map((n) => `  ${key.get(n.id)}["${label(n.id)}"]`),
+    ...edges.map((e) => `  ${key.get(e.from)} ---|${e.label}| ${key.get(e.to)}`),
+  ].join('\n');
   return { relationships: { nodes, edges }, mermaid };
 }
 
@@ -166,14 +179,25 @@ export function updateDict(u: UpdateSummary, prev: UpdateSummary | null, o: Buil
   const share = (mine: number, all: number) => (all ? round((100 * mine) / all, 2) : 0);
   const languages = counts(arts.map((a) => a.language));
   const countries = counts(arts.map((a) => a.country));
-  const voices = ranked(arts.map((a) => [a.reportingVoice]), 1);
+  const voices = ranked(
+    arts.map((a) => [a.reportingVoice]),
+    1,
+  );
   const reddit = o.reddit?.(u) ?? [];
   return {
     uuid: u.id,
     cluster_articles: arts.slice(0, o.maxArticles).map(articleDict),
     prompt_articles: arts.slice(0, Math.min(PROMPT_ARTICLES, o.maxArticles)).map(articleDict),
     n_articles: arts.length,
-    entities: Object.fromEntries(ENTITY_TYPES.map((t) => [t, ranked(arts.map((a) => a.entities[t]), 10)])),
+    entities: Object.fromEntries(
+      ENTITY_TYPES.map((t) => [
+        t,
+        ranked(
+          arts.map((a) => a.entities[t]),
+          10,
+        ),
+      ]),
+    ),
     headline: u.headline,
     story: text.story,
     story_update_ts: u.ts,
@@ -183,8 +207,14 @@ export function updateDict(u: UpdateSummary, prev: UpdateSummary | null, o: Buil
     key_takeaways: text.takeaways,
     contradictions: [],
     continent: u.continent,
-    people: ranked(arts.map((a) => a.entities.Person), 10),
-    locations: ranked(arts.map((a) => a.entities.Location), 10),
+    people: ranked(
+      arts.map((a) => a.entities.Person),
+      10,
+    ),
+    locations: ranked(
+      arts.map((a) => a.entities.Location),
+      10,
+    ),
     new_information: newInformation(u, prev, o),
     image_url: `${IMAGE_BASE}/${u.id}.png`,
     url_safe_title: u.slug,
@@ -194,7 +224,10 @@ export function updateDict(u: UpdateSummary, prev: UpdateSummary | null, o: Buil
     reddit_perspective: redditPerspective(reddit),
     reddit_threads: reddit,
     languages,
-    keywords: ranked(arts.map((a) => a.keywords), 10),
+    keywords: ranked(
+      arts.map((a) => a.keywords),
+      10,
+    ),
     intra_cluster_statistics: {
       cluster_articles_pct: share(arts.length, ws.articles),
       cluster_countries_pct: share(new Set(arts.map((a) => a.country)).size, ws.countries.size),
@@ -234,7 +267,10 @@ export function storyDict(s: StorySummary, requested: UpdateSummary, shown: Upda
   const languages = counts(arts.map((a) => a.language));
   const countries = counts(arts.map((a) => a.country));
   const last = s.updates[s.updates.length - 1]!;
-  const topics = ranked(arts.map((a) => (['Person', 'Organization', 'Location', 'Event'] as const).flatMap((t) => a.entities[t])), 5);
+  const topics = ranked(
+    arts.map((a) => (['Person', 'Organization', 'Location', 'Event'] as const).flatMap((t) => a.entities[t])),
+    5,
+  );
   const prevOf = new Map(s.updates.map((u, i) => [u.id, s.updates[i - 1] ?? null]));
   const redditSeries = o.reddit ? s.updates.map((u) => ({ ts: u.ts, p: redditPerspective(o.reddit!(u)) })).filter((x) => x.p.relevant) : [];
   return {
@@ -245,14 +281,23 @@ export function storyDict(s: StorySummary, requested: UpdateSummary, shown: Upda
     current_update_uuid: last.id,
     requested_update_uuid: requested.id,
     generate_image: false,
-    keywords: ranked(arts.map((a) => a.keywords), 10),
+    keywords: ranked(
+      arts.map((a) => a.keywords),
+      10,
+    ),
     languages,
     languages_pct: pcts(languages),
-    locations: ranked(arts.map((a) => a.entities.Location), 10),
+    locations: ranked(
+      arts.map((a) => a.entities.Location),
+      10,
+    ),
     meta_type: 'story',
     n_articles: s.updates.map((u) => u.articles.length),
     n_updates: s.updates.length,
-    people: ranked(arts.map((a) => a.entities.Person), 10),
+    people: ranked(
+      arts.map((a) => a.entities.Person),
+      10,
+    ),
     reddit_sentiment: redditSeries.map((x) => x.p.sentiment),
     reddit_sentiment_timestamps: redditSeries.map((x) => x.ts),
     rolling_sentiment: rolling(s.updates.map((u) => u.sentiment)),

@@ -75,7 +75,12 @@ export class UpdateTextIndex {
   }
 }
 
-export async function listStories(stories: StoryService, text: UpdateTextIndex, p: StoriesParams, now: number): Promise<{ hits: Hit[]; next: number; updateLevel: boolean }> {
+export async function listStories(
+  stories: StoryService,
+  text: UpdateTextIndex,
+  p: StoriesParams,
+  now: number,
+): Promise<{ hits: Hit[]; next: number; updateLevel: boolean }> {
   const continents = p.continent == null ? null : new Set(Array.isArray(p.continent) ? p.continent : [p.continent]);
   const cats = p.categories.length ? new Set<string>(p.categories) : null;
   const uuids = p.uuids.length ? new Set(p.uuids.map((u) => u.toLowerCase())) : null;
@@ -179,7 +184,8 @@ export async function listStories(stories: StoryService, text: UpdateTextIndex, 
     for (const h of hits) h.growth = updateLevel ? growthOf(h.update, from, now) : stories.growth(h.story.id, from, now);
     hits = hits.filter((h) => h.growth > 0).sort((a, b) => b.growth - a.growth || b.update.ts - a.update.ts || tie(a, b));
     if (p.strategy !== 'topstories') {
-      const groups: readonly string[] = p.strategy === 'topstories_categories' ? STORY_CATEGORIES : ['Africa', 'Asia', 'Europe', 'Middle East', 'North America', 'South America', 'Oceania'];
+      const groups: readonly string[] =
+        p.strategy === 'topstories_categories' ? STORY_CATEGORIES : ['Africa', 'Asia', 'Europe', 'Middle East', 'North America', 'South America', 'Oceania'];
       const picked = new Set<Hit>();
       for (const g of groups) {
         const best = hits.find((h) => !picked.has(h) && (p.strategy === 'topstories_categories' ? h.story.categories.includes(g) : h.update.continent === g));
@@ -192,11 +198,16 @@ export async function listStories(stories: StoryService, text: UpdateTextIndex, 
   if (sortBy) {
     const key = (h: Hit): number => {
       switch (sortBy) {
-        case 'published': return h.update.ts;
-        case 'coverage': return updateLevel ? h.update.articles.length : h.story.n;
-        case 'sentiment': return h.update.sentiment;
-        case 'confidence': return h.update.confidence;
-        case 'relevance': return q ? h.score : h.update.ts;
+        case 'published':
+          return h.update.ts;
+        case 'coverage':
+          return updateLevel ? h.update.articles.length : h.story.n;
+        case 'sentiment':
+          return h.update.sentiment;
+        case 'confidence':
+          return h.update.confidence;
+        case 'relevance':
+          return q ? h.score : h.update.ts;
       }
     };
     const dir = p.sort_type === 'asc' ? 1 : -1;

@@ -250,8 +250,15 @@ export class StoryService {
   updateSummary(u: UpdateRec, windowStart: number, storyCentroid: Float32Array | null, articleIds = u.articleIds): UpdateSummary {
     const articles = articleIds.map((id) => this.index.get(id)).filter((a): a is NewsArticle => !!a);
     return summarizeUpdate({
-      id: u.id, storyId: u.storyId, windowIndex: u.windowIndex, windowStart, windowMs: UPDATE_WINDOW_MS, articles, storyCentroid,
-      vectorOf: (id) => this.vectorOf(id), memberOf: (id) => this.members.get(id),
+      id: u.id,
+      storyId: u.storyId,
+      windowIndex: u.windowIndex,
+      windowStart,
+      windowMs: UPDATE_WINDOW_MS,
+      articles,
+      storyCentroid,
+      vectorOf: (id) => this.vectorOf(id),
+      memberOf: (id) => this.members.get(id),
     });
   }
 

@@ -52,9 +52,20 @@ export interface StorySummary {
 
 /** Article classification -> story categories (facts §8.1); World and Military are International, Crime has none. */
 const CATEGORY_OF: Record<string, string> = {
-  Business: 'Business', Economy: 'Economy', Finance: 'Finance', Politics: 'Politics', Science: 'Science', Sports: 'Sports',
-  Technology: 'Technology', Health: 'Health', Entertainment: 'Entertainment', Culture: 'Culture', Climate: 'Climate',
-  Environment: 'Environment', World: 'International', Military: 'International',
+  Business: 'Business',
+  Economy: 'Economy',
+  Finance: 'Finance',
+  Politics: 'Politics',
+  Science: 'Science',
+  Sports: 'Sports',
+  Technology: 'Technology',
+  Health: 'Health',
+  Entertainment: 'Entertainment',
+  Culture: 'Culture',
+  Climate: 'Climate',
+  Environment: 'Environment',
+  World: 'International',
+  Military: 'International',
 };
 
 export function dot(a: Float32Array, b: Float32Array): number {
@@ -76,7 +87,12 @@ export function unitMean(vs: Float32Array[]): Float32Array | null {
 
 /** Lowercase ASCII words joined by '-', at most 80 characters, cut at a word. */
 export function slugify(text: string): string {
-  const s = text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  const s = text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   if (s.length <= 80) return s || 'story';
   const cut = s.slice(0, 81);
   return cut.slice(0, cut.lastIndexOf('-') > 40 ? cut.lastIndexOf('-') : 80).replace(/-+$/, '');
@@ -109,9 +125,21 @@ export function categoriesOf(articles: NewsArticle[]): string[] {
 
 /** Where the articles' places are (gazetteer continents), else where their publishers are. */
 function continentOf(articles: NewsArticle[]): string {
-  const places = ranked(articles.map((a) => Object.values(a.geo ?? {}).map((g) => String(g.metadata.continent ?? '')).filter(Boolean)), 1);
+  const places = ranked(
+    articles.map((a) =>
+      Object.values(a.geo ?? {})
+        .map((g) => String(g.metadata.continent ?? ''))
+        .filter(Boolean),
+    ),
+    1,
+  );
   if (places.length) return places[0]!;
-  return ranked(articles.map((a) => (a.continent ? [a.continent] : [])), 1)[0] ?? '';
+  return (
+    ranked(
+      articles.map((a) => (a.continent ? [a.continent] : [])),
+      1,
+    )[0] ?? ''
+  );
 }
 
 /** What summarizeUpdate needs: the update's identity and window, its articles, and lookups. */
@@ -133,7 +161,9 @@ export function summarizeUpdate(u: UpdateInput): UpdateSummary {
   if (u.storyCentroid) for (const v of vecs.values()) if (v) confidence += Math.max(0, dot(v, u.storyCentroid));
   const levels = new Map<string, number>();
   for (const a of articles) levels.set(a.provocative, (levels.get(a.provocative) ?? 0) + 1);
-  const provocative = [...PROVOCATIVE_LEVELS].reverse().reduce((best, l) => ((levels.get(l) ?? 0) > (levels.get(best) ?? 0) ? l : best), 'unknown' as UpdateSummary['provocative']);
+  const provocative = [...PROVOCATIVE_LEVELS]
+    .reverse()
+    .reduce((best, l) => ((levels.get(l) ?? 0) > (levels.get(best) ?? 0) ? l : best), 'unknown' as UpdateSummary['provocative']);
   const headline = articles[0]?.title ?? '';
   return {
     id: u.id,

@@ -48,7 +48,10 @@ export interface WebSearchProvider {
 
 /** A provider that could not answer (HTTP error, timeout, bad JSON): the route's 502. */
 export class WebSearchProviderError extends Error {
-  constructor(readonly provider: string, message: string) {
+  constructor(
+    readonly provider: string,
+    message: string,
+  ) {
     super(`${provider} provider failed: ${message}`);
   }
 }
@@ -94,11 +97,22 @@ export class IndexProvider implements WebSearchProvider {
       // not strict: a page without a published time is judged by when it was fetched
       inWindow(p.published ?? (req.strict ? null : p.fetchedAt), req);
     const lists = req.queries.map((q) => this.index.rank(q, accept).map((r) => r.page));
-    const fused = fuse(lists, (p) => p.url, (p) => req.domains.length > 0 && domainMatches(p.domain, req.domains));
+    const fused = fuse(
+      lists,
+      (p) => p.url,
+      (p) => req.domains.length > 0 && domainMatches(p.domain, req.domains),
+    );
     const page = fused.slice(req.offset, req.offset + req.limit);
     return {
       hits: page.map((p) => ({
-        url: p.url, title: p.title, domain: p.domain, published: p.published, text: p.text, snippet: null, language: p.language, articleId: p.articleId,
+        url: p.url,
+        title: p.title,
+        domain: p.domain,
+        published: p.published,
+        text: p.text,
+        snippet: null,
+        language: p.language,
+        articleId: p.articleId,
       })),
       more: fused.length > req.offset + req.limit,
     };
@@ -195,9 +209,14 @@ export class SearxngProvider implements WebSearchProvider {
           added++;
           const t = typeof r.publishedDate === 'string' ? Date.parse(r.publishedDate) : NaN;
           const hit: WebHit = {
-            url, title: typeof r.title === 'string' && r.title.trim() ? r.title.trim() : url, domain: domainOf(url),
-            published: Number.isNaN(t) ? null : new Date(t), text: '', snippet: typeof r.content === 'string' ? r.content.trim() : null,
-            language: null, articleId: null,
+            url,
+            title: typeof r.title === 'string' && r.title.trim() ? r.title.trim() : url,
+            domain: domainOf(url),
+            published: Number.isNaN(t) ? null : new Date(t),
+            text: '',
+            snippet: typeof r.content === 'string' ? r.content.trim() : null,
+            language: null,
+            articleId: null,
           };
           if (req.strict && req.domains.length > 0 && !domainMatches(hit.domain, req.domains)) continue;
           if (!inWindow(hit.published, req)) continue;
@@ -207,7 +226,11 @@ export class SearxngProvider implements WebSearchProvider {
       }
       lists.push(hits);
     }
-    const fused = fuse(lists, (h) => h.url, (h) => req.domains.length > 0 && domainMatches(h.domain, req.domains));
+    const fused = fuse(
+      lists,
+      (h) => h.url,
+      (h) => req.domains.length > 0 && domainMatches(h.domain, req.domains),
+    );
     const page = fused.slice(req.offset, req.offset + req.limit);
     await this.readAll(page, req.signal);
     return { hits: page, more: fused.length > req.offset + req.limit };

@@ -96,9 +96,20 @@ export class WebIndex {
          article_id, job_id, metadata, enrichments)
        VALUES ($1, $2, $3, $4, $5, $6, $7, make_timestamp($8::BIGINT), make_timestamp($9::BIGINT), $10, $11::UUID, $12::UUID, $13::JSON, $14::JSON)`,
       [
-        p.url, p.finalUrl, p.domain, p.title, p.text, p.siteName, p.language,
-        p.published ? p.published.getTime() * 1000 : null, p.fetchedAt.getTime() * 1000, p.isArticle,
-        p.articleId, extras.jobId, json(extras.metadata), json(extras.enrichments),
+        p.url,
+        p.finalUrl,
+        p.domain,
+        p.title,
+        p.text,
+        p.siteName,
+        p.language,
+        p.published ? p.published.getTime() * 1000 : null,
+        p.fetchedAt.getTime() * 1000,
+        p.isArticle,
+        p.articleId,
+        extras.jobId,
+        json(extras.metadata),
+        json(extras.enrichments),
       ] as never,
     );
     this.addToMemory(p);

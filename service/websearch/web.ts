@@ -64,13 +64,17 @@ export function webConfig(env: NodeJS.ProcessEnv = process.env): WebConfig {
     });
   }
   const concurrency = Number(env.NEWSFLOW_INDEX_CONCURRENCY ?? INDEXER_DEFAULTS.concurrency);
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new WebConfigError(`NEWSFLOW_INDEX_CONCURRENCY must be a positive integer, not ${env.NEWSFLOW_INDEX_CONCURRENCY}`);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new WebConfigError(`NEWSFLOW_INDEX_CONCURRENCY must be a positive integer, not ${env.NEWSFLOW_INDEX_CONCURRENCY}`);
   return { provider, searxngUrl, fetch, concurrency };
 }
 
 /** A request the provider cannot take (the route's 422 on `loc`). */
 export class WebSearchParamError extends Error {
-  constructor(readonly loc: (string | number)[], message: string) {
+  constructor(
+    readonly loc: (string | number)[],
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -115,12 +119,19 @@ export class Web {
     if (params.start_datetime) from = Math.max(from ?? -Infinity, Date.parse(params.start_datetime));
     if (params.end_datetime) to = Date.parse(params.end_datetime);
     if (from !== null && to !== null && to < from) {
-      throw new WebSearchParamError(['query', 'end_datetime'], `end_datetime ${params.end_datetime} is before the window's start (${new Date(from).toISOString()})`);
+      throw new WebSearchParamError(
+        ['query', 'end_datetime'],
+        `end_datetime ${params.end_datetime} is before the window's start (${new Date(from).toISOString()})`,
+      );
     }
     let offset = 0;
     if (typeof params.offset === 'number') offset = params.offset;
     else if (typeof params.offset === 'string') {
-      if (!/^\d{1,9}$/.test(params.offset.trim())) throw new WebSearchParamError(['query', 'offset'], `offset: ${JSON.stringify(params.offset.slice(0, 100))} is not a cursor of this server (a count of results to skip)`);
+      if (!/^\d{1,9}$/.test(params.offset.trim()))
+        throw new WebSearchParamError(
+          ['query', 'offset'],
+          `offset: ${JSON.stringify(params.offset.slice(0, 100))} is not a cursor of this server (a count of results to skip)`,
+        );
       offset = Number(params.offset.trim());
     }
     const domains = [...new Set((params.domains ?? []).map(normaliseDomain).filter(Boolean))];

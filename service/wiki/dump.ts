@@ -145,7 +145,19 @@ export function parsePage(block: string, line: number): DumpEvent {
   if (bad) return { kind: 'error', line, title: t, message: bad };
   return {
     kind: 'page',
-    page: { title: t!, ns, id: fields.id ? Number(fields.id) : null, redirect, revisionId: last.id ? Number(last.id) : null, timestamp: date(last.timestamp), created, model: last.model ?? null, text: last.text ?? '', bytes, line },
+    page: {
+      title: t!,
+      ns,
+      id: fields.id ? Number(fields.id) : null,
+      redirect,
+      revisionId: last.id ? Number(last.id) : null,
+      timestamp: date(last.timestamp),
+      created,
+      model: last.model ?? null,
+      text: last.text ?? '',
+      bytes,
+      line,
+    },
   };
 }
 

@@ -7,15 +7,58 @@ import { parseHTML } from 'linkedom';
 import { articleUrl, type WikiArticle, type WikiSection } from './model.js';
 
 /** Sections holding only references and links out; left out of the text. */
-export const SKIPPED_SECTIONS = new Set(['references', 'notes', 'external links', 'further reading', 'sources', 'citations', 'bibliography', 'footnotes', 'notes and references', 'references and notes', 'see also']);
+export const SKIPPED_SECTIONS = new Set([
+  'references',
+  'notes',
+  'external links',
+  'further reading',
+  'sources',
+  'citations',
+  'bibliography',
+  'footnotes',
+  'notes and references',
+  'references and notes',
+  'see also',
+]);
 
 const DROP = [
-  'script', 'style', 'noscript', '.mw-editsection', 'sup.reference', '.reference', '.mw-references-wrap', 'ol.references', '.reflist',
-  '.navbox', '.vertical-navbox', '.toc', '#toc', '.metadata', '.noprint', '.mw-empty-elt', '.ambox', '.sistersitebox', '.hatnote',
-  '.thumb', 'figure', 'annotation', '.mw-cite-backlink', '.printfooter', '#catlinks', '.catlinks', '.navbar', '.plainlinks.hlist', 'link', 'meta',
+  'script',
+  'style',
+  'noscript',
+  '.mw-editsection',
+  'sup.reference',
+  '.reference',
+  '.mw-references-wrap',
+  'ol.references',
+  '.reflist',
+  '.navbox',
+  '.vertical-navbox',
+  '.toc',
+  '#toc',
+  '.metadata',
+  '.noprint',
+  '.mw-empty-elt',
+  '.ambox',
+  '.sistersitebox',
+  '.hatnote',
+  '.thumb',
+  'figure',
+  'annotation',
+  '.mw-cite-backlink',
+  '.printfooter',
+  '#catlinks',
+  '.catlinks',
+  '.navbar',
+  '.plainlinks.hlist',
+  'link',
+  'meta',
 ].join(',');
 
-const clean = (s: string) => s.replace(/\[\d+\]|\[citation needed\]|\[edit\]/g, '').replace(/\s+/g, ' ').trim();
+const clean = (s: string) =>
+  s
+    .replace(/\[\d+\]|\[citation needed\]|\[edit\]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 function cfg(html: string, name: string): string | null {
   const m = new RegExp(`"${name}"\\s*:\\s*("(?:[^"\\\\]|\\\\.)*"|-?\\d+|true|false|!0|!1|null)`).exec(html);
@@ -39,7 +82,15 @@ const date = (s: string | null | undefined) => {
   return Number.isNaN(d.getTime()) ? null : d;
 };
 
-type El = { tagName: string; textContent: string | null; children: ArrayLike<El>; querySelectorAll(s: string): ArrayLike<El>; getAttribute(n: string): string | null; classList: { contains(c: string): boolean }; remove(): void };
+type El = {
+  tagName: string;
+  textContent: string | null;
+  children: ArrayLike<El>;
+  querySelectorAll(s: string): ArrayLike<El>;
+  getAttribute(n: string): string | null;
+  classList: { contains(c: string): boolean };
+  remove(): void;
+};
 
 function tableText(t: El): string {
   const lines: string[] = [];
@@ -70,11 +121,13 @@ export function parseWikipediaHtml(html: string, fallbackUrl?: string): WikiArti
   const bodyClass = document.body?.getAttribute('class') ?? '';
   if (ns !== null ? ns !== '0' : !/\bns-0\b/.test(bodyClass)) return null;
   if (cfg(html, 'wgIsRedirect') === 'true') return null;
-  const canonical = document.querySelector('link[rel="canonical"]')?.getAttribute('href')
-    ?? /<!-- saved from url=\(\d+\)(\S+) -->/.exec(html)?.[1]
-    ?? document.querySelector('meta[property="og:url"]')?.getAttribute('content')
-    ?? fallbackUrl;
-  const title = clean(document.querySelector('#firstHeading')?.textContent ?? '') || cfg(html, 'wgTitle') || (document.title ?? '').replace(/ - Wikipedia$/, '');
+  const canonical =
+    document.querySelector('link[rel="canonical"]')?.getAttribute('href') ??
+    /<!-- saved from url=\(\d+\)(\S+) -->/.exec(html)?.[1] ??
+    document.querySelector('meta[property="og:url"]')?.getAttribute('content') ??
+    fallbackUrl;
+  const title =
+    clean(document.querySelector('#firstHeading')?.textContent ?? '') || cfg(html, 'wgTitle') || (document.title ?? '').replace(/ - Wikipedia$/, '');
   if (!title) return null;
   let site = 'https://en.wikipedia.org';
   try {
@@ -86,7 +139,9 @@ export function parseWikipediaHtml(html: string, fallbackUrl?: string): WikiArti
   const published = /"datePublished"\s*:\s*"([^"]+)"/.exec(html)?.[1];
   const footer = document.querySelector('#footer-info-lastmod')?.textContent ?? '';
   const timestamp = date(ld) ?? footerDate(footer) ?? new Date(0);
-  const categories = Array.from(document.querySelectorAll('#mw-normal-catlinks ul li a') as unknown as ArrayLike<El>).map((a) => clean(a.textContent ?? '')).filter(Boolean);
+  const categories = Array.from(document.querySelectorAll('#mw-normal-catlinks ul li a') as unknown as ArrayLike<El>)
+    .map((a) => clean(a.textContent ?? ''))
+    .filter(Boolean);
   const links = new Set<string>();
   for (const a of Array.from(content.querySelectorAll('a[href]'))) {
     const m = /(?:^|wikipedia\.org)\/wiki\/([^#?]+)/.exec(a.getAttribute('href') ?? '');
@@ -126,7 +181,10 @@ export function parseWikipediaHtml(html: string, fallbackUrl?: string): WikiArti
         const t = tableText(c);
         if (t) blocks[blocks.length - 1]!.push(t);
       } else if (tag === 'UL' || tag === 'OL') {
-        const items = Array.from(c.children).filter((li) => li.tagName === 'LI').map((li) => clean(li.textContent ?? '')).filter(Boolean);
+        const items = Array.from(c.children)
+          .filter((li) => li.tagName === 'LI')
+          .map((li) => clean(li.textContent ?? ''))
+          .filter(Boolean);
         if (items.length) blocks[blocks.length - 1]!.push(items.join('\n'));
       } else if (tag === 'P' || tag === 'BLOCKQUOTE' || tag === 'DL' || tag === 'PRE') {
         const t = clean(c.textContent ?? '');

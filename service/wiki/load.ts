@@ -177,4 +177,5 @@ export async function loadWiki(repo: WikiRepo, target: string, opts: LoadOptions
 }
 
 /** One line per problem: `file:line: page "Title": message`. */
-export const describeProblem = (p: LoadProblem) => `${p.file}${p.line !== null ? `:${p.line}` : ''}: ${p.title !== null ? `page "${p.title}": ` : ''}${p.message}`;
+export const describeProblem = (p: LoadProblem) =>
+  `${p.file}${p.line !== null ? `:${p.line}` : ''}: ${p.title !== null ? `page "${p.title}": ` : ''}${p.message}`;

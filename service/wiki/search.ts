@@ -29,7 +29,14 @@ export interface WikiSearchParams {
 }
 
 export const WIKI_DEFAULTS: WikiSearchParams = {
-  query: '', neighbor_chunks: 1, n_documents: 5, full_articles: false, hybrid_search: false, string_guarantee: [], diversify: 0, include_main_section: false,
+  query: '',
+  neighbor_chunks: 1,
+  n_documents: 5,
+  full_articles: false,
+  hybrid_search: false,
+  string_guarantee: [],
+  diversify: 0,
+  include_main_section: false,
 };
 
 /** The request's parameters (nulls and absences -> the defaults of the interface). */
@@ -151,7 +158,10 @@ export class WikiIndex {
     if (lists.length === 1) return lists[0]!.slice(0, CANDIDATES).map((x) => ({ doc: x.doc, rel: x.s }));
     const fused = new Map<number, number>();
     for (const l of lists) l.slice(0, 1000).forEach((x, i) => fused.set(x.doc, (fused.get(x.doc) ?? 0) + 1 / (RRF_K + i + 1)));
-    const out = [...fused].map(([doc, s]) => ({ doc, s })).sort((a, b) => b.s - a.s || a.doc - b.doc).slice(0, CANDIDATES);
+    const out = [...fused]
+      .map(([doc, s]) => ({ doc, s }))
+      .sort((a, b) => b.s - a.s || a.doc - b.doc)
+      .slice(0, CANDIDATES);
     const max = out[0]?.s || 1;
     return out.map((x) => ({ doc: x.doc, rel: x.s / max }));
   }
@@ -228,13 +238,16 @@ export class WikiIndex {
       url: m.url,
       categories: m.categories,
       timestamp: m.timestamp.toISOString(),
-      cirrus_metadata: m.revisionId === null ? null : {
-        create_timestamp: (m.created ?? m.timestamp).toISOString(),
-        wikibase_item: m.wikibaseItem ?? '',
-        version: m.revisionId,
-        popularity_score: this.popularity(m),
-        text_bytes: m.textBytes,
-      },
+      cirrus_metadata:
+        m.revisionId === null
+          ? null
+          : {
+              create_timestamp: (m.created ?? m.timestamp).toISOString(),
+              wikibase_item: m.wikibaseItem ?? '',
+              version: m.revisionId,
+              popularity_score: this.popularity(m),
+              text_bytes: m.textBytes,
+            },
       point_id: c.pointId,
       section: c.section,
       chunk_index: c.seq,

@@ -24,7 +24,10 @@ export class WikiStore {
   private job: WikiLoadJob = { state: 'idle', path: null, started_at: null, finished_at: null, report: null, error: null };
   private running: Promise<void> | null = null;
   readonly index = new WikiIndex();
-  private constructor(db: Db, readonly embedder: Embedder | null) {
+  private constructor(
+    db: Db,
+    readonly embedder: Embedder | null,
+  ) {
     this.repo = new WikiRepo(db);
   }
 
@@ -41,7 +44,10 @@ export class WikiStore {
       for (let i = 0; i < missing.length; i += 128) {
         const part = missing.slice(i, i + 128);
         const vs = await w.embedder.embed(part.map((c) => embeddingText(titles.get(c.url) ?? '', c)));
-        await w.repo.writeEmbeddings(part.map((c, k) => [c.pointId, vs[k]!]), w.embedder.model);
+        await w.repo.writeEmbeddings(
+          part.map((c, k) => [c.pointId, vs[k]!]),
+          w.embedder.model,
+        );
         part.forEach((c, k) => vectors.set(c.pointId, vs[k]!));
       }
     }
@@ -49,14 +55,23 @@ export class WikiStore {
     for (const c of chunks) (byUrl.get(c.url) ?? byUrl.set(c.url, []).get(c.url)!).push(c);
     for (const a of articles) {
       const cs = byUrl.get(a.url) ?? [];
-      w.index.put(a, cs, cs.map((c) => vectors.get(c.pointId) ?? null));
+      w.index.put(
+        a,
+        cs,
+        cs.map((c) => vectors.get(c.pointId) ?? null),
+      );
     }
     return w;
   }
 
   /** Load a dump, a saved page or a folder of them into the store and the index. */
   async load(target: string, opts: { onProgress?: (r: LoadReport, file: string) => void } = {}): Promise<LoadReport> {
-    return loadWiki(this.repo, target, { embedder: this.embedder, onProgress: opts.onProgress, onWritten: (b) => this.indexBatch(b), signal: this.stopping.signal });
+    return loadWiki(this.repo, target, {
+      embedder: this.embedder,
+      onProgress: opts.onProgress,
+      onWritten: (b) => this.indexBatch(b),
+      signal: this.stopping.signal,
+    });
   }
 
   /** The load in the background (one at a time); its state is `loadStatus()`. False when one runs already. */
@@ -94,7 +109,19 @@ export class WikiStore {
   private indexBatch(batch: PreparedArticle[]): void {
     for (const { article: a, chunks, vectors } of batch) {
       this.index.put(
-        { url: a.url, title: a.title, pageId: a.pageId, revisionId: a.revisionId, wikibaseItem: a.wikibaseItem, categories: a.categories, timestamp: a.timestamp, created: a.created, textBytes: a.textBytes, links: a.links, source: a.source },
+        {
+          url: a.url,
+          title: a.title,
+          pageId: a.pageId,
+          revisionId: a.revisionId,
+          wikibaseItem: a.wikibaseItem,
+          categories: a.categories,
+          timestamp: a.timestamp,
+          created: a.created,
+          textBytes: a.textBytes,
+          links: a.links,
+          source: a.source,
+        },
         chunks,
         vectors ?? chunks.map(() => null),
       );

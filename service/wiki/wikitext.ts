@@ -23,8 +23,18 @@ function tableLines(rows: Record<string, { text?: string } | undefined>[]): stri
 }
 
 /** The parts of wtf_wikipedia's document we use (its typings disagree with its API on these). */
-interface WtfSection { title(): string; depth(): number; text(): string; tables(): { json(): unknown }[] }
-interface WtfDoc { isRedirect(): boolean; sections(): WtfSection[]; categories(): string[]; links(): { page(): string | undefined }[] }
+interface WtfSection {
+  title(): string;
+  depth(): number;
+  text(): string;
+  tables(): { json(): unknown }[];
+}
+interface WtfDoc {
+  isRedirect(): boolean;
+  sections(): WtfSection[];
+  categories(): string[];
+  links(): { page(): string | undefined }[];
+}
 
 export function parseWikitext(text: string): ParsedWikitext {
   const doc = wtf(text) as unknown as WtfDoc;
@@ -46,6 +56,13 @@ export function parseWikitext(text: string): ParsedWikitext {
     const body = parts.filter(Boolean).join('\n');
     sections.push({ heading, path: heading ? trail.filter(Boolean).join(' > ') : '', level, text: body });
   }
-  const links = [...new Set(doc.links().map((l) => l.page()).filter((p): p is string => !!p))];
+  const links = [
+    ...new Set(
+      doc
+        .links()
+        .map((l) => l.page())
+        .filter((p): p is string => !!p),
+    ),
+  ];
   return { sections, categories: doc.categories(), links, redirect };
 }

@@ -48,7 +48,10 @@ describe('sendMail', () => {
   it('speaks SMTP: auth, envelope, headers with a stable Message-ID, dot-stuffed body', async () => {
     const port = (server.address() as AddressInfo).port;
     await sendMail(`smtp://ops%40example.com:s3cret@127.0.0.1:${port}?from=alerts@example.com`, {
-      to: 'team@example.com', subject: 'Alert: floods', text: 'Two new articles\n.hidden line\n- River bursts its banks', messageId: '<log.0.abc@newsflow>',
+      to: 'team@example.com',
+      subject: 'Alert: floods',
+      text: 'Two new articles\n.hidden line\n- River bursts its banks',
+      messageId: '<log.0.abc@newsflow>',
     });
     const s = sessions.at(-1)!;
     expect(s.commands[0]).toBe('EHLO newsflow');
@@ -61,7 +64,9 @@ describe('sendMail', () => {
   it('a refused recipient is an error naming the step', async () => {
     reject550 = true;
     const port = (server.address() as AddressInfo).port;
-    await expect(sendMail(`smtp://127.0.0.1:${port}`, { to: 'nobody@example.com', subject: 's', text: 't', messageId: '<x@y>' })).rejects.toThrow(/SMTP RCPT: 550 no such user/);
+    await expect(sendMail(`smtp://127.0.0.1:${port}`, { to: 'nobody@example.com', subject: 's', text: 't', messageId: '<x@y>' })).rejects.toThrow(
+      /SMTP RCPT: 550 no such user/,
+    );
     reject550 = false;
   });
 });

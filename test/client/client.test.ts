@@ -48,7 +48,10 @@ describe('NewsClient', () => {
     await partial.stop();
   });
   it('authenticates with OAuth2 client credentials', async () => {
-    const c = new NewsClient({ baseUrl: svc.url, oauth: { clientId: svc.keyIds.analyst!, clientSecret: svc.keys.analyst!, scopes: ['profile', 'offline', 'openid'] } });
+    const c = new NewsClient({
+      baseUrl: svc.url,
+      oauth: { clientId: svc.keyIds.analyst!, clientSecret: svc.keys.analyst!, scopes: ['profile', 'offline', 'openid'] },
+    });
     expect((await c.getProfile()).profile).toMatchObject({ identity_type: 'user', subscription: { plan: 'analyst' } });
     await c.close();
   });
@@ -65,7 +68,8 @@ describe('SSE framing', () => {
   }
   it('joins data lines, skips comments and stops at [DONE]', async () => {
     const out: string[] = [];
-    for await (const d of sseData(chunks(['data: {"a":', '1}\n\n: keep-alive\n\ndata: line1\ndata: line2\n\r\n', 'data: [DONE]\n\ndata: {"late":true}\n\n']))) out.push(d);
+    for await (const d of sseData(chunks(['data: {"a":', '1}\n\n: keep-alive\n\ndata: line1\ndata: line2\n\r\n', 'data: [DONE]\n\ndata: {"late":true}\n\n'])))
+      out.push(d);
     expect(out).toEqual(['{"a":1}', 'line1\nline2']);
   });
 });

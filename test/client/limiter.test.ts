@@ -54,7 +54,9 @@ describe('client limiter', () => {
       configure,
       // a handler that takes a little while, so the concurrency cap is exercised
       validateResponses: false,
-      handlers: { domain_hit_share: async () => (await new Promise((r) => setTimeout(r, 20)), { data: [{ domain: 'acme.com', hit_share: 0 }], total_share: 0 }) },
+      handlers: {
+        domain_hit_share: async () => (await new Promise((r) => setTimeout(r, 20)), { data: [{ domain: 'acme.com', hit_share: 0 }], total_share: 0 }),
+      },
     });
     client = new NewsClient({ baseUrl: svc.url, apiKey: svc.keys.org, limits: { distribution: { rate: 20, burst: 5, concurrency: 2 } } });
     const t0 = performance.now();
@@ -73,7 +75,9 @@ describe('client limiter', () => {
   it('without the client limiter the same burst meets 429s (the server limit is real)', async () => {
     const { w, configure } = watcher();
     svc = await startTestService({
-      limitsText: 'distribution=20:5:2', configure, validateResponses: false,
+      limitsText: 'distribution=20:5:2',
+      configure,
+      validateResponses: false,
       handlers: { domain_hit_share: async () => ({ data: [], total_share: 0 }) },
     });
     client = new NewsClient({ baseUrl: svc.url, apiKey: svc.keys.org, limits: { distribution: false }, retry: { max: 10, baseDelayMs: 20 } });
@@ -85,10 +89,18 @@ describe('client limiter', () => {
   it('a 429 with Retry-After: 2 is retried no sooner than 2 s later', async () => {
     const { w, configure } = watcher();
     // 0.5 rps, burst 1: the second call in a row is told to wait 2 s
-    svc = await startTestService({ limitsText: 'distribution=0.5:1:2', configure, validateResponses: false, handlers: { domain_hit_share: async () => ({ data: [], total_share: 0 }) } });
+    svc = await startTestService({
+      limitsText: 'distribution=0.5:1:2',
+      configure,
+      validateResponses: false,
+      handlers: { domain_hit_share: async () => ({ data: [], total_share: 0 }) },
+    });
     const events: { type: string; status?: number | null; delayMs?: number }[] = [];
     client = new NewsClient({
-      baseUrl: svc.url, apiKey: svc.keys.org, limits: { distribution: false }, retry: { baseDelayMs: 10 },
+      baseUrl: svc.url,
+      apiKey: svc.keys.org,
+      limits: { distribution: false },
+      retry: { baseDelayMs: 10 },
       onEvent: (e) => events.push(e),
     });
     await client.hitShare(q);

@@ -11,7 +11,15 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { api, startTestService, type TestService } from '../helpers/service.js';
 import {
-  CHECKS, INSTALL_HINT, OPERATION_COUNT, PINNED_VERSION, formatSummary, runSchemathesis, schemathesisConfig, schemathesisVersion, summarize,
+  CHECKS,
+  INSTALL_HINT,
+  OPERATION_COUNT,
+  PINNED_VERSION,
+  formatSummary,
+  runSchemathesis,
+  schemathesisConfig,
+  schemathesisVersion,
+  summarize,
 } from '../helpers/fuzz.js';
 import { repoRoot } from '../helpers/paths.js';
 import { NOT_IMPLEMENTED } from '../../service/routes/index.js';
@@ -46,7 +54,11 @@ describe('OpenAPI fuzzing (schemathesis)', () => {
     key = created.key;
     clientId = created.id;
     const stories = (await api(svc.url, 'GET', '/v1/stories?limit=5', key)).body.stories as { uuid: string; current_update_uuid: string }[];
-    const alert = await api(svc.url, 'POST', '/v1/chat/alerts', key, { query: 'election', cron: '0 * * * *', triggers: [{ action: 'webhook', params: { url: 'https://hooks.example.com/fuzz' } }] });
+    const alert = await api(svc.url, 'POST', '/v1/chat/alerts', key, {
+      query: 'election',
+      cron: '0 * * * *',
+      triggers: [{ action: 'webhook', params: { url: 'https://hooks.example.com/fuzz' } }],
+    });
     const now = new Date();
     const monthStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1) / 1000;
     known = {
@@ -70,25 +82,40 @@ describe('OpenAPI fuzzing (schemathesis)', () => {
   });
   afterAll(async () => svc?.stop());
 
-  it('answers every operation with a documented status, content type and body: 0 failures of the four checks', async () => {
-    const version = schemathesisVersion();
-    expect(version, INSTALL_HINT).not.toBeNull();
-    if (version !== PINNED_VERSION) console.warn(`schemathesis ${version} installed; CI pins ${PINNED_VERSION}: the cases differ`);
+  it(
+    'answers every operation with a documented status, content type and body: 0 failures of the four checks',
+    async () => {
+      const version = schemathesisVersion();
+      expect(version, INSTALL_HINT).not.toBeNull();
+      if (version !== PINNED_VERSION) console.warn(`schemathesis ${version} installed; CI pins ${PINNED_VERSION}: the cases differ`);
 
-    fs.mkdirSync(OUT_DIR, { recursive: true });
-    const configFile = path.join(OUT_DIR, 'schemathesis.toml');
-    fs.writeFileSync(configFile, schemathesisConfig({ bearer: key, clientId, notImplemented: NOT_IMPLEMENTED, modelProvider: ROUTES.filter((d) => d.modelProvider).map((d) => d.operationId), known }));
-    const run = await runSchemathesis({ baseUrl: svc.url, configFile, outDir: OUT_DIR, maxExamples: MAX_EXAMPLES, budgetMs: BUDGET_MS, seed: SEED });
+      fs.mkdirSync(OUT_DIR, { recursive: true });
+      const configFile = path.join(OUT_DIR, 'schemathesis.toml');
+      fs.writeFileSync(
+        configFile,
+        schemathesisConfig({
+          bearer: key,
+          clientId,
+          notImplemented: NOT_IMPLEMENTED,
+          modelProvider: ROUTES.filter((d) => d.modelProvider).map((d) => d.operationId),
+          known,
+        }),
+      );
+      const run = await runSchemathesis({ baseUrl: svc.url, configFile, outDir: OUT_DIR, maxExamples: MAX_EXAMPLES, budgetMs: BUDGET_MS, seed: SEED });
 
-    expect(run.timedOut, `schemathesis ran past ${BUDGET_MS / 60_000} minutes`).toBe(false);
-    expect(run.report, `no JSON report; schemathesis printed:\n${run.stdout.slice(-4000)}`).not.toBeNull();
-    const s = summarize(run.report!);
-    console.log(formatSummary(s));
-    expect(s.operations).toBe(OPERATION_COUNT);
-    expect(s.cases).toBeGreaterThan(OPERATION_COUNT * MAX_EXAMPLES);
-    const failing = Object.fromEntries(CHECKS.map((c) => [c, s.failures[c]]));
-    expect(failing, `failures (details: ${path.relative(repoRoot, run.junitPath)}):\n${run.stdout.slice(-6000)}`).toEqual(Object.fromEntries(CHECKS.map((c) => [c, 0])));
-    expect(s.errors, run.stdout.slice(-4000)).toBe(0);
-    expect(run.exitCode).toBe(0);
-  }, BUDGET_MS + 60_000);
+      expect(run.timedOut, `schemathesis ran past ${BUDGET_MS / 60_000} minutes`).toBe(false);
+      expect(run.report, `no JSON report; schemathesis printed:\n${run.stdout.slice(-4000)}`).not.toBeNull();
+      const s = summarize(run.report!);
+      console.log(formatSummary(s));
+      expect(s.operations).toBe(OPERATION_COUNT);
+      expect(s.cases).toBeGreaterThan(OPERATION_COUNT * MAX_EXAMPLES);
+      const failing = Object.fromEntries(CHECKS.map((c) => [c, s.failures[c]]));
+      expect(failing, `failures (details: ${path.relative(repoRoot, run.junitPath)}):\n${run.stdout.slice(-6000)}`).toEqual(
+        Object.fromEntries(CHECKS.map((c) => [c, 0])),
+      );
+      expect(s.errors, run.stdout.slice(-4000)).toBe(0);
+      expect(run.exitCode).toBe(0);
+    },
+    BUDGET_MS + 60_000,
+  );
 });

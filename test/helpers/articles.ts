@@ -5,7 +5,28 @@
  */
 import crypto from 'node:crypto';
 
-const WORDS = ['storm', 'bank', 'rates', 'election', 'football', 'vaccine', 'market', 'climate', 'energy', 'court', 'strike', 'summit', 'trade', 'film', 'chip', 'rail', 'port', 'drought', 'budget', 'merger'];
+const WORDS = [
+  'storm',
+  'bank',
+  'rates',
+  'election',
+  'football',
+  'vaccine',
+  'market',
+  'climate',
+  'energy',
+  'court',
+  'strike',
+  'summit',
+  'trade',
+  'film',
+  'chip',
+  'rail',
+  'port',
+  'drought',
+  'budget',
+  'merger',
+];
 const PEOPLE = ['Ada Lovelace', 'Alan Turing', 'Grace Hopper', 'Claude Shannon', 'Edsger Dijkstra', 'Barbara Liskov', 'Donald Knuth', 'Frances Allen'];
 const ORGS = ['Acme Corp', 'Globex', 'Initech', 'Umbrella', 'Stark Industries', 'Wayne Enterprises'];
 const PLACES = ['London', 'Paris', 'Lagos', 'Lima', 'Osaka', 'Perth', 'Oslo', 'Quito'];
@@ -32,21 +53,54 @@ export function articlePage(day: number, n: number, from = 0, edit = ''): Articl
     const id = stableUuid(`${day}/${i}`);
     const w = (k: number) => WORDS[(i * 7 + day * 3 + k) % WORDS.length]!;
     const pub = t0 + (i % 1440) * 60_000;
-    const ents = { person: [PEOPLE[(i + day) % PEOPLE.length]!, PEOPLE[(i * 3 + 1) % PEOPLE.length]!], organization: [ORGS[(i + 2 * day) % ORGS.length]!], location: [PLACES[(i * 5 + day) % PLACES.length]!] };
+    const ents = {
+      person: [PEOPLE[(i + day) % PEOPLE.length]!, PEOPLE[(i * 3 + 1) % PEOPLE.length]!],
+      organization: [ORGS[(i + 2 * day) % ORGS.length]!],
+      location: [PLACES[(i * 5 + day) % PLACES.length]!],
+    };
     const keywords = [w(0), w(1), w(2), w(3)];
     const categories = [CATEGORIES[(i + day) % CATEGORIES.length]!];
     const dict = {
-      article_id: id, article_url: `https://example-${i % 50}.com/${day}/${i}`, domain_url: `example-${i % 50}.com`, source_id: `src-${i % 50}`,
+      article_id: id,
+      article_url: `https://example-${i % 50}.com/${day}/${i}`,
+      domain_url: `example-${i % 50}.com`,
+      source_id: `src-${i % 50}`,
       title: `${w(0)} ${w(1)} and ${w(2)}: the ${w(3)} story ${day}/${i}${edit}`,
       summary: `A report on ${w(0)}, ${w(1)} and ${w(2)} with comments from ${ents.person[0]} of ${ents.organization[0]} in ${ents.location[0]}. `.repeat(3),
-      language: 'en', pub_date: new Date(pub).toISOString(), crawl_date: new Date(pub + 600_000).toISOString(), country: 'GB', continent: 'Europe',
-      sentiment: ((i + day) % 5) - 2, provocative: 'low', reporting_voice: 'Objective', content_type: 'article', bias: 'center', page_rank: i % 10,
-      entities: ents, keywords, classification: categories,
+      language: 'en',
+      pub_date: new Date(pub).toISOString(),
+      crawl_date: new Date(pub + 600_000).toISOString(),
+      country: 'GB',
+      continent: 'Europe',
+      sentiment: ((i + day) % 5) - 2,
+      provocative: 'low',
+      reporting_voice: 'Objective',
+      content_type: 'article',
+      bias: 'center',
+      page_rank: i % 10,
+      entities: ents,
+      keywords,
+      classification: categories,
     };
     page.rows.push({
-      article_id: id, article_url: dict.article_url, domain_url: dict.domain_url, source_id: dict.source_id, title: dict.title, summary: dict.summary,
-      language: 'en', pub_date: pub * 1000, crawl_date: (pub + 600_000) * 1000, country: 'GB', continent: 'Europe', sentiment: dict.sentiment,
-      provocative: 'low', reporting_voice: 'Objective', content_type: 'article', bias: 'center', page_rank: dict.page_rank, raw: JSON.stringify(dict),
+      article_id: id,
+      article_url: dict.article_url,
+      domain_url: dict.domain_url,
+      source_id: dict.source_id,
+      title: dict.title,
+      summary: dict.summary,
+      language: 'en',
+      pub_date: pub * 1000,
+      crawl_date: (pub + 600_000) * 1000,
+      country: 'GB',
+      continent: 'Europe',
+      sentiment: dict.sentiment,
+      provocative: 'low',
+      reporting_voice: 'Objective',
+      content_type: 'article',
+      bias: 'center',
+      page_rank: dict.page_rank,
+      raw: JSON.stringify(dict),
     });
     for (const [type, values] of Object.entries(ents)) for (const value of values) page.entities.push({ article_id: id, type, value });
     for (const keyword of new Set(keywords)) page.keywords.push({ article_id: id, keyword });

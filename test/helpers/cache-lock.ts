@@ -27,7 +27,8 @@ export async function buildOnce(dir: string, build: () => Promise<void>): Promis
       } catch {
         alive = false;
       }
-      if (!alive && pid > 0) fs.rmSync(lock, { recursive: true, force: true }); // its builder died
+      if (!alive && pid > 0)
+        fs.rmSync(lock, { recursive: true, force: true }); // its builder died
       else await new Promise((r) => setTimeout(r, 1000));
     }
   }

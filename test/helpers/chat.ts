@@ -54,7 +54,13 @@ export function sseEvents(text: string): string[] {
   return text
     .split('\n\n')
     .filter((e) => e.trim())
-    .map((e) => e.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, '')).join('\n'));
+    .map((e) =>
+      e
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).replace(/^ /, ''))
+        .join('\n'),
+    );
 }
 
 /** The text an article offers the extractive writer: title, summary, key points, full text. */

@@ -70,37 +70,80 @@ export interface SampleThread {
 /** Three submissions with their comments, as Pushshift writes them (submissions then comments; one comment precedes its thread). */
 export const SAMPLE: SampleThread[] = [
   {
-    id: 'zq1abc', title: 'Lighthouse keepers of Nantucket: what did they do all winter?', subreddit: 'AskHistorians', author: 'keeper_of_lamps',
+    id: 'zq1abc',
+    title: 'Lighthouse keepers of Nantucket: what did they do all winter?',
+    subreddit: 'AskHistorians',
+    author: 'keeper_of_lamps',
     selftext: 'The Nantucket lighthouse keepers lived alone for months. I think they might have spent winters repairing the Fresnel lens and logging ships.',
-    score: 4321, created_utc: 1651400000, num_comments: 3,
+    score: 4321,
+    created_utc: 1651400000,
+    num_comments: 3,
     comments: [
-      { id: 'c1', author: 'fresnel_fan', body: 'Keepers polished the Fresnel lens every single morning and trimmed the wicks.', score: 250, created_utc: 1651401000 },
+      {
+        id: 'c1',
+        author: 'fresnel_fan',
+        body: 'Keepers polished the Fresnel lens every single morning and trimmed the wicks.',
+        score: 250,
+        created_utc: 1651401000,
+      },
       { id: 'c2', author: 'tidewatcher', body: 'Winter logs show they counted passing whaling ships.', score: 90, created_utc: 1651402000 },
     ],
   },
   {
-    id: 'zq2def', title: 'My sourdough starter survived a power outage in the freezer', subreddit: 'Breadit', author: 'crumbshot',
+    id: 'zq2def',
+    title: 'My sourdough starter survived a power outage in the freezer',
+    subreddit: 'Breadit',
+    author: 'crumbshot',
     selftext: 'Left the sourdough starter frozen for three weeks after the outage; it bubbled again after two feedings of rye flour.',
-    score: 77, created_utc: 1652000000, num_comments: 2,
+    score: 77,
+    created_utc: 1652000000,
+    num_comments: 2,
     comments: [{ id: 'c3', author: 'ryeguy', body: 'Rye flour wakes a sleepy starter faster than anything.', score: 12, created_utc: 1652000500 }],
   },
   {
-    id: 'zq3ghi', title: 'Velociraptor feathers: what the Gobi fossils show', subreddit: 'Paleontology', author: 'quill_knobs',
+    id: 'zq3ghi',
+    title: 'Velociraptor feathers: what the Gobi fossils show',
+    subreddit: 'Paleontology',
+    author: 'quill_knobs',
     selftext: 'Quill knobs on the ulna of Velociraptor fossils from the Gobi desert are evidence of feathers.',
-    score: -3, created_utc: 1652600000, num_comments: 1,
+    score: -3,
+    created_utc: 1652600000,
+    num_comments: 1,
     comments: [{ id: 'c4', author: 'dino_dan', body: 'Quill knobs are where feathers anchor on modern birds too.', score: 8, created_utc: 1652600900 }],
   },
 ];
 
 /** The sample as NDJSON lines: the first thread's second comment first (before its submission). */
 export function sampleLines(sample = SAMPLE): string[] {
-  const subs = sample.map((t) => JSON.stringify({
-    id: t.id, name: `t3_${t.id}`, title: t.title, selftext: t.selftext, author: t.author, score: t.score, created_utc: t.created_utc,
-    num_comments: t.num_comments, subreddit: t.subreddit, permalink: `/r/${t.subreddit}/comments/${t.id}/x/`, over_18: false,
-  }));
-  const coms = sample.flatMap((t) => t.comments.map((c) => JSON.stringify({
-    id: c.id, link_id: `t3_${t.id}`, parent_id: `t3_${t.id}`, author: c.author, body: c.body, score: c.score, created_utc: String(c.created_utc), subreddit: t.subreddit,
-  })));
+  const subs = sample.map((t) =>
+    JSON.stringify({
+      id: t.id,
+      name: `t3_${t.id}`,
+      title: t.title,
+      selftext: t.selftext,
+      author: t.author,
+      score: t.score,
+      created_utc: t.created_utc,
+      num_comments: t.num_comments,
+      subreddit: t.subreddit,
+      permalink: `/r/${t.subreddit}/comments/${t.id}/x/`,
+      over_18: false,
+    }),
+  );
+  const coms = sample.flatMap((t) =>
+    t.comments.map((c) =>
+      JSON.stringify({
+        id: c.id,
+        link_id: `t3_${t.id}`,
+        parent_id: `t3_${t.id}`,
+        author: c.author,
+        body: c.body,
+        score: c.score,
+        created_utc: String(c.created_utc),
+        subreddit: t.subreddit,
+      }),
+    ),
+  );
   return [coms[1]!, ...subs, coms[0]!, ...coms.slice(2)];
 }
 
@@ -118,7 +161,12 @@ export function zstdCompress(file: string): { file: string; tool: string } | nul
   const out = `${file}.zst`;
   const z = spawnSync('zstd', ['-q', '-f', '-o', out, file]);
   if (z.status === 0) return { file: out, tool: 'zstd' };
-  const py = spawnSync('python3', ['-c', 'import sys, zstandard; open(sys.argv[2], "wb").write(zstandard.ZstdCompressor().compress(open(sys.argv[1], "rb").read()))', file, out]);
+  const py = spawnSync('python3', [
+    '-c',
+    'import sys, zstandard; open(sys.argv[2], "wb").write(zstandard.ZstdCompressor().compress(open(sys.argv[1], "rb").read()))',
+    file,
+    out,
+  ]);
   if (py.status === 0) return { file: out, tool: 'python3 zstandard' };
   return null;
 }

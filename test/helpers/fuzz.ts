@@ -123,17 +123,31 @@ export async function runSchemathesis(opts: {
   fs.rmSync(reportPath, { force: true });
   fs.rmSync(junitPath, { force: true });
   const args = [
-    '-m', 'schemathesis.cli', '--config-file', opts.configFile, '--no-color',
-    'run', `${opts.baseUrl}/openapi.json`,
-    '--checks', CHECKS.join(','),
-    '--max-examples', String(opts.maxExamples),
+    '-m',
+    'schemathesis.cli',
+    '--config-file',
+    opts.configFile,
+    '--no-color',
+    'run',
+    `${opts.baseUrl}/openapi.json`,
+    '--checks',
+    CHECKS.join(','),
+    '--max-examples',
+    String(opts.maxExamples),
     // the same cases on every run (deterministic mode also keeps no example database)
     ...(opts.seed === undefined ? ['--generation-deterministic'] : ['--seed', String(opts.seed)]),
     // one worker: with two, hypothesis' lambda-source cache races between the threads and the
     // coverage phase of some body schemas ends in an 'Inconsistent results' runtime error
-    '--workers', String(opts.workers ?? 1),
-    '--report', 'json,junit', '--report-json-path', reportPath, '--report-junit-path', junitPath,
-    '--warnings', 'off',
+    '--workers',
+    String(opts.workers ?? 1),
+    '--report',
+    'json,junit',
+    '--report-json-path',
+    reportPath,
+    '--report-junit-path',
+    junitPath,
+    '--warnings',
+    'off',
     ...(opts.extraArgs ?? []),
   ];
   const child = spawn('python3', args, { cwd: repoRoot, env: { ...process.env, PYTHONUNBUFFERED: '1' } });
@@ -182,7 +196,15 @@ export function summarize(r: SchemathesisReport): FuzzSummary {
     failures[check] += f.count;
     where[check].push(...f.operations.map((o) => `${o} (${f.code})`));
   }
-  return { operations: r.operations.tested, cases: r.test_cases.generated, failures, other, where, errors: r.errors.length, seconds: Math.round(r.running_time) };
+  return {
+    operations: r.operations.tested,
+    cases: r.test_cases.generated,
+    failures,
+    other,
+    where,
+    errors: r.errors.length,
+    seconds: Math.round(r.running_time),
+  };
 }
 
 export function formatSummary(s: FuzzSummary): string {

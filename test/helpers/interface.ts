@@ -26,7 +26,10 @@ export function tableAfter(heading: string): string[][] {
   for (const line of lines.slice(1)) {
     if (line.startsWith('|')) {
       inTable = true;
-      const cells = line.split('|').slice(1, -1).map((c) => c.trim());
+      const cells = line
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim());
       if (!cells.every((c) => /^-+$/.test(c))) rows.push(cells);
     } else if (inTable) break;
   }

@@ -15,10 +15,21 @@ for (let d = 0; d < Number(days); d++) {
   const p = articlePage(d, Number(perDay));
   const startedAt = new Date();
   const loadId = `day-${String(d).padStart(2, '0')}`;
-  const counts = await w.land(ARTICLES, p.rows, [
-    { table: ARTICLE_ENTITIES, rows: p.entities }, { table: ARTICLE_KEYWORDS, rows: p.keywords }, { table: ARTICLE_CLASSIFICATIONS, rows: p.classes },
-  ], loadId);
-  await w.recordLoad({ loadId, pipeline: 'news_ingest', workflowId: 'lake-writer', runId: String(process.pid), windowStart: null, windowEnd: null }, counts, startedAt);
+  const counts = await w.land(
+    ARTICLES,
+    p.rows,
+    [
+      { table: ARTICLE_ENTITIES, rows: p.entities },
+      { table: ARTICLE_KEYWORDS, rows: p.keywords },
+      { table: ARTICLE_CLASSIFICATIONS, rows: p.classes },
+    ],
+    loadId,
+  );
+  await w.recordLoad(
+    { loadId, pipeline: 'news_ingest', workflowId: 'lake-writer', runId: String(process.pid), windowStart: null, windowEnd: null },
+    counts,
+    startedAt,
+  );
   total += counts.inserted;
   console.log(`landed ${d} ${total}`);
 }

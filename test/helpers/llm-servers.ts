@@ -38,7 +38,15 @@ function openaiChunk(text: string) {
 
 export async function startFakeLlm(protocol: Protocol, pieces = ['The model says ', 'hello [1]', ' and more [2].']): Promise<FakeLlm> {
   const sockets = new Set<import('node:net').Socket>();
-  const fake: FakeLlm = { url: '', requests: [], mode: 'ok', pieces, gapMs: 150, errorBody: '{"error":{"message":"upstream exploded"}}', close: async () => undefined };
+  const fake: FakeLlm = {
+    url: '',
+    requests: [],
+    mode: 'ok',
+    pieces,
+    gapMs: 150,
+    errorBody: '{"error":{"message":"upstream exploded"}}',
+    close: async () => undefined,
+  };
   const server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
@@ -65,12 +73,21 @@ export async function startFakeLlm(protocol: Protocol, pieces = ['The model says
       const text = fake.pieces.join('');
       if (!streaming) {
         res.writeHead(200, { 'content-type': 'application/json' });
-        if (protocol === 'openai') return res.end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }] }));
-        if (protocol === 'anthropic') return res.end(JSON.stringify({ id: 'msg', type: 'message', role: 'assistant', content: [{ type: 'text', text }], stop_reason: 'end_turn' }));
+        if (protocol === 'openai')
+          return res.end(
+            JSON.stringify({
+              id: 'x',
+              object: 'chat.completion',
+              choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+            }),
+          );
+        if (protocol === 'anthropic')
+          return res.end(JSON.stringify({ id: 'msg', type: 'message', role: 'assistant', content: [{ type: 'text', text }], stop_reason: 'end_turn' }));
         return res.end(JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP' }] }));
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const send = (data: unknown, event?: string) => res.write(`${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+      const send = (data: unknown, event?: string) =>
+        res.write(`${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
       const delta = (t: string) => {
         if (protocol === 'openai') send(openaiChunk(t));
         else if (protocol === 'anthropic') send({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: t } }, 'content_block_delta');

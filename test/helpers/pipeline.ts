@@ -21,7 +21,14 @@ export interface Harness {
 export async function startHarness(opts: { namespace: string; client: NewsClient; limits?: LimitsConfig; smtpUrl?: string | null }): Promise<Harness> {
   const whDir = tempDir('newsflow-wh-');
   const warehouse = await Warehouse.open(whDir);
-  const workers = await createWorkers({ address: inject('temporalAddress'), namespace: opts.namespace, client: opts.client, warehouse, limits: opts.limits, smtpUrl: opts.smtpUrl });
+  const workers = await createWorkers({
+    address: inject('temporalAddress'),
+    namespace: opts.namespace,
+    client: opts.client,
+    warehouse,
+    limits: opts.limits,
+    smtpUrl: opts.smtpUrl,
+  });
   const running = workers.run();
   const temporal = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }), namespace: opts.namespace });
   return {

@@ -1,19 +1,32 @@
 /** A small PNG reader for tests (8-bit RGB/RGBA, not interlaced: what Chromium's screenshots are). */
 import zlib from 'node:zlib';
 
-export interface Image { width: number; height: number; channels: number; pixels: Buffer }
+export interface Image {
+  width: number;
+  height: number;
+  channels: number;
+  pixels: Buffer;
+}
 
 export function readPng(buf: Buffer): Image {
   if (buf.readUInt32BE(0) !== 0x89504e47) throw new Error('not a PNG');
   let off = 8;
-  let width = 0, height = 0, depth = 0, color = 0, interlace = 0;
+  let width = 0,
+    height = 0,
+    depth = 0,
+    color = 0,
+    interlace = 0;
   const idat: Buffer[] = [];
   while (off < buf.length) {
     const len = buf.readUInt32BE(off);
     const type = buf.toString('ascii', off + 4, off + 8);
     const data = buf.subarray(off + 8, off + 8 + len);
     if (type === 'IHDR') {
-      width = data.readUInt32BE(0); height = data.readUInt32BE(4); depth = data[8]!; color = data[9]!; interlace = data[12]!;
+      width = data.readUInt32BE(0);
+      height = data.readUInt32BE(4);
+      depth = data[8]!;
+      color = data[9]!;
+      interlace = data[12]!;
     } else if (type === 'IDAT') idat.push(data);
     off += 12 + len;
   }
@@ -34,7 +47,10 @@ export function readPng(buf: Buffer): Image {
       else if (f === 2) v += b;
       else if (f === 3) v += (a + b) >> 1;
       else if (f === 4) {
-        const p = a + b - c, pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+        const p = a + b - c,
+          pa = Math.abs(p - a),
+          pb = Math.abs(p - b),
+          pc = Math.abs(p - c);
         v += pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
       }
       pixels[y * stride + x] = v & 0xff;

@@ -6,7 +6,10 @@ import { sharedDir } from './paths.js';
 import { html, type PageServer } from './page-server.js';
 
 export const pagesDir = path.join(sharedDir, 'data/html/readability');
-export const pageNames = fs.readdirSync(pagesDir).filter((n) => fs.existsSync(path.join(pagesDir, n, 'source.html'))).sort();
+export const pageNames = fs
+  .readdirSync(pagesDir)
+  .filter((n) => fs.existsSync(path.join(pagesDir, n, 'source.html')))
+  .sort();
 
 export interface ExpectedMeta {
   title: string | null;

@@ -45,7 +45,12 @@ export const isDateTime = (s: z.ZodType) => scalarsOf(s).some((x) => formatOf(x)
 export const isUuid = (s: z.ZodType) => scalarsOf(s).some((x) => ['uuid', 'guid'].includes(formatOf(x) ?? ''));
 export const isInteger = (s: z.ZodType) => scalarsOf(s).some((x) => defOf(x).type === 'number' && (formatOf(x) === 'safeint' || formatOf(x) === 'int32'));
 
-export interface Field { route: RouteDef; where: 'query' | 'path' | 'body'; name: string; schema: z.ZodType }
+export interface Field {
+  route: RouteDef;
+  where: 'query' | 'path' | 'body';
+  name: string;
+  schema: z.ZodType;
+}
 /** Every top-level field of every route's query, path and body. */
 export function routeFields(): Field[] {
   return ROUTES.flatMap((route) => [

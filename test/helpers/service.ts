@@ -36,20 +36,29 @@ export const DEFAULT_KEYS: Record<string, KeySpec> = {
   legacy: { org: 'acme', scopes: ['news', 'distribution', 'profile'], plan: 'enterprise', legacy: true },
 };
 
-export async function startTestService(opts: {
-  limitsText?: string;
-  handlers?: GroupHandlers;
-  keys?: Record<string, KeySpec>;
-  validateResponses?: boolean;
-  configure?: (app: import('fastify').FastifyInstance) => void;
-  /** start from a copy of the seeded corpus store (inject('corpusStore')) */
-  corpusStore?: string;
-  /** the service clock (ms); fixed clocks make "the last 48 hours" deterministic */
-  clock?: () => number;
-} = {}): Promise<TestService> {
+export async function startTestService(
+  opts: {
+    limitsText?: string;
+    handlers?: GroupHandlers;
+    keys?: Record<string, KeySpec>;
+    validateResponses?: boolean;
+    configure?: (app: import('fastify').FastifyInstance) => void;
+    /** start from a copy of the seeded corpus store (inject('corpusStore')) */
+    corpusStore?: string;
+    /** the service clock (ms); fixed clocks make "the last 48 hours" deterministic */
+    clock?: () => number;
+  } = {},
+): Promise<TestService> {
   const dataDir = tempDir();
   if (opts.corpusStore) fs.copyFileSync(opts.corpusStore, path.join(dataDir, 'service.duckdb'));
-  const config = serviceConfig({ dataDir, port: 0, host: '127.0.0.1', limitsText: opts.limitsText, logLevel: 'silent', validateResponses: opts.validateResponses ?? true });
+  const config = serviceConfig({
+    dataDir,
+    port: 0,
+    host: '127.0.0.1',
+    limitsText: opts.limitsText,
+    logLevel: 'silent',
+    validateResponses: opts.validateResponses ?? true,
+  });
   const services = await openServices(config, undefined, { clock: opts.clock });
   await services.keys.createOrg({ name: 'acme', domains: ['acme.com', 'acme-news.co.uk'] });
   await services.keys.createOrg({ name: 'dailypaper', domains: ['dailypaper.com'], publisher: true });

@@ -34,15 +34,37 @@ export async function startToolLlm(protocol: 'openai' | 'anthropic'): Promise<To
         res.writeHead(200, { 'content-type': 'application/json' });
         if (protocol === 'openai') {
           const tool_calls = t.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input) } }));
-          return res.end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: t.text || null, ...(tool_calls.length ? { tool_calls } : {}) }, finish_reason: tool_calls.length ? 'tool_calls' : 'stop' }] }));
+          return res.end(
+            JSON.stringify({
+              id: 'x',
+              object: 'chat.completion',
+              choices: [
+                {
+                  index: 0,
+                  message: { role: 'assistant', content: t.text || null, ...(tool_calls.length ? { tool_calls } : {}) },
+                  finish_reason: tool_calls.length ? 'tool_calls' : 'stop',
+                },
+              ],
+            }),
+          );
         }
-        const content = [...(t.text ? [{ type: 'text', text: t.text }] : []), ...t.calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: c.input }))];
+        const content = [
+          ...(t.text ? [{ type: 'text', text: t.text }] : []),
+          ...t.calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: c.input })),
+        ];
         return res.end(JSON.stringify({ id: 'msg', type: 'message', role: 'assistant', content, stop_reason: t.calls.length ? 'tool_use' : 'end_turn' }));
       }
       const text = fake.report.join('');
       if (!body?.stream) {
         res.writeHead(200, { 'content-type': 'application/json' });
-        if (protocol === 'openai') return res.end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }] }));
+        if (protocol === 'openai')
+          return res.end(
+            JSON.stringify({
+              id: 'x',
+              object: 'chat.completion',
+              choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+            }),
+          );
         return res.end(JSON.stringify({ id: 'msg', type: 'message', role: 'assistant', content: [{ type: 'text', text }], stop_reason: 'end_turn' }));
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' });

@@ -17,9 +17,16 @@ describe('newsflow alerts', () => {
   it('sync creates the schedules of active alerts; status lists alerts with schedule, last run and deliveries', async () => {
     const hook = { action: 'webhook', params: { url: 'https://hooks.example.com/x' } };
     const a = (await api(svc.url, 'POST', '/v1/chat/alerts', svc.keys.org, { title: 'floods', query: 'flood', cron: '*/10 * * * *', triggers: [hook] })).body;
-    const b = (await api(svc.url, 'POST', '/v1/chat/alerts', svc.keys.org, { title: 'paused', query: 'x', cron: '0 * * * *', triggers: [hook], active: false })).body;
+    const b = (await api(svc.url, 'POST', '/v1/chat/alerts', svc.keys.org, { title: 'paused', query: 'x', cron: '0 * * * *', triggers: [hook], active: false }))
+      .body;
     const dataDir = tempDir('newsflow-alerts-cli-');
-    const env = { TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: NS, NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: svc.keys.org!, NEWSFLOW_LOG_LEVEL: 'warn' };
+    const env = {
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_NAMESPACE: NS,
+      NEWSFLOW_API_URL: svc.url,
+      NEWSFLOW_API_KEY: svc.keys.org!,
+      NEWSFLOW_LOG_LEVEL: 'warn',
+    };
     const sync = await runCli(['alerts', 'sync', '--data-dir', dataDir], env);
     expect(sync.code, sync.err).toBe(0);
     const r = JSON.parse(sync.out.trim().split('\n').pop()!);

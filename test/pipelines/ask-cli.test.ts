@@ -13,7 +13,10 @@ afterAll(async () => svc?.stop());
 describe('newsflow ask', () => {
   it('streams the answer to stdout piece by piece, then the references; --filters narrows retrieval', async () => {
     const pieces: string[] = [];
-    const r = await ask({ question: 'What is happening in Ukraine?', stream: true, filters: { domain_url: ['aljazeera.com'] }, baseUrl: svc.url, apiKey: svc.keys.org }, (s) => pieces.push(s));
+    const r = await ask(
+      { question: 'What is happening in Ukraine?', stream: true, filters: { domain_url: ['aljazeera.com'] }, baseUrl: svc.url, apiKey: svc.keys.org },
+      (s) => pieces.push(s),
+    );
     expect(pieces.length).toBeGreaterThan(3);
     const out = pieces.join('');
     expect(out).toMatch(/ \[1\]/);
@@ -25,7 +28,9 @@ describe('newsflow ask', () => {
   });
 
   it('runs as a command: prints the answer and references, the thread on stderr; exit 0', async () => {
-    const r = await runCli(['ask', 'Who won the Wimbledon final between Djokovic and Kyrgios?', '--stream', '--url', svc.url], { NEWSFLOW_API_KEY: svc.keys.org! });
+    const r = await runCli(['ask', 'Who won the Wimbledon final between Djokovic and Kyrgios?', '--stream', '--url', svc.url], {
+      NEWSFLOW_API_KEY: svc.keys.org!,
+    });
     expect(r.code, r.err).toBe(0);
     expect(r.out).toMatch(/Wimbledon/);
     expect(r.out).toMatch(/\n\nReferences:\n\[1\] /);

@@ -110,7 +110,11 @@ describe('newsflow seed', () => {
   it('loads a corpus, and a second load changes nothing', () => {
     const fixture = path.join(repoRoot, 'test', 'fixtures', 'corpus', 'headlines-sample.json');
     const dir = tempDir('newsflow-seed-');
-    const seed = () => spawnSync(process.execPath, [bin, 'seed', '--corpus', fixture, '--data-dir', dir, '--json'], { encoding: 'utf8', env: { ...process.env, NEWSFLOW_LOG_LEVEL: 'warn' } });
+    const seed = () =>
+      spawnSync(process.execPath, [bin, 'seed', '--corpus', fixture, '--data-dir', dir, '--json'], {
+        encoding: 'utf8',
+        env: { ...process.env, NEWSFLOW_LOG_LEVEL: 'warn' },
+      });
     const a = seed();
     expect(a.status, a.stderr).toBe(0);
     expect(JSON.parse(a.stdout.trim().split('\n').pop()!)).toMatchObject({ read: 20, enriched: 20, total: 20 });
@@ -163,14 +167,20 @@ describe('newsflow run news-ingest', () => {
     const svc = await startCorpusService();
     const dir = tempDir('newsflow-run-');
     try {
-      const r = await runCli(['run', 'news-ingest', '--from', '2022-07-10T00:00:00Z', '--to', '2022-07-10T06:00:00Z', '--page-size', '20', '--data-dir', dir],
-        { NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: svc.keys.org!, TEMPORAL_ADDRESS: '', NEWSFLOW_LOG_LEVEL: 'warn' });
+      const r = await runCli(['run', 'news-ingest', '--from', '2022-07-10T00:00:00Z', '--to', '2022-07-10T06:00:00Z', '--page-size', '20', '--data-dir', dir], {
+        NEWSFLOW_API_URL: svc.url,
+        NEWSFLOW_API_KEY: svc.keys.org!,
+        TEMPORAL_ADDRESS: '',
+        NEWSFLOW_LOG_LEVEL: 'warn',
+      });
       expect(r.code, r.err.slice(-500)).toBe(0);
       const result = JSON.parse(r.out.trim().split('\n').pop()!);
       expect(result.received).toBeGreaterThan(10);
       expect(result.inserted).toBe(result.received);
       expect(r.err).toMatch(/"msg":"newsIngest"/); // plain progress lines when not a terminal
-      const bad = spawnSync(process.execPath, [bin, 'run', 'news-ingest', '--from', '2022-07-10', '--to', '2022-07-01', '--data-dir', dir], { encoding: 'utf8' });
+      const bad = spawnSync(process.execPath, [bin, 'run', 'news-ingest', '--from', '2022-07-10', '--to', '2022-07-01', '--data-dir', dir], {
+        encoding: 'utf8',
+      });
       expect(bad.status).not.toBe(0);
       expect(bad.stderr).toMatch(/is after --to/);
     } finally {
@@ -190,13 +200,17 @@ describe('newsflow run distribution', () => {
     const key = (await svc.services.keys.createKey({ name: 'w', org: 'wires', scopes: ['distribution', 'profile'] })).key;
     const dir = tempDir('newsflow-rundist-');
     try {
-      const r = await runCli(['run', 'distribution', '--from', '2022-05-10', '--to', '2022-07-01', '--domains', 'reuters.com', '--page-size', '10', '--data-dir', dir],
-        { NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: key, TEMPORAL_ADDRESS: '', NEWSFLOW_LIMITS: 'distribution=50:10:2', NEWSFLOW_LOG_LEVEL: 'warn' });
+      const r = await runCli(
+        ['run', 'distribution', '--from', '2022-05-10', '--to', '2022-07-01', '--domains', 'reuters.com', '--page-size', '10', '--data-dir', dir],
+        { NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: key, TEMPORAL_ADDRESS: '', NEWSFLOW_LIMITS: 'distribution=50:10:2', NEWSFLOW_LOG_LEVEL: 'warn' },
+      );
       expect(r.code, r.err.slice(-500)).toBe(0);
       const result = JSON.parse(r.out.trim().split('\n').pop()!);
       expect(result.windows).toBe(2);
       expect(result.pages).toBeGreaterThan(2);
-      const bad = spawnSync(process.execPath, [bin, 'run', 'distribution', '--from', '2022-05-10', '--to', '2022-06-01', '--data-dir', dir], { encoding: 'utf8' });
+      const bad = spawnSync(process.execPath, [bin, 'run', 'distribution', '--from', '2022-05-10', '--to', '2022-06-01', '--data-dir', dir], {
+        encoding: 'utf8',
+      });
       expect(bad.status).not.toBe(0);
       expect(bad.stderr).toMatch(/--domains is required/);
     } finally {

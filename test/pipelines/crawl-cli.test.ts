@@ -26,7 +26,8 @@ afterAll(async () => {
 
 it('crawls URLs through the running service and prints each URL with its status and reason', async () => {
   const r = await runCli(['crawl', `${server.origin}/article`, `${server.origin}/front`, `${server.origin}/missing`, 'http://10.0.0.1/'], {
-    NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: svc.keys.org!,
+    NEWSFLOW_API_URL: svc.url,
+    NEWSFLOW_API_KEY: svc.keys.org!,
   });
   console.log(r.out);
   expect(r.err).toBe('');

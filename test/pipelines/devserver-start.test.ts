@@ -26,11 +26,15 @@ afterEach(async () => {
 function flakyCli(dir: string, failures: number): string {
   const real = findTemporalCli({ install: false });
   const script = path.join(dir, 'temporal');
-  fs.writeFileSync(script, `#!/bin/sh
+  fs.writeFileSync(
+    script,
+    `#!/bin/sh
 n=$(cat "${dir}/starts" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "${dir}/starts"
 if [ $n -le ${failures} ]; then echo "listen tcp 127.0.0.1: bind: address already in use" >&2; exit 1; fi
 exec "${real}" "$@"
-`, { mode: 0o755 });
+`,
+    { mode: 0o755 },
+  );
   return script;
 }
 
@@ -45,7 +49,9 @@ describe('the Temporal dev server newsflow starts', () => {
     console.log(`starts: ${fs.readFileSync(path.join(dir, 'starts'), 'utf8').trim()}; said: ${said.join(' / ')}`);
     expect(fs.readFileSync(path.join(dir, 'starts'), 'utf8').trim()).toBe('2');
     expect(said).toHaveLength(1);
-    expect(said[0]).toMatch(/^the Temporal dev server on port \d+ exited while starting \(listen tcp 127\.0\.0\.1: bind: address already in use\); starting it again on other ports$/);
+    expect(said[0]).toMatch(
+      /^the Temporal dev server on port \d+ exited while starting \(listen tcp 127\.0\.0\.1: bind: address already in use\); starting it again on other ports$/,
+    );
     const conn = await Connection.connect({ address: ep.address });
     try {
       const r = await conn.workflowService.getSystemInfo({});
@@ -104,7 +110,7 @@ describe('the Temporal dev server newsflow starts', () => {
     }
   }, 60_000);
 
-  it('given ports are not changed behind the caller\'s back: one start, one error', async () => {
+  it("given ports are not changed behind the caller's back: one start, one error", async () => {
     const dir = tempDir('newsflow-devstart-');
     dirs.push(dir);
     process.env.TEMPORAL_CLI_PATH = flakyCli(dir, 99);

@@ -16,7 +16,9 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 const counts = async (dataDir: string) => {
   const db = await Db.open(path.join(dataDir, 'service.duckdb'));
   try {
-    const [n] = await db.all<{ t: bigint; c: bigint; a: string[] }>('SELECT (SELECT count(*) FROM forum_threads) AS t, (SELECT count(*) FROM forum_comments) AS c, (SELECT list(author ORDER BY author) FROM forum_threads) AS a');
+    const [n] = await db.all<{ t: bigint; c: bigint; a: string[] }>(
+      'SELECT (SELECT count(*) FROM forum_threads) AS t, (SELECT count(*) FROM forum_comments) AS c, (SELECT list(author ORDER BY author) FROM forum_threads) AS a',
+    );
     return { threads: Number(n!.t), comments: Number(n!.c), authors: n!.a };
   } finally {
     db.close();
@@ -66,7 +68,14 @@ describe('newsflow forum load', () => {
     const r = await runCli(['forum', 'load', forumDataDir, '--data-dir', data, '--json']);
     expect(r.code, r.err).toBe(0);
     const o = JSON.parse(r.out);
-    expect(o).toMatchObject({ files: 135, threads: { inserted: 135 }, comments: { inserted: 1997 }, enriched: 135, stored: { threads: 135, comments: 1997 }, problems: [] });
+    expect(o).toMatchObject({
+      files: 135,
+      threads: { inserted: 135 },
+      comments: { inserted: 1997 },
+      enriched: 135,
+      stored: { threads: 135, comments: 1997 },
+      problems: [],
+    });
   }, 240_000);
 
   it('a path that does not exist, and a store held by a running service: clear messages, exit 1', async () => {

@@ -35,14 +35,19 @@ describe('on the dev server', () => {
   afterAll(async () => {
     for (const id of ids) await client.schedule.getHandle(id).delete();
   });
-  it('accepts every sampling\'s cron; the next runs fall on UTC bucket starts', async () => {
-    const all = indexCountSchedules({ NEWSFLOW_INDEX_COUNT_SAMPLINGS: '5m,1h,12h,1d,1w,1m' })
-      .map((d) => ({ ...d, id: `test-counts-${d.id}`, taskQueue: 'newsflow-test-none' }));
+  it("accepts every sampling's cron; the next runs fall on UTC bucket starts", async () => {
+    const all = indexCountSchedules({ NEWSFLOW_INDEX_COUNT_SAMPLINGS: '5m,1h,12h,1d,1w,1m' }).map((d) => ({
+      ...d,
+      id: `test-counts-${d.id}`,
+      taskQueue: 'newsflow-test-none',
+    }));
     // created one by one, without our memo: apply would delete other test files' schedules on the shared server
     for (const d of all) {
       ids.push(d.id);
       await client.schedule.create({
-        scheduleId: d.id, spec: d.spec, policies: { overlap: d.overlap, catchupWindow: d.catchupWindow },
+        scheduleId: d.id,
+        spec: d.spec,
+        policies: { overlap: d.overlap, catchupWindow: d.catchupWindow },
         action: { type: 'startWorkflow', workflowType: d.workflowType, taskQueue: d.taskQueue, args: d.args, workflowId: `${d.id}-run` },
       });
     }

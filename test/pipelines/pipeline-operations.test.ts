@@ -44,14 +44,18 @@ async function called(work: (client: NewsClient) => Promise<unknown>): Promise<s
   }
   return [...ops].sort();
 }
-const run = <A extends unknown[], R>(fn: (...a: A) => Promise<R>, ...args: A) => new MockActivityEnvironment().run(fn as never, ...(args as unknown as never[])) as Promise<R>;
+const run = <A extends unknown[], R>(fn: (...a: A) => Promise<R>, ...args: A) =>
+  new MockActivityEnvironment().run(fn as never, ...(args as unknown as never[])) as Promise<R>;
 const day = { from: '2022-07-08T00:00:00.000Z', to: '2022-07-09T00:00:00.000Z' };
 const win = { orgId: 'acme', domains: ['acme.com'], start: Date.parse(day.from), end: Date.parse(day.to), loadId: 'ops/1' };
 
 const actual: Record<Pipeline, (c: NewsClient) => Promise<unknown>> = {
-  'news-ingest': (client) => run(createNewsIngestActivities({ client, warehouse }).ingestPage, { loadId: 'ops/1', query: '', filters: {}, ...day, offset: 0, pageSize: 5 }),
-  'index-counts': (client) => run(createIndexCountSamplerActivities({ client, warehouse }).sampleIndexCounts, { loadId: 'ops/1', sampling: '1d', domain: null, filters: {}, ...day }),
-  'story-tracker': (client) => run(createStoryTrackerActivities({ client, warehouse }).trackStories, { tracker: { name: 'top', stories: 2 }, runAt: day.to, loadId: 'ops/1' }),
+  'news-ingest': (client) =>
+    run(createNewsIngestActivities({ client, warehouse }).ingestPage, { loadId: 'ops/1', query: '', filters: {}, ...day, offset: 0, pageSize: 5 }),
+  'index-counts': (client) =>
+    run(createIndexCountSamplerActivities({ client, warehouse }).sampleIndexCounts, { loadId: 'ops/1', sampling: '1d', domain: null, filters: {}, ...day }),
+  'story-tracker': (client) =>
+    run(createStoryTrackerActivities({ client, warehouse }).trackStories, { tracker: { name: 'top', stories: 2 }, runAt: day.to, loadId: 'ops/1' }),
   graph: (client) => run(createEntityGraphActivities({ client, warehouse }).buildEntityGraph, { runId: 'ops', runAt: day.to, loadId: 'ops/1', query: 'flood' }),
   distribution: async (client) => {
     const a = createDistributionActivities({ client, warehouse });
@@ -60,21 +64,37 @@ const actual: Record<Pipeline, (c: NewsClient) => Promise<unknown>> = {
     await run(a.pullHitShare, win);
     await run(a.pullMetrics, win);
     await run(a.walkDistribution, {
-      orgId: '', domains: win.domains, limit: 5, metric: 'surface', endpoints: ['top_n_for_domains', 'hit_share', 'metrics'],
-      windows: [{ start: win.start, end: win.end, loadId: win.loadId, index: 0 }], progress: freshProgress(), maxPages: 1, budgetMs: 60_000,
+      orgId: '',
+      domains: win.domains,
+      limit: 5,
+      metric: 'surface',
+      endpoints: ['top_n_for_domains', 'hit_share', 'metrics'],
+      windows: [{ start: win.start, end: win.end, loadId: win.loadId, index: 0 }],
+      progress: freshProgress(),
+      maxPages: 1,
+      budgetMs: 60_000,
       load: { workflowId: 'ops', runId: 'ops', startedAt: day.from, windows: 1, coverage: true },
     });
   },
   alerts: async (client) => {
-    const alert = (await api(svc.url, 'POST', '/v1/chat/alerts', svc.keys.org, { title: 'ops', query: 'flood', cron: '0 * * * *', triggers: [] })).body as { id: string };
+    const alert = (await api(svc.url, 'POST', '/v1/chat/alerts', svc.keys.org, { title: 'ops', query: 'flood', cron: '0 * * * *', triggers: [] })).body as {
+      id: string;
+    };
     // the sync lists the alerts, then applies schedules (not here: no Temporal server of this test's own)
     const a = createAlertRunnerActivities({ client, warehouse, taskQueue: 'none', temporal: () => Promise.reject(new Error('no Temporal in this test')) });
     await run(a.syncAlertSchedules).catch(() => undefined);
     await run(a.runAlert, { alertId: alert.id });
   },
-  research: (client) => run(createDeepResearchActivities({ client, warehouse }).researchRound, {
-    runId: 'ops-research', name: null, params: { question: 'flood' }, round: 1, rounds: 1, runAt: day.to, loadId: 'ops/1',
-  }),
+  research: (client) =>
+    run(createDeepResearchActivities({ client, warehouse }).researchRound, {
+      runId: 'ops-research',
+      name: null,
+      params: { question: 'flood' },
+      round: 1,
+      rounds: 1,
+      runAt: day.to,
+      loadId: 'ops/1',
+    }),
 };
 
 describe('what each pipeline calls', () => {

@@ -46,7 +46,11 @@ describe('preflight of newsflow run', () => {
     const r = await refused(ingest, { NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: 'nfk_not_a_key' });
     expect(r.code).toBe(1);
     expect(r.lines).toHaveLength(1);
-    expect(r.lines[0]).toMatch(new RegExp(`^error: the API at ${svc.url} refused the key, HTTP 401 \\(code 401\\d{3}\\): invalid, expired or revoked API key: set NEWSFLOW_API_KEY to a valid key of this API$`));
+    expect(r.lines[0]).toMatch(
+      new RegExp(
+        `^error: the API at ${svc.url} refused the key, HTTP 401 \\(code 401\\d{3}\\): invalid, expired or revoked API key: set NEWSFLOW_API_KEY to a valid key of this API$`,
+      ),
+    );
     expect(r.startedTemporal).toBe(false);
   }, 60_000);
 
@@ -54,24 +58,36 @@ describe('preflight of newsflow run', () => {
     const r = await refused(ingest, { NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: svc.keys.storiesOnly! });
     expect(r.code).toBe(1);
     expect(r.lines).toHaveLength(1);
-    expect(r.lines[0]).toMatch(/^error: the key cannot run news-ingest: GET \/v1\/news\/search answered HTTP 403 \(code 403\d{3}\): this key lacks the "news" scope needed by GET \/v1\/news\/search; use a key with the news scope \(self-hosted: newsflow keys create --name NAME --scopes news\)$/);
+    expect(r.lines[0]).toMatch(
+      /^error: the key cannot run news-ingest: GET \/v1\/news\/search answered HTTP 403 \(code 403\d{3}\): this key lacks the "news" scope needed by GET \/v1\/news\/search; use a key with the news scope \(self-hosted: newsflow keys create --name NAME --scopes news\)$/,
+    );
     expect(r.startedTemporal).toBe(false);
   }, 60_000);
 
-  it('domains not owned: distribution names the domains the key\'s organization does not own, exit 1', async () => {
+  it("domains not owned: distribution names the domains the key's organization does not own, exit 1", async () => {
     // acme owns acme.com and acme-news.co.uk: one of two requested is not its own
-    const r = await refused(['run', 'distribution', '--from', '2022-06-01', '--to', '2022-07-01', '--domains', 'acme.com,reuters.com'], { NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: svc.keys.org! });
+    const r = await refused(['run', 'distribution', '--from', '2022-06-01', '--to', '2022-07-01', '--domains', 'acme.com,reuters.com'], {
+      NEWSFLOW_API_URL: svc.url,
+      NEWSFLOW_API_KEY: svc.keys.org!,
+    });
     expect(r.code).toBe(1);
     expect(r.lines).toHaveLength(1);
-    expect(r.lines[0]).toMatch(/^error: the organization of this key does not own reuters\.com \(HTTP 403 \(code 403\d{3}\): none of the requested domains \(reuters\.com\) belongs to your organization\): ask only for its domains \(--domains\), or use a key of the organization that owns them$/);
+    expect(r.lines[0]).toMatch(
+      /^error: the organization of this key does not own reuters\.com \(HTTP 403 \(code 403\d{3}\): none of the requested domains \(reuters\.com\) belongs to your organization\): ask only for its domains \(--domains\), or use a key of the organization that owns them$/,
+    );
     expect(r.startedTemporal).toBe(false);
   }, 60_000);
 
-  it('a personal key cannot run distribution: the API\'s detail and the fix (an organization key with the scope), exit 1', async () => {
-    const r = await refused(['run', 'distribution', '--from', '2022-06-01', '--to', '2022-07-01', '--domains', 'acme.com'], { NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: svc.keys.personal! });
+  it("a personal key cannot run distribution: the API's detail and the fix (an organization key with the scope), exit 1", async () => {
+    const r = await refused(['run', 'distribution', '--from', '2022-06-01', '--to', '2022-07-01', '--domains', 'acme.com'], {
+      NEWSFLOW_API_URL: svc.url,
+      NEWSFLOW_API_KEY: svc.keys.personal!,
+    });
     expect(r.code).toBe(1);
     expect(r.lines).toHaveLength(1);
-    expect(r.lines[0]).toMatch(/^error: the key cannot run distribution: GET \/v1\/distribution\/stats\/hit_share answered HTTP 403 .*lacks the "distribution" scope.*; use a key with the profile, distribution scopes of an organization that owns the domains \(self-hosted: newsflow keys create --name NAME --org ORG --scopes profile,distribution\)$/);
+    expect(r.lines[0]).toMatch(
+      /^error: the key cannot run distribution: GET \/v1\/distribution\/stats\/hit_share answered HTTP 403 .*lacks the "distribution" scope.*; use a key with the profile, distribution scopes of an organization that owns the domains \(self-hosted: newsflow keys create --name NAME --org ORG --scopes profile,distribution\)$/,
+    );
   }, 60_000);
 
   it('an API URL that is not http(s): one line saying what to set, exit 1', async () => {
@@ -84,7 +100,9 @@ describe('preflight of newsflow run', () => {
     const r = await refused(['run', 'index-counts', '--from', '2022-07-08', '--to', '2022-07-09'], { NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: '' });
     expect(r.code).toBe(1);
     expect(r.lines).toHaveLength(1);
-    expect(r.lines[0]).toBe(`error: no API key: set NEWSFLOW_API_KEY to a key of the API at ${svc.url} with the news scope (self-hosted: newsflow keys create --name NAME --scopes news)`);
+    expect(r.lines[0]).toBe(
+      `error: no API key: set NEWSFLOW_API_KEY to a key of the API at ${svc.url} with the news scope (self-hosted: newsflow keys create --name NAME --scopes news)`,
+    );
     expect(r.err).not.toMatch(/\n\s+at /);
     expect(r.startedTemporal).toBe(false);
   }, 60_000);
@@ -101,7 +119,9 @@ describe('preflight of the other pipeline commands', () => {
   it('alerts sync with a key without the chat scope exits 1 naming the scope', async () => {
     const r = await refused(['alerts', 'sync'], { NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: svc.keys.storiesOnly!, TEMPORAL_ADDRESS: '127.0.0.1:1' });
     expect(r.code).toBe(1);
-    expect(r.lines).toEqual([expect.stringMatching(/^error: the key cannot run alerts: GET \/v1\/chat\/alerts answered HTTP 403 .*"chat" scope.*use a key with the chat scope/)]);
+    expect(r.lines).toEqual([
+      expect.stringMatching(/^error: the key cannot run alerts: GET \/v1\/chat\/alerts answered HTTP 403 .*"chat" scope.*use a key with the chat scope/),
+    ]);
   }, 60_000);
 
   it('start against an API that is down exits 1 with the one line', async () => {
@@ -132,9 +152,17 @@ describe('preflight of the other pipeline commands', () => {
     expect(out).toMatch(/worker running on 127\.0\.0\.1:\d+/);
     // stories and profile: the story tracker can run; news-ingest, index counts and the alert runner cannot
     expect(warnings).toHaveLength(3);
-    expect(warnings).toContainEqual(expect.stringMatching(/^warning: the key cannot run news-ingest: GET \/v1\/news\/search answered HTTP 403 .*; its runs will fail on this worker$/));
-    expect(warnings).toContainEqual(expect.stringMatching(/^warning: the key cannot run index-counts: .*lacks the "news" scope.*\(leave it out of the schedules with NEWSFLOW_INDEX_COUNT_SAMPLINGS=""\)$/));
-    expect(warnings).toContainEqual(expect.stringMatching(/^warning: the key cannot run alerts: .*lacks the "chat" scope.*\(leave it out of the schedules with NEWSFLOW_ALERTS=0\)$/));
+    expect(warnings).toContainEqual(
+      expect.stringMatching(/^warning: the key cannot run news-ingest: GET \/v1\/news\/search answered HTTP 403 .*; its runs will fail on this worker$/),
+    );
+    expect(warnings).toContainEqual(
+      expect.stringMatching(
+        /^warning: the key cannot run index-counts: .*lacks the "news" scope.*\(leave it out of the schedules with NEWSFLOW_INDEX_COUNT_SAMPLINGS=""\)$/,
+      ),
+    );
+    expect(warnings).toContainEqual(
+      expect.stringMatching(/^warning: the key cannot run alerts: .*lacks the "chat" scope.*\(leave it out of the schedules with NEWSFLOW_ALERTS=0\)$/),
+    );
     expect(code).toBe(0);
   }, 200_000);
 });

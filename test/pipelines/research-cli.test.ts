@@ -15,14 +15,20 @@ describe('newsflow research', () => {
       clock: () => NOW,
       limitsText: 'deepnews=1000:1000:10,chat=1000:1000:10,news=1000:1000:50',
       // each DeepNews answer takes a moment, as a real agent's does, so every round is seen in progress
-      configure: (app) => app.addHook('preHandler', async (req) => {
-        if (req.url.startsWith('/v1/chat/deepnews')) await new Promise((r) => setTimeout(r, 1500));
-      }),
+      configure: (app) =>
+        app.addHook('preHandler', async (req) => {
+          if (req.url.startsWith('/v1/chat/deepnews')) await new Promise((r) => setTimeout(r, 1500));
+        }),
     });
     const dir = tempDir('newsflow-research-cli-');
     try {
-      const r = await runCli(['research', Q, '--depth', '2', '--sources', 'asknews', '--data-dir', dir],
-        { NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: svc.keys.org!, TEMPORAL_ADDRESS: '', NEWSFLOW_LOG_LEVEL: 'warn', NEWSFLOW_LIMITS: 'deepnews=1000:1000:10' });
+      const r = await runCli(['research', Q, '--depth', '2', '--sources', 'asknews', '--data-dir', dir], {
+        NEWSFLOW_API_URL: svc.url,
+        NEWSFLOW_API_KEY: svc.keys.org!,
+        TEMPORAL_ADDRESS: '',
+        NEWSFLOW_LOG_LEVEL: 'warn',
+        NEWSFLOW_LIMITS: 'deepnews=1000:1000:10',
+      });
       expect(r.code, r.err.slice(-800)).toBe(0);
       expect(r.err).toMatch(/research: round 1\/2 done, \d+ sources/);
       expect(r.err).toMatch(/research: round 2\/2 done, \d+ sources/);
@@ -32,7 +38,19 @@ describe('newsflow research', () => {
       expect(result.runId).toMatch(/^deepResearch-manual-/);
       expect(result.sources).toBeGreaterThan(0);
       expect(rest.join('\n')).toMatch(/\[1\] .+ \(news\) https?:\/\//);
-      const q = spawnSync(process.execPath, [bin, 'sql', 'SELECT r.question, r.status, r.rounds_done, r.n_sources, count(s.citation) AS cited FROM research_runs r JOIN research_sources s USING (run_id) GROUP BY ALL', '--format', 'json', '--warehouse', dir], { encoding: 'utf8' });
+      const q = spawnSync(
+        process.execPath,
+        [
+          bin,
+          'sql',
+          'SELECT r.question, r.status, r.rounds_done, r.n_sources, count(s.citation) AS cited FROM research_runs r JOIN research_sources s USING (run_id) GROUP BY ALL',
+          '--format',
+          'json',
+          '--warehouse',
+          dir,
+        ],
+        { encoding: 'utf8' },
+      );
       expect(q.status, q.stderr).toBe(0);
       expect(JSON.parse(q.stdout)).toEqual([{ question: Q, status: 'complete', rounds_done: 2, n_sources: result.sources, cited: result.sources }]);
     } finally {
@@ -43,7 +61,8 @@ describe('newsflow research', () => {
 
   it('refuses a bad --depth, unknown --sources and bad --filters with a clear message', () => {
     const dir = tempDir('newsflow-research-cli-');
-    const run = (extra: string[]) => spawnSync(process.execPath, [bin, 'research', Q, ...extra, '--data-dir', dir], { encoding: 'utf8', env: { ...process.env, NEWSFLOW_API_KEY: 'x' } });
+    const run = (extra: string[]) =>
+      spawnSync(process.execPath, [bin, 'research', Q, ...extra, '--data-dir', dir], { encoding: 'utf8', env: { ...process.env, NEWSFLOW_API_KEY: 'x' } });
     const d = run(['--depth', '0']);
     expect(d.status).not.toBe(0);
     expect(d.stderr).toMatch(/--depth must be an integer 1\.\.190/);

@@ -6,10 +6,12 @@ import { scheduledNeeds } from '../../pipelines/preflight.js';
 
 describe('research schedules', () => {
   it('one deepResearch schedule per standing question on the research queue, daily at 06:00 UTC by default', () => {
-    const decls = researchSchedules({ NEWSFLOW_RESEARCH: JSON.stringify([
-      { name: 'ukraine', question: 'What changed in the war in Ukraine?', depth: 3, sources: ['asknews'] },
-      { name: 'rates', question: 'Where are interest rates heading?', cron: '30 7 * * 1' },
-    ]) });
+    const decls = researchSchedules({
+      NEWSFLOW_RESEARCH: JSON.stringify([
+        { name: 'ukraine', question: 'What changed in the war in Ukraine?', depth: 3, sources: ['asknews'] },
+        { name: 'rates', question: 'Where are interest rates heading?', cron: '30 7 * * 1' },
+      ]),
+    });
     expect(decls.map((d) => [d.id, d.workflowType, d.taskQueue, d.spec.cronExpressions, d.overlap])).toEqual([
       ['research-ukraine', 'deepResearch', 'newsflow-research', ['0 6 * * *'], ScheduleOverlapPolicy.SKIP],
       ['research-rates', 'deepResearch', 'newsflow-research', ['30 7 * * 1'], ScheduleOverlapPolicy.SKIP],
@@ -25,13 +27,28 @@ describe('research schedules', () => {
       expect(researchSchedules({ NEWSFLOW_RESEARCH: '' })).toEqual([]);
       expect(researchSchedules({ NEWSFLOW_RESEARCH: '{nope' })).toEqual([]);
       expect(researchSchedules({ NEWSFLOW_RESEARCH: '{"name":"x"}' })).toEqual([]);
-      const mixed = researchSchedules({ NEWSFLOW_RESEARCH: JSON.stringify([
-        { name: 'Bad Name', question: 'q' }, { name: 'ok', question: 'fine?' }, { name: 'ok', question: 'twice' },
-        { name: 'noq' }, { name: 'deep', question: 'q', depth: 500 }, { name: 'cron', question: 'q', cron: 'daily' },
-      ]) });
+      const mixed = researchSchedules({
+        NEWSFLOW_RESEARCH: JSON.stringify([
+          { name: 'Bad Name', question: 'q' },
+          { name: 'ok', question: 'fine?' },
+          { name: 'ok', question: 'twice' },
+          { name: 'noq' },
+          { name: 'deep', question: 'q', depth: 500 },
+          { name: 'cron', question: 'q', cron: 'daily' },
+        ]),
+      });
       expect(mixed.map((d) => d.id)).toEqual(['research-ok']);
       const lines = warn.mock.calls.map((c) => String(c[0])).join('\n');
-      for (const m of ['not JSON', 'must be a JSON array', '"name" must be lower-case', 'declared twice', '"question" must be', '"depth" must be an integer 1..190', '"cron" must be a 5-field']) expect(lines).toContain(m);
+      for (const m of [
+        'not JSON',
+        'must be a JSON array',
+        '"name" must be lower-case',
+        'declared twice',
+        '"question" must be',
+        '"depth" must be an integer 1..190',
+        '"cron" must be a 5-field',
+      ])
+        expect(lines).toContain(m);
     } finally {
       warn.mockRestore();
     }

@@ -19,7 +19,10 @@ describe('retry lines', () => {
     const out: string[] = [];
     const r = retryLines((l) => out.push(l));
     const at = (attempt: number, inSeconds: number) => ({
-      activityId: '1', activityType: { name: 'ingestPage' }, attempt, lastFailure: attempt > 1 ? { message: 'search_news: HTTP 502 (code 502000): bad gateway' } : null,
+      activityId: '1',
+      activityType: { name: 'ingestPage' },
+      attempt,
+      lastFailure: attempt > 1 ? { message: 'search_news: HTTP 502 (code 502000): bad gateway' } : null,
       nextAttemptScheduleTime: { seconds: String(Math.floor(Date.now() / 1000) + inSeconds) },
     });
     r.pending([at(1, 0)]); // first attempt running: nothing to say

@@ -31,7 +31,7 @@ const dataDir = () => {
 };
 
 describe('newsflow run: API failures inside a running pipeline', () => {
-  it('a 403 ends the run after one attempt, with the API\'s code and detail, exit 1; the bundle report is in the log file, not on stderr', async () => {
+  it("a 403 ends the run after one attempt, with the API's code and detail, exit 1; the bundle report is in the log file, not on stderr", async () => {
     let calls = 0;
     svc = await startTestService({
       validateResponses: false,
@@ -47,7 +47,9 @@ describe('newsflow run: API failures inside a running pipeline', () => {
     const r = await runCli([...ingest, '--data-dir', dir], { NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: svc.keys.org!, TEMPORAL_ADDRESS: '' });
     console.log(`exit ${r.code}; pipeline calls ${calls}; last stderr line: ${r.err.trim().split('\n').pop()}`);
     expect(r.code).toBe(1);
-    expect(r.err.trim().split('\n').pop(), r.err.slice(-3000)).toBe('error: news-ingest failed: search_news: HTTP 403 (code 403777): historical search needs the analyst plan (test)');
+    expect(r.err.trim().split('\n').pop(), r.err.slice(-3000)).toBe(
+      'error: news-ingest failed: search_news: HTTP 403 (code 403777): historical search needs the analyst plan (test)',
+    );
     expect(calls).toBe(1);
     expect(r.err).not.toMatch(/retry /);
     expect(r.err).not.toMatch(/webpack|asset workflow-bundle/);
@@ -82,13 +84,17 @@ describe('newsflow run: API failures inside a running pipeline', () => {
 /** Children of `pid` whose command line is the Temporal CLI's dev server. */
 function temporalChildren(pid: number): number[] {
   const r = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' });
-  return r.stdout.split('\n').filter(Boolean).map(Number).filter((c) => {
-    try {
-      return /temporal.*server.*start-dev/.test(fs.readFileSync(`/proc/${c}/cmdline`, 'utf8').replace(/\0/g, ' '));
-    } catch {
-      return false;
-    }
-  });
+  return r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map(Number)
+    .filter((c) => {
+      try {
+        return /temporal.*server.*start-dev/.test(fs.readFileSync(`/proc/${c}/cmdline`, 'utf8').replace(/\0/g, ' '));
+      } catch {
+        return false;
+      }
+    });
 }
 const alive = (pid: number) => {
   try {

@@ -13,8 +13,10 @@ describe('newsflow run graph', () => {
     const dir = tempDir('newsflow-rungraph-');
     const out = path.join(dir, 'graph.json');
     try {
-      const r = await runCli(['run', 'graph', '--query', 'Ukraine Russia talks', '--from', '2021-11-15', '--to', '2022-02-24', '--visualize', '--out', out, '--data-dir', dir],
-        { NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: svc.keys.org!, TEMPORAL_ADDRESS: '', NEWSFLOW_LOG_LEVEL: 'warn' });
+      const r = await runCli(
+        ['run', 'graph', '--query', 'Ukraine Russia talks', '--from', '2021-11-15', '--to', '2022-02-24', '--visualize', '--out', out, '--data-dir', dir],
+        { NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: svc.keys.org!, TEMPORAL_ADDRESS: '', NEWSFLOW_LOG_LEVEL: 'warn' },
+      );
       expect(r.code, r.err.slice(-800)).toBe(0);
       const result = JSON.parse(r.out.trim().split('\n').pop()!);
       expect(result).toMatchObject({ query: 'Ukraine Russia talks', articles: 50, updated: 0 });
@@ -38,7 +40,8 @@ describe('newsflow run graph', () => {
       expect(people).toEqual(expect.arrayContaining(['Vladimir Putin', 'Biden']));
       const countries = sql("SELECT node_id FROM graph_nodes WHERE detailed_type = 'Country'").map((x) => x.node_id);
       expect(countries).toEqual(expect.arrayContaining(['Ukraine', 'Russia', 'United States']));
-      const putinEdges = sql(`SELECT e.label, e.weight, n.type AS other_type FROM graph_edges e JOIN graph_nodes n ON n.run_id = e.run_id AND n.node_id = e.to_id
+      const putinEdges =
+        sql(`SELECT e.label, e.weight, n.type AS other_type FROM graph_edges e JOIN graph_nodes n ON n.run_id = e.run_id AND n.node_id = e.to_id
         WHERE e.from_id = 'Biden' AND e.to_id = 'Vladimir Putin' AND e.label <> 'co-occurs'`);
       expect(putinEdges.length).toBeGreaterThan(0);
       expect(putinEdges[0]).toMatchObject({ other_type: 'Person' });

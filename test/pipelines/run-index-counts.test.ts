@@ -14,18 +14,46 @@ describe('newsflow run index-counts', () => {
     const api = new NewsClient({ baseUrl: svc.url, apiKey: svc.keys.org });
     try {
       const filters = { sentiment: 'negative', time_filter: 'crawl_date' } as const;
-      const r = await runCli(['run', 'index-counts', '--sampling', '1d', '--from', '2022-06-20', '--to', '2022-07-11', '--domains', 'reuters.com,bbc.co.uk', '--filters', JSON.stringify(filters), '--data-dir', dir],
-        { NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: svc.keys.org!, TEMPORAL_ADDRESS: '', NEWSFLOW_LOG_LEVEL: 'warn' });
+      const r = await runCli(
+        [
+          'run',
+          'index-counts',
+          '--sampling',
+          '1d',
+          '--from',
+          '2022-06-20',
+          '--to',
+          '2022-07-11',
+          '--domains',
+          'reuters.com,bbc.co.uk',
+          '--filters',
+          JSON.stringify(filters),
+          '--data-dir',
+          dir,
+        ],
+        { NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: svc.keys.org!, TEMPORAL_ADDRESS: '', NEWSFLOW_LOG_LEVEL: 'warn' },
+      );
       expect(r.code, r.err.slice(-500)).toBe(0);
       const result = JSON.parse(r.out.trim().split('\n').pop()!);
       expect(result).toMatchObject({ domains: 2, buckets: 2 * 21, inserted: 2 * 21, updated: 0 });
       expect(r.err).toMatch(/"msg":"indexCountSampler"/); // plain progress lines when not a terminal
       const expected: string[] = [];
       for (const d of ['bbc.co.uk', 'reuters.com']) {
-        for (const i of await api.getIndexCounts({ ...filters, sampling: '1d', start_datetime: '2022-06-20T00:00:00Z', end_datetime: '2022-07-11T00:00:00Z', domains: [d] })) expected.push(`${d} ${i.start.slice(0, 10)} ${i.count}`);
+        for (const i of await api.getIndexCounts({
+          ...filters,
+          sampling: '1d',
+          start_datetime: '2022-06-20T00:00:00Z',
+          end_datetime: '2022-07-11T00:00:00Z',
+          domains: [d],
+        }))
+          expected.push(`${d} ${i.start.slice(0, 10)} ${i.count}`);
       }
       expect(result.articles).toBe(expected.reduce((n, e) => n + Number(e.split(' ')[2]), 0));
-      const q = spawnSync(process.execPath, [bin, 'sql', "SELECT domain, strftime(bucket_start, '%Y-%m-%d') AS day, count FROM index_counts ORDER BY 1, 2", '--format', 'json', '--warehouse', dir], { encoding: 'utf8' });
+      const q = spawnSync(
+        process.execPath,
+        [bin, 'sql', "SELECT domain, strftime(bucket_start, '%Y-%m-%d') AS day, count FROM index_counts ORDER BY 1, 2", '--format', 'json', '--warehouse', dir],
+        { encoding: 'utf8' },
+      );
       expect(q.status, q.stderr).toBe(0);
       expect((JSON.parse(q.stdout) as { domain: string; day: string; count: number }[]).map((x) => `${x.domain} ${x.day} ${x.count}`)).toEqual(expected);
     } finally {
@@ -37,7 +65,10 @@ describe('newsflow run index-counts', () => {
 
   it('refuses an unknown sampling and bad filters with a clear message', () => {
     const dir = tempDir('newsflow-runcounts-');
-    const run = (extra: string[]) => spawnSync(process.execPath, [bin, 'run', 'index-counts', '--from', '2022-07-01', '--to', '2022-07-02', ...extra, '--data-dir', dir], { encoding: 'utf8' });
+    const run = (extra: string[]) =>
+      spawnSync(process.execPath, [bin, 'run', 'index-counts', '--from', '2022-07-01', '--to', '2022-07-02', ...extra, '--data-dir', dir], {
+        encoding: 'utf8',
+      });
     const s = run(['--sampling', '2d']);
     expect(s.status).not.toBe(0);
     expect(s.stderr).toMatch(/unknown --sampling "2d"; samplings: 5m, 1h, 12h, 1d, 1w, 1m/);

@@ -19,7 +19,9 @@ afterAll(async () => svc?.stop());
 function onTerminal(args: string[]): Promise<{ code: number | null; screen: string; dir: string }> {
   const dir = tempDir('newsflow-tty-');
   const cmd = [process.execPath, bin, ...args, '--data-dir', dir].map((a) => `'${a}'`).join(' ');
-  const p = spawn('script', ['-qec', cmd, '/dev/null'], { env: { ...process.env, NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: svc.keys.org!, TEMPORAL_ADDRESS: '' } });
+  const p = spawn('script', ['-qec', cmd, '/dev/null'], {
+    env: { ...process.env, NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: svc.keys.org!, TEMPORAL_ADDRESS: '' },
+  });
   let raw = '';
   p.stdout.on('data', (d) => (raw += d));
   p.stderr.on('data', (d) => (raw += d));

@@ -12,8 +12,14 @@ afterAll(async () => {
 });
 
 const decl = (id: string, every: string): ScheduleDecl => ({
-  id, description: 'test', workflowType: 'newsIngest', taskQueue: 'newsflow-test-none', spec: { intervals: [{ every }] },
-  overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour', args: [{ pageSize: 10 }],
+  id,
+  description: 'test',
+  workflowType: 'newsIngest',
+  taskQueue: 'newsflow-test-none',
+  spec: { intervals: [{ every }] },
+  overlap: ScheduleOverlapPolicy.SKIP,
+  catchupWindow: '1 hour',
+  args: [{ pageSize: 10 }],
 });
 
 describe('schedule apply', () => {
@@ -58,7 +64,13 @@ describe('story-tracker schedule', () => {
   it('hourly at :05 with NEWSFLOW_STORY_TRACKERS (default: top stories); 0 or a bad value declares none', async () => {
     const { storyTrackerSchedules } = await import('../../pipelines/schedules.js');
     const [d] = storyTrackerSchedules({});
-    expect(d).toMatchObject({ id: 'story-tracker-hourly', workflowType: 'storyTracker', taskQueue: 'newsflow-stories', spec: { cronExpressions: ['5 * * * *'] }, args: [{}] });
+    expect(d).toMatchObject({
+      id: 'story-tracker-hourly',
+      workflowType: 'storyTracker',
+      taskQueue: 'newsflow-stories',
+      spec: { cronExpressions: ['5 * * * *'] },
+      args: [{}],
+    });
     const custom = storyTrackerSchedules({ NEWSFLOW_STORY_TRACKERS: '[{"name":"ukraine","query":"Ukraine war","method":"both"}]' });
     expect(custom[0]!.args).toEqual([{ trackers: [{ name: 'ukraine', query: 'Ukraine war', method: 'both' }] }]);
     expect(storyTrackerSchedules({ NEWSFLOW_STORY_TRACKERS: '0' })).toEqual([]);

@@ -9,7 +9,12 @@ import { BACKFILL_DAYS, startBackfill } from '../../pipelines/mainJob.js';
 
 function recordingClient() {
   const started: { type: string; id: string; args: { from: string; to: string }[] }[] = [];
-  const client = { workflow: { start: async (type: string, o: { workflowId: string; args: { from: string; to: string }[] }) => void started.push({ type, id: o.workflowId, args: o.args }) } };
+  const client = {
+    workflow: {
+      start: async (type: string, o: { workflowId: string; args: { from: string; to: string }[] }) =>
+        void started.push({ type, id: o.workflowId, args: o.args }),
+    },
+  };
   return { client: client as unknown as Client, started };
 }
 
@@ -26,7 +31,18 @@ describe('the start backfill', () => {
       const span = Date.parse(args[0]!.to) - Date.parse(args[0]!.from);
       expect(span).toBe(BACKFILL_DAYS * 86_400_000);
       // the backfill's load lands: the marker
-      await wh.recordLoad({ loadId: `${id}/run-1`, pipeline: 'news-ingest', workflowId: id, runId: 'run-1', windowStart: new Date(args[0]!.from), windowEnd: new Date(args[0]!.to) }, { received: 3, inserted: 3, updated: 0 }, new Date());
+      await wh.recordLoad(
+        {
+          loadId: `${id}/run-1`,
+          pipeline: 'news-ingest',
+          workflowId: id,
+          runId: 'run-1',
+          windowStart: new Date(args[0]!.from),
+          windowEnd: new Date(args[0]!.to),
+        },
+        { received: 3, inserted: 3, updated: 0 },
+        new Date(),
+      );
       const later = recordingClient();
       expect(await startBackfill(later.client, wh, undefined)).toMatch(/^done before/);
       expect(later.started).toHaveLength(0);

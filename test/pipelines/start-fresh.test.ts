@@ -14,7 +14,10 @@ import { repoRoot } from '../helpers/paths.js';
 function readmeExamples(): string[] {
   const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
   const block = /Once it prints its status:\s*```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
-  return block.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('npx newsflow sql "'));
+  return block
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('npx newsflow sql "'));
 }
 
 describe('newsflow start on a fresh clone', () => {
@@ -36,7 +39,9 @@ describe('newsflow start on a fresh clone', () => {
     const until = Date.now() + 280_000;
     while (!/^load news-ingest: [1-9]/m.test(terminal) && child.exitCode === null && Date.now() < until) await new Promise((r) => setTimeout(r, 250));
     firstLoadSeconds = (Date.now() - t0) / 1000;
-    console.log(`fresh start (empty data dir, empty cache): first landed news load after ${firstLoadSeconds.toFixed(1)} s; load average ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+    console.log(
+      `fresh start (empty data dir, empty cache): first landed news load after ${firstLoadSeconds.toFixed(1)} s; load average ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+    );
   }, 300_000);
 
   afterAll(async () => {
@@ -49,7 +54,7 @@ describe('newsflow start on a fresh clone', () => {
     fs.rmSync(cacheDir, { recursive: true, force: true });
   }, 60_000);
 
-  it('lands its first load, and the README\'s three SQL examples, run as printed, return rows', () => {
+  it("lands its first load, and the README's three SQL examples, run as printed, return rows", () => {
     expect(terminal, terminal.slice(-2000)).toMatch(/^load news-ingest: [1-9]\d* rows received/m);
     const examples = readmeExamples();
     expect(examples).toHaveLength(3);
@@ -67,8 +72,16 @@ describe('newsflow start on a fresh clone', () => {
   }, 120_000);
 
   it('prints a short status and one line per load: no request log lines, no worker state dumps', () => {
-    for (const l of [/^Service: +http:\/\/127\.0\.0\.1:\d+/m, /export NEWSFLOW_API_KEY=nfk_/, /^Temporal UI: http:\/\/127\.0\.0\.1:\d+/m, /^Warehouse: +.*warehouse\.duckdb$/m,
-      /^Logs: +.*logs/m, /^ {2}news-ingest-15m +newsIngest +next \d{4}-\d\d-\d\d \d\d:\d\d UTC$/m, /^Backfill: +the last 7 days of news/m, /^Ctrl-C stops everything\.$/m]) {
+    for (const l of [
+      /^Service: +http:\/\/127\.0\.0\.1:\d+/m,
+      /export NEWSFLOW_API_KEY=nfk_/,
+      /^Temporal UI: http:\/\/127\.0\.0\.1:\d+/m,
+      /^Warehouse: +.*warehouse\.duckdb$/m,
+      /^Logs: +.*logs/m,
+      /^ {2}news-ingest-15m +newsIngest +next \d{4}-\d\d-\d\d \d\d:\d\d UTC$/m,
+      /^Backfill: +the last 7 days of news/m,
+      /^Ctrl-C stops everything\.$/m,
+    ]) {
       expect(terminal).toMatch(l);
     }
     expect(terminal).not.toMatch(/incoming request|request completed|"reqId"|"level":30/);

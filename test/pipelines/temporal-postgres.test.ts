@@ -74,4 +74,3 @@ describe('Temporal on PostgreSQL', () => {
     }
   }, 120_000);
 });
-

@@ -20,13 +20,17 @@ const page = (title: string, ns: number, id: number, text: string, extra = '', r
     <title>${title}</title>
     <ns>${ns}</ns>
     <id>${id}</id>${extra}
-${revs.map(([rid, ts]) => `    <revision>
+${revs
+  .map(
+    ([rid, ts]) => `    <revision>
       <id>${rid}</id>
       <timestamp>${ts}</timestamp>
       <model>wikitext</model>
       <format>text/x-wiki</format>
       <text bytes="${Buffer.byteLength(text)}" xml:space="preserve">${text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</text>
-    </revision>`).join('\n')}
+    </revision>`,
+  )
+  .join('\n')}
   </page>`;
 
 const HEAD = `<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.11/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" version="0.11" xml:lang="en">
@@ -51,11 +55,19 @@ Proxima Centauri is the closest single star.
 [[Category:Centaurus]]`;
 
 const PAGES = [
-  page('Alpha Centauri', 0, 1, ALPHA, '', [[100, '2003-05-01T00:00:00Z'], [101, '2024-03-01T10:00:00Z']]),
+  page('Alpha Centauri', 0, 1, ALPHA, '', [
+    [100, '2003-05-01T00:00:00Z'],
+    [101, '2024-03-01T10:00:00Z'],
+  ]),
   page('Old Alpha', 0, 2, '#REDIRECT [[Alpha Centauri]]', '\n    <redirect title="Alpha Centauri" />'),
   page('Talk:Alpha Centauri', 1, 3, 'Is it really the closest? ~~~~'),
   page('Category:Stars', 14, 4, 'Stars are balls of gas.'),
-  page('Gamma ray', 0, 5, "'''Gamma rays''' are [[electromagnetic radiation]] of high energy.\n\n== Sources ==\nThey come from [[supernova]]e.\n[[Category:Radiation]]"),
+  page(
+    'Gamma ray',
+    0,
+    5,
+    "'''Gamma rays''' are [[electromagnetic radiation]] of high energy.\n\n== Sources ==\nThey come from [[supernova]]e.\n[[Category:Radiation]]",
+  ),
   page('Beta Pictoris', 0, 6, "'''Beta Pictoris''' is a star in the [[constellation]] Pictor.\n== Planets ==\nIt has two known planets."),
 ];
 const DUMP = `${HEAD}\n${PAGES.join('\n')}\n</mediawiki>\n`;
@@ -73,7 +85,9 @@ afterAll(() => {
 async function rows(dataDir: string) {
   const db = await Db.open(path.join(dataDir, 'service.duckdb'));
   try {
-    const articles = await db.all<Record<string, unknown>>('SELECT url, title, page_id, revision_id, categories, epoch_ms(ts) AS ts, epoch_ms(created_at) AS created, text_bytes, content_hash FROM wiki_articles ORDER BY url');
+    const articles = await db.all<Record<string, unknown>>(
+      'SELECT url, title, page_id, revision_id, categories, epoch_ms(ts) AS ts, epoch_ms(created_at) AS created, text_bytes, content_hash FROM wiki_articles ORDER BY url',
+    );
     const chunks = await db.all<Record<string, unknown>>('SELECT point_id, url, seq, section, level, content FROM wiki_chunks ORDER BY url, seq');
     return { articles: JSON.parse(JSON.stringify(articles, (_k, v) => (typeof v === 'bigint' ? Number(v) : v))), chunks };
   } finally {
@@ -158,7 +172,10 @@ describe('newsflow wiki load (MediaWiki XML export)', () => {
   it('a corrupt dump: names the file and the line of each bad page, loads the rest, exits 1', async () => {
     const data = dir();
     const bad = path.join(src, 'corrupt.xml');
-    const broken = page('Broken page', 0, 7, 'x').replace('<text bytes="1" xml:space="preserve">x</text>', '<text xml:space="preserve">fish <b>and chips</text>');
+    const broken = page('Broken page', 0, 7, 'x').replace(
+      '<text bytes="1" xml:space="preserve">x</text>',
+      '<text xml:space="preserve">fish <b>and chips</text>',
+    );
     const cut = page('Cut page', 0, 8, 'This page never ends').split('</text>')[0]!;
     const text = `${HEAD}\n${PAGES[0]}\n${broken}\n${PAGES[4]}\n${cut}`;
     fs.writeFileSync(bad, text);
@@ -197,15 +214,28 @@ describe('newsflow wiki load (MediaWiki XML export)', () => {
     try {
       const r = await runCli(['wiki', 'load', xml, '--data-dir', svc.dataDir, '--json'], NONE);
       expect(r.code, r.err).toBe(0);
-      expect(JSON.parse(r.out)).toMatchObject({ via: `the running service at ${svc.url}`, pages: 6, loaded: 3, redirects: 1, otherNamespaces: 2, problems: [] });
+      expect(JSON.parse(r.out)).toMatchObject({
+        via: `the running service at ${svc.url}`,
+        pages: 6,
+        loaded: 3,
+        redirects: 1,
+        otherNamespaces: 2,
+        problems: [],
+      });
       const found = await api(svc.url, 'GET', '/v1/wiki/search?query=Proxima%20Centauri&n_documents=1&neighbor_chunks=0', svc.keys.reader);
       expect(found.status).toBe(200);
-      expect(found.body.documents[0]).toMatchObject({ title: 'Alpha Centauri', url: 'https://simple.wikipedia.org/wiki/Alpha_Centauri', section: 'Components > Proxima' });
+      expect(found.body.documents[0]).toMatchObject({
+        title: 'Alpha Centauri',
+        url: 'https://simple.wikipedia.org/wiki/Alpha_Centauri',
+        section: 'Components > Proxima',
+      });
       // an ordinary API key may not start a load
       const refused = await api(svc.url, 'POST', '/v1/admin/wiki/load', svc.keys.reader, { path: xml });
       expect(refused.status).toBe(403);
       // a path the service cannot see: 422 naming the field
-      const bad = await api(svc.url, 'POST', '/v1/admin/wiki/load', fs.readFileSync(path.join(svc.dataDir, 'admin.token'), 'utf8').trim(), { path: path.join(src, 'no-such.xml') });
+      const bad = await api(svc.url, 'POST', '/v1/admin/wiki/load', fs.readFileSync(path.join(svc.dataDir, 'admin.token'), 'utf8').trim(), {
+        path: path.join(src, 'no-such.xml'),
+      });
       expect(bad.status).toBe(422);
       expect(bad.body.detail[0].loc).toEqual(['body', 'path']);
     } finally {

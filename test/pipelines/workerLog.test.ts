@@ -22,7 +22,11 @@ function write(opts: { isTTY: boolean; verbose?: boolean }) {
   log.info('Worker state changed', { state: 'RUNNING' });
   log.warn('Activity failed', { error: new Error('search_news: HTTP 503') });
   log.error('Worker failed', { error: new Error('boom') });
-  const file = fs.readFileSync(workerLogFile(dir), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const file = fs
+    .readFileSync(workerLogFile(dir), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   return { printed: out.join(''), file };
 }
 
@@ -32,7 +36,10 @@ describe('worker log', () => {
     expect(printed).not.toMatch(/webpack|asset workflow-bundle|Worker state changed|Activity failed/);
     expect(printed).toMatch(/"level":"ERROR","msg":"Worker failed"/);
     expect(file.map((r) => [r.level, r.msg.split('\n')[0]])).toEqual([
-      ['INFO', 'asset workflow-bundle-1.js 1.63 MiB [emitted]'], ['INFO', 'Worker state changed'], ['WARN', 'Activity failed'], ['ERROR', 'Worker failed'],
+      ['INFO', 'asset workflow-bundle-1.js 1.63 MiB [emitted]'],
+      ['INFO', 'Worker state changed'],
+      ['WARN', 'Activity failed'],
+      ['ERROR', 'Worker failed'],
     ]);
     expect(file[2].error).toMatchObject({ name: 'Error', message: 'search_news: HTTP 503' });
   });
@@ -47,7 +54,10 @@ describe('worker log', () => {
   it('when stderr is not a terminal prints one JSON line per record, but not the webpack report', () => {
     const { printed } = write({ isTTY: false });
     expect(printed).not.toMatch(/webpack/);
-    const lines = printed.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = printed
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.msg)).toEqual(['Worker state changed', 'Activity failed', 'Worker failed']);
   });
 });

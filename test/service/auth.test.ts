@@ -148,7 +148,11 @@ describe('OAuth2 client credentials', () => {
     const scope = await token(svc.keyIds.analyst!, svc.keys.analyst!, { grant_type: 'client_credentials', scope: 'distribution' });
     expect(scope.status).toBe(400);
     expect(await scope.json()).toMatchObject({ error: 'invalid_scope' });
-    const none = await fetch(`${svc.url}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
+    const none = await fetch(`${svc.url}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials',
+    });
     expect(none.status).toBe(401);
   });
 });

@@ -26,13 +26,24 @@ describe('embedding settings', () => {
   });
 
   it('refuse anything else, naming the variable and the value', () => {
-    for (const v of ['true', 'yes', '2', '-1']) expect(() => embedSettings({ NEWSFLOW_EMBED_THREAD: v })).toThrow(new ServiceConfigError(`NEWSFLOW_EMBED_THREAD must be 1 (MiniLM in its embedding thread) or 0 (in the service's thread), not "${v}"`));
-    for (const v of ['0', '17', '1.5', 'abc', '4 threads', '1e1']) expect(() => embedSettings({ NEWSFLOW_EMBED_OP_THREADS: v })).toThrow(/^NEWSFLOW_EMBED_OP_THREADS must be a whole number of onnxruntime threads from 1 to 16, not "/);
-    for (const v of ['-5', '1.5', 'lots', '99999999999999999999']) expect(() => queryCacheSize({ NEWSFLOW_QUERY_CACHE: v })).toThrow(/^NEWSFLOW_QUERY_CACHE must be a whole number of query vectors/);
+    for (const v of ['true', 'yes', '2', '-1'])
+      expect(() => embedSettings({ NEWSFLOW_EMBED_THREAD: v })).toThrow(
+        new ServiceConfigError(`NEWSFLOW_EMBED_THREAD must be 1 (MiniLM in its embedding thread) or 0 (in the service's thread), not "${v}"`),
+      );
+    for (const v of ['0', '17', '1.5', 'abc', '4 threads', '1e1'])
+      expect(() => embedSettings({ NEWSFLOW_EMBED_OP_THREADS: v })).toThrow(
+        /^NEWSFLOW_EMBED_OP_THREADS must be a whole number of onnxruntime threads from 1 to 16, not "/,
+      );
+    for (const v of ['-5', '1.5', 'lots', '99999999999999999999'])
+      expect(() => queryCacheSize({ NEWSFLOW_QUERY_CACHE: v })).toThrow(/^NEWSFLOW_QUERY_CACHE must be a whole number of query vectors/);
   });
 
   it('newsflow serve stops at start on a bad one: exit 1, one line, no stack trace', async () => {
-    for (const [name, value] of [['NEWSFLOW_EMBED_OP_THREADS', 'abc'], ['NEWSFLOW_EMBED_THREAD', 'true'], ['NEWSFLOW_QUERY_CACHE', '-5']] as const) {
+    for (const [name, value] of [
+      ['NEWSFLOW_EMBED_OP_THREADS', 'abc'],
+      ['NEWSFLOW_EMBED_THREAD', 'true'],
+      ['NEWSFLOW_QUERY_CACHE', '-5'],
+    ] as const) {
       const dir = tempDir();
       dirs.push(dir);
       const r = await runCli(['serve', '--data-dir', dir, '--port', '0'], { [name]: value });

@@ -66,7 +66,12 @@ describe('limits over HTTP', () => {
     svc = await startTestService({
       limitsText: 'distribution=100:100:2',
       validateResponses: false,
-      handlers: { domain_hit_share: async () => { await gate; return { data: [], total_share: 0 }; } },
+      handlers: {
+        domain_hit_share: async () => {
+          await gate;
+          return { data: [], total_share: 0 };
+        },
+      },
     });
     const held = [api(svc.url, 'GET', hitShare, svc.keys.org), api(svc.url, 'GET', hitShare, svc.keys.org)];
     await new Promise((r) => setTimeout(r, 200));

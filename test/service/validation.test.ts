@@ -61,7 +61,16 @@ describe('validation errors are 422 with loc/msg/type', () => {
     const r = await api(svc.url, 'GET', '/v1/news/search?geo_lat=10&geo_lon=20', svc.keys.org);
     expect(r.status).toBe(422);
     expect(r.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual([['query', 'geo_radius']]);
-    const poly = encodeURIComponent(JSON.stringify({ exterior: [{ lon: 0, lat: 0 }, { lon: 1, lat: 0 }, { lon: 1, lat: 1 }, { lon: 0, lat: 1 }] }));
+    const poly = encodeURIComponent(
+      JSON.stringify({
+        exterior: [
+          { lon: 0, lat: 0 },
+          { lon: 1, lat: 0 },
+          { lon: 1, lat: 1 },
+          { lon: 0, lat: 1 },
+        ],
+      }),
+    );
     const p = await api(svc.url, 'GET', `/v1/news/search?geo_polygon=${poly}`, svc.keys.org);
     expect(p.status).toBe(422);
     expect(p.body.detail[0].msg).toMatch(/not closed/);
@@ -103,7 +112,9 @@ describe('error shapes', () => {
   });
   it('answers bad JSON with 400 and no stack trace', async () => {
     const r = await fetch(`${svc.url}/v1/news/graph`, {
-      method: 'POST', headers: { authorization: `Bearer ${svc.keys.org}`, 'content-type': 'application/json' }, body: '{"query": ',
+      method: 'POST',
+      headers: { authorization: `Bearer ${svc.keys.org}`, 'content-type': 'application/json' },
+      body: '{"query": ',
     });
     expect(r.status).toBe(400);
     const body = (await r.json()) as { code: number; detail: string };

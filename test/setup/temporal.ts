@@ -9,7 +9,21 @@ import { startDevServer } from '../../pipelines/temporal.js';
  * One namespace per test file that runs workers, so that a workflow is never picked up by
  * another file's worker (each file's worker talks to its own service and warehouse).
  */
-export const TEST_NAMESPACES = ['nf-ingest', 'nf-distribution', 'nf-dist-kill', 'nf-schedules', 'nf-alerts', 'nf-alerts-kill', 'nf-alerts-outage', 'nf-alerts-cli', 'nf-counts', 'nf-stories', 'nf-research', 'nf-one-worker', 'nf-many-workers'] as const;
+export const TEST_NAMESPACES = [
+  'nf-ingest',
+  'nf-distribution',
+  'nf-dist-kill',
+  'nf-schedules',
+  'nf-alerts',
+  'nf-alerts-kill',
+  'nf-alerts-outage',
+  'nf-alerts-cli',
+  'nf-counts',
+  'nf-stories',
+  'nf-research',
+  'nf-one-worker',
+  'nf-many-workers',
+] as const;
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -32,7 +46,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
     server.installTemporalServer({ log: (m) => console.log(`test setup: ${m}`) });
     // a throwaway cluster: no fsync, asynchronous commits (Temporal writes every task transition;
     // with fsync on a loaded 2-core machine newsIngest's test ran past its timeout)
-    const pgEp = await server.startPostgresTemporal({ dataDir: dir, namespaces: [...TEST_NAMESPACES], unsafeFast: true, log: (m) => console.log(`test setup: ${m}`) });
+    const pgEp = await server.startPostgresTemporal({
+      dataDir: dir,
+      namespaces: [...TEST_NAMESPACES],
+      unsafeFast: true,
+      log: (m) => console.log(`test setup: ${m}`),
+    });
     pgUrl = `postgres://${encodeURIComponent(pgEp.pg.user)}${pgEp.pg.password ? `:${encodeURIComponent(pgEp.pg.password)}` : ''}@${pgEp.pg.host}:${pgEp.pg.port}`;
     ep = pgEp;
   } else {

@@ -10,7 +10,10 @@ type Doc = { openapi: string; paths: Record<string, Record<string, any>>; compon
 /** Follow a local `$ref` (`#/components/...`). */
 function resolve(doc: Doc, x: any): any {
   if (!x?.$ref) return x;
-  return String(x.$ref).slice(2).split('/').reduce((o: any, k: string) => o[k], doc);
+  return String(x.$ref)
+    .slice(2)
+    .split('/')
+    .reduce((o: any, k: string) => o[k], doc);
 }
 const documented = (doc: Doc, d: RouteDef): number[] => Object.keys(doc.paths[d.path]![d.method.toLowerCase()].responses).map(Number);
 
@@ -84,7 +87,8 @@ describe('OpenAPI document: the statuses each route answers (item 15)', () => {
     expect(statuses('get_byok_key')).toContain(501);
     expect(statuses('search_news')).not.toContain(501);
     expect(documented(buildOpenApi() as Doc, route('build_graph'))).not.toContain(501);
-    for (const d of ROUTES) expect(documented(doc, d), d.operationId).toEqual(operationStatuses(d, d.operationId === 'build_graph' || d.operationId === 'get_byok_key'));
+    for (const d of ROUTES)
+      expect(documented(doc, d), d.operationId).toEqual(operationStatuses(d, d.operationId === 'build_graph' || d.operationId === 'get_byok_key'));
   });
 
   it('documents 429 with Retry-After and the limit headers, 401 with WWW-Authenticate, 405 with Allow', () => {
@@ -117,7 +121,8 @@ describe('OpenAPI document: the statuses each route answers (item 15)', () => {
     const json = chat.properties.data.anyOf[1];
     expect(json.contentMediaType).toBe('application/json');
     expect(json.contentSchema.anyOf.map((x: { $ref: string }) => x.$ref)).toEqual([
-      '#/components/schemas/CreateChatCompletionResponseStream', '#/components/schemas/StreamError',
+      '#/components/schemas/CreateChatCompletionResponseStream',
+      '#/components/schemas/StreamError',
     ]);
   });
 
@@ -150,7 +155,8 @@ describe('OpenAPI document served by the service: real answers are documented st
     const key = svc.keys.org!;
     const body = d.body ? {} : undefined;
     const out: { what: string; status: number }[] = [];
-    const call = async (what: string, p: string, k: string | undefined, b?: unknown) => out.push({ what, status: (await api(svc.url, d.method, p, k, b)).status });
+    const call = async (what: string, p: string, k: string | undefined, b?: unknown) =>
+      out.push({ what, status: (await api(svc.url, d.method, p, k, b)).status });
     await call('valid', samplePath(d.path), key, body);
     await call('auth missing', samplePath(d.path), undefined, body);
     if (d.scopes?.length) await call('wrong scope', samplePath(d.path), without[d.scopes[0]!], body);
@@ -162,7 +168,11 @@ describe('OpenAPI document served by the service: real answers are documented st
     if (d.params) await call('unknown id', d.path.replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-00000000abcd'), key, body);
     if (d.body) {
       await call('body of the wrong type', samplePath(d.path), key, ['not', 'an', 'object']);
-      const r = await fetch(`${svc.url}${samplePath(d.path)}`, { method: d.method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/xml' }, body: '<a/>' });
+      const r = await fetch(`${svc.url}${samplePath(d.path)}`, {
+        method: d.method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/xml' },
+        body: '<a/>',
+      });
       out.push({ what: 'unsupported media type', status: r.status });
     }
     return out;

@@ -29,15 +29,27 @@ describe('spec/ covers the interface document', () => {
     const text = interfaceText();
     const list = (label: string) => {
       const line = text.split('\n').find((l) => l.startsWith(label))!;
-      return line.slice(label.length).replace(/\.$/, '').split(',').map((s) => s.trim());
+      return line
+        .slice(label.length)
+        .replace(/\.$/, '')
+        .split(',')
+        .map((s) => s.trim());
     };
     expect([...ENTITY_TYPES]).toEqual(list('Entity types (keys of entities):'));
     expect([...BIAS_VALUES]).toEqual(list('Bias values:'));
     const article = tableAfter('### Article');
-    const contentType = article.find((r) => r[0] === 'content_type')![3]!.split(',').map((s) => s.trim());
+    const contentType = article
+      .find((r) => r[0] === 'content_type')![3]!
+      .split(',')
+      .map((s) => s.trim());
     expect([...CONTENT_TYPES]).toEqual(contentType);
     const langs = tableAfter('### GET /v1/news/search').find((r) => r[0] === 'languages')![3]!;
-    expect([...LANGUAGES]).toEqual(langs.replace(/^two-letter ISO 639-1 codes: /, '').split(',').map((s) => s.trim()));
+    expect([...LANGUAGES]).toEqual(
+      langs
+        .replace(/^two-letter ISO 639-1 codes: /, '')
+        .split(',')
+        .map((s) => s.trim()),
+    );
   });
 
   it('gives every route a unique operationId and a scope rule', () => {
@@ -48,7 +60,9 @@ describe('spec/ covers the interface document', () => {
       expect(r.orgOnly).toBe(true);
       expect(r.limit).toBe('distribution');
     }
-    const publisherAllowed = ROUTES.filter((r) => r.publisher && r.scopes !== null && r.scopes.length > 0).map((r) => r.operationId).sort();
+    const publisherAllowed = ROUTES.filter((r) => r.publisher && r.scopes !== null && r.scopes.length > 0)
+      .map((r) => r.operationId)
+      .sort();
     const distribution = ROUTES.filter((r) => r.group === 'distribution').map((r) => r.operationId);
     expect(publisherAllowed).toEqual([...distribution, 'search_news', 'get_articles', 'get_article', 'deep_news'].sort());
   });

@@ -1,11 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ArticlesQuery, CreateAlertRequest, HitShareQuery, SearchParams, SearchResponseDictItem, TopNForDomainsQuery, cronError, sameUtcMonth,
+  ArticlesQuery,
+  CreateAlertRequest,
+  HitShareQuery,
+  SearchParams,
+  SearchResponseDictItem,
+  TopNForDomainsQuery,
+  cronError,
+  sameUtcMonth,
 } from '../../spec/index.js';
 
 const utc = (s: string) => Date.parse(`${s}Z`) / 1000;
 const ring = (pts: [number, number][]) => pts.map(([lon, lat]) => ({ lon, lat }));
-const square = ring([[0, 0], [10, 0], [10, 10], [0, 10], [0, 0]]);
+const square = ring([
+  [0, 0],
+  [10, 0],
+  [10, 10],
+  [0, 10],
+  [0, 0],
+]);
 
 describe('search parameter rules', () => {
   it('bounds n_articles to 1..101', () => {
@@ -35,19 +48,58 @@ describe('search parameter rules', () => {
   it('checks geo_polygon JSON: closed rings, optional interiors', () => {
     const ok = (v: unknown) => SearchParams.safeParse({ geo_polygon: JSON.stringify(v) }).success;
     expect(ok({ exterior: square })).toBe(true);
-    expect(ok({ exterior: square, interiors: [ring([[2, 2], [4, 2], [4, 4], [2, 2]])] })).toBe(true);
+    expect(
+      ok({
+        exterior: square,
+        interiors: [
+          ring([
+            [2, 2],
+            [4, 2],
+            [4, 4],
+            [2, 2],
+          ]),
+        ],
+      }),
+    ).toBe(true);
     expect(ok({ exterior: square.slice(0, 4) })).toBe(false); // open ring
-    expect(ok({ exterior: square, interiors: [ring([[2, 2], [4, 2], [4, 4], [2, 3]])] })).toBe(false);
+    expect(
+      ok({
+        exterior: square,
+        interiors: [
+          ring([
+            [2, 2],
+            [4, 2],
+            [4, 4],
+            [2, 3],
+          ]),
+        ],
+      }),
+    ).toBe(false);
     expect(ok({ interiors: [] })).toBe(false);
     expect(SearchParams.safeParse({ geo_polygon: '{not json' }).success).toBe(false);
   });
   it('fills the interface defaults', () => {
     const d = SearchParams.parse({});
     expect(d).toMatchObject({
-      query: '', n_articles: 10, time_filter: 'crawl_date', return_type: 'dicts', historical: false, method: 'kw',
-      similarity_score_threshold: 0.5, offset: 0, doc_start_delimiter: '<doc>', doc_end_delimiter: '</doc>',
-      podcasts: 'include', strategy: 'default', hours_back: 24, string_guarantee_op: 'AND', entity_guarantee_op: 'OR',
-      return_graphs: false, return_geo: false, premium: false, diversify_sources: false,
+      query: '',
+      n_articles: 10,
+      time_filter: 'crawl_date',
+      return_type: 'dicts',
+      historical: false,
+      method: 'kw',
+      similarity_score_threshold: 0.5,
+      offset: 0,
+      doc_start_delimiter: '<doc>',
+      doc_end_delimiter: '</doc>',
+      podcasts: 'include',
+      strategy: 'default',
+      hours_back: 24,
+      string_guarantee_op: 'AND',
+      entity_guarantee_op: 'OR',
+      return_graphs: false,
+      return_geo: false,
+      premium: false,
+      diversify_sources: false,
     });
   });
   it('checks entity_guarantee items as Type:Value', () => {
@@ -65,10 +117,25 @@ describe('article lookup and records', () => {
   it('keeps fields the hosted API adds', () => {
     const entities = {};
     const a = {
-      article_url: 'https://a.com/x', article_id: '00000000-0000-4000-8000-000000000001', classification: ['World'], country: 'US',
-      source_id: 'a', page_rank: 3, domain_url: 'a.com', eng_title: 't', entities, keywords: [], language: 'en',
-      pub_date: '2026-01-01T00:00:00Z', summary: 's', title: 't', sentiment: 0, centroid_distance: 0, cluster_probability: 1,
-      as_string_key: 'k', brand_new_field: { x: 1 },
+      article_url: 'https://a.com/x',
+      article_id: '00000000-0000-4000-8000-000000000001',
+      classification: ['World'],
+      country: 'US',
+      source_id: 'a',
+      page_rank: 3,
+      domain_url: 'a.com',
+      eng_title: 't',
+      entities,
+      keywords: [],
+      language: 'en',
+      pub_date: '2026-01-01T00:00:00Z',
+      summary: 's',
+      title: 't',
+      sentiment: 0,
+      centroid_distance: 0,
+      cluster_probability: 1,
+      as_string_key: 'k',
+      brand_new_field: { x: 1 },
     };
     const parsed = SearchResponseDictItem.parse(a) as Record<string, unknown>;
     expect(parsed.brand_new_field).toEqual({ x: 1 });

@@ -35,10 +35,19 @@ describe('DuckDB extensions unpacked at install', () => {
     await c.run(`ATTACH 'ducklake:sqlite:${tmp}/catalog.sqlite' AS lake (DATA_PATH '${tmp}/lake/')`);
     await c.run('CREATE TABLE lake.t (k INTEGER, v VARCHAR)');
     await c.run("INSERT INTO lake.t VALUES (1, 'a'), (2, 'b')");
-    await c.run("MERGE INTO lake.t USING (SELECT 2 AS k, 'B' AS v UNION ALL SELECT 3, 'c') s ON t.k = s.k WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT VALUES (s.k, s.v)");
+    await c.run(
+      "MERGE INTO lake.t USING (SELECT 2 AS k, 'B' AS v UNION ALL SELECT 3, 'c') s ON t.k = s.k WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT VALUES (s.k, s.v)",
+    );
     const rows = (await c.runAndReadAll('SELECT k, v FROM lake.t ORDER BY k')).getRowObjectsJS();
-    expect(rows).toEqual([{ k: 1, v: 'a' }, { k: 2, v: 'B' }, { k: 3, v: 'c' }]);
-    const parquet = fs.readdirSync(path.join(tmp, 'lake'), { recursive: true }).map(String).filter((f) => f.endsWith('.parquet'));
+    expect(rows).toEqual([
+      { k: 1, v: 'a' },
+      { k: 2, v: 'B' },
+      { k: 3, v: 'c' },
+    ]);
+    const parquet = fs
+      .readdirSync(path.join(tmp, 'lake'), { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.parquet'));
     expect(parquet.length).toBeGreaterThan(0);
   });
 

@@ -46,16 +46,28 @@ describe('warehouse graph tables', () => {
     const dir = tempDir('newsflow-wh-graph-');
     const w = await Warehouse.open(dir);
     try {
-      for (const [i, weight] of [[1, 2], [2, 7]] as const) {
+      for (const [i, weight] of [
+        [1, 2],
+        [2, 7],
+      ] as const) {
         const rows = graphRows(graph(weight), { runId: `entityGraph-${i}`, runAt: `2022-0${i}-01T00:00:00Z`, query: 'Ukraine Russia talks' });
         await w.land(GRAPH_NODES, rows.nodes, [], `l${i}`);
         await w.land(GRAPH_EDGES, rows.edges, [], `l${i}`);
       }
-      const people = await w.query<{ node_id: string; aliases: string[] }>("SELECT DISTINCT node_id, aliases FROM graph_nodes WHERE type = 'Person' ORDER BY node_id");
-      expect(people).toEqual([{ node_id: 'Biden', aliases: [] }, { node_id: 'Vladimir Putin', aliases: ['Putin'] }]);
+      const people = await w.query<{ node_id: string; aliases: string[] }>(
+        "SELECT DISTINCT node_id, aliases FROM graph_nodes WHERE type = 'Person' ORDER BY node_id",
+      );
+      expect(people).toEqual([
+        { node_id: 'Biden', aliases: [] },
+        { node_id: 'Vladimir Putin', aliases: ['Putin'] },
+      ]);
       const series = await w.query<{ month: string; weight: number }>(
-        "SELECT strftime(run_at, '%Y-%m') AS month, weight FROM graph_edges WHERE from_id = 'Biden' AND to_id = 'Vladimir Putin' ORDER BY run_at");
-      expect(series).toEqual([{ month: '2022-01', weight: 2 }, { month: '2022-02', weight: 7 }]);
+        "SELECT strftime(run_at, '%Y-%m') AS month, weight FROM graph_edges WHERE from_id = 'Biden' AND to_id = 'Vladimir Putin' ORDER BY run_at",
+      );
+      expect(series).toEqual([
+        { month: '2022-01', weight: 2 },
+        { month: '2022-02', weight: 7 },
+      ]);
       const places = await w.query("SELECT node_id, latitude, longitude FROM graph_nodes WHERE detailed_type = 'Country' AND run_id = 'entityGraph-2'");
       expect(places).toEqual([{ node_id: 'Ukraine', latitude: 49, longitude: 32 }]);
     } finally {

@@ -23,7 +23,9 @@ describe('lake readers during an ingest', () => {
     // the lake exists before the readers start (a reader of a folder without one gets a clear error)
     (await Warehouse.open(dir)).close();
 
-    const writer = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'test/helpers/lake-writer.ts'), dir, String(DAYS), String(PER_DAY)], { cwd: repoRoot });
+    const writer = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'test/helpers/lake-writer.ts'), dir, String(DAYS), String(PER_DAY)], {
+      cwd: repoRoot,
+    });
     let landedDays = 0;
     let writerErr = '';
     let writerDone = false;
@@ -31,33 +33,39 @@ describe('lake readers during an ingest', () => {
       for (const m of String(d).matchAll(/landed (\d+)/g)) landedDays = Number(m[1]) + 1;
     });
     writer.stderr.on('data', (d) => (writerErr += d));
-    const writerExit = new Promise<number | null>((res) => writer.on('close', (code) => { writerDone = true; res(code); }));
+    const writerExit = new Promise<number | null>((res) =>
+      writer.on('close', (code) => {
+        writerDone = true;
+        res(code);
+      }),
+    );
 
     const q = 'SELECT (SELECT id FROM lake.current_snapshot()) AS s, (SELECT count(*) FROM articles) AS n, (SELECT count(*) FROM _loads) AS loads';
     const readings: { reader: number; s: number; n: number; loads: number; duringIngest: boolean }[] = [];
     const readerErrs: string[] = [];
-    const reader = (i: number) => new Promise<number | null>((resolve) => {
-      const p = spawn(process.execPath, [bin, 'sql', '--format', 'json', '--warehouse', dir], { cwd: repoRoot });
-      let buf = '';
-      p.stdout.on('data', (d: Buffer) => {
-        buf += String(d);
-        for (let m = buf.match(/\[\{[^\n]*\}\]/); m; m = buf.match(/\[\{[^\n]*\}\]/)) {
-          const [row] = JSON.parse(m[0]) as { s: number; n: number; loads: number }[];
-          readings.push({ reader: i, s: Number(row!.s), n: Number(row!.n), loads: Number(row!.loads), duringIngest: !writerDone });
-          buf = buf.slice(m.index! + m[0].length);
-        }
+    const reader = (i: number) =>
+      new Promise<number | null>((resolve) => {
+        const p = spawn(process.execPath, [bin, 'sql', '--format', 'json', '--warehouse', dir], { cwd: repoRoot });
+        let buf = '';
+        p.stdout.on('data', (d: Buffer) => {
+          buf += String(d);
+          for (let m = buf.match(/\[\{[^\n]*\}\]/); m; m = buf.match(/\[\{[^\n]*\}\]/)) {
+            const [row] = JSON.parse(m[0]) as { s: number; n: number; loads: number }[];
+            readings.push({ reader: i, s: Number(row!.s), n: Number(row!.n), loads: Number(row!.loads), duringIngest: !writerDone });
+            buf = buf.slice(m.index! + m[0].length);
+          }
+        });
+        p.stderr.on('data', (d) => readerErrs.push(`reader ${i}: ${d}`));
+        p.on('close', resolve);
+        // a query every ~2 s while the writer lands, then one more after it finished
+        const tick = async () => {
+          const done = writerDone;
+          p.stdin.write(`${q}\n`);
+          if (done) p.stdin.end();
+          else setTimeout(tick, 1500 + Math.random() * 1000);
+        };
+        setTimeout(tick, i * 50);
       });
-      p.stderr.on('data', (d) => readerErrs.push(`reader ${i}: ${d}`));
-      p.on('close', resolve);
-      // a query every ~2 s while the writer lands, then one more after it finished
-      const tick = async () => {
-        const done = writerDone;
-        p.stdin.write(`${q}\n`);
-        if (done) p.stdin.end();
-        else setTimeout(tick, 1500 + Math.random() * 1000);
-      };
-      setTimeout(tick, i * 50);
-    });
     // start the readers once the writer is landing
     while (landedDays < 1 && !writerDone) await new Promise((r) => setTimeout(r, 50));
     const progress = setInterval(() => console.log(`progress: writer ${writerDone ? 'done' : `at day ${landedDays}`}, ${readings.length} answers`), 15_000);
@@ -67,7 +75,9 @@ describe('lake readers during an ingest', () => {
 
     const during = readings.filter((r) => r.duringIngest);
     const byReader = Array.from({ length: READERS }, (_, i) => readings.filter((r) => r.reader === i).length);
-    console.log(`writer: exit ${writerCode}, ${landedDays} days; readers: exit codes ${[...new Set(readerCodes)].join(',')}, ${readings.length} queries answered (${during.length} during the ingest; per reader min ${Math.min(...byReader)} max ${Math.max(...byReader)}); counts seen during the ingest: ${[...new Set(during.map((r) => r.n))].sort((a, b) => a - b).length} distinct, ${Math.min(...during.map((r) => r.n))}..${Math.max(...during.map((r) => r.n))}; reader errors: ${readerErrs.length}`);
+    console.log(
+      `writer: exit ${writerCode}, ${landedDays} days; readers: exit codes ${[...new Set(readerCodes)].join(',')}, ${readings.length} queries answered (${during.length} during the ingest; per reader min ${Math.min(...byReader)} max ${Math.max(...byReader)}); counts seen during the ingest: ${[...new Set(during.map((r) => r.n))].sort((a, b) => a - b).length} distinct, ${Math.min(...during.map((r) => r.n))}..${Math.max(...during.map((r) => r.n))}; reader errors: ${readerErrs.length}`,
+    );
     expect(writerCode, writerErr).toBe(0);
     expect(landedDays).toBe(DAYS);
     expect(readerErrs).toEqual([]);

@@ -16,7 +16,16 @@ import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/service.js';
 
 const land = (w: Warehouse, p: ArticlePage, loadId: string) =>
-  w.land(ARTICLES, p.rows, [{ table: ARTICLE_ENTITIES, rows: p.entities }, { table: ARTICLE_KEYWORDS, rows: p.keywords }, { table: ARTICLE_CLASSIFICATIONS, rows: p.classes }], loadId);
+  w.land(
+    ARTICLES,
+    p.rows,
+    [
+      { table: ARTICLE_ENTITIES, rows: p.entities },
+      { table: ARTICLE_KEYWORDS, rows: p.keywords },
+      { table: ARTICLE_CLASSIFICATIONS, rows: p.classes },
+    ],
+    loadId,
+  );
 const count = async (w: Warehouse, sql: string) => Number((await w.query<{ n: bigint }>(sql))[0]!.n);
 const snapshots = (w: Warehouse) => count(w, 'SELECT count(*) AS n FROM lake.snapshots()');
 const meta = (loadId: string) => ({ loadId, pipeline: 'news_ingest', workflowId: 'wf', runId: 'run', windowStart: null, windowEnd: null });
@@ -49,7 +58,9 @@ describe('the warehouse lake', () => {
       changed.rows[3] = retitled.rows[3]!;
       const id3 = changed.rows[3]!.article_id as string;
       const id4 = changed.rows[4]!.article_id as string;
-      changed.entities = changed.entities.filter((e) => e.article_id !== id3).concat({ article_id: id3, type: 'person', value: 'Only One' }, { article_id: id4, type: 'location', value: 'Nowhere' });
+      changed.entities = changed.entities
+        .filter((e) => e.article_id !== id3)
+        .concat({ article_id: id3, type: 'person', value: 'Only One' }, { article_id: id4, type: 'location', value: 'Nowhere' });
       const kids = await land(w, changed, 'L2');
       console.log('page with changed entities of two articles:', kids);
       expect(kids).toEqual({ received: 20, inserted: 0, updated: 2 });
@@ -58,14 +69,24 @@ describe('the warehouse lake', () => {
       expect((await w.query<{ value: string }>(`SELECT value FROM article_entities WHERE article_id = '${id3}'`)).map((r) => r.value)).toEqual(['Only One']);
       const e4 = (await w.query<{ value: string }>(`SELECT value FROM article_entities WHERE article_id = '${id4}' ORDER BY value`)).map((r) => r.value);
       expect(e4).toContain('Nowhere');
-      expect(e4.length).toBe(new Set(articlePage(0, 20).entities.filter((e) => e.article_id === id4).map((e) => e.value)).size + 1);
+      expect(e4.length).toBe(
+        new Set(
+          articlePage(0, 20)
+            .entities.filter((e) => e.article_id === id4)
+            .map((e) => e.value),
+        ).size + 1,
+      );
       // no duplicate key anywhere
       expect(await count(w, 'SELECT count(*) AS n FROM (SELECT article_id FROM articles GROUP BY 1 HAVING count(*) > 1)')).toBe(0);
       expect(await count(w, 'SELECT count(*) AS n FROM (SELECT article_id, type, value FROM article_entities GROUP BY ALL HAVING count(*) > 1)')).toBe(0);
-      expect((await w.query<{ title: string; last_load_id: string }>(`SELECT title, last_load_id FROM v_articles WHERE article_id = '${id3}'`))[0]).toMatchObject({ title: 'a corrected title', last_load_id: 'L2' });
+      expect(
+        (await w.query<{ title: string; last_load_id: string }>(`SELECT title, last_load_id FROM v_articles WHERE article_id = '${id3}'`))[0],
+      ).toMatchObject({ title: 'a corrected title', last_load_id: 'L2' });
       expect(await count(w, 'SELECT count(*) AS n FROM v_entity_mentions')).toBeGreaterThan(0);
       // each changing landing is one snapshot tagged with its load id
-      const tags = await w.query<{ m: string }>("SELECT commit_message AS m FROM lake.snapshots() WHERE commit_message LIKE 'land articles %' ORDER BY snapshot_id");
+      const tags = await w.query<{ m: string }>(
+        "SELECT commit_message AS m FROM lake.snapshots() WHERE commit_message LIKE 'land articles %' ORDER BY snapshot_id",
+      );
       expect(tags.map((t) => t.m)).toEqual(['land articles L1', 'land articles L2', 'land articles L2']);
     } finally {
       w.close();
@@ -80,7 +101,9 @@ describe('the warehouse lake', () => {
       const first = articlePage(1, 20);
       const twice: Record<string, unknown> = { ...first.rows[0]!, title: 'the later row of a key twice' };
       expect(await land(w, { ...first, rows: [...first.rows, twice] }, 'N1')).toEqual({ received: 21, inserted: 20, updated: 0 });
-      expect((await w.query<{ title: string }>(`SELECT title FROM articles WHERE article_id = '${String(twice.article_id)}'`)).map((r) => r.title)).toEqual(['the later row of a key twice']);
+      expect((await w.query<{ title: string }>(`SELECT title FROM articles WHERE article_id = '${String(twice.article_id)}'`)).map((r) => r.title)).toEqual([
+        'the later row of a key twice',
+      ]);
       // rows 10..29: 10 landed already (unchanged but for row 0's title, which is not among them), 10 new
       const overlap = articlePage(1, 20, 10);
       expect(await land(w, overlap, 'N2')).toEqual({ received: 20, inserted: 10, updated: 0 });
@@ -105,7 +128,7 @@ describe('the warehouse lake', () => {
       const changed = articlePage(7, 10, 10);
       changed.rows[2] = { ...changed.rows[2]!, title: 'retitled by the first writer' };
       const r = await land(w1, changed, 'A2');
-      console.log('first writer landing the second writer\'s keys (one changed):', r);
+      console.log("first writer landing the second writer's keys (one changed):", r);
       expect(r).toEqual({ received: 10, inserted: 0, updated: 1 });
       expect(await land(w1, later, 'A3')).toEqual({ received: 10, inserted: 0, updated: 1 });
       expect(await land(w2, articlePage(7, 20), 'B2')).toEqual({ received: 20, inserted: 0, updated: 0 });
@@ -154,7 +177,7 @@ describe('the warehouse lake', () => {
     expect(fs.existsSync(path.join(dir, SNAPSHOT_FILE))).toBe(false);
   }, 180_000);
 
-  it('`newsflow warehouse migrate` moves a single-file warehouse of before the lake: every table\'s row count and content hash equal; refused on a lake with rows unless --force; idempotent', async () => {
+  it("`newsflow warehouse migrate` moves a single-file warehouse of before the lake: every table's row count and content hash equal; refused on a lake with rows unless --force; idempotent", async () => {
     // rows landed for real (through a lake), then written to an old-format file: the DDL of the
     // single-file warehouse (primary keys on merge keys), from the same table definitions
     const src = tempDir('newsflow-lake-src-');
@@ -163,12 +186,22 @@ describe('the warehouse lake', () => {
     for (const t of TABLES.filter((x) => !x.replaceBy && x !== ARTICLES)) {
       if (!t.columns.some((c) => c.name === 'row_hash')) {
         // a ledger table written with statements (alert deliveries), not landed
-        await w.execMany(Array.from({ length: 7 }, (_, i) => [`INSERT INTO ${t.name} VALUES (${t.columns.map((c) => literal(c.sql, genericRow(t, i)[c.name])).join(', ')})`] as [string]));
+        await w.execMany(
+          Array.from(
+            { length: 7 },
+            (_, i) => [`INSERT INTO ${t.name} VALUES (${t.columns.map((c) => literal(c.sql, genericRow(t, i)[c.name])).join(', ')})`] as [string],
+          ),
+        );
         continue;
       }
       const kids = TABLES.filter((k) => k.replaceBy && t.mergeKey.length === 1 && k.replaceBy[0] === t.mergeKey[0]);
       const rows = Array.from({ length: 7 }, (_, i) => genericRow(t, i));
-      await w.land(t, rows, kids.map((k) => ({ table: k, rows: rows.map((r, i) => ({ ...genericRow(k, i), [k.replaceBy![0]!]: r[k.replaceBy![0]!] })) })), 'old-1');
+      await w.land(
+        t,
+        rows,
+        kids.map((k) => ({ table: k, rows: rows.map((r, i) => ({ ...genericRow(k, i), [k.replaceBy![0]!]: r[k.replaceBy![0]!] })) })),
+        'old-1',
+      );
     }
     await w.recordLoad(meta('old-1'), { received: 40, inserted: 40, updated: 0 }, new Date());
     w.close();
@@ -184,14 +217,29 @@ describe('the warehouse lake', () => {
         rows_received BIGINT NOT NULL, rows_inserted BIGINT NOT NULL, rows_updated BIGINT NOT NULL, started_at TIMESTAMP NOT NULL, finished_at TIMESTAMP, invariants JSON)`);
       await c.run('INSERT INTO _loads SELECT * EXCLUDE (snapshot_id) FROM src._loads');
       for (const t of TABLES) {
-        await c.run(`CREATE TABLE ${t.name} (${t.columns.map((x) => `${x.name} ${x.sql}`).join(', ')}${t.replaceBy ? '' : `, PRIMARY KEY (${t.mergeKey.join(', ')})`})`);
+        await c.run(
+          `CREATE TABLE ${t.name} (${t.columns.map((x) => `${x.name} ${x.sql}`).join(', ')}${t.replaceBy ? '' : `, PRIMARY KEY (${t.mergeKey.join(', ')})`})`,
+        );
         await c.run(`INSERT INTO ${t.name} SELECT * FROM src.${t.name}`);
       }
       await c.run('DETACH src');
       c.closeSync();
       inst.closeSync();
     }
-    const LOAD_COLS = ['load_id', 'pipeline', 'workflow_id', 'run_id', 'window_start', 'window_end', 'rows_received', 'rows_inserted', 'rows_updated', 'started_at', 'finished_at', 'invariants'];
+    const LOAD_COLS = [
+      'load_id',
+      'pipeline',
+      'workflow_id',
+      'run_id',
+      'window_start',
+      'window_end',
+      'rows_received',
+      'rows_inserted',
+      'rows_updated',
+      'started_at',
+      'finished_at',
+      'invariants',
+    ];
     /** per table: row count and md5 of its rows in key order (the old file's columns) */
     const hashes = async (attach: string) => {
       const inst = await DuckDBInstance.create(':memory:');
@@ -201,7 +249,11 @@ describe('the warehouse lake', () => {
       await c.run(`ATTACH '${attach}' AS x (READ_ONLY)`);
       const out: Record<string, string> = {};
       for (const [name, cols] of [...TABLES.map((t) => [t.name, t.columns.map((x) => x.name)] as const), ['_loads', LOAD_COLS] as const]) {
-        const r = (await c.runAndReadAll(`SELECT count(*) AS n, md5(coalesce(string_agg(r, chr(10) ORDER BY r), '')) AS h FROM (SELECT (row(${cols.join(', ')}))::VARCHAR AS r FROM x.${name})`)).getRowObjectsJS()[0]!;
+        const r = (
+          await c.runAndReadAll(
+            `SELECT count(*) AS n, md5(coalesce(string_agg(r, chr(10) ORDER BY r), '')) AS h FROM (SELECT (row(${cols.join(', ')}))::VARCHAR AS r FROM x.${name})`,
+          )
+        ).getRowObjectsJS()[0]!;
         out[name] = `${r.n}:${r.h}`;
       }
       c.closeSync();
@@ -217,7 +269,12 @@ describe('the warehouse lake', () => {
     console.log('warehouse migrate:\n' + first.out.trim());
     expect(first.code).toBe(0);
     const after = await hashes(`ducklake:sqlite:${path.join(dst, 'lake.sqlite')}`);
-    console.log('per table (rows:md5) before/after equal:', Object.entries(before).map(([t, v]) => `${t}=${v.split(':')[0]}`).join(' '));
+    console.log(
+      'per table (rows:md5) before/after equal:',
+      Object.entries(before)
+        .map(([t, v]) => `${t}=${v.split(':')[0]}`)
+        .join(' '),
+    );
     expect(after).toEqual(before);
     expect(Object.values(before).filter((v) => !v.startsWith('0:')).length).toBe(TABLES.length + 1);
     expect(fs.existsSync(path.join(dst, SNAPSHOT_FILE))).toBe(false);
@@ -254,24 +311,36 @@ describe('the warehouse lake', () => {
 });
 
 const literal = (sql: string, v: unknown): string =>
-  v === null || v === undefined ? 'NULL'
-  : sql === 'TIMESTAMP' ? `make_timestamp(${v}::BIGINT)`
-  : sql === 'VARCHAR[]' ? `[${(v as string[]).map((x) => `'${x}'`).join(', ')}]`
-  : typeof v === 'string' ? `'${v.replaceAll("'", "''")}'::${sql}`
-  : String(v);
+  v === null || v === undefined
+    ? 'NULL'
+    : sql === 'TIMESTAMP'
+      ? `make_timestamp(${v}::BIGINT)`
+      : sql === 'VARCHAR[]'
+        ? `[${(v as string[]).map((x) => `'${x}'`).join(', ')}]`
+        : typeof v === 'string'
+          ? `'${v.replaceAll("'", "''")}'::${sql}`
+          : String(v);
 
 /** A row for any table definition, deterministic from `i`. */
 function genericRow(t: TableDef, i: number): Record<string, unknown> {
   const row: Record<string, unknown> = {};
   for (const c of t.columns) {
-    row[c.name] = c.sql === 'UUID' ? stableUuid(`${t.name}/${c.name}/${i}`)
-      : c.sql === 'TIMESTAMP' ? (Date.parse('2026-02-01T00:00:00Z') + i * 3_600_000) * 1000
-      : c.sql === 'INTEGER' || c.sql === 'BIGINT' ? i
-      : c.sql === 'DOUBLE' ? i / 4
-      : c.sql === 'BOOLEAN' ? i % 2 === 0
-      : c.sql === 'JSON' ? JSON.stringify({ i, t: t.name })
-      : c.sql === 'VARCHAR[]' ? [`a${i}`, `b${i}`]
-      : `${c.name}-${i}`;
+    row[c.name] =
+      c.sql === 'UUID'
+        ? stableUuid(`${t.name}/${c.name}/${i}`)
+        : c.sql === 'TIMESTAMP'
+          ? (Date.parse('2026-02-01T00:00:00Z') + i * 3_600_000) * 1000
+          : c.sql === 'INTEGER' || c.sql === 'BIGINT'
+            ? i
+            : c.sql === 'DOUBLE'
+              ? i / 4
+              : c.sql === 'BOOLEAN'
+                ? i % 2 === 0
+                : c.sql === 'JSON'
+                  ? JSON.stringify({ i, t: t.name })
+                  : c.sql === 'VARCHAR[]'
+                    ? [`a${i}`, `b${i}`]
+                    : `${c.name}-${i}`;
   }
   return row;
 }

@@ -5,7 +5,12 @@ import { TABLES } from '../../warehouse/tables/index.js';
 import { tempDir } from '../helpers/service.js';
 
 const versions = async (w: Warehouse) => (await w.query<{ version: number }>('SELECT version FROM _migrations ORDER BY version')).map((r) => Number(r.version));
-const tables = async (w: Warehouse) => (await w.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'main' AND table_name NOT LIKE '\\_%' ESCAPE '\\' AND table_type = 'BASE TABLE' ORDER BY 1")).map((r) => r.name);
+const tables = async (w: Warehouse) =>
+  (
+    await w.query<{ name: string }>(
+      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'main' AND table_name NOT LIKE '\\_%' ESCAPE '\\' AND table_type = 'BASE TABLE' ORDER BY 1",
+    )
+  ).map((r) => r.name);
 
 describe('warehouse migrations', () => {
   it('a new warehouse gets every declared table; reopening applies nothing again', async () => {

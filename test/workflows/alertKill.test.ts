@@ -33,7 +33,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function worker(dataDir: string): { proc: ChildProcess; ready: Promise<void>; exited: Promise<number | null> } {
   const proc = spawn(process.execPath, [path.join(repoRoot, 'bin', 'newsflow.js'), 'worker', '--data-dir', dataDir], {
-    env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: NS, NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: svc.keys.org, NEWSFLOW_LIMITS: LIMITS, NEWSFLOW_SMTP_URL: '' },
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_NAMESPACE: NS,
+      NEWSFLOW_API_URL: svc.url,
+      NEWSFLOW_API_KEY: svc.keys.org,
+      NEWSFLOW_LIMITS: LIMITS,
+      NEWSFLOW_SMTP_URL: '',
+    },
   });
   let out = '';
   const ready = new Promise<void>((resolve, reject) => {
@@ -73,8 +81,13 @@ describe('alert delivery survives SIGKILL between the POST and its record', () =
     for (const s of servers) await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
     const url = (i: number) => `http://127.0.0.1:${(servers[i]!.address() as AddressInfo).port}/hook`;
     const created = await api(svc.url, 'POST', '/v1/chat/alerts', svc.keys.org, {
-      query: 'earthquake', cron: '0 0 1 1 *', alert_type: 'AlwaysAlertWhen',
-      triggers: [{ action: 'webhook', params: { url: url(0) } }, { action: 'webhook', params: { url: url(1) } }],
+      query: 'earthquake',
+      cron: '0 0 1 1 *',
+      alert_type: 'AlwaysAlertWhen',
+      triggers: [
+        { action: 'webhook', params: { url: url(0) } },
+        { action: 'webhook', params: { url: url(1) } },
+      ],
     });
     expect(created.status).toBe(201);
     const alertId = created.body.id as string;
@@ -92,7 +105,11 @@ describe('alert delivery survives SIGKILL between the POST and its record', () =
     const r1 = (await run1.result()) as { delivered: number; pending: number };
     expect(r1.pending).toBe(0);
     await release(0);
-    const r2 = (await temporal.workflow.execute('alertRun', { taskQueue: TASK_QUEUES.alerts, workflowId: `alert-kill-2-${Date.now()}`, args: [{ alertId }] })) as { delivered: number; pending: number };
+    const r2 = (await temporal.workflow.execute('alertRun', {
+      taskQueue: TASK_QUEUES.alerts,
+      workflowId: `alert-kill-2-${Date.now()}`,
+      args: [{ alertId }],
+    })) as { delivered: number; pending: number };
     expect(r2).toMatchObject({ pending: 0 });
     w2.proc.kill('SIGTERM');
     await w2.exited;
@@ -112,7 +129,9 @@ describe('alert delivery survives SIGKILL between the POST and its record', () =
       expect(new Set(posts.map((p) => p.hook)).size).toBe(1);
       expect(posts[0]!.hook).toBe(key.split('.')[1] === '0' ? 'a' : 'b');
     }
-    console.log(`kill test: ${triggered.length} triggered logs x 2 webhooks = ${expected.length} deliveries; ${got.length} POSTs received; killed at key ${killedKey}`);
+    console.log(
+      `kill test: ${triggered.length} triggered logs x 2 webhooks = ${expected.length} deliveries; ${got.length} POSTs received; killed at key ${killedKey}`,
+    );
     // the ledger: all delivered; the interrupted one took two attempts
     const wh = await Warehouse.open(dir);
     try {

@@ -30,17 +30,32 @@ beforeAll(async () => {
   svc = await startTestService({ limitsText: LIMITS });
   // the feed is held back: it arrives through replay once the alerts exist
   await holdFeed(svc, FEED);
-  const client = new NewsClient({ baseUrl: svc.url, apiKey: svc.keys.org, limits: { chat: { rate: 500, burst: 100, concurrency: 10 }, news: { rate: 500, burst: 100, concurrency: 10 } } });
+  const client = new NewsClient({
+    baseUrl: svc.url,
+    apiKey: svc.keys.org,
+    limits: { chat: { rate: 500, burst: 100, concurrency: 10 }, news: { rate: 500, burst: 100, concurrency: 10 } },
+  });
   h = await startHarness({ namespace: NS, client, smtpUrl: null });
   ({ warehouse, temporal } = h);
 }, 180_000);
 afterAll(async () => {
-  for (const s of await listOurs(temporal, isAlertSchedule)) await temporal.schedule.getHandle(s.id).delete().catch(() => undefined);
+  for (const s of await listOurs(temporal, isAlertSchedule))
+    await temporal.schedule
+      .getHandle(s.id)
+      .delete()
+      .catch(() => undefined);
   await h?.stop();
   await svc?.stop();
 });
 
-const sync = () => temporal.workflow.execute('alertSync', { taskQueue: TASK_QUEUES.alerts, workflowId: `sync-${Date.now()}-${Math.random()}`, args: [] }) as Promise<{ created: string[]; updated: string[]; deleted: string[]; unchanged: string[]; active: number }>;
+const sync = () =>
+  temporal.workflow.execute('alertSync', { taskQueue: TASK_QUEUES.alerts, workflowId: `sync-${Date.now()}-${Math.random()}`, args: [] }) as Promise<{
+    created: string[];
+    updated: string[];
+    deleted: string[];
+    unchanged: string[];
+    active: number;
+  }>;
 const createAlert = async (body: Record<string, unknown>) => {
   const r = await api(svc.url, 'POST', '/v1/chat/alerts', svc.keys.org, body);
   expect(r.status).toBe(201);
@@ -145,8 +160,18 @@ describe('scheduled runs and deliveries', () => {
     const down = receiver();
     await down.up();
     await down.down(); // its port now refuses connections
-    const flood = await createAlert({ query: 'river flooding', cron: '* * * * *', alert_type: 'AlwaysAlertWhen', triggers: [{ action: 'webhook', params: { url: up.url(), headers: { 'x-team': 'weather' } } }] });
-    const quake = await createAlert({ query: 'earthquake', cron: '* * * * *', alert_type: 'AlwaysAlertWhen', triggers: [{ action: 'webhook', params: { url: down.url() } }] });
+    const flood = await createAlert({
+      query: 'river flooding',
+      cron: '* * * * *',
+      alert_type: 'AlwaysAlertWhen',
+      triggers: [{ action: 'webhook', params: { url: up.url(), headers: { 'x-team': 'weather' } } }],
+    });
+    const quake = await createAlert({
+      query: 'earthquake',
+      cron: '* * * * *',
+      alert_type: 'AlwaysAlertWhen',
+      triggers: [{ action: 'webhook', params: { url: down.url() } }],
+    });
     const s = await sync();
     expect(s.created.sort()).toEqual([`alert-${flood.id}`, `alert-${quake.id}`].sort());
 
@@ -156,32 +181,43 @@ describe('scheduled runs and deliveries', () => {
     while (svc.services.news!.pendingCount > 0) await sleep(500);
     // the earthquake receiver stays down for at least three minutes of scheduled runs
     while (Date.now() - t0 < 185_000) await sleep(1000);
-    const logsDuringOutage = (await api(svc.url, 'GET', `/v1/chat/alerts/${quake.id}/logs?all=true`, svc.keys.org)).body.items.filter((l: { alert: boolean }) => l.alert);
+    const logsDuringOutage = (await api(svc.url, 'GET', `/v1/chat/alerts/${quake.id}/logs?all=true`, svc.keys.org)).body.items.filter(
+      (l: { alert: boolean }) => l.alert,
+    );
     expect(logsDuringOutage.length).toBeGreaterThanOrEqual(2);
     expect(down.got).toHaveLength(0);
     const backAt = Date.now();
     await down.up();
 
     // one more scheduled run of each delivers what is owed; wait for both to finish
-    const lastRuns = await Promise.all([flood.id, quake.id].map(async (id) => {
-      const h = temporal.schedule.getHandle(`alert-${id}`);
-      const before = (await h.describe()).info.recentActions.length;
-      await h.trigger();
-      for (let i = 0; i < 600; i++) {
-        const acts = (await h.describe()).info.recentActions;
-        if (acts.length > before) return acts[acts.length - 1]!.action.workflow;
-        await sleep(200);
-      }
-      throw new Error('no run started');
-    }));
+    const lastRuns = await Promise.all(
+      [flood.id, quake.id].map(async (id) => {
+        const h = temporal.schedule.getHandle(`alert-${id}`);
+        const before = (await h.describe()).info.recentActions.length;
+        await h.trigger();
+        for (let i = 0; i < 600; i++) {
+          const acts = (await h.describe()).info.recentActions;
+          if (acts.length > before) return acts[acts.length - 1]!.action.workflow;
+          await sleep(200);
+        }
+        throw new Error('no run started');
+      }),
+    );
     // a buffered run may start behind one in progress: wait for every run of both schedules
     for (const wf of lastRuns) await temporal.workflow.getHandle(wf.workflowId, wf.firstExecutionRunId).result();
     const owed = async () => Number((await warehouse.query<{ n: bigint }>(`SELECT count(*) AS n FROM alert_deliveries WHERE status <> 'delivered'`))[0]!.n);
     for (let i = 0; i < 120 && (await owed()) > 0; i++) await sleep(1000);
     expect(await owed()).toBe(0);
 
-    for (const [alert, rec, outage] of [[flood, up, false], [quake, down, true]] as const) {
-      const logs = (await api(svc.url, 'GET', `/v1/chat/alerts/${alert.id}/logs?all=true`, svc.keys.org)).body.items as { id: string; alert: boolean; created_at: string }[];
+    for (const [alert, rec, outage] of [
+      [flood, up, false],
+      [quake, down, true],
+    ] as const) {
+      const logs = (await api(svc.url, 'GET', `/v1/chat/alerts/${alert.id}/logs?all=true`, svc.keys.org)).body.items as {
+        id: string;
+        alert: boolean;
+        created_at: string;
+      }[];
       const triggered = logs.filter((l) => l.alert).sort((x, y) => x.created_at.localeCompare(y.created_at) || x.id.localeCompare(y.id));
       expect(triggered.length, alert.id).toBeGreaterThanOrEqual(2);
       // every log landed in the warehouse (merge on log id: no duplicates)
@@ -197,11 +233,22 @@ describe('scheduled runs and deliveries', () => {
         expect(g.body.articles.length).toBeGreaterThan(0);
         expect(g.body.articles.every((a) => typeof a.title === 'string')).toBe(true);
       }
-      const ledger = await warehouse.query<{ log_id: string; status: string; attempts: number; response_code: number; first_attempt_at: Date; last_attempt_at: Date }>(
-        `SELECT log_id::VARCHAR AS log_id, status, attempts, response_code, first_attempt_at, last_attempt_at FROM alert_deliveries WHERE alert_id = $1::UUID ORDER BY log_created_at`, [alert.id]);
+      const ledger = await warehouse.query<{
+        log_id: string;
+        status: string;
+        attempts: number;
+        response_code: number;
+        first_attempt_at: Date;
+        last_attempt_at: Date;
+      }>(
+        `SELECT log_id::VARCHAR AS log_id, status, attempts, response_code, first_attempt_at, last_attempt_at FROM alert_deliveries WHERE alert_id = $1::UUID ORDER BY log_created_at`,
+        [alert.id],
+      );
       expect(ledger.map((x) => x.log_id)).toEqual(triggered.map((l) => l.id));
       for (const row of ledger) expect(row).toMatchObject({ status: 'delivered', response_code: 200 });
-      console.log(`alert ${outage ? 'quake (receiver down)' : 'flood (receiver up)'}: ${logs.length} logs, ${triggered.length} triggered, ${rec.got.length} POSTs, ${new Set(rec.got.map((g) => g.key)).size} keys, attempts ${ledger.map((x) => Number(x.attempts)).join('/')}`);
+      console.log(
+        `alert ${outage ? 'quake (receiver down)' : 'flood (receiver up)'}: ${logs.length} logs, ${triggered.length} triggered, ${rec.got.length} POSTs, ${new Set(rec.got.map((g) => g.key)).size} keys, attempts ${ledger.map((x) => Number(x.attempts)).join('/')}`,
+      );
       if (outage) {
         // the oldest log was retried with backoff across scheduled runs while the receiver was down
         // (the later ones wait behind it, to keep the order); all arrived after it came back
@@ -221,32 +268,58 @@ describe('scheduled runs and deliveries', () => {
 describe('triggers the runner cannot send', () => {
   it('email without NEWSFLOW_SMTP_URL and other actions are recorded as skipped, with the reason', async () => {
     const a = await createAlert({
-      query: 'anything', cron: '0 0 1 1 *', alert_type: 'ReportAbout', report: { prompt: 'digest' },
+      query: 'anything',
+      cron: '0 0 1 1 *',
+      alert_type: 'ReportAbout',
+      report: { prompt: 'digest' },
       triggers: [
         { action: 'email', params: { to: 'team@example.com' } },
         { action: 'resend_broadcast', params: { sender: 'A <a@example.com>', audience_id: 'aud', resend_api_key: 're_x' } },
       ],
     });
-    const r = (await temporal.workflow.execute('alertRun', { taskQueue: TASK_QUEUES.alerts, workflowId: `alert-skip-${Date.now()}`, args: [{ alertId: a.id }] })) as { logs: number; delivered: number; skipped: number; pending: number };
+    const r = (await temporal.workflow.execute('alertRun', {
+      taskQueue: TASK_QUEUES.alerts,
+      workflowId: `alert-skip-${Date.now()}`,
+      args: [{ alertId: a.id }],
+    })) as { logs: number; delivered: number; skipped: number; pending: number };
     expect(r).toMatchObject({ logs: 1, delivered: 0, skipped: 2, pending: 0 });
     const rows = await warehouse.query<{ action: string; status: string; error: string; attempts: number }>(
-      'SELECT action, status, error, attempts FROM alert_deliveries WHERE alert_id = $1::UUID ORDER BY trigger_index', [a.id]);
+      'SELECT action, status, error, attempts FROM alert_deliveries WHERE alert_id = $1::UUID ORDER BY trigger_index',
+      [a.id],
+    );
     expect(rows).toEqual([
       { action: 'email', status: 'skipped', error: 'email not sent: NEWSFLOW_SMTP_URL is not set', attempts: 0 },
-      { action: 'resend_broadcast', status: 'skipped', error: 'action resend_broadcast cannot be performed by this runner (webhook and email only)', attempts: 0 },
+      {
+        action: 'resend_broadcast',
+        status: 'skipped',
+        error: 'action resend_broadcast cannot be performed by this runner (webhook and email only)',
+        attempts: 0,
+      },
     ]);
     // a second run owes nothing for the first log
-    const r2 = (await temporal.workflow.execute('alertRun', { taskQueue: TASK_QUEUES.alerts, workflowId: `alert-skip2-${Date.now()}`, args: [{ alertId: a.id }] })) as { skipped: number };
+    const r2 = (await temporal.workflow.execute('alertRun', {
+      taskQueue: TASK_QUEUES.alerts,
+      workflowId: `alert-skip2-${Date.now()}`,
+      args: [{ alertId: a.id }],
+    })) as { skipped: number };
     expect(r2.skipped).toBe(2);
     expect(Number((await warehouse.query<{ n: bigint }>('SELECT count(*) AS n FROM alert_deliveries WHERE alert_id = $1::UUID', [a.id]))[0]!.n)).toBe(4);
   });
 });
 
 describe('an alert the API refuses to run', () => {
-  it('fails its run at once with the API\'s reason instead of retrying', async () => {
-    const a = await createAlert({ query: 'x', cron: '0 0 1 1 *', triggers: [{ action: 'webhook', params: { url: 'https://hooks.example.com/x' } }], sources: [{ identifier: 'telegram', params: { channel_name: 'news' } }] });
+  it("fails its run at once with the API's reason instead of retrying", async () => {
+    const a = await createAlert({
+      query: 'x',
+      cron: '0 0 1 1 *',
+      triggers: [{ action: 'webhook', params: { url: 'https://hooks.example.com/x' } }],
+      sources: [{ identifier: 'telegram', params: { channel_name: 'news' } }],
+    });
     const run = temporal.workflow.execute('alertRun', { taskQueue: TASK_QUEUES.alerts, workflowId: `alert-refused-${Date.now()}`, args: [{ alertId: a.id }] });
-    const err = await run.then(() => null, (e: Error & { cause?: { retryState?: unknown; cause?: { message?: string; type?: string } } }) => e);
+    const err = await run.then(
+      () => null,
+      (e: Error & { cause?: { retryState?: unknown; cause?: { message?: string; type?: string } } }) => e,
+    );
     expect(err).not.toBeNull();
     // the activity was not retried: its failure is non-retryable, typed, and names the source
     expect(err!.cause?.retryState).toBe(RetryState.NON_RETRYABLE_FAILURE);

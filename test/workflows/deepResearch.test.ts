@@ -56,7 +56,11 @@ beforeAll(async () => {
   dir = tempDir('newsflow-research-');
 }, 180_000);
 afterAll(async () => {
-  for (const id of ['research-abe-daily']) await temporal?.schedule.getHandle(id).delete().catch(() => undefined);
+  for (const id of ['research-abe-daily'])
+    await temporal?.schedule
+      .getHandle(id)
+      .delete()
+      .catch(() => undefined);
   await svc?.stop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
@@ -64,7 +68,15 @@ afterAll(async () => {
 function worker(): { proc: ChildProcess; exited: Promise<number | null>; log: () => string } {
   let log = '';
   const proc = spawn(process.execPath, [path.join(repoRoot, 'bin', 'newsflow.js'), 'worker', '--data-dir', dir], {
-    env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: NS, NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: svc.keys.org, NEWSFLOW_LIMITS: limits, NEWSFLOW_RESEARCH: '' },
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_NAMESPACE: NS,
+      NEWSFLOW_API_URL: svc.url,
+      NEWSFLOW_API_KEY: svc.keys.org,
+      NEWSFLOW_LIMITS: limits,
+      NEWSFLOW_RESEARCH: '',
+    },
   });
   proc.stdout!.on('data', (d) => (log += d));
   proc.stderr!.on('data', (d) => (log += d));
@@ -78,8 +90,12 @@ const start = (workflowId: string, depth = 3) =>
 async function landed(runId: string) {
   const snap = await openSnapshot(dir);
   try {
-    const [run] = await snap.all(`SELECT question, status, rounds_done, rounds, report, model, usage::VARCHAR AS usage, n_sources, parameters::VARCHAR AS parameters, strftime(run_at, '%Y-%m-%dT%H:%M:%S') AS run_at FROM research_runs WHERE run_id = '${runId}'`);
-    const sources = await snap.all(`SELECT citation, kind, article_id::VARCHAR AS article_id, url, title, source FROM research_sources WHERE run_id = '${runId}' ORDER BY citation`);
+    const [run] = await snap.all(
+      `SELECT question, status, rounds_done, rounds, report, model, usage::VARCHAR AS usage, n_sources, parameters::VARCHAR AS parameters, strftime(run_at, '%Y-%m-%dT%H:%M:%S') AS run_at FROM research_runs WHERE run_id = '${runId}'`,
+    );
+    const sources = await snap.all(
+      `SELECT citation, kind, article_id::VARCHAR AS article_id, url, title, source FROM research_sources WHERE run_id = '${runId}' ORDER BY citation`,
+    );
     return { run, sources };
   } finally {
     snap.close();
@@ -137,7 +153,12 @@ describe('deepResearch', () => {
     expect(r.created).toEqual(['research-abe-daily']);
     const h = temporal.schedule.getHandle('research-abe-daily');
     const d = await h.describe();
-    expect(d.action).toMatchObject({ type: 'startWorkflow', workflowType: 'deepResearch', taskQueue: 'newsflow-research', args: [{ name: 'abe-daily', question: Q, depth: 2 }] });
+    expect(d.action).toMatchObject({
+      type: 'startWorkflow',
+      workflowType: 'deepResearch',
+      taskQueue: 'newsflow-research',
+      args: [{ name: 'abe-daily', question: Q, depth: 2 }],
+    });
     expect(d.spec.calendars?.[0]).toMatchObject({ hour: [{ start: 6, end: 6, step: 1 }], minute: [{ start: 0, end: 0, step: 1 }] });
     await h.trigger();
     let row: Record<string, unknown> | undefined;
@@ -145,7 +166,9 @@ describe('deepResearch', () => {
       await new Promise((res) => setTimeout(res, 200));
       if (!fs.existsSync(path.join(dir, 'lake.sqlite'))) continue; // the worker creates the lake
       const snap = await openSnapshot(dir);
-      [row] = await snap.all("SELECT run_id, status, rounds_done, n_sources, length(report) AS chars FROM research_runs WHERE name = 'abe-daily' AND status = 'complete'");
+      [row] = await snap.all(
+        "SELECT run_id, status, rounds_done, n_sources, length(report) AS chars FROM research_runs WHERE name = 'abe-daily' AND status = 'complete'",
+      );
       snap.close();
     }
     expect(row, w2.log().slice(-2000)).toBeDefined();
@@ -161,11 +184,18 @@ describe('deepResearch', () => {
     const warehouse = await Warehouse.open(dir);
     const client = new NewsClient({ baseUrl: svc.url, apiKey: svc.keys.org });
     try {
-      const counts = async () => (await warehouse.query<{ r: bigint; s: bigint }>(`SELECT (SELECT count(*) FROM research_runs) AS r, (SELECT count(*) FROM research_sources) AS s`))[0]!;
+      const counts = async () =>
+        (await warehouse.query<{ r: bigint; s: bigint }>(`SELECT (SELECT count(*) FROM research_runs) AS r, (SELECT count(*) FROM research_sources) AS s`))[0]!;
       const c0 = await counts();
       const act = createDeepResearchActivities({ client, warehouse });
       const again = await new MockActivityEnvironment().run(act.researchRound, {
-        runId: B, name: null, params: { question: Q, depth: 3 }, round: 3, rounds: 3, runAt: RUN_AT, loadId: 'replay/1',
+        runId: B,
+        name: null,
+        params: { question: Q, depth: 3 },
+        round: 3,
+        rounds: 3,
+        runAt: RUN_AT,
+        loadId: 'replay/1',
       });
       expect(again).toMatchObject({ inserted: 0, updated: 0, sources: before.sources.length });
       const c1 = await counts();

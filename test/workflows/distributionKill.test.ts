@@ -26,7 +26,14 @@ afterAll(async () => svc?.stop());
 function worker(dataDir: string): { proc: ChildProcess; pages: () => number; exited: Promise<number | null> } {
   let landed = 0;
   const proc = spawn(process.execPath, [path.join(repoRoot, 'bin', 'newsflow.js'), 'worker', '--data-dir', dataDir], {
-    env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: 'nf-dist-kill', NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: key, NEWSFLOW_LIMITS: limits },
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_NAMESPACE: 'nf-dist-kill',
+      NEWSFLOW_API_URL: svc.url,
+      NEWSFLOW_API_KEY: key,
+      NEWSFLOW_LIMITS: limits,
+    },
   });
   const count = (d: Buffer) => (landed += (String(d).match(/landed page/g) ?? []).length);
   proc.stdout!.on('data', count);
@@ -39,7 +46,8 @@ describe('distributionPull survives SIGKILL', () => {
   it('resumes after the last landed page: no duplicate, no gap', async () => {
     const dir = tempDir('newsflow-kill-');
     const handle = await temporal.workflow.start('distributionPull', {
-      taskQueue: 'newsflow-distribution', workflowId: `dist-kill-${Date.now()}`,
+      taskQueue: 'newsflow-distribution',
+      workflowId: `dist-kill-${Date.now()}`,
       args: [{ domains: ['reuters.com', 'apnews.com'], from: '2022-03-01T00:00:00.000Z', to: '2022-07-01T00:00:00.000Z', pageSize: 15 }],
     });
     let total = 0;
@@ -59,12 +67,17 @@ describe('distributionPull survives SIGKILL', () => {
     expect(result.windows).toBe(4);
     expect(total).toBeGreaterThanOrEqual(12);
 
-    const expected = await sql<{ m: string; id: string; n: bigint }>(svc, `SELECT strftime(ts, '%Y-%m') AS m, article_id::VARCHAR AS id, count(*) AS n FROM hit_events
+    const expected = await sql<{ m: string; id: string; n: bigint }>(
+      svc,
+      `SELECT strftime(ts, '%Y-%m') AS m, article_id::VARCHAR AS id, count(*) AS n FROM hit_events
       WHERE kind = 'surface' AND ts >= TIMESTAMP '2022-03-01' AND ts < TIMESTAMP '2022-07-01' AND domain IN ('reuters.com', 'apnews.com')
-      GROUP BY 1, 2 ORDER BY 1, 2`);
+      GROUP BY 1, 2 ORDER BY 1, 2`,
+    );
     const snap = await openSnapshot(dir);
     const landed = await snap.all(`SELECT strftime(window_start, '%Y-%m') AS m, article_id AS id, hit_count AS n FROM distribution_top_articles ORDER BY 1, 2`);
-    const pages = await snap.all(`SELECT strftime(window_start, '%Y-%m') AS m, list(page ORDER BY page) AS pages FROM distribution_pages GROUP BY 1 ORDER BY 1`);
+    const pages = await snap.all(
+      `SELECT strftime(window_start, '%Y-%m') AS m, list(page ORDER BY page) AS pages FROM distribution_pages GROUP BY 1 ORDER BY 1`,
+    );
     snap.close();
     expect(landed.map((x) => `${x.m} ${x.id} ${Number(x.n)}`)).toEqual(expected.map((x) => `${x.m} ${x.id} ${Number(x.n)}`));
     for (const p of pages) expect(p.pages).toEqual(Array.from({ length: (p.pages as number[]).length }, (_, i) => i + 1));

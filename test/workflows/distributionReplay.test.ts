@@ -19,7 +19,9 @@ describe('distributionPull across the walk-windows patch', () => {
   it('replays a history recorded before the patch without a nondeterminism error', async () => {
     const json = JSON.parse(fs.readFileSync(path.join(repoRoot, 'test', 'fixtures', 'workflows', 'distributionPull-before-walk-windows.json'), 'utf8'));
     const history = temporal.api.history.v1.History.fromObject(json);
-    const scheduled = history.events.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name] : []));
+    const scheduled = history.events.flatMap((e) =>
+      e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name] : [],
+    );
     expect(scheduled).toContain('pullTopNPage');
     expect(scheduled).not.toContain('walkDistribution');
     await Worker.runReplayHistory({ workflowsPath: require.resolve('../../workflows/index.ts') }, history, 'dist-before-walk-windows');

@@ -31,8 +31,15 @@ afterAll(async () => {
 
 const june = { start: Date.parse('2022-06-01T00:00:00Z'), end: Date.parse('2022-07-01T00:00:00Z'), loadId: 'walk/w-june', index: 0 };
 const input = (over: Partial<WalkInput> = {}): WalkInput => ({
-  orgId: '', domains: ['reuters.com', 'apnews.com'], limit: 20, metric: 'surface', endpoints: ['top_n_for_domains', 'hit_share', 'metrics'],
-  windows: [june], progress: freshProgress(), maxPages: 100, budgetMs: 60_000,
+  orgId: '',
+  domains: ['reuters.com', 'apnews.com'],
+  limit: 20,
+  metric: 'surface',
+  endpoints: ['top_n_for_domains', 'hit_share', 'metrics'],
+  windows: [june],
+  progress: freshProgress(),
+  maxPages: 100,
+  budgetMs: 60_000,
   load: { workflowId: 'walk', runId: 'r1', startedAt: '2022-07-15T00:00:00.000Z', windows: 1, coverage: true },
   ...over,
 });
@@ -43,9 +50,14 @@ async function setup() {
   dirs.push(dir);
   const warehouse = await Warehouse.open(dir);
   const calls: Record<string, number> = {};
-  const client = new NewsClient({ baseUrl: svc.url, apiKey: key, onEvent: (e) => e.type === 'request' && (calls[e.operationId] = (calls[e.operationId] ?? 0) + 1) });
+  const client = new NewsClient({
+    baseUrl: svc.url,
+    apiKey: key,
+    onEvent: (e) => e.type === 'request' && (calls[e.operationId] = (calls[e.operationId] ?? 0) + 1),
+  });
   const acts = createDistributionActivities({ client, warehouse });
-  const walk = (i: WalkInput, details?: unknown) => new MockActivityEnvironment(details === undefined ? {} : { heartbeatDetails: details }).run(acts.walkDistribution, i) as Promise<WalkResult>;
+  const walk = (i: WalkInput, details?: unknown) =>
+    new MockActivityEnvironment(details === undefined ? {} : { heartbeatDetails: details }).run(acts.walkDistribution, i) as Promise<WalkResult>;
   const close = async () => {
     warehouse.close();
     await client.close();
@@ -55,11 +67,18 @@ async function setup() {
 
 /** What a walk left in the warehouse: rows per table (load columns included) and the window's `_loads` invariants. */
 async function landed(warehouse: Warehouse) {
-  const rows = async (t: string) => (await warehouse.query(`SELECT * EXCLUDE (row_hash) FROM ${t} ORDER BY ALL`)).map((r) => JSON.stringify(r, (_, v) => (typeof v === 'bigint' ? Number(v) : v)));
-  const loads = await warehouse.query<{ load_id: string; rows_received: bigint; invariants: string }>(`SELECT load_id, rows_received, invariants FROM _loads ORDER BY load_id`);
+  const rows = async (t: string) =>
+    (await warehouse.query(`SELECT * EXCLUDE (row_hash) FROM ${t} ORDER BY ALL`)).map((r) =>
+      JSON.stringify(r, (_, v) => (typeof v === 'bigint' ? Number(v) : v)),
+    );
+  const loads = await warehouse.query<{ load_id: string; rows_received: bigint; invariants: string }>(
+    `SELECT load_id, rows_received, invariants FROM _loads ORDER BY load_id`,
+  );
   return {
-    top: await rows('distribution_top_articles'), pages: await rows('distribution_pages'),
-    hitShare: await rows('distribution_hit_share'), metrics: await rows('distribution_metrics'),
+    top: await rows('distribution_top_articles'),
+    pages: await rows('distribution_pages'),
+    hitShare: await rows('distribution_hit_share'),
+    metrics: await rows('distribution_metrics'),
     loads: loads.map((l) => ({ load_id: l.load_id, received: Number(l.rows_received), invariants: JSON.parse(String(l.invariants)) })),
   };
 }

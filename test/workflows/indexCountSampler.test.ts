@@ -37,15 +37,34 @@ afterAll(async () => {
 
 let runs = 0;
 const sample = (input: IndexCountSamplerInput) =>
-  temporal.workflow.execute('indexCountSampler', { taskQueue: TASK_QUEUES.news, workflowId: `counts-${Date.now()}-${runs++}`, args: [input] }) as Promise<IndexCountSamplerResult>;
+  temporal.workflow.execute('indexCountSampler', {
+    taskQueue: TASK_QUEUES.news,
+    workflowId: `counts-${Date.now()}-${runs++}`,
+    args: [input],
+  }) as Promise<IndexCountSamplerResult>;
 
-interface Row { domain: string; start: string; end: string; count: number; load_id: string; loaded_at: number }
+interface Row {
+  domain: string;
+  start: string;
+  end: string;
+  count: number;
+  load_id: string;
+  loaded_at: number;
+}
 async function landed(sampling: string, filters: Record<string, unknown>): Promise<Row[]> {
   const rows = await warehouse.query<{ domain: string; s: bigint; e: bigint; n: bigint; load_id: string; la: bigint; f: string }>(
     `SELECT domain, epoch_ms(bucket_start) AS s, epoch_ms(bucket_end) AS e, count AS n, load_id, epoch_us(loaded_at) AS la, filters::VARCHAR AS f
-     FROM index_counts WHERE sampling = '${sampling}' AND filter_hash = '${filterHash(canonicalFilters(filters))}' ORDER BY domain, bucket_start`);
+     FROM index_counts WHERE sampling = '${sampling}' AND filter_hash = '${filterHash(canonicalFilters(filters))}' ORDER BY domain, bucket_start`,
+  );
   for (const r of rows) expect(JSON.parse(r.f)).toEqual(canonicalFilters(filters));
-  return rows.map((r) => ({ domain: r.domain, start: new Date(Number(r.s)).toISOString(), end: new Date(Number(r.e)).toISOString(), count: Number(r.n), load_id: r.load_id, loaded_at: Number(r.la) }));
+  return rows.map((r) => ({
+    domain: r.domain,
+    start: new Date(Number(r.s)).toISOString(),
+    end: new Date(Number(r.e)).toISOString(),
+    count: Number(r.n),
+    load_id: r.load_id,
+    loaded_at: Number(r.la),
+  }));
 }
 /** What the API answers now, per domain ('*' = every domain), as warehouse rows without the load columns. */
 async function fromApi(sampling: '1h' | '1d', window: { from: string; to: string }, domains: string[] | null, filters: Record<string, unknown>) {
@@ -70,7 +89,13 @@ describe('indexCountSampler', () => {
     expect(expected.some((e) => e.count > 0)).toBe(true);
     const rows = await landed('1h', filters);
     expect(withoutLoad(rows)).toEqual(expected);
-    expect(r1).toMatchObject({ domains: 2, buckets: expected.length, inserted: expected.length, updated: 0, articles: expected.reduce((n, e) => n + e.count, 0) });
+    expect(r1).toMatchObject({
+      domains: 2,
+      buckets: expected.length,
+      inserted: expected.length,
+      updated: 0,
+      articles: expected.reduce((n, e) => n + e.count, 0),
+    });
     expect(new Set(rows.map((r) => r.load_id))).toEqual(new Set([r1.loadId]));
 
     // every domain as one series, no filters, daily buckets
@@ -82,12 +107,23 @@ describe('indexCountSampler', () => {
     expect(size).toBe(expected.length + allExpected.length);
 
     // the same filters written differently (order, repeats, defaults spelt out) are the same series
-    const again = await sample({ sampling: '1h', domains: [...domains].reverse(), filters: { languages: ['en', 'en'], categories: ['Politics', 'World'], time_filter: 'pub_date', string_guarantee_op: 'AND' }, ...window });
+    const again = await sample({
+      sampling: '1h',
+      domains: [...domains].reverse(),
+      filters: { languages: ['en', 'en'], categories: ['Politics', 'World'], time_filter: 'pub_date', string_guarantee_op: 'AND' },
+      ...window,
+    });
     expect(again).toMatchObject({ buckets: expected.length, inserted: 0, updated: 0 });
     expect(await landed('1h', filters)).toEqual(rows); // load id and loaded_at untouched: nothing changed
     expect(await tableSize()).toBe(size);
-    const loads = await warehouse.query<{ load_id: string; pipeline: string; rows_received: bigint; rows_inserted: bigint; rows_updated: bigint; invariants: string }>(
-      `SELECT * FROM _loads WHERE load_id IN ('${r1.loadId}', '${again.loadId}') ORDER BY started_at`);
+    const loads = await warehouse.query<{
+      load_id: string;
+      pipeline: string;
+      rows_received: bigint;
+      rows_inserted: bigint;
+      rows_updated: bigint;
+      invariants: string;
+    }>(`SELECT * FROM _loads WHERE load_id IN ('${r1.loadId}', '${again.loadId}') ORDER BY started_at`);
     expect(loads.map((l) => [l.load_id, l.pipeline, Number(l.rows_received), Number(l.rows_inserted), Number(l.rows_updated)])).toEqual([
       [r1.loadId, 'index-count-sampler', expected.length, expected.length, 0],
       [again.loadId, 'index-count-sampler', expected.length, 0, 0],
@@ -136,12 +172,17 @@ describe('indexCountSampler', () => {
 
   it('refuses bad filters and windows without retrying', async () => {
     const rootCause = async (p: Promise<unknown>) => {
-      let e = (await p.then(() => null, (x: unknown) => x)) as { cause?: unknown; message: string } | null;
+      let e = (await p.then(
+        () => null,
+        (x: unknown) => x,
+      )) as { cause?: unknown; message: string } | null;
       expect(e).not.toBeNull();
       while (e!.cause) e = e!.cause as { cause?: unknown; message: string };
       return e!.message;
     };
-    expect(await rootCause(sample({ sampling: '1d', filters: { languages: ['xx'] }, from: '2022-07-01T00:00:00Z', to: '2022-07-02T00:00:00Z' }))).toMatch(/invalid index-count filters: languages/);
+    expect(await rootCause(sample({ sampling: '1d', filters: { languages: ['xx'] }, from: '2022-07-01T00:00:00Z', to: '2022-07-02T00:00:00Z' }))).toMatch(
+      /invalid index-count filters: languages/,
+    );
     expect(await rootCause(sample({ sampling: '1d', filters: { sampling: '1h' } }))).toMatch(/filters may not set sampling/);
     expect(await rootCause(sample({ sampling: '1d', lookback: 'a while' }))).toMatch(/lookback "a while" is not a duration/);
   });

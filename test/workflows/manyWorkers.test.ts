@@ -29,22 +29,47 @@ const catalog = (db: string) => `${pgUrl()}/${db}`;
 beforeAll(async () => {
   expect(pgUrl(), 'the temporal-postgres project provides its PostgreSQL').toMatch(/^postgres:\/\//);
   svc = await startTestService({
-    corpusStore: inject('corpusStore'), clock: () => NOW, limitsText: limits,
+    corpusStore: inject('corpusStore'),
+    clock: () => NOW,
+    limitsText: limits,
     configure: (app) => app.addHook('onResponse', async (_req, reply) => void (reply.statusCode === 429 && throttled++)),
   });
   await new DistributionStore(svc.services.db).simulate({ months: 7, seed: 3, eventsPerDay: 300, now: new Date('2022-07-15T00:00:00Z') });
   await svc.services.keys.createOrg({ name: 'wires', domains: ['reuters.com', 'apnews.com'] });
   // one key per run: the API's limits are per key, and both runs go at once
-  for (const k of ['one', 'many'] as const) keys[k] = (await svc.services.keys.createKey({ name: k, org: 'wires', scopes: ['news', 'distribution', 'profile'] })).key;
+  for (const k of ['one', 'many'] as const)
+    keys[k] = (await svc.services.keys.createKey({ name: k, org: 'wires', scopes: ['news', 'distribution', 'profile'] })).key;
   const u = new URL(pgUrl());
   for (const db of ['nf_lake_one', 'nf_lake_many']) {
-    const r = spawnSync(path.join(pgBinDir(), 'psql'), ['-h', u.hostname, '-p', u.port, '-U', decodeURIComponent(u.username), '-d', 'postgres', '-c', `DROP DATABASE IF EXISTS ${db}`, '-c', `CREATE DATABASE ${db}`], { encoding: 'utf8', env: { ...process.env, PGPASSWORD: decodeURIComponent(u.password) } });
+    const r = spawnSync(
+      path.join(pgBinDir(), 'psql'),
+      [
+        '-h',
+        u.hostname,
+        '-p',
+        u.port,
+        '-U',
+        decodeURIComponent(u.username),
+        '-d',
+        'postgres',
+        '-c',
+        `DROP DATABASE IF EXISTS ${db}`,
+        '-c',
+        `CREATE DATABASE ${db}`,
+      ],
+      { encoding: 'utf8', env: { ...process.env, PGPASSWORD: decodeURIComponent(u.password) } },
+    );
     expect(r.status, r.stderr).toBe(0);
   }
 }, 180_000);
 afterAll(async () => svc?.stop());
 
-interface WorkerProc { proc: ChildProcess; pages: () => number; exited: Promise<number | null>; out: () => string }
+interface WorkerProc {
+  proc: ChildProcess;
+  pages: () => number;
+  exited: Promise<number | null>;
+  out: () => string;
+}
 
 /** A `newsflow worker` process of `namespace` landing into the lake whose catalog is the database `db`. */
 function worker(namespace: string, key: string, db: string, dataPath: string, workers: number): WorkerProc {
@@ -52,8 +77,15 @@ function worker(namespace: string, key: string, db: string, dataPath: string, wo
   let out = '';
   const proc = spawn(process.execPath, [path.join(repoRoot, 'bin', 'newsflow.js'), 'worker', '--data-dir', tempDir('newsflow-worker-')], {
     env: {
-      ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: namespace, NEWSFLOW_API_URL: svc.url, NEWSFLOW_API_KEY: key,
-      NEWSFLOW_LIMITS: limits, NEWSFLOW_LAKE_CATALOG: catalog(db), NEWSFLOW_LAKE_DATA: dataPath, NEWSFLOW_WORKERS: String(workers),
+      ...process.env,
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_NAMESPACE: namespace,
+      NEWSFLOW_API_URL: svc.url,
+      NEWSFLOW_API_KEY: key,
+      NEWSFLOW_LIMITS: limits,
+      NEWSFLOW_LAKE_CATALOG: catalog(db),
+      NEWSFLOW_LAKE_DATA: dataPath,
+      NEWSFLOW_WORKERS: String(workers),
     },
   });
   const read = (d: Buffer) => {
@@ -70,17 +102,24 @@ function worker(namespace: string, key: string, db: string, dataPath: string, wo
 /** The two runs, started at once in `namespace`. */
 async function startRuns(temporal: Client, tag: string) {
   const dist = await temporal.workflow.start('distributionPull', {
-    taskQueue: TASK_QUEUES.distribution, workflowId: `many-dist-${tag}-${Date.now()}`,
+    taskQueue: TASK_QUEUES.distribution,
+    workflowId: `many-dist-${tag}-${Date.now()}`,
     args: [{ domains: ['reuters.com', 'apnews.com'], from: '2022-01-01T00:00:00.000Z', to: '2022-07-01T00:00:00.000Z', pageSize: 20 }],
   });
   const news = await temporal.workflow.start('newsIngest', {
-    taskQueue: TASK_QUEUES.news, workflowId: `many-news-${tag}-${Date.now()}`,
+    taskQueue: TASK_QUEUES.news,
+    workflowId: `many-news-${tag}-${Date.now()}`,
     args: [{ from: '2022-07-09T00:00:00.000Z', to: '2022-07-10T12:00:00.000Z', pageSize: 20 }],
   });
   return { dist, news };
 }
 
-interface TableFigures { n: number; keys: number; hash: string; keyList: string[] }
+interface TableFigures {
+  n: number;
+  keys: number;
+  hash: string;
+  keyList: string[];
+}
 
 /** Per table: rows, distinct merge keys, a content hash (order-free: xor of row hashes, load columns left out), the keys. */
 async function figures(db: string, dataPath: string): Promise<Record<string, TableFigures>> {
@@ -89,9 +128,14 @@ async function figures(db: string, dataPath: string): Promise<Record<string, Tab
     const out: Record<string, TableFigures> = {};
     for (const t of TABLES) {
       const skip = new Set(['row_hash', 'last_load_id', ...(t.loadColumns ?? [])]);
-      const content = t.columns.filter((c) => !skip.has(c.name)).map((c) => `"${c.name}"`).join(', ');
+      const content = t.columns
+        .filter((c) => !skip.has(c.name))
+        .map((c) => `"${c.name}"`)
+        .join(', ');
       const key = t.mergeKey.map((k) => `"${k}"::VARCHAR`).join(`, '|', `);
-      const [f] = await r.all(`SELECT count(*) AS n, count(DISTINCT concat(${key})) AS keys, coalesce(bit_xor(hash(${content})), 0)::VARCHAR AS hash FROM "${t.name}"`);
+      const [f] = await r.all(
+        `SELECT count(*) AS n, count(DISTINCT concat(${key})) AS keys, coalesce(bit_xor(hash(${content})), 0)::VARCHAR AS hash FROM "${t.name}"`,
+      );
       const keyList = (await r.all(`SELECT concat(${key}) AS k FROM "${t.name}" ORDER BY k`)).map((x) => String(x.k));
       out[t.name] = { n: Number(f!.n), keys: Number(f!.keys), hash: String(f!.hash), keyList };
     }
@@ -123,9 +167,12 @@ describe('many workers on one lake', () => {
     victim.proc.kill('SIGKILL');
     await victim.exited;
 
-    const [distOne, newsOne, distMany, newsMany] = (await Promise.all([runsOne.dist.result(), runsOne.news.result(), runsMany.dist.result(), runsMany.news.result()])) as [
-      { windows: number; pages: number }, { received: number; pages: number }, { windows: number; pages: number }, { received: number; pages: number },
-    ];
+    const [distOne, newsOne, distMany, newsMany] = (await Promise.all([
+      runsOne.dist.result(),
+      runsOne.news.result(),
+      runsMany.dist.result(),
+      runsMany.news.result(),
+    ])) as [{ windows: number; pages: number }, { received: number; pages: number }, { windows: number; pages: number }, { received: number; pages: number }];
     const landedBy = three.map((w) => w.pages());
     // SIGTERM drains: the survivors stop polling, finish what runs and exit 0
     const survivors = three.filter((w) => w !== victim).concat(single);
@@ -133,8 +180,16 @@ describe('many workers on one lake', () => {
     const codes = await Promise.all(survivors.map((w) => w.exited));
     await conn.close();
 
-    console.log(`distribution pages: one worker ${distOne.pages}, three workers ${distMany.pages} (landed per worker ${landedBy.join(' / ')}; SIGKILLed the one at ${victim.pages()} pages, counts at the kill ${atKill.join(' / ')}); news pages ${newsOne.pages} / ${newsMany.pages}, articles ${newsOne.received} / ${newsMany.received}; responses 429: ${throttled}; exit codes after SIGTERM ${codes.join(', ')}`);
-    expect(codes, survivors.map((w, i) => `worker ${i} exited ${codes[i]}; its last output:\n${w.out().slice(-1500)}`).filter((_, i) => codes[i] !== 0).join('\n---\n')).toEqual([0, 0, 0]);
+    console.log(
+      `distribution pages: one worker ${distOne.pages}, three workers ${distMany.pages} (landed per worker ${landedBy.join(' / ')}; SIGKILLed the one at ${victim.pages()} pages, counts at the kill ${atKill.join(' / ')}); news pages ${newsOne.pages} / ${newsMany.pages}, articles ${newsOne.received} / ${newsMany.received}; responses 429: ${throttled}; exit codes after SIGTERM ${codes.join(', ')}`,
+    );
+    expect(
+      codes,
+      survivors
+        .map((w, i) => `worker ${i} exited ${codes[i]}; its last output:\n${w.out().slice(-1500)}`)
+        .filter((_, i) => codes[i] !== 0)
+        .join('\n---\n'),
+    ).toEqual([0, 0, 0]);
     expect(distMany.windows).toBe(6);
     expect(distMany).toMatchObject({ windows: distOne.windows, pages: distOne.pages });
     expect(newsMany).toMatchObject({ received: newsOne.received, pages: newsOne.pages });
@@ -142,8 +197,14 @@ describe('many workers on one lake', () => {
     expect(throttled).toBe(0);
 
     const [a, b] = await Promise.all([figures('nf_lake_one', data.one), figures('nf_lake_many', data.many)]);
-    console.log(['table                       one worker (rows, hash)            three workers (rows, hash)',
-      ...Object.keys(a).filter((t) => a[t]!.n || b[t]!.n).map((t) => `${t.padEnd(28)}${String(a[t]!.n).padStart(6)} ${a[t]!.hash.padEnd(22)}     ${String(b[t]!.n).padStart(6)} ${b[t]!.hash}`)].join('\n'));
+    console.log(
+      [
+        'table                       one worker (rows, hash)            three workers (rows, hash)',
+        ...Object.keys(a)
+          .filter((t) => a[t]!.n || b[t]!.n)
+          .map((t) => `${t.padEnd(28)}${String(a[t]!.n).padStart(6)} ${a[t]!.hash.padEnd(22)}     ${String(b[t]!.n).padStart(6)} ${b[t]!.hash}`),
+      ].join('\n'),
+    );
     for (const t of Object.keys(a)) {
       expect(b[t]!.n, t).toBe(a[t]!.n);
       expect(b[t]!.keys, `${t}: no merge key twice`).toBe(b[t]!.n);

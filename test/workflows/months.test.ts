@@ -14,7 +14,10 @@ describe('month splitter', () => {
   });
   it('keeps 29 February of a leap year inside February', () => {
     const ws = splitMonths(t('2028-02-28'), t('2028-03-02'));
-    expect(iso(ws)).toEqual([['2028-02-28T00:00:00', '2028-03-01T00:00:00'], ['2028-03-01T00:00:00', '2028-03-02T00:00:00']]);
+    expect(iso(ws)).toEqual([
+      ['2028-02-28T00:00:00', '2028-03-01T00:00:00'],
+      ['2028-03-01T00:00:00', '2028-03-02T00:00:00'],
+    ]);
     const feb = apiRange(ws[0]!);
     expect(new Date(feb.end_date * 1000).toISOString()).toBe('2028-02-29T23:59:59.000Z');
     expect(sameUtcMonth(feb.start_date, feb.end_date)).toBe(true);

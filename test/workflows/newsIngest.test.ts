@@ -33,8 +33,21 @@ afterAll(async () => {
 
 const window = { from: '2022-07-09T00:00:00.000Z', to: '2022-07-10T12:00:00.000Z' };
 const ingest = (id: string, extra: Record<string, unknown> = {}) =>
-  temporal.workflow.execute('newsIngest', { taskQueue: TASK_QUEUES.news, workflowId: id, args: [{ ...window, pageSize: 40, ...extra }] }) as Promise<{ loadId: string; pages: number; received: number; inserted: number; updated: number }>;
-const counts = async () => Object.fromEntries(await Promise.all(['articles', 'article_entities', 'article_keywords', 'article_classifications', '_loads'].map(async (t) => [t, Number((await warehouse.query<{ n: bigint }>(`SELECT count(*) AS n FROM ${t}`))[0]!.n)] as const)));
+  temporal.workflow.execute('newsIngest', { taskQueue: TASK_QUEUES.news, workflowId: id, args: [{ ...window, pageSize: 40, ...extra }] }) as Promise<{
+    loadId: string;
+    pages: number;
+    received: number;
+    inserted: number;
+    updated: number;
+  }>;
+const counts = async () =>
+  Object.fromEntries(
+    await Promise.all(
+      ['articles', 'article_entities', 'article_keywords', 'article_classifications', '_loads'].map(
+        async (t) => [t, Number((await warehouse.query<{ n: bigint }>(`SELECT count(*) AS n FROM ${t}`))[0]!.n)] as const,
+      ),
+    ),
+  );
 
 describe('newsIngest', () => {
   it('lands exactly the rows the API returned; the same window again changes nothing but adds a _loads row', async () => {
@@ -42,7 +55,13 @@ describe('newsIngest', () => {
     const expected: string[] = [];
     let entities = 0;
     let keywords = 0;
-    for await (const a of api.searchArticles({ historical: true, time_filter: 'crawl_date', start_timestamp: Date.parse(window.from) / 1000, end_timestamp: Date.parse(window.to) / 1000, n_articles: 100 })) {
+    for await (const a of api.searchArticles({
+      historical: true,
+      time_filter: 'crawl_date',
+      start_timestamp: Date.parse(window.from) / 1000,
+      end_timestamp: Date.parse(window.to) / 1000,
+      n_articles: 100,
+    })) {
       expected.push(a.article_id);
       entities += new Set(Object.entries(a.entities).flatMap(([t, vs]) => vs.map((v) => `${t}\u0000${v}`))).size;
       keywords += new Set(a.keywords).size;
@@ -63,7 +82,9 @@ describe('newsIngest', () => {
     const c2 = await counts();
     expect({ ...c2, _loads: 0 }).toEqual({ ...c1, _loads: 0 });
     expect(c2._loads).toBe(c1._loads! + 1);
-    const loads = await warehouse.query<{ load_id: string; rows_received: bigint; rows_inserted: bigint; pipeline: string; invariants: string }>('SELECT * FROM _loads ORDER BY started_at');
+    const loads = await warehouse.query<{ load_id: string; rows_received: bigint; rows_inserted: bigint; pipeline: string; invariants: string }>(
+      'SELECT * FROM _loads ORDER BY started_at',
+    );
     expect(loads.map((l) => l.load_id)).toEqual([r1.loadId, r2.loadId]);
     expect(loads.map((l) => Number(l.rows_inserted))).toEqual([expected.length, 0]);
     expect(JSON.parse(String(loads[1]!.invariants))).toMatchObject({ rows_equal_offset: true });
@@ -71,9 +92,14 @@ describe('newsIngest', () => {
 
   it('a window that is not an ordered pair of ISO times fails the run at once (WindowError), no page asked', async () => {
     const before = await counts();
-    const err = await ingest(`ingest-badwindow-${Date.now()}`, { from: '2022-07-10T00:00:00Z', to: '2022-07-09T00:00:00Z' }).catch((e: Error & { cause?: { type?: string; message?: string } }) => e);
+    const err = await ingest(`ingest-badwindow-${Date.now()}`, { from: '2022-07-10T00:00:00Z', to: '2022-07-09T00:00:00Z' }).catch(
+      (e: Error & { cause?: { type?: string; message?: string } }) => e,
+    );
     expect(err).toBeInstanceOf(Error);
-    expect((err as { cause?: { type?: string } }).cause).toMatchObject({ type: 'WindowError', message: 'window from 2022-07-10T00:00:00Z to 2022-07-09T00:00:00Z is not an ordered pair of ISO times' });
+    expect((err as { cause?: { type?: string } }).cause).toMatchObject({
+      type: 'WindowError',
+      message: 'window from 2022-07-10T00:00:00Z to 2022-07-09T00:00:00Z is not an ordered pair of ISO times',
+    });
     expect(await counts()).toEqual(before);
   });
 
@@ -124,7 +150,9 @@ describe('newsIngest', () => {
       const inWarehouse = Number((await snap.all(`SELECT count(*) AS n FROM ${table}`))[0]!.n);
       expect(n).toBe(inWarehouse);
       if (n === 0) continue;
-      const back = (await conn.runAndReadAll(`SELECT count(*) AS n FROM read_parquet('${out}/${table}/*/*.parquet', hive_partitioning = true)`)).getRowObjectsJS()[0]!;
+      const back = (
+        await conn.runAndReadAll(`SELECT count(*) AS n FROM read_parquet('${out}/${table}/*/*.parquet', hive_partitioning = true)`)
+      ).getRowObjectsJS()[0]!;
       expect(Number(back.n), table).toBe(n);
     }
     expect(fs.readdirSync(path.join(out, 'articles')).some((d) => /^month=2022-0[67]$/.test(d))).toBe(true);

@@ -41,7 +41,8 @@ const trackers = [
 ];
 const track = (runAt: string) =>
   temporal.workflow.execute('storyTracker', { taskQueue: TASK_QUEUES.stories, workflowId: `stories-${Date.now()}`, args: [{ trackers, runAt }] }) as Promise<{
-    loadId: string; trackers: Record<string, { stories: number; updates: number; articles: number; inserted: number; updated: number }>;
+    loadId: string;
+    trackers: Record<string, { stories: number; updates: number; articles: number; inserted: number; updated: number }>;
   }>;
 const n = async (sql: string) => Number((await warehouse.query<{ n: bigint }>(sql))[0]!.n);
 
@@ -57,7 +58,15 @@ describe('storyTracker', () => {
     // what the API says now, fetched directly, equals what the second run landed
     const api: StoryResponse[] = [];
     for (const t of trackers) {
-      const page = await client.getStories({ query: t.query, method: t.method, sort_by: t.sort_by, limit: 10, expand_updates: true, max_updates: 10, max_articles: 25 });
+      const page = await client.getStories({
+        query: t.query,
+        method: t.method,
+        sort_by: t.sort_by,
+        limit: 10,
+        expand_updates: true,
+        max_updates: 10,
+        max_articles: 25,
+      });
       api.push(...page.stories);
     }
     const byId = new Map(api.map((s) => [s.uuid, s]));
@@ -65,7 +74,9 @@ describe('storyTracker', () => {
     expect(await n('SELECT count(*) - count(DISTINCT story_uuid) AS n FROM stories')).toBe(0);
     expect(await n('SELECT count(*) - count(DISTINCT update_uuid) AS n FROM story_updates')).toBe(0);
     expect(await n('SELECT count(*) - count(DISTINCT (update_uuid, article_id)) AS n FROM update_articles')).toBe(0);
-    const landed = await warehouse.query<{ id: string; n_updates: number; n_articles: number }>('SELECT story_uuid::VARCHAR AS id, n_updates, n_articles FROM stories');
+    const landed = await warehouse.query<{ id: string; n_updates: number; n_articles: number }>(
+      'SELECT story_uuid::VARCHAR AS id, n_updates, n_articles FROM stories',
+    );
     for (const s of byId.values()) {
       const row = landed.find((x) => x.id === s.uuid);
       expect(row, s.uuid).toBeDefined();
@@ -78,7 +89,9 @@ describe('storyTracker', () => {
     }
     expect(landed.length).toBeGreaterThanOrEqual(storiesAfter1);
     // history: one metrics row per story, tracker and run
-    const perRun = await warehouse.query<{ run_at: Date; tracker: string; n: bigint }>('SELECT run_at, tracker, count(*) AS n FROM story_metrics GROUP BY ALL ORDER BY run_at, tracker');
+    const perRun = await warehouse.query<{ run_at: Date; tracker: string; n: bigint }>(
+      'SELECT run_at, tracker, count(*) AS n FROM story_metrics GROUP BY ALL ORDER BY run_at, tracker',
+    );
     expect(perRun.map((r) => [new Date(r.run_at).toISOString(), r.tracker, Number(r.n)])).toEqual([
       ['2026-01-01T10:00:00.000Z', 'floods', r1.trackers.floods!.stories],
       ['2026-01-01T10:00:00.000Z', 'latest', r1.trackers.latest!.stories],

@@ -16,9 +16,19 @@ export const GRAPH_NODES: TableDef = {
   mergeKey: ['run_id', 'node_id'],
   monthColumn: 'run_at',
   columns: [
-    c('run_id', 'VARCHAR', 'varchar'), c('run_at', 'TIMESTAMP', 'bigint'), c('query', 'VARCHAR', 'varchar'), c('node_id', 'VARCHAR', 'varchar'),
-    c('type', 'VARCHAR', 'varchar'), c('detailed_type', 'VARCHAR', 'varchar'), c('ner_type', 'VARCHAR', 'varchar'), c('mentions', 'INTEGER', 'int'),
-    c('sources', 'INTEGER', 'int'), c('aliases', 'VARCHAR[]', 'varchar[]'), c('latitude', 'DOUBLE', 'double'), c('longitude', 'DOUBLE', 'double'), ...tail,
+    c('run_id', 'VARCHAR', 'varchar'),
+    c('run_at', 'TIMESTAMP', 'bigint'),
+    c('query', 'VARCHAR', 'varchar'),
+    c('node_id', 'VARCHAR', 'varchar'),
+    c('type', 'VARCHAR', 'varchar'),
+    c('detailed_type', 'VARCHAR', 'varchar'),
+    c('ner_type', 'VARCHAR', 'varchar'),
+    c('mentions', 'INTEGER', 'int'),
+    c('sources', 'INTEGER', 'int'),
+    c('aliases', 'VARCHAR[]', 'varchar[]'),
+    c('latitude', 'DOUBLE', 'double'),
+    c('longitude', 'DOUBLE', 'double'),
+    ...tail,
   ],
 };
 
@@ -28,9 +38,17 @@ export const GRAPH_EDGES: TableDef = {
   mergeKey: ['run_id', 'from_id', 'to_id', 'label'],
   monthColumn: 'run_at',
   columns: [
-    c('run_id', 'VARCHAR', 'varchar'), c('run_at', 'TIMESTAMP', 'bigint'), c('query', 'VARCHAR', 'varchar'), c('from_id', 'VARCHAR', 'varchar'),
-    c('to_id', 'VARCHAR', 'varchar'), c('label', 'VARCHAR', 'varchar'), c('weight', 'INTEGER', 'int'), c('from_type', 'VARCHAR', 'varchar'),
-    c('to_type', 'VARCHAR', 'varchar'), c('source_ids', 'VARCHAR[]', 'varchar[]'), ...tail,
+    c('run_id', 'VARCHAR', 'varchar'),
+    c('run_at', 'TIMESTAMP', 'bigint'),
+    c('query', 'VARCHAR', 'varchar'),
+    c('from_id', 'VARCHAR', 'varchar'),
+    c('to_id', 'VARCHAR', 'varchar'),
+    c('label', 'VARCHAR', 'varchar'),
+    c('weight', 'INTEGER', 'int'),
+    c('from_type', 'VARCHAR', 'varchar'),
+    c('to_type', 'VARCHAR', 'varchar'),
+    c('source_ids', 'VARCHAR[]', 'varchar[]'),
+    ...tail,
   ],
 };
 

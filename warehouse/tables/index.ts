@@ -33,13 +33,26 @@ export const ARTICLES: TableDef = {
   mergeKey: ['article_id'],
   monthColumn: 'pub_date',
   columns: [
-    c('article_id', 'UUID', 'varchar'), c('article_url', 'VARCHAR', 'varchar'), c('domain_url', 'VARCHAR', 'varchar'),
-    c('source_id', 'VARCHAR', 'varchar'), c('title', 'VARCHAR', 'varchar'), c('summary', 'VARCHAR', 'varchar'),
-    c('language', 'VARCHAR', 'varchar'), c('pub_date', 'TIMESTAMP', 'bigint'), c('crawl_date', 'TIMESTAMP', 'bigint'),
-    c('country', 'VARCHAR', 'varchar'), c('continent', 'VARCHAR', 'varchar'), c('sentiment', 'INTEGER', 'int'),
-    c('provocative', 'VARCHAR', 'varchar'), c('reporting_voice', 'VARCHAR', 'varchar'), c('content_type', 'VARCHAR', 'varchar'),
-    c('bias', 'VARCHAR', 'varchar'), c('page_rank', 'INTEGER', 'int'), c('raw', 'JSON', 'varchar'),
-    c('row_hash', 'VARCHAR', 'varchar'), c('last_load_id', 'VARCHAR', 'varchar'),
+    c('article_id', 'UUID', 'varchar'),
+    c('article_url', 'VARCHAR', 'varchar'),
+    c('domain_url', 'VARCHAR', 'varchar'),
+    c('source_id', 'VARCHAR', 'varchar'),
+    c('title', 'VARCHAR', 'varchar'),
+    c('summary', 'VARCHAR', 'varchar'),
+    c('language', 'VARCHAR', 'varchar'),
+    c('pub_date', 'TIMESTAMP', 'bigint'),
+    c('crawl_date', 'TIMESTAMP', 'bigint'),
+    c('country', 'VARCHAR', 'varchar'),
+    c('continent', 'VARCHAR', 'varchar'),
+    c('sentiment', 'INTEGER', 'int'),
+    c('provocative', 'VARCHAR', 'varchar'),
+    c('reporting_voice', 'VARCHAR', 'varchar'),
+    c('content_type', 'VARCHAR', 'varchar'),
+    c('bias', 'VARCHAR', 'varchar'),
+    c('page_rank', 'INTEGER', 'int'),
+    c('raw', 'JSON', 'varchar'),
+    c('row_hash', 'VARCHAR', 'varchar'),
+    c('last_load_id', 'VARCHAR', 'varchar'),
   ],
 };
 export const ARTICLE_ENTITIES: TableDef = {
@@ -72,5 +85,13 @@ import { GRAPH_TABLES } from './graph.js';
 import { RESEARCH_TABLES } from './research.js';
 
 export const NEWS_TABLES: TableDef[] = [ARTICLES, ARTICLE_ENTITIES, ARTICLE_KEYWORDS, ARTICLE_CLASSIFICATIONS];
-export const TABLES: TableDef[] = [...NEWS_TABLES, ...DISTRIBUTION_TABLES, ...ALERT_TABLES, ...INDEX_COUNT_TABLES, ...STORY_TABLES, ...GRAPH_TABLES, ...RESEARCH_TABLES];
+export const TABLES: TableDef[] = [
+  ...NEWS_TABLES,
+  ...DISTRIBUTION_TABLES,
+  ...ALERT_TABLES,
+  ...INDEX_COUNT_TABLES,
+  ...STORY_TABLES,
+  ...GRAPH_TABLES,
+  ...RESEARCH_TABLES,
+];
 export const TABLES_BY_NAME = Object.fromEntries(TABLES.map((t) => [t.name, t]));

@@ -19,9 +19,15 @@ export const INDEX_COUNTS: TableDef = {
   // the load that last changed the count: a load bringing the same count leaves the row as it was
   loadColumns: ['loaded_at', 'load_id'],
   columns: [
-    c('domain', 'VARCHAR', 'varchar'), c('bucket_start', 'TIMESTAMP', 'bigint'), c('bucket_end', 'TIMESTAMP', 'bigint'),
-    c('sampling', 'VARCHAR', 'varchar'), c('filter_hash', 'VARCHAR', 'varchar'), c('filters', 'JSON', 'varchar'),
-    c('count', 'BIGINT', 'bigint'), c('loaded_at', 'TIMESTAMP', 'bigint'), c('load_id', 'VARCHAR', 'varchar'),
+    c('domain', 'VARCHAR', 'varchar'),
+    c('bucket_start', 'TIMESTAMP', 'bigint'),
+    c('bucket_end', 'TIMESTAMP', 'bigint'),
+    c('sampling', 'VARCHAR', 'varchar'),
+    c('filter_hash', 'VARCHAR', 'varchar'),
+    c('filters', 'JSON', 'varchar'),
+    c('count', 'BIGINT', 'bigint'),
+    c('loaded_at', 'TIMESTAMP', 'bigint'),
+    c('load_id', 'VARCHAR', 'varchar'),
     c('row_hash', 'VARCHAR', 'varchar'),
   ],
 };

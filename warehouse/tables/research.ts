@@ -16,10 +16,20 @@ export const RESEARCH_RUNS: TableDef = {
   mergeKey: ['run_id'],
   monthColumn: 'run_at',
   columns: [
-    c('run_id', 'VARCHAR', 'varchar'), c('name', 'VARCHAR', 'varchar'), c('question', 'VARCHAR', 'varchar'), c('parameters', 'JSON', 'varchar'),
-    c('status', 'VARCHAR', 'varchar'), c('rounds_done', 'INTEGER', 'int'), c('rounds', 'INTEGER', 'int'), c('report', 'VARCHAR', 'varchar'),
-    c('model', 'VARCHAR', 'varchar'), c('usage', 'JSON', 'varchar'), c('n_sources', 'INTEGER', 'int'), c('run_at', 'TIMESTAMP', 'bigint'),
-    c('row_hash', 'VARCHAR', 'varchar'), c('last_load_id', 'VARCHAR', 'varchar'),
+    c('run_id', 'VARCHAR', 'varchar'),
+    c('name', 'VARCHAR', 'varchar'),
+    c('question', 'VARCHAR', 'varchar'),
+    c('parameters', 'JSON', 'varchar'),
+    c('status', 'VARCHAR', 'varchar'),
+    c('rounds_done', 'INTEGER', 'int'),
+    c('rounds', 'INTEGER', 'int'),
+    c('report', 'VARCHAR', 'varchar'),
+    c('model', 'VARCHAR', 'varchar'),
+    c('usage', 'JSON', 'varchar'),
+    c('n_sources', 'INTEGER', 'int'),
+    c('run_at', 'TIMESTAMP', 'bigint'),
+    c('row_hash', 'VARCHAR', 'varchar'),
+    c('last_load_id', 'VARCHAR', 'varchar'),
   ],
 };
 
@@ -29,8 +39,14 @@ export const RESEARCH_SOURCES: TableDef = {
   mergeKey: ['run_id', 'citation'],
   replaceBy: ['run_id'],
   columns: [
-    c('run_id', 'VARCHAR', 'varchar'), c('citation', 'INTEGER', 'int'), c('kind', 'VARCHAR', 'varchar'), c('article_id', 'UUID', 'varchar'),
-    c('url', 'VARCHAR', 'varchar'), c('title', 'VARCHAR', 'varchar'), c('source', 'VARCHAR', 'varchar'), c('published', 'TIMESTAMP', 'bigint'),
+    c('run_id', 'VARCHAR', 'varchar'),
+    c('citation', 'INTEGER', 'int'),
+    c('kind', 'VARCHAR', 'varchar'),
+    c('article_id', 'UUID', 'varchar'),
+    c('url', 'VARCHAR', 'varchar'),
+    c('title', 'VARCHAR', 'varchar'),
+    c('source', 'VARCHAR', 'varchar'),
+    c('published', 'TIMESTAMP', 'bigint'),
   ],
 };
 

@@ -16,10 +16,20 @@ export const STORIES: TableDef = {
   mergeKey: ['story_uuid'],
   monthColumn: 'updated_ts',
   columns: [
-    c('story_uuid', 'UUID', 'varchar'), c('topic', 'VARCHAR', 'varchar'), c('categories', 'VARCHAR[]', 'varchar[]'), c('keywords', 'VARCHAR[]', 'varchar[]'),
-    c('n_updates', 'INTEGER', 'int'), c('n_articles', 'INTEGER', 'int'), c('updated_ts', 'TIMESTAMP', 'bigint'), c('current_update_uuid', 'VARCHAR', 'varchar'),
-    c('sentiment', 'DOUBLE', 'double'), c('countries', 'JSON', 'varchar'), c('languages', 'JSON', 'varchar'), c('sources', 'JSON', 'varchar'),
-    c('raw', 'JSON', 'varchar'), ...tail,
+    c('story_uuid', 'UUID', 'varchar'),
+    c('topic', 'VARCHAR', 'varchar'),
+    c('categories', 'VARCHAR[]', 'varchar[]'),
+    c('keywords', 'VARCHAR[]', 'varchar[]'),
+    c('n_updates', 'INTEGER', 'int'),
+    c('n_articles', 'INTEGER', 'int'),
+    c('updated_ts', 'TIMESTAMP', 'bigint'),
+    c('current_update_uuid', 'VARCHAR', 'varchar'),
+    c('sentiment', 'DOUBLE', 'double'),
+    c('countries', 'JSON', 'varchar'),
+    c('languages', 'JSON', 'varchar'),
+    c('sources', 'JSON', 'varchar'),
+    c('raw', 'JSON', 'varchar'),
+    ...tail,
   ],
 };
 
@@ -29,9 +39,17 @@ export const STORY_UPDATES: TableDef = {
   mergeKey: ['update_uuid'],
   monthColumn: 'story_update_ts',
   columns: [
-    c('update_uuid', 'UUID', 'varchar'), c('story_uuid', 'UUID', 'varchar'), c('story_update_ts', 'TIMESTAMP', 'bigint'), c('headline', 'VARCHAR', 'varchar'),
-    c('story', 'VARCHAR', 'varchar'), c('url_safe_title', 'VARCHAR', 'varchar'), c('n_articles', 'INTEGER', 'int'), c('continent', 'VARCHAR', 'varchar'),
-    c('categories', 'VARCHAR[]', 'varchar[]'), c('key_takeaways', 'JSON', 'varchar'), ...tail,
+    c('update_uuid', 'UUID', 'varchar'),
+    c('story_uuid', 'UUID', 'varchar'),
+    c('story_update_ts', 'TIMESTAMP', 'bigint'),
+    c('headline', 'VARCHAR', 'varchar'),
+    c('story', 'VARCHAR', 'varchar'),
+    c('url_safe_title', 'VARCHAR', 'varchar'),
+    c('n_articles', 'INTEGER', 'int'),
+    c('continent', 'VARCHAR', 'varchar'),
+    c('categories', 'VARCHAR[]', 'varchar[]'),
+    c('key_takeaways', 'JSON', 'varchar'),
+    ...tail,
   ],
 };
 
@@ -42,8 +60,13 @@ export const UPDATE_ARTICLES: TableDef = {
   replaceBy: ['update_uuid'],
   monthColumn: 'pub_date',
   columns: [
-    c('update_uuid', 'UUID', 'varchar'), c('article_id', 'UUID', 'varchar'), c('story_uuid', 'UUID', 'varchar'), c('title', 'VARCHAR', 'varchar'),
-    c('article_url', 'VARCHAR', 'varchar'), c('domain_url', 'VARCHAR', 'varchar'), c('pub_date', 'TIMESTAMP', 'bigint'),
+    c('update_uuid', 'UUID', 'varchar'),
+    c('article_id', 'UUID', 'varchar'),
+    c('story_uuid', 'UUID', 'varchar'),
+    c('title', 'VARCHAR', 'varchar'),
+    c('article_url', 'VARCHAR', 'varchar'),
+    c('domain_url', 'VARCHAR', 'varchar'),
+    c('pub_date', 'TIMESTAMP', 'bigint'),
   ],
 };
 
@@ -53,9 +76,17 @@ export const STORY_METRICS: TableDef = {
   mergeKey: ['story_uuid', 'tracker', 'run_at'],
   monthColumn: 'run_at',
   columns: [
-    c('story_uuid', 'UUID', 'varchar'), c('tracker', 'VARCHAR', 'varchar'), c('run_at', 'TIMESTAMP', 'bigint'), c('rank', 'INTEGER', 'int'),
-    c('coverage', 'INTEGER', 'int'), c('n_updates', 'INTEGER', 'int'), c('n_sources', 'INTEGER', 'int'), c('sentiment', 'DOUBLE', 'double'),
-    c('rolling_sentiment', 'DOUBLE', 'double'), c('updated_ts', 'TIMESTAMP', 'bigint'), ...tail,
+    c('story_uuid', 'UUID', 'varchar'),
+    c('tracker', 'VARCHAR', 'varchar'),
+    c('run_at', 'TIMESTAMP', 'bigint'),
+    c('rank', 'INTEGER', 'int'),
+    c('coverage', 'INTEGER', 'int'),
+    c('n_updates', 'INTEGER', 'int'),
+    c('n_sources', 'INTEGER', 'int'),
+    c('sentiment', 'DOUBLE', 'double'),
+    c('rolling_sentiment', 'DOUBLE', 'double'),
+    c('updated_ts', 'TIMESTAMP', 'bigint'),
+    ...tail,
   ],
 };
 

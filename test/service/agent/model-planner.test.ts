@@ -28,16 +28,23 @@ afterAll(async () => {
   await svc?.stop();
 });
 
-const deepnews = (extra: Record<string, unknown>) => api(svc.url, 'POST', '/v1/chat/deepnews', svc.keys.org!, { messages: [{ role: 'user', content: Q }], ...extra });
+const deepnews = (extra: Record<string, unknown>) =>
+  api(svc.url, 'POST', '/v1/chat/deepnews', svc.keys.org!, { messages: [{ role: 'user', content: Q }], ...extra });
 
 /** First turn: two searches; second turn: done. */
 const twoSearches = (_body: unknown, turn: number) =>
   turn === 0
-    ? { text: 'I will search the archive.', calls: [{ id: 'call_a', name: 'search_news', input: { query: 'Shinzo Abe shot Nara', method: 'kw' } }, { id: 'call_b', name: 'search_stories', input: { query: 'Abe assassination' } }] }
+    ? {
+        text: 'I will search the archive.',
+        calls: [
+          { id: 'call_a', name: 'search_news', input: { query: 'Shinzo Abe shot Nara', method: 'kw' } },
+          { id: 'call_b', name: 'search_stories', input: { query: 'Abe assassination' } },
+        ],
+      }
     : { text: 'Enough material.', calls: [] };
 
 describe('a model plans and writes', () => {
-  it('OpenAI-compatible: the model\'s tool calls run, their results go back as tool messages, and the report is the model\'s', async () => {
+  it("OpenAI-compatible: the model's tool calls run, their results go back as tool messages, and the report is the model's", async () => {
     svc.services.config.llm = { url: openai.url, model: 'gpt-test' };
     openai.requests.length = 0;
     openai.plan = twoSearches;
@@ -62,7 +69,7 @@ describe('a model plans and writes', () => {
     expect(openai.requests).toHaveLength(3);
   });
 
-  it('Anthropic tool use (BYOK): tool_use blocks run, tool_result blocks go back, the report is Claude\'s', async () => {
+  it("Anthropic tool use (BYOK): tool_use blocks run, tool_result blocks go back, the report is Claude's", async () => {
     anthropic.requests.length = 0;
     anthropic.plan = twoSearches;
     anthropic.report = ['Claude: Abe was killed [1].'];
@@ -79,13 +86,19 @@ describe('a model plans and writes', () => {
     expect(assistant.content.filter((b: { type: string }) => b.type === 'tool_use').map((b: { id: string }) => b.id)).toEqual(['call_a', 'call_b']);
     const results = t2!.body.messages[t2!.body.messages.length - 1];
     expect(results.role).toBe('user');
-    expect(results.content.map((b: { type: string; tool_use_id: string }) => [b.type, b.tool_use_id])).toEqual([['tool_result', 'call_a'], ['tool_result', 'call_b']]);
+    expect(results.content.map((b: { type: string; tool_use_id: string }) => [b.type, b.tool_use_id])).toEqual([
+      ['tool_result', 'call_a'],
+      ['tool_result', 'call_b'],
+    ]);
   });
 
-  it('max_depth caps the model\'s rounds; an unknown tool name is answered, not run; a cutoff reaches the planner\'s instructions', async () => {
+  it("max_depth caps the model's rounds; an unknown tool name is answered, not run; a cutoff reaches the planner's instructions", async () => {
     svc.services.config.llm = { url: openai.url, model: 'gpt-test' };
     openai.requests.length = 0;
-    openai.plan = (_b, turn) => ({ text: '', calls: [{ id: `c${turn}`, name: turn === 0 ? 'hack_the_planet' : 'search_news', input: { query: `Abe ${turn}` } }] });
+    openai.plan = (_b, turn) => ({
+      text: '',
+      calls: [{ id: `c${turn}`, name: turn === 0 ? 'hack_the_planet' : 'search_news', input: { query: `Abe ${turn}` } }],
+    });
     const r = await deepnews({ model: 'gpt-4o', max_depth: 3, cutoff_datetime: '2022-07-09T00:00:00Z' });
     expect(r.status).toBe(200);
     const tools = openai.requests.filter((x) => Array.isArray(x.body.tools));
@@ -105,7 +118,10 @@ describe('a model plans and writes', () => {
     // streamed: the research has begun (thinking sent), so the failure is an in-stream error event (facts §2.4)
     const s = await deepnews({ model: 'gpt-4o', stream: true });
     expect(s.status).toBe(200);
-    const events = s.text.split('\n\n').filter(Boolean).map((e) => e.replace(/^data: /, ''));
+    const events = s.text
+      .split('\n\n')
+      .filter(Boolean)
+      .map((e) => e.replace(/^data: /, ''));
     expect(JSON.parse(events[events.length - 1]!)).toEqual({ error: { message: expect.stringMatching(/^openai provider failed/), code: 502000 } });
     expect(events).not.toContain('[DONE]');
     svc.services.config.llm = null;

@@ -32,8 +32,13 @@ describe('rounds', () => {
 
   it('later rounds widen with entities the best articles share (not asked, not in the question) and their story; nothing left: no calls', () => {
     const p = questionParts('Why did Sri Lanka fall into crisis?');
-    const art = (id: string, people: string[]): NewsArticle => ({ articleId: id, entities: { Person: people, Organization: [], Location: ['Sri Lanka'], Event: [] } }) as unknown as NewsArticle;
-    const ranked = [art('a', ['Gotabaya Rajapaksa', 'Ranil Wickremesinghe']), art('b', ['Gotabaya Rajapaksa']), art('c', ['Ranil Wickremesinghe', 'Someone Once'])];
+    const art = (id: string, people: string[]): NewsArticle =>
+      ({ articleId: id, entities: { Person: people, Organization: [], Location: ['Sri Lanka'], Event: [] } }) as unknown as NewsArticle;
+    const ranked = [
+      art('a', ['Gotabaya Rajapaksa', 'Ranil Wickremesinghe']),
+      art('b', ['Gotabaya Rajapaksa']),
+      art('c', ['Ranil Wickremesinghe', 'Someone Once']),
+    ];
     const asked = new Set<string>();
     const calls = nextRound(p, new Set(['asknews']), all, { ranked, storyOf: (id) => (id === 'b' ? 'story-1' : null), asked });
     expect(calls).toEqual([

@@ -10,7 +10,10 @@ import { DeepNewsResponse } from '../../../spec/index.js';
 import { api, startTestService, type TestService } from '../../helpers/service.js';
 import { repoRoot } from '../../helpers/paths.js';
 
-const QUESTIONS = JSON.parse(fs.readFileSync(path.join(repoRoot, 'test/fixtures/deepnews/questions.json'), 'utf8')) as { question: string; relevant: string[] }[];
+const QUESTIONS = JSON.parse(fs.readFileSync(path.join(repoRoot, 'test/fixtures/deepnews/questions.json'), 'utf8')) as {
+  question: string;
+  relevant: string[];
+}[];
 
 let svc: TestService;
 beforeAll(async () => {
@@ -52,7 +55,10 @@ describe('15 research questions from the corpus', () => {
       const cited = citedArticles(content);
       const news = body.sources.news!;
       // only_cited_sources (default true): the sources are the cited articles, in citation order
-      expect(news.map((a) => a.article_url), q.question).toEqual(cited.map((c) => c.url));
+      expect(
+        news.map((a) => a.article_url),
+        q.question,
+      ).toEqual(cited.map((c) => c.url));
       expect(body.sources.web).toEqual([]);
       expect(body.sources.charts).toEqual([]);
       const relevant = new Set(news.map((a) => a.article_id).filter((id) => q.relevant.includes(id)));
@@ -69,7 +75,10 @@ describe('15 research questions from the corpus', () => {
     let sources = 0;
     for (const q of QUESTIONS) {
       // the cutoff: the third judged-relevant article's publication time (so some remain before it)
-      const dates = q.relevant.map((id) => svc.services.news!.index.get(id)?.pubDate.getTime()).filter((t): t is number => t !== undefined).sort((a, b) => a - b);
+      const dates = q.relevant
+        .map((id) => svc.services.news!.index.get(id)?.pubDate.getTime())
+        .filter((t): t is number => t !== undefined)
+        .sort((a, b) => a - b);
       const cutoff = new Date(dates[Math.min(2, dates.length - 1)]!).toISOString();
       const r = await deepnews(q.question, { start_citation_number: 5, cutoff_datetime: cutoff, only_cited_sources: false, inline_citations: 'numbered' });
       expect(r.status, q.question).toBe(200);
@@ -99,12 +108,19 @@ describe('15 research questions from the corpus', () => {
     const q = QUESTIONS[0]!.question;
     const streamed = async (depth: number) => {
       const r = await fetch(`${svc.url}/v1/chat/deepnews`, {
-        method: 'POST', headers: { authorization: `Bearer ${svc.keys.org}`, 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { authorization: `Bearer ${svc.keys.org}`, 'content-type': 'application/json' },
         body: JSON.stringify({ messages: [{ role: 'user', content: q }], search_depth: depth, max_depth: 10, stream: true, engine: 'v2.0' }),
       });
       const text = await r.text();
-      return text.split('\n\n').filter((e) => e.startsWith('data: {')).map((e) => JSON.parse(e.slice(6))).flatMap((e) => e.choices ?? []).map((c) => c.delta)
-        .filter((d) => d.type === 'content_block_start' && d.content_block.type === 'tool_use').map((d) => d.content_block.name);
+      return text
+        .split('\n\n')
+        .filter((e) => e.startsWith('data: {'))
+        .map((e) => JSON.parse(e.slice(6)))
+        .flatMap((e) => e.choices ?? [])
+        .map((c) => c.delta)
+        .filter((d) => d.type === 'content_block_start' && d.content_block.type === 'tool_use')
+        .map((d) => d.content_block.name);
     };
     const one = await streamed(1);
     const three = await streamed(3);

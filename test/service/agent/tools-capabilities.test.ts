@@ -36,7 +36,11 @@ beforeAll(async () => {
   server = await startPageServer();
   const urls = servePages(server);
   webUrls = [urls.get('wikipedia')!, urls.get('wikipedia-2')!];
-  const r = await api(svc.url, 'POST', '/v1/news/index_urls', svc.keys.org, { start_time: '2000-01-01T00:00:00Z', end_time: '2100-01-01T00:00:00Z', urls: webUrls.map((url) => ({ url })) });
+  const r = await api(svc.url, 'POST', '/v1/news/index_urls', svc.keys.org, {
+    start_time: '2000-01-01T00:00:00Z',
+    end_time: '2100-01-01T00:00:00Z',
+    urls: webUrls.map((url) => ({ url })),
+  });
   expect(r.status).toBe(200);
   const job = await waitForJob(() => api(svc.url, 'GET', `/v1/news/index_urls/${r.body.job_id}`, svc.keys.org));
   expect(job.status).toBe('completed');
@@ -86,7 +90,14 @@ describe('the capability tools through POST /v1/chat/deepnews', () => {
     // charts: a plotly figure of the news index
     expect(body.sources.charts!.length).toBeGreaterThan(0);
     expect(body.sources.charts![0]).toMatchObject({ success: true, chart_json: { data: expect.any(Array), layout: expect.any(Object) } });
-    expect(body.usage.tool_usage).toMatchObject({ search_news: expect.any(Number), search_wiki: 1, search_web: 1, search_forum: 1, build_graph: 1, make_chart: 1 });
+    expect(body.usage.tool_usage).toMatchObject({
+      search_news: expect.any(Number),
+      search_wiki: 1,
+      search_web: 1,
+      search_forum: 1,
+      build_graph: 1,
+      make_chart: 1,
+    });
     expect(body.choices[0]!.message.content).not.toMatch(/Not searched/);
   });
 
@@ -107,11 +118,17 @@ describe('the capability tools through POST /v1/chat/deepnews', () => {
     expect(chunks[chunks.length - 1].usage.tool_usage).toMatchObject({ search_wiki: 1, search_web: 1, search_forum: 1, build_graph: 1, make_chart: 1 });
   });
 
-  it('cutoff_datetime before the Wikipedia pages\' timestamps removes them; nothing after the cutoff comes back', async () => {
+  it("cutoff_datetime before the Wikipedia pages' timestamps removes them; nothing after the cutoff comes back", async () => {
     const first = Math.min(...wikiTimes.values());
     expect(Number.isFinite(first)).toBe(true);
     const cutoff = new Date(first - 86_400_000).toISOString();
-    const r = await deepnews({ messages: [{ role: 'user', content: Q }], sources: SOURCES, search_depth: 1, only_cited_sources: false, cutoff_datetime: cutoff });
+    const r = await deepnews({
+      messages: [{ role: 'user', content: Q }],
+      sources: SOURCES,
+      search_depth: 1,
+      only_cited_sources: false,
+      cutoff_datetime: cutoff,
+    });
     expect(r.status).toBe(200);
     const body = DeepNewsResponse.parse(r.body);
     const web = body.sources.web!;
@@ -125,20 +142,33 @@ describe('the capability tools through POST /v1/chat/deepnews', () => {
     expect(open.body.sources.web.some((w: { source: string }) => w.source === 'wikipedia')).toBe(true);
   });
 
-  it('a cutoff between the Wikipedia pages\' timestamps drops the newer articles and keeps the older ones in their rank', async () => {
+  it("a cutoff between the Wikipedia pages' timestamps drops the newer articles and keeps the older ones in their rank", async () => {
     // the time-loop films list (2024) ranks first for this question; New Zealand (2019) and Mozilla (2016) are older
     const q = 'Which films are about time loops in New Zealand?';
     const cutoff = '2020-01-01T00:00:00.000Z';
     const ranked = await svc.services.wiki!.search(q, { limit: 5 });
     expect(Date.parse(ranked[0]!.timestamp)).toBeGreaterThan(Date.parse(cutoff));
-    const want = [...new Set(ranked.filter((d) => Date.parse(d.timestamp) <= Date.parse(cutoff)).slice(0, 5).map((d) => d.url))];
+    const want = [
+      ...new Set(
+        ranked
+          .filter((d) => Date.parse(d.timestamp) <= Date.parse(cutoff))
+          .slice(0, 5)
+          .map((d) => d.url),
+      ),
+    ];
     expect(want).toEqual(['https://en.wikipedia.org/wiki/New_Zealand', MOZILLA]);
-    const r = await deepnews({ messages: [{ role: 'user', content: q }], sources: ['asknews', 'wiki'], search_depth: 1, only_cited_sources: false, cutoff_datetime: cutoff });
+    const r = await deepnews({
+      messages: [{ role: 'user', content: q }],
+      sources: ['asknews', 'wiki'],
+      search_depth: 1,
+      only_cited_sources: false,
+      cutoff_datetime: cutoff,
+    });
     expect(r.status).toBe(200);
     expect(r.body.sources.web.map((w: { url: string }) => w.url)).toEqual(want);
   });
 
-  it('a cutoff that drops the forum\'s best threads still brings the best threads published before it', async () => {
+  it("a cutoff that drops the forum's best threads still brings the best threads published before it", async () => {
     const forum = svc.services.forum!;
     const now = svc.services.news!.clock();
     const params = { keywords: [Q], method: 'nl' as const, time_filter: 'all' as const, sort: 'relevance' as const };
@@ -147,14 +177,23 @@ describe('the capability tools through POST /v1/chat/deepnews', () => {
     const cut = Math.min(...top.map((t) => Date.parse(t.date))) - 1000;
     expect(cut).toBeGreaterThan(Math.min(...forum.all().map((t) => Date.parse(t.date))));
     const cutoff = new Date(cut).toISOString();
-    const want = (await forum.search({ ...params, n_threads: forum.size }, { now })).filter((t) => Date.parse(t.date) <= cut).slice(0, 5).map((t) => t.url);
+    const want = (await forum.search({ ...params, n_threads: forum.size }, { now }))
+      .filter((t) => Date.parse(t.date) <= cut)
+      .slice(0, 5)
+      .map((t) => t.url);
     expect(want.length).toBeGreaterThan(0);
-    const r = await deepnews({ messages: [{ role: 'user', content: Q }], sources: ['asknews', 'reddit'], search_depth: 1, only_cited_sources: false, cutoff_datetime: cutoff });
+    const r = await deepnews({
+      messages: [{ role: 'user', content: Q }],
+      sources: ['asknews', 'reddit'],
+      search_depth: 1,
+      only_cited_sources: false,
+      cutoff_datetime: cutoff,
+    });
     expect(r.status).toBe(200);
     expect(r.body.sources.web.map((w: { url: string }) => w.url)).toEqual(want);
   });
 
-  it('the graph tool keeps the request\'s own end_timestamp when it is earlier than the cutoff', async () => {
+  it("the graph tool keeps the request's own end_timestamp when it is earlier than the cutoff", async () => {
     const graph = svc.services.graph!;
     const build = graph.build.bind(graph);
     const built: Awaited<ReturnType<typeof build>>[] = [];
@@ -166,8 +205,11 @@ describe('the capability tools through POST /v1/chat/deepnews', () => {
     try {
       const end = Date.parse('2022-07-01T00:00:00Z');
       const r = await deepnews({
-        messages: [{ role: 'user', content: 'Why did Boris Johnson resign?' }], sources: ['asknews', 'graph'], search_depth: 1,
-        filter_params: { end_timestamp: end / 1000 }, cutoff_datetime: '2022-07-20T00:00:00Z',
+        messages: [{ role: 'user', content: 'Why did Boris Johnson resign?' }],
+        sources: ['asknews', 'graph'],
+        search_depth: 1,
+        filter_params: { end_timestamp: end / 1000 },
+        cutoff_datetime: '2022-07-20T00:00:00Z',
       });
       expect(r.status).toBe(200);
       expect(built.length).toBe(1);
@@ -187,8 +229,12 @@ describe('the capability tools through POST /v1/chat/deepnews', () => {
     expect(Object.keys(body.usage.tool_usage!).sort()).toEqual(['search_news', 'search_stories']);
     expect(body.choices[0]!.message.content).toContain('Not searched: wiki, google, reddit, graph, charts.');
     const events = await stream({ messages: [{ role: 'user', content: Q }], sources: SOURCES, search_depth: 1 }, svc.keys.publisher);
-    const text = events.filter((e) => e.object === 'chat.completion.chunk').map((c) => c.choices[0].delta.content ?? '').join('');
-    for (const s of ['wiki', 'google', 'reddit', 'graph', 'charts']) expect(text).toContain(`Source ${s}: a publisher key researches the news archive only, skipped.`);
+    const text = events
+      .filter((e) => e.object === 'chat.completion.chunk')
+      .map((c) => c.choices[0].delta.content ?? '')
+      .join('');
+    for (const s of ['wiki', 'google', 'reddit', 'graph', 'charts'])
+      expect(text).toContain(`Source ${s}: a publisher key researches the news archive only, skipped.`);
     expect(events.some((e) => e.object === 'chat.completion.source' && e.source.kind !== 'news')).toBe(false);
   });
 });

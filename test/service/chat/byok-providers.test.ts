@@ -42,9 +42,18 @@ const Q = 'Who shot Shinzo Abe and what happened to him?';
 describe('BYOK providers in chat', () => {
   it('claude-*: the stored key goes to the Messages API with the model, the news context, temperature, stop and stream', async () => {
     anthropic.requests.length = 0;
-    const r = await chat(svc, svc.keys.org!, { messages: [{ role: 'user', content: Q }], model: 'claude-sonnet-4-5', temperature: 0.2, stop: ['END'], stream: true, inline_citations: 'numbered' });
+    const r = await chat(svc, svc.keys.org!, {
+      messages: [{ role: 'user', content: Q }],
+      model: 'claude-sonnet-4-5',
+      temperature: 0.2,
+      stop: ['END'],
+      stream: true,
+      inline_citations: 'numbered',
+    });
     expect(r.status).toBe(200);
-    const chunks = sseEvents(r.text).slice(0, -1).map((e) => JSON.parse(e));
+    const chunks = sseEvents(r.text)
+      .slice(0, -1)
+      .map((e) => JSON.parse(e));
     expect(chunks[0].model).toBe('claude-sonnet-4-5');
     expect(chunks.map((c) => c.choices[0].delta.content).join('')).toMatch(/^Abe was shot in Nara \[1\]\.\n\nReferences:\n\[1\] /);
     const sent = anthropic.requests[0]!;
@@ -56,7 +65,13 @@ describe('BYOK providers in chat', () => {
 
   it('gemini-*: the stored key goes to generateContent with the news context; plain (non-stream) call', async () => {
     gemini.requests.length = 0;
-    const r = await chat(svc, svc.keys.org!, { messages: [{ role: 'user', content: Q }], model: 'gemini-2.5-flash', temperature: 0.4, stop: 'END', journalist_mode: false });
+    const r = await chat(svc, svc.keys.org!, {
+      messages: [{ role: 'user', content: Q }],
+      model: 'gemini-2.5-flash',
+      temperature: 0.4,
+      stop: 'END',
+      journalist_mode: false,
+    });
     expect(r.status).toBe(200);
     expect(r.body.model).toBe('gemini-2.5-flash');
     const sent = gemini.requests[0]!;
@@ -74,7 +89,7 @@ describe('BYOK providers in chat', () => {
     expect(r.body.model).toBe('newsflow-extractive');
   });
 
-  it('a free-plan key of the same organization is answered by the fallback, not its organization\'s BYOK key, and lists no BYOK models', async () => {
+  it("a free-plan key of the same organization is answered by the fallback, not its organization's BYOK key, and lists no BYOK models", async () => {
     anthropic.requests.length = 0;
     gemini.requests.length = 0;
     for (const model of ['claude-sonnet-4-5', 'gemini-2.5-flash']) {
@@ -132,7 +147,8 @@ describe('BYOK providers in chat', () => {
     expect(withKeys.body.object).toBe('list');
     const ids = withKeys.body.data.map((m: { id: string }) => m.id);
     expect(ids).toEqual(expect.arrayContaining(['newsflow-extractive', 'claude-sonnet-4-5', 'gemini-2.5-flash']));
-    for (const m of withKeys.body.data) expect(m).toEqual({ id: expect.any(String), object: 'model', created: expect.any(Number), owned_by: expect.any(String) });
+    for (const m of withKeys.body.data)
+      expect(m).toEqual({ id: expect.any(String), object: 'model', created: expect.any(Number), owned_by: expect.any(String) });
     const without = await api(svc.url, 'GET', '/v1/openai/models', svc.keys.analyst);
     expect(without.body.data.map((m: { id: string }) => m.id)).toEqual(['newsflow-extractive']);
   });

@@ -20,8 +20,7 @@ beforeAll(async () => {
 });
 afterAll(async () => svc?.stop());
 
-const ask = (question: string, extra: Record<string, unknown> = {}) =>
-  chat(svc, svc.keys.org!, { messages: [{ role: 'user', content: question }], ...extra });
+const ask = (question: string, extra: Record<string, unknown> = {}) => chat(svc, svc.keys.org!, { messages: [{ role: 'user', content: question }], ...extra });
 
 describe('30 questions from the corpus, extractive answers', () => {
   it('cites a judged-relevant article in >= 80% of answers; every sentence is a span of its cited article; citations map one-to-one onto references', async () => {
@@ -40,7 +39,10 @@ describe('30 questions from the corpus, extractive answers', () => {
       // one-to-one: the numbers cited are exactly 1..K in order of first appearance, and K references
       const firsts = [...new Set(a.cites)];
       expect(firsts, q.question).toEqual(firsts.map((_, i) => i + 1));
-      expect(a.refs.map((x) => x.n), q.question).toEqual(firsts);
+      expect(
+        a.refs.map((x) => x.n),
+        q.question,
+      ).toEqual(firsts);
       const cited = a.refs.map((x) => byUrl.get(x.url)!);
       expect(cited.every(Boolean), q.question).toBe(true);
       citedTotal += cited.length;
@@ -90,7 +92,7 @@ describe('30 questions from the corpus, extractive answers', () => {
 
 describe('citation styles, references and watermark', () => {
   const Q = 'What did the Supreme Court decide about Roe v. Wade?';
-  it('numbered: [n]; markdown_link: [[n](url)] with the reference\'s url; none: no markers, references kept', async () => {
+  it("numbered: [n]; markdown_link: [[n](url)] with the reference's url; none: no markers, references kept", async () => {
     const numbered = parseAnswer((await ask(Q, { inline_citations: 'numbered' })).body.choices[0].message.content);
     const md = (await ask(Q, { inline_citations: 'markdown_link' })).body.choices[0].message.content as string;
     const none = (await ask(Q, { inline_citations: 'none' })).body.choices[0].message.content as string;
@@ -161,11 +163,17 @@ describe('sampling fields', () => {
 describe('hit events', () => {
   it('records a grounded event per article in the context and a citation event per cited article', async () => {
     const keyId = svc.keyIds.analyst!;
-    const r = await chat(svc, svc.keys.analyst!, { messages: [{ role: 'user', content: 'How fast are monkeypox cases spreading?' }], filter_params: { n_articles: 7 } });
+    const r = await chat(svc, svc.keys.analyst!, {
+      messages: [{ role: 'user', content: 'How fast are monkeypox cases spreading?' }],
+      filter_params: { n_articles: 7 },
+    });
     expect(r.status).toBe(200);
     const cited = parseAnswer(r.body.choices[0].message.content).refs.length;
     await svc.services.news!.hits.flush();
-    const rows = await svc.services.db.all<{ kind: string; n: bigint }>('SELECT kind, count(*) AS n FROM hit_events WHERE key_id = $1 GROUP BY kind ORDER BY kind', [keyId]);
+    const rows = await svc.services.db.all<{ kind: string; n: bigint }>(
+      'SELECT kind, count(*) AS n FROM hit_events WHERE key_id = $1 GROUP BY kind ORDER BY kind',
+      [keyId],
+    );
     const by = Object.fromEntries(rows.map((x) => [x.kind, Number(x.n)]));
     expect(by.grounded).toBe(7);
     expect(cited).toBeGreaterThan(0);

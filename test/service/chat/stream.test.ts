@@ -18,7 +18,10 @@ afterAll(async () => {
   await svc?.stop();
 });
 
-const body = (extra: Record<string, unknown> = {}) => ({ messages: [{ role: 'user' as const, content: 'Who shot Shinzo Abe and what happened to him?' }], ...extra });
+const body = (extra: Record<string, unknown> = {}) => ({
+  messages: [{ role: 'user' as const, content: 'Who shot Shinzo Abe and what happened to him?' }],
+  ...extra,
+});
 
 describe('streamed extractive answers', () => {
   it('concatenated deltas equal the non-stream answer; [DONE] is last; usage, delta.role and delta.content on every chunk', async () => {
@@ -36,7 +39,11 @@ describe('streamed extractive answers', () => {
       for (const c of chunks) {
         expect(c.object).toBe('chat.completion.chunk');
         expect(c.model).toBe('newsflow-extractive');
-        expect(c.usage).toEqual({ prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number), total_tokens: c.usage.prompt_tokens + c.usage.completion_tokens });
+        expect(c.usage).toEqual({
+          prompt_tokens: expect.any(Number),
+          completion_tokens: expect.any(Number),
+          total_tokens: c.usage.prompt_tokens + c.usage.completion_tokens,
+        });
         expect(c.usage.completion_tokens).toBeGreaterThanOrEqual(last);
         last = c.usage.completion_tokens;
         expect(c.choices[0].delta.role).toBe('assistant');
@@ -78,12 +85,25 @@ describe('a model provider behind the stream', () => {
     fake.mode = 'ok';
   };
 
-  it('streams the provider\'s deltas with citations rewritten; the response names the model that wrote it', async () => {
+  it("streams the provider's deltas with citations rewritten; the response names the model that wrote it", async () => {
     useFake();
     try {
       fake.mode = 'ok';
       fake.requests.length = 0;
-      const s = await chat(svc, svc.keys.org!, body({ stream: true, inline_citations: 'numbered', asknews_watermark: false, temperature: 0.1, top_p: 0.8, stop: ['END'], presence_penalty: 1, user: 'u-7' }));
+      const s = await chat(
+        svc,
+        svc.keys.org!,
+        body({
+          stream: true,
+          inline_citations: 'numbered',
+          asknews_watermark: false,
+          temperature: 0.1,
+          top_p: 0.8,
+          stop: ['END'],
+          presence_penalty: 1,
+          user: 'u-7',
+        }),
+      );
       // what the OpenAI-compatible server received: the model, the news context, sampling, stop, stream
       const sent = fake.requests[0]!;
       expect(sent.path).toBe('/v1/chat/completions');
@@ -91,7 +111,9 @@ describe('a model provider behind the stream', () => {
       expect(sent.body.messages[0].role).toBe('system');
       expect(sent.body.messages[0].content).toMatch(/News articles:\n\n\[1\] .*Abe/);
       expect(sent.body.messages[1]).toEqual({ role: 'user', content: 'Who shot Shinzo Abe and what happened to him?' });
-      const chunks = sseEvents(s.text).slice(0, -1).map((e) => JSON.parse(e));
+      const chunks = sseEvents(s.text)
+        .slice(0, -1)
+        .map((e) => JSON.parse(e));
       expect(chunks.every((c) => c.model === 'local-model')).toBe(true);
       const text = chunks.map((c) => c.choices[0].delta.content).join('');
       expect(text.split('\n\nReferences:')[0]).toBe('Abe was shot at a campaign event [1] in Nara [2].');
@@ -109,11 +131,17 @@ describe('a model provider behind the stream', () => {
     const pieces = fake.pieces;
     try {
       fake.mode = 'ok';
-      const words = ['Abe ', 'was ', 'shot, ', 'the ', 'police ', 'said; ', 'Nara\'s ', 'crowd ', 'fled ', '42 ', 'times. ', 'Über ', '“quoted” ', '\n'];
+      const words = ['Abe ', 'was ', 'shot, ', 'the ', 'police ', 'said; ', "Nara's ", 'crowd ', 'fled ', '42 ', 'times. ', 'Über ', '“quoted” ', '\n'];
       fake.pieces = Array.from({ length: 3000 }, (_, i) => words[(i * 7) % words.length]!);
       const work = tokenizerWork.chars;
-      const s = await chat(svc, svc.keys.org!, body({ stream: true, inline_citations: 'none', append_references: false, asknews_watermark: false, max_tokens: 100000 }));
-      const chunks = sseEvents(s.text).slice(0, -1).map((e) => JSON.parse(e));
+      const s = await chat(
+        svc,
+        svc.keys.org!,
+        body({ stream: true, inline_citations: 'none', append_references: false, asknews_watermark: false, max_tokens: 100000 }),
+      );
+      const chunks = sseEvents(s.text)
+        .slice(0, -1)
+        .map((e) => JSON.parse(e));
       const text = chunks.map((c) => c.choices[0].delta.content).join('');
       expect(text).toBe(fake.pieces.join(''));
       const last = chunks[chunks.length - 1];
@@ -127,7 +155,7 @@ describe('a model provider behind the stream', () => {
     }
   });
 
-  it('a failing provider\'s URL and upstream body stay on the server: the 502 and the SSE error event name only the provider and the kind', async () => {
+  it("a failing provider's URL and upstream body stay on the server: the 502 and the SSE error event name only the provider and the kind", async () => {
     const PATH = 'internal-llm-gw-7f3a9c';
     const MARKER = 'UPSTREAM-SECRET-MARKER-51b2';
     svc.services.config.llm = { url: `${fake.url}/${PATH}/v1`, model: 'local-model' };

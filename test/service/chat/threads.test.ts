@@ -16,13 +16,20 @@ describe('chat threads', () => {
     const threadId = first.body.thread_id as string;
     expect(threadId).toMatch(/^[0-9a-f-]{36}$/);
     expect(first.headers.get('x-thread-id')).toBe(threadId);
-    const second = await chat(svc, svc.keys.org!, { messages: [{ role: 'user', content: 'And how did Russia respond?' }], thread_id: threadId, inline_citations: 'numbered' });
+    const second = await chat(svc, svc.keys.org!, {
+      messages: [{ role: 'user', content: 'And how did Russia respond?' }],
+      thread_id: threadId,
+      inline_citations: 'numbered',
+    });
     expect(second.status).toBe(200);
     expect(second.body.thread_id).toBe(threadId);
     const refs = parseAnswer(second.body.choices[0].message.content).refs;
     expect(refs.length).toBeGreaterThan(1);
     const byUrl = idsByUrl(svc);
-    const texts = await articleTexts(svc, refs.map((r) => byUrl.get(r.url)!));
+    const texts = await articleTexts(
+      svc,
+      refs.map((r) => byUrl.get(r.url)!),
+    );
     const onTopic = [...texts.values()].filter((t) => /ukrain|russia|kremlin|putin|moscow|kyiv/i.test(t));
     console.log(`thread follow-up: ${onTopic.length}/${texts.size} cited articles are about Ukraine/Russia`);
     expect(onTopic.length).toBe(texts.size);
@@ -34,7 +41,10 @@ describe('chat threads', () => {
     const alone = await chat(svc, svc.keys.org!, { messages: [{ role: 'user', content: 'And how did Russia respond?' }], conversational_awareness: false });
     expect(alone.status).toBe(200);
     const aloneRefs = parseAnswer(alone.body.choices[0].message.content).refs;
-    const aloneTexts = await articleTexts(svc, aloneRefs.map((r) => byUrl.get(r.url)!));
+    const aloneTexts = await articleTexts(
+      svc,
+      aloneRefs.map((r) => byUrl.get(r.url)!),
+    );
     const ukr = (m: Map<string, string>) => [...m.values()].filter((t) => /ukrain|kyiv|zelensk/i.test(t)).length;
     console.log(`follow-up citing Ukraine: alone ${ukr(aloneTexts)}/${aloneTexts.size}, in the thread ${ukr(texts)}/${texts.size}`);
     expect(aloneTexts.size).toBeGreaterThan(0);
@@ -52,7 +62,7 @@ describe('chat threads', () => {
     expect(ids[0]).not.toBe(ids[1]);
   });
 
-  it('an unknown thread_id, or another user\'s thread, is 404 {code, detail}', async () => {
+  it("an unknown thread_id, or another user's thread, is 404 {code, detail}", async () => {
     const r = await chat(svc, svc.keys.org!, { messages: [{ role: 'user', content: 'hello' }], thread_id: '00000000-0000-4000-8000-000000000000' });
     expect(r.status).toBe(404);
     expect(r.body).toEqual({ code: 404000, detail: expect.stringContaining('00000000-0000-4000-8000-000000000000') });

@@ -42,7 +42,12 @@ describe('chat completions input validation', () => {
   it('accepts the body the official SDKs send: optional keys as null', async () => {
     const r = await chat(svc, svc.keys.org!, {
       messages: [{ role: 'user', content: 'hello', name: null, function_call: null }],
-      model: 'gpt-4o-mini', stop: null, user: null, thread_id: null, filter_params: null, stream: false,
+      model: 'gpt-4o-mini',
+      stop: null,
+      user: null,
+      thread_id: null,
+      filter_params: null,
+      stream: false,
     });
     expect(r.status).toBe(200);
     // offline: the extractive writer answers, and says it is the one that did
@@ -50,7 +55,11 @@ describe('chat completions input validation', () => {
   });
 
   it('bad JSON is a 400 {code, detail}, not a 500', async () => {
-    const res = await fetch(`${svc.url}/v1/openai/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${svc.keys.org}`, 'content-type': 'application/json' }, body: '{"messages": [' });
+    const res = await fetch(`${svc.url}/v1/openai/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${svc.keys.org}`, 'content-type': 'application/json' },
+      body: '{"messages": [',
+    });
     expect(res.status).toBe(400);
     expect((await res.json()).code).toBe(400000);
   });

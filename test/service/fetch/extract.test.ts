@@ -16,7 +16,10 @@ import { html, startPageServer, type PageServer } from '../../helpers/page-serve
 import { norm, tokenF1, tokens } from '../../helpers/readability-pages.js';
 
 const pagesDir = path.join(sharedDir, 'data/html/readability');
-const names = fs.readdirSync(pagesDir).filter((n) => fs.existsSync(path.join(pagesDir, n, 'source.html'))).sort();
+const names = fs
+  .readdirSync(pagesDir)
+  .filter((n) => fs.existsSync(path.join(pagesDir, n, 'source.html')))
+  .sort();
 
 interface Expected {
   title: string | null;
@@ -35,7 +38,6 @@ interface Scored {
   pubDate?: boolean;
   f1?: number;
 }
-
 
 let server: PageServer;
 const scored: Scored[] = [];
@@ -115,7 +117,11 @@ describe('extractArticle over the Readability test pages', () => {
   });
 
   it('matches the expected title on every article page', () => {
-    expect(articles().filter((s) => !s.title).map((s) => s.name)).toEqual([]);
+    expect(
+      articles()
+        .filter((s) => !s.title)
+        .map((s) => s.name),
+    ).toEqual([]);
   });
 
   it('finds the byline names where the page has a byline', () => {
@@ -172,7 +178,10 @@ describe('extractArticle on built pages', () => {
 
   it('makes the links and images of the article HTML absolute against the page URL', () => {
     const p = para('Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt. ');
-    const r = extractArticle(story('><head><title>Story</title></head>', `${p}<p><a href="/rel/link">a link</a> <img src="img/a.png"></p>${p}${p}`), 'https://news.example/2024/01/story.html');
+    const r = extractArticle(
+      story('><head><title>Story</title></head>', `${p}<p><a href="/rel/link">a link</a> <img src="img/a.png"></p>${p}${p}`),
+      'https://news.example/2024/01/story.html',
+    );
     expect('skipped' in r).toBe(false);
     const html = (r as { html: string }).html;
     expect(html).toContain('href="https://news.example/rel/link"');
@@ -186,7 +195,9 @@ describe('extractArticle on built pages', () => {
   });
 
   it('detects the language when the page declares none, and reads JSON-LD datePublished and og:image', () => {
-    const p = para('Die Bundesregierung hat am Mittwoch ein neues Gesetz beschlossen, das die Förderung von Wärmepumpen neu regelt und vielen Haushalten helfen soll. ');
+    const p = para(
+      'Die Bundesregierung hat am Mittwoch ein neues Gesetz beschlossen, das die Förderung von Wärmepumpen neu regelt und vielen Haushalten helfen soll. ',
+    );
     const head =
       '><head><title>Neues Gesetz</title><meta property="og:image" content="//cdn.example/pic.jpg">' +
       '<script type="application/ld+json">{"@graph":[{"@type":"WebPage"},{"@type":"NewsArticle","datePublished":"2024-03-06T10:15:00+01:00"}]}</script></head>';

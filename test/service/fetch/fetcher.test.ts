@@ -198,12 +198,9 @@ describe('fetchPage', () => {
     expect((await fetchPage(`${server.origin}/x`, allowServer())).html).toBe(PAGE);
   });
 
-  it.each(['ftp://example.com/file.html', 'file:///etc/passwd', 'gopher://example.com/', 'javascript:alert(1)'])(
-    'refuses the scheme of %s',
-    async (url) => {
-      expect((await refusedWith(url, allowServer())).reason).toBe('scheme');
-    },
-  );
+  it.each(['ftp://example.com/file.html', 'file:///etc/passwd', 'gopher://example.com/', 'javascript:alert(1)'])('refuses the scheme of %s', async (url) => {
+    expect((await refusedWith(url, allowServer())).reason).toBe('scheme');
+  });
 
   it('refuses a redirect to a file: URL by its scheme', async () => {
     server.routes.set('/to-file', redirect('file:///etc/passwd'));
@@ -228,7 +225,10 @@ describe('fetchPage', () => {
   it('decodes a windows-1252 page by the charset of its Content-Type header', async () => {
     // “Café” — 10 €
     const bytes = Buffer.from([0x93, 0x43, 0x61, 0x66, 0xe9, 0x94, 0x20, 0x97, 0x20, 0x31, 0x30, 0x20, 0x80]);
-    server.routes.set('/cp1252', html(Buffer.concat([Buffer.from('<html><body><p>'), bytes, Buffer.from('</p></body></html>')]), 'text/html; charset=windows-1252'));
+    server.routes.set(
+      '/cp1252',
+      html(Buffer.concat([Buffer.from('<html><body><p>'), bytes, Buffer.from('</p></body></html>')]), 'text/html; charset=windows-1252'),
+    );
     const page = await fetchPage(`${server.origin}/cp1252`, allowServer());
     expect(page.charset).toBe('windows-1252');
     expect(page.charsetSource).toBe('header');

@@ -64,14 +64,23 @@ describe('address policy: forbidden ranges', () => {
 });
 
 describe('address policy: public addresses', () => {
-  it.each(['8.8.8.8', '1.1.1.1', '93.184.216.34', '172.32.0.1', '100.128.0.1', '169.255.0.1', '223.255.255.255', '::ffff:8.8.8.8', '64:ff9b::808:808', '2606:4700:4700::1111', '2a00:1450:4001::200e'])(
-    'allows the public address %s',
-    (ip) => {
-      expect(addressKind(ip)).toBeNull();
-      expect(isForbiddenAddress(ip)).toBe(false);
-      expect(refusal(none, 'example.com', ip)).toBeNull();
-    },
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '93.184.216.34',
+    '172.32.0.1',
+    '100.128.0.1',
+    '169.255.0.1',
+    '223.255.255.255',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '2606:4700:4700::1111',
+    '2a00:1450:4001::200e',
+  ])('allows the public address %s', (ip) => {
+    expect(addressKind(ip)).toBeNull();
+    expect(isForbiddenAddress(ip)).toBe(false);
+    expect(refusal(none, 'example.com', ip)).toBeNull();
+  });
 });
 
 describe('address policy: IP literals in odd forms', () => {
@@ -90,12 +99,9 @@ describe('address policy: IP literals in odd forms', () => {
     expect(isForbiddenAddress(literal!)).toBe(true);
   });
 
-  it.each(['08.0.0.1', '1.2.3.4.5', '256.0.0.1', '1.2.65536', '0x100000000', 'foo.123', '[::1%lo]'])(
-    'refuses the host %s as a malformed address',
-    (host) => {
-      expect(hostLiteral(host)).toBe('malformed');
-    },
-  );
+  it.each(['08.0.0.1', '1.2.3.4.5', '256.0.0.1', '1.2.65536', '0x100000000', 'foo.123', '[::1%lo]'])('refuses the host %s as a malformed address', (host) => {
+    expect(hostLiteral(host)).toBe('malformed');
+  });
 
   it('leaves host names to DNS', () => {
     expect(hostLiteral('example.com')).toBeNull();

@@ -27,7 +27,9 @@ afterAll(async () => svc?.stop());
 async function newAlert(): Promise<string> {
   clock = BEFORE;
   const r = await api(svc.url, 'POST', '/v1/chat/alerts', svc.keys.org, {
-    query: 'Djokovic wins Wimbledon', alert_type: 'AlwaysAlertWhen', cron: '*/5 * * * *',
+    query: 'Djokovic wins Wimbledon',
+    alert_type: 'AlwaysAlertWhen',
+    cron: '*/5 * * * *',
     triggers: [{ action: 'webhook', params: { url: 'https://hooks.example.com/alerts' } }],
   });
   expect(r.status).toBe(201);
@@ -53,7 +55,11 @@ describe('run while delete', () => {
     async (order) => {
       for (let i = 0; i < TRIES; i++) {
         const id = await newAlert();
-        const [r, d] = await race(() => run(id), () => del(id), order === 'run first');
+        const [r, d] = await race(
+          () => run(id),
+          () => del(id),
+          order === 'run first',
+        );
         expect([200, 404], `try ${i}: run ${r.status} ${r.text}`).toContain(r.status);
         expect(d.status, `try ${i}: delete ${d.text}`).toBe(204);
         if (r.status === 200) {
@@ -71,7 +77,11 @@ describe('run while delete', () => {
   it(`an update racing a delete of its alert (${TRIES} tries, both orders) answers 200 or 404, never 500`, async () => {
     for (let i = 0; i < TRIES; i++) {
       const id = await newAlert();
-      const [p, d] = await race(() => put(id), () => del(id), i % 2 === 0);
+      const [p, d] = await race(
+        () => put(id),
+        () => del(id),
+        i % 2 === 0,
+      );
       expect([200, 404], `try ${i}: put ${p.status} ${p.text}`).toContain(p.status);
       expect(d.status).toBe(204);
       expect((await api(svc.url, 'GET', `/v1/chat/alerts/${id}`, svc.keys.org)).status).toBe(404);

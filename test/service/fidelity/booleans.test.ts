@@ -23,7 +23,22 @@ const locsOf = (body: { detail?: unknown }) => (Array.isArray(body?.detail) ? bo
 describe('boolean query parameters', () => {
   it('finds the boolean query parameters of search, articles, stories, alerts, distribution, forecast, websearch, wiki and forum in spec/', () => {
     const ops = new Set(cases.map((c) => c.op));
-    for (const op of ['search_news', 'get_articles', 'get_article', 'get_stories', 'get_story', 'get_alerts', 'run_alert', 'domain_hit_share', 'find_domains', 'get_forecast', 'live_web_search', 'search_wiki', 'search_reddit', 'search_forum']) {
+    for (const op of [
+      'search_news',
+      'get_articles',
+      'get_article',
+      'get_stories',
+      'get_story',
+      'get_alerts',
+      'run_alert',
+      'domain_hit_share',
+      'find_domains',
+      'get_forecast',
+      'live_web_search',
+      'search_wiki',
+      'search_reddit',
+      'search_forum',
+    ]) {
       expect(ops, op).toContain(op);
     }
   });

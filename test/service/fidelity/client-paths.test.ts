@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(async () => svc?.stop());
 
-describe('the official clients\' paths are routed with their scopes', () => {
+describe("the official clients' paths are routed with their scopes", () => {
   const cases = [
     { path: '/v1/reddit/search?keywords=election', scope: 'news', operationId: 'search_reddit' },
     { path: '/v1/openai/models', scope: 'chat', operationId: 'list_models' },

@@ -25,14 +25,28 @@ function dateTimeSchemas(): { where: string; schema: z.ZodType }[] {
   const seen = new Set<z.ZodType>();
   const visit = (s: z.ZodType, where: string) => {
     if (!s) return;
-    const d = defOf(s) as ReturnType<typeof defOf> & { valueType?: z.ZodType; items?: z.ZodType[]; out?: z.ZodType; rest?: z.ZodType; left?: z.ZodType; right?: z.ZodType };
+    const d = defOf(s) as ReturnType<typeof defOf> & {
+      valueType?: z.ZodType;
+      items?: z.ZodType[];
+      out?: z.ZodType;
+      rest?: z.ZodType;
+      left?: z.ZodType;
+      right?: z.ZodType;
+    };
     if (d.type === 'string' && isDateTime(s)) out.push({ where, schema: s });
     if (seen.has(s)) return;
     seen.add(s);
     for (const [k, x] of Object.entries(d.shape ?? {})) visit(x, `${where}.${k}`);
-    for (const x of [d.innerType, d.in, d.out, d.element, d.valueType, d.rest, d.left, d.right, ...(d.options ?? []), ...(d.items ?? [])]) if (x) visit(x, where);
+    for (const x of [d.innerType, d.in, d.out, d.element, d.valueType, d.rest, d.left, d.right, ...(d.options ?? []), ...(d.items ?? [])])
+      if (x) visit(x, where);
   };
-  for (const r of ROUTES) for (const [part, s] of [['query', r.query], ['path', r.params], ['body', r.body]] as const) if (s) visit(s, `${r.operationId}:${part}`);
+  for (const r of ROUTES)
+    for (const [part, s] of [
+      ['query', r.query],
+      ['path', r.params],
+      ['body', r.body],
+    ] as const)
+      if (s) visit(s, `${r.operationId}:${part}`);
   return out;
 }
 
@@ -40,7 +54,14 @@ describe('date-time schemas of spec/', () => {
   const found = dateTimeSchemas();
   it('finds the date-time fields of index counts, web search, URL indexing, alerts and DeepNews', () => {
     const where = found.map((f) => f.where).join(' ');
-    for (const w of ['get_index_counts:query.start_datetime', 'live_web_search:query.end_datetime', 'index_urls:body.start_time', 'create_alert:body.expires_at', 'deep_news:body.cutoff_datetime']) expect(where).toContain(w);
+    for (const w of [
+      'get_index_counts:query.start_datetime',
+      'live_web_search:query.end_datetime',
+      'index_urls:body.start_time',
+      'create_alert:body.expires_at',
+      'deep_news:body.cutoff_datetime',
+    ])
+      expect(where).toContain(w);
   });
   it('every one of them reads a naive date-time as UTC and a space as T, keeping microseconds', () => {
     expect(found.length).toBeGreaterThan(0);
@@ -60,7 +81,8 @@ describe('date-time schemas of spec/', () => {
 });
 
 const FORMS = ['2022-07-01T00:00:00', '2022-07-01 00:00:00', '2022-07-01 00:00:00.123456', '2022-07-01 00:00:00.123456+00:00'];
-const queryFields = routeFields().filter((f) => f.where === 'query' && isDateTime(f.schema))
+const queryFields = routeFields()
+  .filter((f) => f.where === 'query' && isDateTime(f.schema))
   .map((f) => ({ op: f.route.operationId, method: f.route.method, path: fillPath(f.route), name: f.name }));
 
 describe('date-time query parameters', () => {
@@ -75,7 +97,8 @@ describe('date-time query parameters', () => {
   });
 
   it('GET /v1/index_counts?start_datetime=2022-07-01T00:00:00 counts from UTC midnight: the same answer as with Z', async () => {
-    const q = (start: string, end: string) => api(svc.url, 'GET', `/v1/index_counts?sampling=1h&start_datetime=${encodeURIComponent(start)}&end_datetime=${encodeURIComponent(end)}`, svc.keys.org);
+    const q = (start: string, end: string) =>
+      api(svc.url, 'GET', `/v1/index_counts?sampling=1h&start_datetime=${encodeURIComponent(start)}&end_datetime=${encodeURIComponent(end)}`, svc.keys.org);
     const z = await q('2022-07-09T00:00:00Z', '2022-07-11T00:00:00Z');
     expect(z.status).toBe(200);
     expect(z.body.reduce((n: number, b: { count: number }) => n + b.count, 0)).toBeGreaterThan(0);
@@ -97,13 +120,20 @@ describe('date-time body fields', () => {
     expect(naive.body.expires_at).toBe(withZ.body.expires_at);
   });
   it('POST /v1/news/index_urls takes naive start_time and end_time', async () => {
-    const r = await api(svc.url, 'POST', '/v1/news/index_urls', svc.keys.org, { start_time: '2022-07-01 00:00:00', end_time: '2022-07-02T00:00:00', urls: [{ url: 'https://example.com/a' }] });
+    const r = await api(svc.url, 'POST', '/v1/news/index_urls', svc.keys.org, {
+      start_time: '2022-07-01 00:00:00',
+      end_time: '2022-07-02T00:00:00',
+      urls: [{ url: 'https://example.com/a' }],
+    });
     expect(r.status).not.toBe(500);
     expect(locsOf(r.body)).not.toContain('body.start_time');
     expect(locsOf(r.body)).not.toContain('body.end_time');
   });
   it('a DeepNews cutoff_datetime with a space is not refused', async () => {
-    const r = await api(svc.url, 'POST', '/v1/chat/deepnews', svc.keys.org, { messages: [{ role: 'user', content: 'hi' }], cutoff_datetime: '2022-07-01 00:00:00' });
+    const r = await api(svc.url, 'POST', '/v1/chat/deepnews', svc.keys.org, {
+      messages: [{ role: 'user', content: 'hi' }],
+      cutoff_datetime: '2022-07-01 00:00:00',
+    });
     expect(locsOf(r.body)).not.toContain('body.cutoff_datetime');
   });
 });
@@ -117,8 +147,14 @@ describe('date-times at the ends of the calendar', () => {
       expect(r.status, `${v}: ${r.text}`).not.toBe(500);
       // the date-time is taken (a route may still refuse the range it makes: too many buckets)
       const mine = (r.body?.detail ?? []).filter((d: { loc: unknown[] }) => d.loc.join('.') === `query.${name}`);
-      expect(mine.map((d: { type: string }) => d.type), `${v}: ${r.text}`).not.toContain('value_error.datetime');
-      expect(mine.map((d: { type: string }) => d.type), `${v}: ${r.text}`).not.toContain('value_error');
+      expect(
+        mine.map((d: { type: string }) => d.type),
+        `${v}: ${r.text}`,
+      ).not.toContain('value_error.datetime');
+      expect(
+        mine.map((d: { type: string }) => d.type),
+        `${v}: ${r.text}`,
+      ).not.toContain('value_error');
     }
     for (const v of OUTSIDE) {
       const r = await api(svc.url, method, `${path}?${name}=${encodeURIComponent(v)}`, svc.keys.org);

@@ -14,7 +14,9 @@ beforeAll(async () => {
 });
 afterAll(async () => svc?.stop());
 
-const dated = ROUTES.filter((d) => d.group === 'distribution' && d.query && 'start_date' in ((d.query as any).shape ?? (d.query as any)._zod.def.in?.shape ?? {}));
+const dated = ROUTES.filter(
+  (d) => d.group === 'distribution' && d.query && 'start_date' in ((d.query as any).shape ?? (d.query as any)._zod.def.in?.shape ?? {}),
+);
 const needs = (path: string) => (/top_n_for_domain_timeseries|stats\/count/.test(path) ? 'domain_name=acme.com' : 'domain_names=acme.com');
 const CASES = [
   { name: 'end_date', query: 'start_date=179&end_date=510538618020432017432818745344' },

@@ -15,12 +15,18 @@ beforeAll(async () => {
 afterAll(async () => svc?.stop());
 
 const send = (method: string, path: string, body = '', admin = false) =>
-  fetch(`${svc.url}${path}`, { method, headers: { authorization: `Bearer ${credentialFor(svc, { admin })}`, 'content-type': 'application/json' }, body: method === 'GET' ? undefined : body })
-    .then(async (r) => ({ status: r.status, text: await r.text() }));
+  fetch(`${svc.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${credentialFor(svc, { admin })}`, 'content-type': 'application/json' },
+    body: method === 'GET' ? undefined : body,
+  }).then(async (r) => ({ status: r.status, text: await r.text() }));
 
 describe('an empty JSON body', () => {
   it('DELETE /v1/chat/alerts/{id} with Content-Type: application/json and no body deletes the alert (204)', async () => {
-    const created = await api(svc.url, 'POST', '/v1/chat/alerts', svc.keys.org, { cron: '*/5 * * * *', triggers: [{ action: 'webhook', params: { url: 'https://hooks.example.com/a' } }] });
+    const created = await api(svc.url, 'POST', '/v1/chat/alerts', svc.keys.org, {
+      cron: '*/5 * * * *',
+      triggers: [{ action: 'webhook', params: { url: 'https://hooks.example.com/a' } }],
+    });
     expect(created.status).toBe(201);
     const del = await send('DELETE', `/v1/chat/alerts/${created.body.id}`);
     expect(del.status, del.text).toBe(204);

@@ -75,7 +75,10 @@ describe('errors raised below the routes are {code, detail}', () => {
     ['an unknown method token', 'FOO / HTTP/1.1\r\nHost: localhost\r\n\r\n'],
     ['a request line with a bad version', 'GET / HTTP/9.Z\r\nHost: localhost\r\n\r\n'],
     ['a header line without a colon', 'GET / HTTP/1.1\r\nHost: localhost\r\nBad Header\r\n\r\n'],
-    ['a malformed chunked body', `POST /v1/news/graph HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n`],
+    [
+      'a malformed chunked body',
+      `POST /v1/news/graph HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n`,
+    ],
   ])('%s is 400 {code, detail}', async (_name, data) => {
     expectErrorBody(await raw(data), 400);
   });
@@ -92,24 +95,32 @@ describe('errors raised below the routes are {code, detail}', () => {
     expect(body.detail[0]!.loc).toEqual(['path', 'article_id']);
   });
   it('a body announced over the 10 MB limit is 413 {code, detail}', async () => {
-    const r = await raw(`POST /v1/news/graph HTTP/1.1\r\nHost: localhost\r\n${auth()}Content-Type: application/json\r\nContent-Length: ${11 * 1024 * 1024}\r\nConnection: close\r\n\r\n{}`);
+    const r = await raw(
+      `POST /v1/news/graph HTTP/1.1\r\nHost: localhost\r\n${auth()}Content-Type: application/json\r\nContent-Length: ${11 * 1024 * 1024}\r\nConnection: close\r\n\r\n{}`,
+    );
     expectErrorBody(r, 413);
   });
   it('a chunked body that grows over the 10 MB limit is 413 {code, detail}', async () => {
     const chunk = Buffer.alloc(1024 * 1024, 0x20);
-    const body = Readable.from((function* () {
-      yield Buffer.from('{"query": "');
-      for (let i = 0; i < 11; i++) yield chunk;
-      yield Buffer.from('"}');
-    })());
+    const body = Readable.from(
+      (function* () {
+        yield Buffer.from('{"query": "');
+        for (let i = 0; i < 11; i++) yield chunk;
+        yield Buffer.from('"}');
+      })(),
+    );
     const res = await request(`${svc.url}/v1/news/graph`, {
-      method: 'POST', body, headers: { authorization: `Bearer ${svc.keys.org}`, 'content-type': 'application/json' },
+      method: 'POST',
+      body,
+      headers: { authorization: `Bearer ${svc.keys.org}`, 'content-type': 'application/json' },
     }).catch((e: Error) => e);
     if (res instanceof Error) throw res;
     expectErrorBody({ status: res.statusCode, headers: res.headers as Record<string, string>, body: await res.body.text() }, 413);
   });
   it.each(['text/csv', ';;;', 'application/xml'])('a body of content type %s is 415 {code, detail}', async (type) => {
-    const r = await raw(`POST /v1/news/graph HTTP/1.1\r\nHost: localhost\r\n${auth()}Content-Type: ${type}\r\nContent-Length: 2\r\nConnection: close\r\n\r\nab`);
+    const r = await raw(
+      `POST /v1/news/graph HTTP/1.1\r\nHost: localhost\r\n${auth()}Content-Type: ${type}\r\nContent-Length: 2\r\nConnection: close\r\n\r\nab`,
+    );
     expectErrorBody(r, 415);
   });
   it('a route error (404, 405, 401) keeps the same shape', async () => {

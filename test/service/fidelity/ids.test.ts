@@ -15,14 +15,21 @@ beforeAll(async () => {
 });
 afterAll(async () => svc?.stop());
 
-const MALFORMED = ['-'.repeat(36), '0'.repeat(36), 'z'.repeat(8) + '-0000-0000-0000-000000000000', '6f1e2d3c4b5a49688776655443322110ab12', '6f1e2d3c-4b5a-4968-8776-65544332211'];
+const MALFORMED = [
+  '-'.repeat(36),
+  '0'.repeat(36),
+  'z'.repeat(8) + '-0000-0000-0000-000000000000',
+  '6f1e2d3c4b5a49688776655443322110ab12',
+  '6f1e2d3c-4b5a-4968-8776-65544332211',
+];
 const UNKNOWN = '6f1e2d3c-4b5a-4968-8776-655443322110';
 /** Well-formed ids of any version and variant, as the hosted API's pydantic UUID takes them. */
 const WELL_FORMED = [UNKNOWN, '00000000-0000-0000-0000-000000000000', '12345678-1234-1234-1234-123456789012', UNKNOWN.toUpperCase()];
 const locsOf = (body: { detail?: unknown }) => (Array.isArray(body?.detail) ? body.detail.map((d: { loc: unknown[] }) => d.loc.join('.')) : []);
 
 // search's offset is an integer or a UUID cursor (36 zeros there is the integer 0): not an id
-const uuidFields = routeFields().filter((f) => f.where !== 'body' && isUuid(f.schema) && f.name !== 'offset')
+const uuidFields = routeFields()
+  .filter((f) => f.where !== 'body' && isUuid(f.schema) && f.name !== 'offset')
   .map((f) => ({ op: f.route.operationId, method: f.route.method, route: f.route, where: f.where, name: f.name }));
 const NEEDS: Record<string, string> = {};
 const url = (f: (typeof uuidFields)[number], v: string) =>
@@ -31,7 +38,15 @@ const url = (f: (typeof uuidFields)[number], v: string) =>
 describe('ids in paths and queries', () => {
   it('finds article_id, article_ids, alert_id (path and query), user_id and uuids in spec/', () => {
     const names = new Set(uuidFields.map((f) => `${f.op}:${f.where}.${f.name}`));
-    for (const n of ['get_article:path.article_id', 'get_articles:query.article_ids', 'get_alert:path.alert_id', 'delete_alert:path.alert_id', 'get_all_alert_logs:query.alert_id', 'get_alerts:query.user_id', 'get_stories:query.uuids']) {
+    for (const n of [
+      'get_article:path.article_id',
+      'get_articles:query.article_ids',
+      'get_alert:path.alert_id',
+      'delete_alert:path.alert_id',
+      'get_all_alert_logs:query.alert_id',
+      'get_alerts:query.user_id',
+      'get_stories:query.uuids',
+    ]) {
       expect(names, n).toContain(n);
     }
   });
@@ -79,7 +94,12 @@ describe('ids in paths and queries', () => {
   });
 
   it('alert ids: an unknown well-formed id is 404 on get, update, delete, run and logs', async () => {
-    for (const [m, p] of [['GET', ''], ['DELETE', ''], ['GET', '/run'], ['GET', '/logs']] as const) {
+    for (const [m, p] of [
+      ['GET', ''],
+      ['DELETE', ''],
+      ['GET', '/run'],
+      ['GET', '/logs'],
+    ] as const) {
       const r = await api(svc.url, m, `/v1/chat/alerts/${UNKNOWN}${p}`, svc.keys.org);
       expect(r.status, `${m} ${p}`).toBe(404);
     }

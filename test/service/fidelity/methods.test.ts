@@ -38,13 +38,18 @@ async function send(method: string, path: string, body?: string, key?: string) {
   const text = await res.body.text();
   return { status: res.statusCode, allow: res.headers.allow as string | undefined, type: String(res.headers['content-type']), text };
 }
-const allowOf = (h: string | undefined) => (h ?? '').split(',').map((s) => s.trim()).filter(Boolean).sort();
+const allowOf = (h: string | undefined) =>
+  (h ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .sort();
 
-describe('a method the path does not serve is 405 with the path\'s Allow', () => {
+describe("a method the path does not serve is 405 with the path's Allow", () => {
   it('the table has paths whose methods are missing (the cases below are not empty)', () => {
     expect(cases.length).toBeGreaterThan(TABLE.size * 4);
   });
-  it.each(cases)('$method $path is 405 with Allow listing exactly the table\'s methods, without a body and with one', async ({ path, method, served }) => {
+  it.each(cases)("$method $path is 405 with Allow listing exactly the table's methods, without a body and with one", async ({ path, method, served }) => {
     for (const body of [undefined, '{"query": "x"}']) {
       const r = await send(method, concrete(path), body);
       expect(r.status, `${method} ${path} body=${body !== undefined}: ${r.text}`).toBe(405);
@@ -91,7 +96,7 @@ describe('HEAD, OPTIONS and unknown paths', () => {
     expect(r.status).toBe(405);
     expect(r.allow).toBe('POST');
   });
-  it('OPTIONS is 405 with the path\'s Allow', async () => {
+  it("OPTIONS is 405 with the path's Allow", async () => {
     const r = await send('OPTIONS', '/v1/chat/alerts');
     expect(r.status).toBe(405);
     expect(allowOf(r.allow)).toEqual(['GET', 'POST']);

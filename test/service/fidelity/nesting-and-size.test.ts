@@ -16,7 +16,11 @@ beforeAll(async () => {
 afterAll(async () => svc?.stop());
 
 const send = async (method: string, path: string, text: string, admin = false) => {
-  const res = await fetch(`${svc.url}${path}`, { method, headers: { authorization: `Bearer ${credentialFor(svc, { admin })}`, 'content-type': 'application/json' }, body: text });
+  const res = await fetch(`${svc.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${credentialFor(svc, { admin })}`, 'content-type': 'application/json' },
+    body: text,
+  });
   const raw = await res.text();
   return { status: res.status, raw, body: JSON.parse(raw) };
 };
@@ -55,7 +59,10 @@ describe('nesting depth', () => {
     expect(r.status, r.raw.slice(0, 300)).toBe(201);
     let p = r.body.triggers[0].params.payload;
     let depth = 0;
-    while (typeof p === 'object') { p = p.a; depth++; }
+    while (typeof p === 'object') {
+      p = p.a;
+      depth++;
+    }
     expect(depth).toBe(INPUT_LIMITS.maxDepth - 5);
   });
 });
@@ -64,13 +71,23 @@ describe('size of strings and free-form objects', () => {
   it('an alert query of 9 MB is 422 naming the query (it would be sent back on every list page)', async () => {
     const r = await api(svc.url, 'POST', '/v1/chat/alerts', svc.keys.org, { cron: '*/5 * * * *', triggers: [], query: 'x'.repeat(9 * 1024 * 1024) });
     expect(r.status).toBe(422);
-    expect(r.body.detail).toEqual([{ loc: ['body', 'query'], msg: expect.stringContaining(String(INPUT_LIMITS.alertTextChars)), type: 'value_error.any_str.max_length' }]);
+    expect(r.body.detail).toEqual([
+      { loc: ['body', 'query'], msg: expect.stringContaining(String(INPUT_LIMITS.alertTextChars)), type: 'value_error.any_str.max_length' },
+    ]);
     expect(r.text.length).toBeLessThan(2000);
   });
   it('an alert query at the limit is taken; one character more is 422; so for the title and an update', async () => {
-    const ok = await api(svc.url, 'POST', '/v1/chat/alerts', svc.keys.org, { cron: '*/5 * * * *', triggers: [], query: 'q'.repeat(INPUT_LIMITS.alertTextChars) });
+    const ok = await api(svc.url, 'POST', '/v1/chat/alerts', svc.keys.org, {
+      cron: '*/5 * * * *',
+      triggers: [],
+      query: 'q'.repeat(INPUT_LIMITS.alertTextChars),
+    });
     expect(ok.status).toBe(201);
-    const over = await api(svc.url, 'POST', '/v1/chat/alerts', svc.keys.org, { cron: '*/5 * * * *', triggers: [], title: 't'.repeat(INPUT_LIMITS.alertTextChars + 1) });
+    const over = await api(svc.url, 'POST', '/v1/chat/alerts', svc.keys.org, {
+      cron: '*/5 * * * *',
+      triggers: [],
+      title: 't'.repeat(INPUT_LIMITS.alertTextChars + 1),
+    });
     expect(over.status).toBe(422);
     expect(over.body.detail[0].loc).toEqual(['body', 'title']);
     const put = await api(svc.url, 'PUT', `/v1/chat/alerts/${ok.body.id}`, svc.keys.org, { query: 'q'.repeat(INPUT_LIMITS.alertTextChars + 1) });
@@ -79,7 +96,10 @@ describe('size of strings and free-form objects', () => {
   });
   it('a webhook payload larger than the alert limit is 422 naming the triggers', async () => {
     const payload = { blob: 'x'.repeat(INPUT_LIMITS.alertPartBytes) };
-    const r = await api(svc.url, 'POST', '/v1/chat/alerts', svc.keys.org, { cron: '*/5 * * * *', triggers: [{ action: 'webhook', params: { url: 'https://hooks.example.com/a', payload } }] });
+    const r = await api(svc.url, 'POST', '/v1/chat/alerts', svc.keys.org, {
+      cron: '*/5 * * * *',
+      triggers: [{ action: 'webhook', params: { url: 'https://hooks.example.com/a', payload } }],
+    });
     expect(r.status).toBe(422);
     expect(r.body.detail[0].loc).toEqual(['body', 'triggers']);
     expect(r.body.detail[0].msg).toContain(String(INPUT_LIMITS.alertPartBytes));
@@ -97,7 +117,11 @@ describe('size of strings and free-form objects', () => {
   });
   it('a free-form object larger than the limit (URL metadata) is 422 naming it', async () => {
     const metadata = { a: 'x'.repeat(INPUT_LIMITS.maxFreeObjectBytes / 2), b: 'y'.repeat(INPUT_LIMITS.maxFreeObjectBytes / 2) };
-    const r = await api(svc.url, 'POST', '/v1/news/index_urls', svc.keys.org, { start_time: '2022-07-01T00:00:00Z', end_time: '2022-07-02T00:00:00Z', urls: [{ url: 'https://example.com/a', metadata }] });
+    const r = await api(svc.url, 'POST', '/v1/news/index_urls', svc.keys.org, {
+      start_time: '2022-07-01T00:00:00Z',
+      end_time: '2022-07-02T00:00:00Z',
+      urls: [{ url: 'https://example.com/a', metadata }],
+    });
     expect(r.status).toBe(422);
     expect(r.body.detail[0].loc).toEqual(['body', 'urls', 0, 'metadata']);
   });

@@ -47,7 +47,11 @@ const hostileObject = (inner = '{}') => `{${NAMES.map((n) => `"${n}": ${inner}`)
 describe('object-property names as JSON body keys', () => {
   it.each(routes.filter((r) => r.hasBody))('$method $path: such keys at the top of the body are no 500', async ({ method, path }) => {
     for (const text of [hostileObject(), hostileObject('1'), hostileObject('{"prototype": {"x": 1}}')]) {
-      const res = await fetch(`${svc.url}${path}`, { method, headers: { authorization: `Bearer ${svc.keys.org}`, 'content-type': 'application/json' }, body: text });
+      const res = await fetch(`${svc.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${svc.keys.org}`, 'content-type': 'application/json' },
+        body: text,
+      });
       const body = await res.json();
       expect(okStatus(res.status), `${res.status} ${JSON.stringify(body)}`).toBe(true);
       // ignored like any unknown key: never refused as unparsable JSON
@@ -56,10 +60,15 @@ describe('object-property names as JSON body keys', () => {
     }
   });
   it('an alert whose webhook payload and asknews filter_params hold such keys is created; the payload keeps them, less __proto__ and constructor.prototype', async () => {
-    const payload = '{"constructor": "c", "toString": "s", "hasOwnProperty": 1, "valueOf": {"deep": {"__proto__": {"b": 2}, "constructor": {"prototype": {"a": 1}}}}}';
+    const payload =
+      '{"constructor": "c", "toString": "s", "hasOwnProperty": 1, "valueOf": {"deep": {"__proto__": {"b": 2}, "constructor": {"prototype": {"a": 1}}}}}';
     const text = `{"cron": "*/5 * * * *", "query": "q", "sources": [{"identifier": "asknews", "params": ${hostileObject()}}],
       "triggers": [{"action": "webhook", "params": {"url": "https://hooks.example.com/a", "payload": ${payload}}}]}`;
-    const res = await fetch(`${svc.url}/v1/chat/alerts`, { method: 'POST', headers: { authorization: `Bearer ${svc.keys.org}`, 'content-type': 'application/json' }, body: text });
+    const res = await fetch(`${svc.url}/v1/chat/alerts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${svc.keys.org}`, 'content-type': 'application/json' },
+      body: text,
+    });
     const body = await res.json();
     expect(res.status, JSON.stringify(body)).toBe(201);
     expect(body.triggers[0].params.payload).toEqual({ constructor: 'c', toString: 's', hasOwnProperty: 1, valueOf: { deep: {} } });
@@ -69,7 +78,11 @@ describe('object-property names as JSON body keys', () => {
   });
   it('chat filter_params with such keys is no 500', async () => {
     const text = `{"messages": [{"role": "user", "content": "hi"}], "filter_params": ${hostileObject('{"__proto__": {"n_articles": 0}}')}}`;
-    const res = await fetch(`${svc.url}/v1/openai/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${svc.keys.org}`, 'content-type': 'application/json' }, body: text });
+    const res = await fetch(`${svc.url}/v1/openai/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${svc.keys.org}`, 'content-type': 'application/json' },
+      body: text,
+    });
     expect(okStatus(res.status), await res.text()).toBe(true);
   });
 });
@@ -77,12 +90,20 @@ describe('object-property names as JSON body keys', () => {
 describe('object-property names as form keys', () => {
   it.each(routes.filter((r) => r.hasBody))('$method $path: such form keys are no 500', async ({ method, path }) => {
     const form = NAMES.map((n) => `${n}=1`).join('&');
-    const res = await fetch(`${svc.url}${path}`, { method, headers: { authorization: `Bearer ${svc.keys.org}`, 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+    const res = await fetch(`${svc.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${svc.keys.org}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+    });
     const body = await res.json();
     expect(okStatus(res.status), `${res.status} ${JSON.stringify(body)}`).toBe(true);
   });
   it('the token endpoint with such form keys is a 4xx, not a 500', async () => {
-    const res = await fetch(`${svc.url}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: NAMES.map((n) => `${n}=1`).join('&') });
+    const res = await fetch(`${svc.url}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: NAMES.map((n) => `${n}=1`).join('&'),
+    });
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
   });
@@ -91,7 +112,9 @@ describe('object-property names as form keys', () => {
 describe('object-property names as values', () => {
   const stringParams = routeFields().filter((f) => f.where === 'query' && scalarsOf(f.schema).some((x) => ['string', 'enum'].includes(defOf(x).type)));
   const byRoute = [...new Set(stringParams.map((f) => f.route))].map((route) => ({
-    method: route.method, path: fillPath(route), names: stringParams.filter((f) => f.route === route).map((f) => f.name),
+    method: route.method,
+    path: fillPath(route),
+    names: stringParams.filter((f) => f.route === route).map((f) => f.name),
   }));
   it.each(byRoute)('$method $path: every string or enum parameter set to such a name is no 500', async ({ method, path, names }) => {
     for (const name of names) {

@@ -23,7 +23,7 @@ describe('story graphs over the seeded corpus', () => {
     expect(nodes.length).toBeGreaterThan(50);
     for (const n of nodes) expect(Object.keys(n).sort()).toEqual(['detailed_type', 'id', 'type']);
   });
-  it('every page of stories passes a strict client\'s schema of StoriesResponse (no extra keys anywhere)', async () => {
+  it("every page of stories passes a strict client's schema of StoriesResponse (no extra keys anywhere)", async () => {
     const validate = strictValidator(StoriesResponse);
     for (let offset = 0; offset < all.length; offset += 100) {
       const r = await stories(svc, { expand_updates: true, max_updates: 10_000, max_articles: 2, limit: 100, offset });

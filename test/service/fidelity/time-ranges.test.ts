@@ -16,7 +16,8 @@ beforeAll(async () => {
 afterAll(async () => svc?.stop());
 
 const TIME_NAME = /timestamp$|_date$|^hours_back$|^lookback$/;
-const fields = routeFields().filter((f) => f.where === 'query' && TIME_NAME.test(f.name) && isInteger(f.schema))
+const fields = routeFields()
+  .filter((f) => f.where === 'query' && TIME_NAME.test(f.name) && isInteger(f.schema))
   .map((f) => ({ op: f.route.operationId, method: f.route.method, path: f.route.path, url: fillPath(f.route), name: f.name }));
 const locsOf = (body: { detail?: unknown }) => (Array.isArray(body?.detail) ? body.detail.map((d: { loc: unknown[] }) => d.loc.join('.')) : []);
 
@@ -24,10 +25,15 @@ const locsOf = (body: { detail?: unknown }) => (Array.isArray(body?.detail) ? bo
 const OUTSIDE = ['8640000000001', '9007199254740991', '-1'];
 /** What the other parameters of the route need to get past validation to the handler. */
 const NEEDS: Record<string, string> = {
-  domain_hit_share: 'domain_names=example.com', top_n_articles_for_domains: 'domain_names=example.com', get_domain_queries: 'domain_names=example.com',
-  get_domain_metrics: 'domain_names=example.com', get_domain_metrics_timeseries: 'domain_names=example.com',
-  top_n_articles_for_domain_timeseries: 'domain_name=example.com', get_article_hits: 'domain_name=example.com',
-  get_forecast: 'query=x', live_web_search: 'queries=x',
+  domain_hit_share: 'domain_names=example.com',
+  top_n_articles_for_domains: 'domain_names=example.com',
+  get_domain_queries: 'domain_names=example.com',
+  get_domain_metrics: 'domain_names=example.com',
+  get_domain_metrics_timeseries: 'domain_names=example.com',
+  top_n_articles_for_domain_timeseries: 'domain_name=example.com',
+  get_article_hits: 'domain_name=example.com',
+  get_forecast: 'query=x',
+  live_web_search: 'queries=x',
 };
 /** Each parameter at its documented maximum, with the route's other time parameter beside it. */
 const AT_MAX: Record<string, string> = {
@@ -41,7 +47,17 @@ const AT_MAX: Record<string, string> = {
 describe('integer time parameters', () => {
   it('finds them on search, stories, alert logs, distribution, forecast and web search', () => {
     const ops = new Set(fields.map((f) => f.op));
-    for (const op of ['search_news', 'get_stories', 'get_all_alert_logs', 'get_alert_logs', 'domain_hit_share', 'get_article_hits', 'get_forecast', 'live_web_search']) expect(ops, op).toContain(op);
+    for (const op of [
+      'search_news',
+      'get_stories',
+      'get_all_alert_logs',
+      'get_alert_logs',
+      'domain_hit_share',
+      'get_article_hits',
+      'get_forecast',
+      'live_web_search',
+    ])
+      expect(ops, op).toContain(op);
   });
 
   it.each(fields)('$op: $name outside its range is 422 naming it', async ({ method, url, op, name }) => {
@@ -59,7 +75,9 @@ describe('integer time parameters', () => {
   });
 
   it.each(fields)('$op: $name shows its range in the OpenAPI document (minimum, maximum, description)', ({ method, path, name }) => {
-    const doc = buildOpenApi() as { paths: Record<string, Record<string, { parameters: { name: string; description?: string; schema: Record<string, unknown> }[] }>> };
+    const doc = buildOpenApi() as {
+      paths: Record<string, Record<string, { parameters: { name: string; description?: string; schema: Record<string, unknown> }[] }>>;
+    };
     const p = doc.paths[path]![method.toLowerCase()]!.parameters.find((x) => x.name === name)!;
     const branches = [p.schema, ...((p.schema.anyOf as Record<string, unknown>[] | undefined) ?? [])];
     const int = branches.find((b) => b.type === 'integer')!;
@@ -74,7 +92,9 @@ describe('integer time parameters', () => {
       expect(filterShape[k].safeParse(9007199254740991).success, k).toBe(false);
     }
     const r = await api(svc.url, 'POST', '/v1/chat/alerts', svc.keys.org, {
-      cron: '*/5 * * * *', triggers: [], sources: [{ identifier: 'asknews', params: { start_timestamp: 9007199254740991 } }],
+      cron: '*/5 * * * *',
+      triggers: [],
+      sources: [{ identifier: 'asknews', params: { start_timestamp: 9007199254740991 } }],
     });
     expect(r.status).toBe(422);
     expect(locsOf(r.body)).toContain('body.sources.0.params.start_timestamp');

@@ -36,7 +36,9 @@ describe('the shared reddit-post-comment threads', () => {
     const comments = all.reduce((s, t) => s + t.comments.length, 0);
     const speculating = all.filter((t) => t.main_speculation !== '').length;
     const withEntities = all.filter((t) => Object.values(t.entities).some((v) => v.length > 0)).length;
-    console.log(`forum load: 135 threads, ${comments} comments shown, main_speculation in ${speculating}, entities in ${withEntities}, subreddits ${new Set(all.map((t) => t.subreddit_name)).size}`);
+    console.log(
+      `forum load: 135 threads, ${comments} comments shown, main_speculation in ${speculating}, entities in ${withEntities}, subreddits ${new Set(all.map((t) => t.subreddit_name)).size}`,
+    );
     expect(comments).toBe(1997); // no thread has more than the 25 shown
     expect(new Set(all.map((t) => t.subreddit_name)).size).toBe(9);
     expect(speculating).toBeGreaterThan(60);
@@ -45,7 +47,18 @@ describe('the shared reddit-post-comment threads', () => {
 
   it('flags the authors, dates and scores the dataset lacks as derived', () => {
     for (const t of svc.services.forum!.all()) {
-      expect(t.derived_fields).toEqual(expect.arrayContaining(['author', 'date', 'upvotes', 'author_link_karma', 'author_comment_karma', 'comments.author', 'comments.date', 'comments.upvotes']));
+      expect(t.derived_fields).toEqual(
+        expect.arrayContaining([
+          'author',
+          'date',
+          'upvotes',
+          'author_link_karma',
+          'author_comment_karma',
+          'comments.author',
+          'comments.date',
+          'comments.upvotes',
+        ]),
+      );
       expect(t.author).toBe('[unknown]');
       // the file lists comments in the order shown: upvotes n..1, seven minutes apart after the post
       const n = t.comments.length;
@@ -66,19 +79,23 @@ describe('the shared reddit-post-comment threads', () => {
     const tifu = all.find((t) => t.title.includes('girlfriend of two years'))!;
     expect(tifu.body).toContain('I don’t understand why'); // \xe2\x80\x99 in the literal
     expect(tifu.body).toContain('\n\n');
-    expect(decodeBytesLiteral(String.raw`b'It\'s \xe2\x80\x9cfine\xe2\x80\x9d\n'`)).toBe('It\'s “fine”\n');
+    expect(decodeBytesLiteral(String.raw`b'It\'s \xe2\x80\x9cfine\xe2\x80\x9d\n'`)).toBe("It's “fine”\n");
     expect(decodeBytesLiteral(String.raw`b"a \"b\" \\ c"`)).toBe('a "b" \\ c');
     expect(decodeBytesLiteral("b''")).toBe('');
   });
 
   it('loading the shared threads again changes nothing', async () => {
-    const before = await svc.services.db.all<{ n: bigint; h: string }>("SELECT count(*) AS n, md5(string_agg(thread_id::VARCHAR || enriched_hash || CAST(loaded_at AS VARCHAR), ',' ORDER BY thread_id)) AS h FROM forum_threads");
+    const before = await svc.services.db.all<{ n: bigint; h: string }>(
+      "SELECT count(*) AS n, md5(string_agg(thread_id::VARCHAR || enriched_hash || CAST(loaded_at AS VARCHAR), ',' ORDER BY thread_id)) AS h FROM forum_threads",
+    );
     const r = await svc.services.forum!.load(forumDataDir);
     expect(r.threads).toEqual({ read: 135, inserted: 0, updated: 0, unchanged: 135 });
     expect(r.comments).toEqual({ read: 1997, inserted: 0, updated: 0, unchanged: 1997 });
     expect(r.enriched).toBe(0);
     expect(r.problems).toEqual([]);
-    const after = await svc.services.db.all<{ n: bigint; h: string }>("SELECT count(*) AS n, md5(string_agg(thread_id::VARCHAR || enriched_hash || CAST(loaded_at AS VARCHAR), ',' ORDER BY thread_id)) AS h FROM forum_threads");
+    const after = await svc.services.db.all<{ n: bigint; h: string }>(
+      "SELECT count(*) AS n, md5(string_agg(thread_id::VARCHAR || enriched_hash || CAST(loaded_at AS VARCHAR), ',' ORDER BY thread_id)) AS h FROM forum_threads",
+    );
     expect(after).toEqual(before);
     expect(svc.services.forum!.size).toBe(135);
   });
@@ -172,7 +189,9 @@ describe('Pushshift NDJSON', () => {
 
 describe('the store on disk', () => {
   it('keeps threads, comments and embeddings in the service store (migration 9)', async () => {
-    const [n] = await svc.services.db.all<{ t: bigint; c: bigint; e: bigint }>('SELECT (SELECT count(*) FROM forum_threads) AS t, (SELECT count(*) FROM forum_comments) AS c, (SELECT count(*) FROM forum_embeddings) AS e');
+    const [n] = await svc.services.db.all<{ t: bigint; c: bigint; e: bigint }>(
+      'SELECT (SELECT count(*) FROM forum_threads) AS t, (SELECT count(*) FROM forum_comments) AS c, (SELECT count(*) FROM forum_embeddings) AS e',
+    );
     expect(Number(n!.t)).toBe(135);
     expect(Number(n!.c)).toBe(1997);
     expect(Number(n!.e)).toBe(135);

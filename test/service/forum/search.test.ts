@@ -26,8 +26,16 @@ const CASES: { file: string; kw: string[]; nl: string }[] = [
   { file: 'LetsNotMeet/post_3.txt', kw: ['pizza', 'delivery', 'kidnapping'], nl: 'delivery driver stops an abduction' },
   { file: 'todayilearned/post_10.txt', kw: ['costco', 'hot dog', 'price'], nl: 'warehouse store kept its cheap frankfurter meal at the same cost for decades' },
   { file: 'FanTheories/post_8.txt', kw: ['hagrid', 'death eater'], nl: 'Harry Potter groundskeeper secretly serves Voldemort' },
-  { file: 'IAmA/post_14.txt', kw: ['monopoly man', 'equifax', 'photobombed'], nl: 'activist in a top hat and monocle trolled a credit bureau CEO at a Senate hearing' },
-  { file: 'talesfromtechsupport/post_3.txt', kw: ['text messages', 'consent', 'repair'], nl: 'customer asked a repair shop to help read someone else\'s phone messages' },
+  {
+    file: 'IAmA/post_14.txt',
+    kw: ['monopoly man', 'equifax', 'photobombed'],
+    nl: 'activist in a top hat and monocle trolled a credit bureau CEO at a Senate hearing',
+  },
+  {
+    file: 'talesfromtechsupport/post_3.txt',
+    kw: ['text messages', 'consent', 'repair'],
+    nl: "customer asked a repair shop to help read someone else's phone messages",
+  },
   { file: 'explainlikeimfive/post_11.txt', kw: ['diamonds', 'lab', 'moissanite'], nl: 'why are natural gemstones worth more than synthetic ones' },
   { file: 'tifu/post_2.txt', kw: ['halogen', 'bulb', 'fan', 'bedroom'], nl: 'lived for years with a broken ceiling light' },
   { file: 'IDontWorkHereLady/post_13.txt', kw: ['doggie daycare', 'office', 'dogs'], nl: 'woman mistook our office for a place that looks after pets' },
@@ -40,7 +48,11 @@ describe('forum search relevance', () => {
     const rows: string[] = [];
     const ranks: Record<'kw' | 'nl' | 'paraphrase', number[]> = { kw: [], nl: [], paraphrase: [] };
     for (const c of CASES) {
-      for (const [kind, method, keywords] of [['kw', 'kw', c.kw], ['nl', 'nl', c.kw], ['paraphrase', 'nl', [c.nl]]] as const) {
+      for (const [kind, method, keywords] of [
+        ['kw', 'kw', c.kw],
+        ['nl', 'nl', c.kw],
+        ['paraphrase', 'nl', [c.nl]],
+      ] as const) {
         const got = await search({ keywords: [...keywords], method, n_threads: 10 });
         const rank = got.findIndex((t) => t.url.endsWith(`/data/${c.file}`)) + 1;
         ranks[kind].push(rank);
@@ -49,7 +61,9 @@ describe('forum search relevance', () => {
     }
     const firsts = (m: keyof typeof ranks) => ranks[m].filter((r) => r === 1).length;
     const top3 = ranks.paraphrase.filter((r) => r >= 1 && r <= 3).length;
-    console.log(`forum relevance: keyword sets first: kw ${firsts('kw')}/10, nl ${firsts('nl')}/10; nl paraphrases first ${firsts('paraphrase')}/10, top 3 ${top3}/10\n${rows.join('\n')}`);
+    console.log(
+      `forum relevance: keyword sets first: kw ${firsts('kw')}/10, nl ${firsts('nl')}/10; nl paraphrases first ${firsts('paraphrase')}/10, top 3 ${top3}/10\n${rows.join('\n')}`,
+    );
     expect(ranks.kw).toEqual(Array(10).fill(1));
     expect(ranks.nl).toEqual(Array(10).fill(1));
     // questions in other words than the thread's: most in the top 3 (figures printed above)
@@ -87,7 +101,11 @@ describe('sort and time_filter', () => {
   it('time_filter keeps threads dated within the span before the service clock; the default is day', async () => {
     const all = await search({ keywords: ['the'], n_threads: 200, method: 'nl' });
     expect(all).toHaveLength(135);
-    for (const [tf, span] of [['week', 7], ['month', 30], ['year', 365]] as const) {
+    for (const [tf, span] of [
+      ['week', 7],
+      ['month', 30],
+      ['year', 365],
+    ] as const) {
       const got = await search({ keywords: ['the'], n_threads: 200, method: 'nl', time_filter: tf });
       const want = all.filter((t) => Date.parse(t.date) >= NOW - span * 86_400_000);
       expect(got.map((t) => t.id).sort(), tf).toEqual(want.map((t) => t.id).sort());

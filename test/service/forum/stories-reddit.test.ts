@@ -18,8 +18,26 @@ beforeAll(async () => {
   headline = (await story(svc, storyId)).body.updates[0].headline;
   // one thread about the story (its headline as title), one about nothing in the news
   const lines = [
-    { id: 'st1', title: headline, selftext: `Discussion thread: ${headline}. What do you all think will happen next?`, author: 'newsjunkie', score: 512, created_utc: 1657000000, num_comments: 1, subreddit: 'worldnews' },
-    { id: 'st2', title: 'Best way to descale an espresso machine', selftext: 'Citric acid or vinegar for the boiler?', author: 'barista', score: 9, created_utc: 1657000000, num_comments: 0, subreddit: 'espresso' },
+    {
+      id: 'st1',
+      title: headline,
+      selftext: `Discussion thread: ${headline}. What do you all think will happen next?`,
+      author: 'newsjunkie',
+      score: 512,
+      created_utc: 1657000000,
+      num_comments: 1,
+      subreddit: 'worldnews',
+    },
+    {
+      id: 'st2',
+      title: 'Best way to descale an espresso machine',
+      selftext: 'Citric acid or vinegar for the boiler?',
+      author: 'barista',
+      score: 9,
+      created_utc: 1657000000,
+      num_comments: 0,
+      subreddit: 'espresso',
+    },
     { id: 'stc1', link_id: 't3_st1', author: 'skeptic', body: 'I doubt it changes much.', score: 40, created_utc: 1657000300 },
   ].map((o) => JSON.stringify(o));
   const r = await svc.services.forum!.load(writeNdjson(dir, 'RS_stories.ndjson', lines));
@@ -37,7 +55,9 @@ describe('stories reddit', () => {
     const u = r.body.updates[0];
     expect(u.headline).toBe(headline);
     const ids = u.reddit_threads.map((t: { id: string }) => t.id);
-    console.log(`stories reddit: "${headline}" -> ${u.reddit_threads.length} thread(s): ${u.reddit_threads.map((t: { title: string }) => t.title).join(' | ')}`);
+    console.log(
+      `stories reddit: "${headline}" -> ${u.reddit_threads.length} thread(s): ${u.reddit_threads.map((t: { title: string }) => t.title).join(' | ')}`,
+    );
     expect(ids[0]).toBe(threadIdOf('reddit:st1'));
     expect(ids).not.toContain(threadIdOf('reddit:st2'));
     expect(u.reddit_threads[0]).toMatchObject({ author: 'newsjunkie', upvotes: 512, comments: [{ author: 'skeptic', upvotes: 40 }] });

@@ -35,9 +35,18 @@ describe('graph builder', () => {
     const putin = graph.nodes.find((n) => n.id === 'Vladimir Putin')!;
     expect(putin).toMatchObject({ type: 'Person', ner_type: 'PER', sources: 4, aliases: ['Putin'] });
     expect(disambiguations.find((d) => d.aliases.includes('Putin'))).toMatchObject({
-      canonical: 'Vladimir Putin', method: 'alias', applied: true, probability: 0.95, evidence: { full_name_sources: 2, alias_sources: 2 },
+      canonical: 'Vladimir Putin',
+      method: 'alias',
+      applied: true,
+      probability: 0.95,
+      evidence: { full_name_sources: 2, alias_sources: 2 },
     });
-    expect(disambiguations.find((d) => d.aliases.includes('NATO'))).toMatchObject({ canonical: 'North Atlantic Treaty Organization', method: 'acronym', applied: true, evidence: { initials: 'NATO' } });
+    expect(disambiguations.find((d) => d.aliases.includes('NATO'))).toMatchObject({
+      canonical: 'North Atlantic Treaty Organization',
+      method: 'acronym',
+      applied: true,
+      evidence: { initials: 'NATO' },
+    });
     expect(disambiguations.find((d) => d.aliases.includes('US'))).toMatchObject({ canonical: 'United States', method: 'gazetteer', applied: true });
     expect(graph.nodes.find((n) => n.id === 'United States')).toMatchObject({ detailed_type: 'Country', ner_type: 'LOC' });
     expect(graph.nodes.find((n) => n.id === 'Beijing')).toMatchObject({ detailed_type: 'City' });
@@ -59,7 +68,7 @@ describe('graph builder', () => {
     expect(buildGraph(s, { ...opts, minClusterProbability: 0.5 }).graph.nodes.map((n) => n.id)).not.toContain('Biden');
   });
 
-  it('constraints: a split keeps two names apart, a merge joins names under the caller\'s canonical id', () => {
+  it("constraints: a split keeps two names apart, a merge joins names under the caller's canonical id", () => {
     const split = buildGraph(SOURCES, { ...opts, constraints: [{ action: 'split', entities: ['Putin', 'Vladimir Putin'] }] });
     expect(split.graph.nodes.map((n) => n.id)).toEqual(expect.arrayContaining(['Putin', 'Vladimir Putin']));
     expect(split.disambiguations.find((d) => d.aliases.includes('Putin'))).toMatchObject({ applied: false, reason: 'split by constrained_disambiguations' });
@@ -68,13 +77,18 @@ describe('graph builder', () => {
     const merged = buildGraph(SOURCES, { ...opts, constraints: [{ action: 'merge', entities: ['Kyiv', 'Ukraine'], canonical: 'Ukraine' }] });
     expect(merged.graph.nodes.map((n) => n.id)).not.toContain('Kyiv');
     expect(merged.graph.nodes.find((n) => n.id === 'Ukraine')).toMatchObject({ sources: 2, aliases: ['Kyiv'] });
-    expect(merged.disambiguations.find((d) => d.method === 'constrained')).toMatchObject({ canonical: 'Ukraine', applied: true, probability: 1, evidence: { not_found: [] } });
+    expect(merged.disambiguations.find((d) => d.method === 'constrained')).toMatchObject({
+      canonical: 'Ukraine',
+      applied: true,
+      probability: 1,
+      evidence: { not_found: [] },
+    });
   });
 
   it('labels an edge with the verb phrase between two entities, else co-occurs; weight counts supporting sources', () => {
     const s = [
       ...SOURCES,
-      src('c1', 'Biden warns Russia\'s Vladimir Putin against an invasion', { Person: ['Biden', 'Vladimir Putin'], Location: ['Russia'] }),
+      src('c1', "Biden warns Russia's Vladimir Putin against an invasion", { Person: ['Biden', 'Vladimir Putin'], Location: ['Russia'] }),
       src('c2', 'Biden warns Putin again', { Person: ['Biden', 'Putin'] }),
     ];
     const { graph } = buildGraph(s, opts);

@@ -7,7 +7,10 @@ import { readPage } from '../../../service/indexing/page.js';
 import { sharedDir } from '../../helpers/paths.js';
 
 const dir = path.join(sharedDir, 'data', 'html', 'readability');
-const pages = fs.readdirSync(dir).filter((n) => fs.existsSync(path.join(dir, n, 'source.html'))).sort()
+const pages = fs
+  .readdirSync(dir)
+  .filter((n) => fs.existsSync(path.join(dir, n, 'source.html')))
+  .sort()
   .map((n) => ({ html: fs.readFileSync(path.join(dir, n, 'source.html'), 'utf8'), url: `https://pages.example/${n}/` }));
 
 const pool = new ReaderPool(2);

@@ -70,7 +70,15 @@ describe('what each provider sends', () => {
     expect(r.path).toBe('/v1/messages');
     expect(r.headers['x-api-key']).toBe('sk-ant-byok-key-1');
     expect(r.headers['anthropic-version']).toBe('2023-06-01');
-    expect(r.body).toMatchObject({ model: 'claude-sonnet-4-5', system: 'News articles:\n[1] Abe shot at rally', stop_sequences: ['\n\nEND'], max_tokens: 300, stream: true, top_p: 0.9, metadata: { user_id: 'user-42' } });
+    expect(r.body).toMatchObject({
+      model: 'claude-sonnet-4-5',
+      system: 'News articles:\n[1] Abe shot at rally',
+      stop_sequences: ['\n\nEND'],
+      max_tokens: 300,
+      stream: true,
+      top_p: 0.9,
+      metadata: { user_id: 'user-42' },
+    });
     // Anthropic's temperature range is [0, 1]
     expect(r.body.temperature).toBe(1);
     expect(r.body.messages).toEqual([{ role: 'user', content: 'What happened to Abe?' }]);
@@ -95,7 +103,11 @@ describe('what each provider sends', () => {
 });
 
 describe('provider failures are ProviderErrors naming the provider, never a hang', () => {
-  const cases: [Protocol, string][] = [['openai', 'openai'], ['anthropic', 'anthropic'], ['gemini', 'google']];
+  const cases: [Protocol, string][] = [
+    ['openai', 'openai'],
+    ['anthropic', 'anthropic'],
+    ['gemini', 'google'],
+  ];
   it.each(cases)('%s: HTTP 500 fails with the status', async (p, name) => {
     fakes[p].mode = 'status500';
     const e = await complete(make(p), req({ stream: true })).catch((x) => x);
@@ -182,6 +194,13 @@ describe('routing by model and keys', () => {
     expect(offline.provider('gpt-4o-mini').name).toBe('extractive');
     expect(offline.provider('gpt-4o-mini').model).toBe('newsflow-extractive');
     expect(offline.models().map((m) => m.id)).toEqual(['newsflow-extractive']);
-    expect(withUrl.models({ anthropic: 'k' }).map((m) => m.id)).toEqual(['newsflow-extractive', 'qwen2.5', 'llama3', 'claude-sonnet-4-5', 'claude-haiku-4-5', 'claude-opus-4-1']);
+    expect(withUrl.models({ anthropic: 'k' }).map((m) => m.id)).toEqual([
+      'newsflow-extractive',
+      'qwen2.5',
+      'llama3',
+      'claude-sonnet-4-5',
+      'claude-haiku-4-5',
+      'claude-opus-4-1',
+    ]);
   });
 });

@@ -24,10 +24,28 @@ async function openStore(file?: string): Promise<{ db: Db; store: NewsStore; fil
   return { db, store: new NewsStore(db), file };
 }
 
-type Row = { ts: number; kind: string; key_id: string | null; org_id: string | null; domain: string; article_id: string; query: string | null; synthetic: boolean };
+type Row = {
+  ts: number;
+  kind: string;
+  key_id: string | null;
+  org_id: string | null;
+  domain: string;
+  article_id: string;
+  query: string | null;
+  synthetic: boolean;
+};
 const rowsOf = (db: Db) =>
   db.all<Row>(`SELECT epoch_ms(ts)::DOUBLE AS ts, kind, key_id, org_id, domain, article_id::VARCHAR AS article_id, query, synthetic FROM hit_events`);
-const asRow = (e: HitEvent): Row => ({ ts: e.ts.getTime(), kind: e.kind, key_id: e.keyId, org_id: e.orgId, domain: e.domain, article_id: e.articleId, query: e.query, synthetic: !!e.synthetic });
+const asRow = (e: HitEvent): Row => ({
+  ts: e.ts.getTime(),
+  kind: e.kind,
+  key_id: e.keyId,
+  org_id: e.orgId,
+  domain: e.domain,
+  article_id: e.articleId,
+  query: e.query,
+  synthetic: !!e.synthetic,
+});
 const byKey = (a: Row, b: Row) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1);
 
 describe('hit recorder', () => {
@@ -67,7 +85,15 @@ describe('hit recorder', () => {
   it('keeps writing after a batch fails', async () => {
     const { db, store } = await openStore();
     const hits = new HitRecorder(store, { maxDelayMs: 60_000, maxBatch: 10_000 });
-    const ev = (articleId: string): HitEvent => ({ ts: new Date(1_700_000_000_000), kind: 'surface', keyId: 'k', orgId: null, domain: 'reuters.com', articleId, query: 'q' });
+    const ev = (articleId: string): HitEvent => ({
+      ts: new Date(1_700_000_000_000),
+      kind: 'surface',
+      keyId: 'k',
+      orgId: null,
+      domain: 'reuters.com',
+      articleId,
+      query: 'q',
+    });
     hits.record([ev('not a uuid')]);
     await expect(hits.flush()).rejects.toThrow();
     const good = crypto.randomUUID();
@@ -89,7 +115,15 @@ describe('hit recorder', () => {
       return real(events);
     };
     const hits = new HitRecorder(store, { maxDelayMs: 60_000, maxBatch: 10_000 });
-    const ev = (articleId: string): HitEvent => ({ ts: new Date(1_700_000_000_000), kind: 'surface', keyId: 'k', orgId: null, domain: 'reuters.com', articleId, query: 'q' });
+    const ev = (articleId: string): HitEvent => ({
+      ts: new Date(1_700_000_000_000),
+      kind: 'surface',
+      keyId: 'k',
+      orgId: null,
+      domain: 'reuters.com',
+      articleId,
+      query: 'q',
+    });
     const first = [crypto.randomUUID(), crypto.randomUUID()];
     hits.record(first.map(ev));
     await expect(hits.flush()).rejects.toThrow(/disk full/);
@@ -106,7 +140,15 @@ describe('hit recorder', () => {
   it('a batch that never goes in is kept in the dead-letter file after its tries; the rest is written', async () => {
     const { db, store, file } = await openStore();
     const hits = new HitRecorder(store, { maxDelayMs: 60_000, maxBatch: 10_000, maxTries: 3 });
-    const ev = (articleId: string): HitEvent => ({ ts: new Date(1_700_000_000_000), kind: 'surface', keyId: 'k', orgId: null, domain: 'reuters.com', articleId, query: 'q' });
+    const ev = (articleId: string): HitEvent => ({
+      ts: new Date(1_700_000_000_000),
+      kind: 'surface',
+      keyId: 'k',
+      orgId: null,
+      domain: 'reuters.com',
+      articleId,
+      query: 'q',
+    });
     const bad = [ev('not a uuid'), ev('also not')];
     hits.record(bad);
     await expect(hits.flush()).rejects.toThrow();
@@ -117,11 +159,20 @@ describe('hit recorder', () => {
     hits.record([ev(good[1]!)]);
     await hits.flush(); // the third try: into the dead-letter file
     expect((await rowsOf(db)).map((r) => r.article_id).sort()).toEqual([...good].sort());
-    const kept = fs.readFileSync(path.join(path.dirname(file), DEAD_LETTER_FILE), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const kept = fs
+      .readFileSync(path.join(path.dirname(file), DEAD_LETTER_FILE), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(kept.map((e) => e.articleId)).toEqual(['not a uuid', 'also not']);
     expect(kept[0]).toMatchObject({ kind: 'surface', keyId: 'k', domain: 'reuters.com', query: 'q', ts: new Date(1_700_000_000_000).toISOString() });
     await hits.flush();
-    expect(fs.readFileSync(path.join(path.dirname(file), DEAD_LETTER_FILE), 'utf8').trim().split('\n')).toHaveLength(2); // kept once
+    expect(
+      fs
+        .readFileSync(path.join(path.dirname(file), DEAD_LETTER_FILE), 'utf8')
+        .trim()
+        .split('\n'),
+    ).toHaveLength(2); // kept once
     db.close();
   });
 
@@ -131,7 +182,10 @@ describe('hit recorder', () => {
     hits.record([{ ts: new Date(1_700_000_000_000), kind: 'full_text', keyId: null, orgId: 'o', domain: 'bbc.co.uk', articleId: 'nope', query: null }]);
     await expect(hits.flush()).rejects.toThrow();
     await hits.close();
-    const kept = fs.readFileSync(path.join(path.dirname(file), DEAD_LETTER_FILE), 'utf8').trim().split('\n');
+    const kept = fs
+      .readFileSync(path.join(path.dirname(file), DEAD_LETTER_FILE), 'utf8')
+      .trim()
+      .split('\n');
     expect(kept.map((l) => JSON.parse(l).articleId)).toEqual(['nope']);
     db.close();
   });

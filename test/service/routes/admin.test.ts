@@ -75,7 +75,10 @@ describe('admin routes of a running service', () => {
     for (const [p, body, field] of cases) {
       const r = await api(svc.url, 'POST', p, token, body);
       expect(r.status, JSON.stringify(body)).toBe(422);
-      expect(r.body.detail.some((d: { loc: string[]; msg: string }) => d.loc.includes(field) || d.msg.includes(field)), JSON.stringify(r.body)).toBe(true);
+      expect(
+        r.body.detail.some((d: { loc: string[]; msg: string }) => d.loc.includes(field) || d.msg.includes(field)),
+        JSON.stringify(r.body),
+      ).toBe(true);
     }
   });
 

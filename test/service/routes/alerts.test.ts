@@ -17,7 +17,8 @@ const LATER = Date.parse('2022-07-11T12:00:00Z');
 let svc: TestService;
 
 const webhook = { action: 'webhook', params: { url: 'https://hooks.example.com/alerts' } };
-const create = (body: Record<string, unknown>, key = svc.keys.org!) => api(svc.url, 'POST', '/v1/chat/alerts', key, { cron: '*/5 * * * *', triggers: [webhook], ...body });
+const create = (body: Record<string, unknown>, key = svc.keys.org!) =>
+  api(svc.url, 'POST', '/v1/chat/alerts', key, { cron: '*/5 * * * *', triggers: [webhook], ...body });
 
 beforeAll(async () => {
   svc = await startTestService({
@@ -37,10 +38,26 @@ afterAll(async () => svc?.stop());
 
 describe('create, read, update, delete', () => {
   it('creates with 201 and the AlertResponse fields; alert_type overrides repeat and always_trigger', async () => {
-    const r = await create({ query: 'Wimbledon final', title: 'Tennis', alert_type: 'AlertOnceIf', repeat: true, always_trigger: true, share_link: 'https://example.com/s/1' });
+    const r = await create({
+      query: 'Wimbledon final',
+      title: 'Tennis',
+      alert_type: 'AlertOnceIf',
+      repeat: true,
+      always_trigger: true,
+      share_link: 'https://example.com/s/1',
+    });
     expect(r.status).toBe(201);
     AlertResponse.parse(r.body);
-    expect(r.body).toMatchObject({ query: 'Wimbledon final', title: 'Tennis', cron: '*/5 * * * *', active: true, repeat: false, always_trigger: false, model: 'gpt-4o', share_link: 'https://example.com/s/1' });
+    expect(r.body).toMatchObject({
+      query: 'Wimbledon final',
+      title: 'Tennis',
+      cron: '*/5 * * * *',
+      active: true,
+      repeat: false,
+      always_trigger: false,
+      model: 'gpt-4o',
+      share_link: 'https://example.com/s/1',
+    });
     expect(r.body.triggers).toEqual([webhook]);
     expect(r.body.api_key_id).toBe(svc.keyIds.org);
     const report = await create({ alert_type: 'ReportAbout', report: { prompt: 'weekly brief' } });
@@ -120,7 +137,7 @@ describe('paging and ownership', () => {
     expect((await api(svc.url, 'GET', '/v1/chat/alerts?page=0', svc.keys.personal)).status).toBe(422);
   });
 
-  it('a key sees its own and its organization\'s alerts; any other key gets 404', async () => {
+  it("a key sees its own and its organization's alerts; any other key gets 404", async () => {
     const a = (await create({ title: 'acme alert' })).body;
     // another key of the same organization sees it
     expect((await api(svc.url, 'GET', `/v1/chat/alerts/${a.id}`, svc.keys.org2)).status).toBe(200);
@@ -147,7 +164,13 @@ describe('paging and ownership', () => {
 describe('runs', () => {
   /** Articles indexed in (from, to] whose title mentions `word`, by direct SQL on the store. */
   const indexedWith = async (word: string, from: number, to: number) =>
-    (await sql<{ id: string }>(svc, `SELECT article_id::VARCHAR AS id FROM articles WHERE crawl_date > make_timestamp($1::BIGINT * 1000) AND crawl_date <= make_timestamp($2::BIGINT * 1000) AND title ILIKE $3`, [from, to, `%${word}%`])).map((r) => r.id);
+    (
+      await sql<{ id: string }>(
+        svc,
+        `SELECT article_id::VARCHAR AS id FROM articles WHERE crawl_date > make_timestamp($1::BIGINT * 1000) AND crawl_date <= make_timestamp($2::BIGINT * 1000) AND title ILIKE $3`,
+        [from, to, `%${word}%`],
+      )
+    ).map((r) => r.id);
   const logsOf = async (id: string) => (await api(svc.url, 'GET', `/v1/chat/alerts/${id}/logs?all=true`, svc.keys.org)).body;
 
   it('fires on articles indexed since the last run that match the query; the next run sees only newer ones', async () => {
@@ -170,7 +193,11 @@ describe('runs', () => {
     const djokovic = await indexedWith('Djokovic', Date.parse('2022-07-10T00:00:00Z'), LATER);
     expect(djokovic.length).toBeGreaterThan(0);
     expect(log.article_ids.filter((id: string) => djokovic.includes(id)).length).toBeGreaterThanOrEqual(Math.min(2, djokovic.length));
-    const titles = (await sql<{ title: string }>(svc, `SELECT title FROM articles WHERE article_id IN (SELECT unnest(string_split($1, ','))::UUID)`, [log.article_ids.join(',')])).map((r) => r.title);
+    const titles = (
+      await sql<{ title: string }>(svc, `SELECT title FROM articles WHERE article_id IN (SELECT unnest(string_split($1, ','))::UUID)`, [
+        log.article_ids.join(','),
+      ])
+    ).map((r) => r.title);
     expect(titles.some((t) => /wimbledon/i.test(t))).toBe(true);
     // nothing new since: the second run logs alert=false with no articles
     clock = LATER + 60_000;
@@ -198,7 +225,14 @@ describe('runs', () => {
 
   it('ReportAbout fires every run with a report; filters of the asknews source apply', async () => {
     clock = Date.parse('2022-07-10T00:00:00Z');
-    const a = (await create({ query: 'Wimbledon', alert_type: 'ReportAbout', report: { prompt: 'tennis' }, sources: [{ identifier: 'asknews', params: { domain_url: ['nonexistent.example'] } }] })).body;
+    const a = (
+      await create({
+        query: 'Wimbledon',
+        alert_type: 'ReportAbout',
+        report: { prompt: 'tennis' },
+        sources: [{ identifier: 'asknews', params: { domain_url: ['nonexistent.example'] } }],
+      })
+    ).body;
     clock = LATER;
     await api(svc.url, 'GET', `/v1/chat/alerts/${a.id}/run`, svc.keys.org);
     const log = (await logsOf(a.id)).items[0];
@@ -206,14 +240,30 @@ describe('runs', () => {
     expect(log).toMatchObject({ alert: true, article_ids: [] });
     expect(log.reasoning).toMatch(/always_trigger/);
     expect(log.report).toMatch(/^# Wimbledon/);
-    const domain = (await sql<{ d: string }>(svc, `SELECT domain_url AS d FROM articles WHERE title ILIKE '%Wimbledon%' AND crawl_date > '2022-07-10' AND crawl_date <= '2022-07-11 12:00' LIMIT 1`))[0]!.d;
+    const domain = (
+      await sql<{ d: string }>(
+        svc,
+        `SELECT domain_url AS d FROM articles WHERE title ILIKE '%Wimbledon%' AND crawl_date > '2022-07-10' AND crawl_date <= '2022-07-11 12:00' LIMIT 1`,
+      )
+    )[0]!.d;
     clock = Date.parse('2022-07-10T00:00:00Z');
-    const b = (await create({ query: 'Wimbledon', alert_type: 'ReportAbout', report: { prompt: 'tennis' }, sources: [{ identifier: 'asknews', params: { domain_url: [domain] } }] })).body;
+    const b = (
+      await create({
+        query: 'Wimbledon',
+        alert_type: 'ReportAbout',
+        report: { prompt: 'tennis' },
+        sources: [{ identifier: 'asknews', params: { domain_url: [domain] } }],
+      })
+    ).body;
     clock = LATER;
     await api(svc.url, 'GET', `/v1/chat/alerts/${b.id}/run`, svc.keys.org);
     const ids = (await logsOf(b.id)).items[0].article_ids as string[];
     expect(ids.length).toBeGreaterThan(0);
-    const domains = await sql<{ d: string }>(svc, `SELECT DISTINCT domain_url AS d FROM articles WHERE article_id IN (SELECT unnest(string_split($1, ','))::UUID)`, [ids.join(',')]);
+    const domains = await sql<{ d: string }>(
+      svc,
+      `SELECT DISTINCT domain_url AS d FROM articles WHERE article_id IN (SELECT unnest(string_split($1, ','))::UUID)`,
+      [ids.join(',')],
+    );
     expect(domains.map((x) => x.d)).toEqual([domain]);
   });
 
@@ -239,7 +289,10 @@ describe('runs', () => {
   });
 
   it('sources that cannot be reached offline are stored, and a run answers 400 saying which and what to do', async () => {
-    const a = await create({ query: 'x', sources: [{ identifier: 'asknews' }, { identifier: 'telegram', params: { channel_name: 'news' } }, { identifier: 'web', params: { queries: ['x'] } }] });
+    const a = await create({
+      query: 'x',
+      sources: [{ identifier: 'asknews' }, { identifier: 'telegram', params: { channel_name: 'news' } }, { identifier: 'web', params: { queries: ['x'] } }],
+    });
     expect(a.status).toBe(201);
     expect(a.body.sources).toHaveLength(3);
     const r = await api(svc.url, 'GET', `/v1/chat/alerts/${a.body.id}/run`, svc.keys.org);
@@ -270,7 +323,9 @@ describe('runs', () => {
         // the "model": fires on the first candidate only
         const first = /id=([0-9a-f-]{36})/.exec(msg)![1];
         res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ choices: [{ message: { content: JSON.stringify({ alert: true, reasoning: 'the final was played', article_ids: [first] }) } }] }));
+        res.end(
+          JSON.stringify({ choices: [{ message: { content: JSON.stringify({ alert: true, reasoning: 'the final was played', article_ids: [first] }) } }] }),
+        );
       });
     });
     await new Promise<void>((r) => llm.listen(0, '127.0.0.1', r));

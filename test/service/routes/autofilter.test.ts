@@ -13,12 +13,28 @@ import { api, startTestService, type TestService } from '../../helpers/service.j
 import { NOW, qs, startCorpusService, type Query } from '../../helpers/news.js';
 import { repoRoot } from '../../helpers/paths.js';
 
-interface Case { description: string; expect: Record<string, unknown> }
+interface Case {
+  description: string;
+  expect: Record<string, unknown>;
+}
 const fixture = JSON.parse(fs.readFileSync(path.join(repoRoot, 'test/fixtures/autofilter/descriptions.json'), 'utf8')) as { now: string; cases: Case[] };
 /** Filter fields a description can set; one set without being asked counts as a wrong field. */
 const SCORED = [
-  'start_timestamp', 'end_timestamp', 'countries', 'countries_blacklist', 'continents', 'languages', 'categories', 'sentiment',
-  'entity_guarantee', 'reverse_entity_guarantee', 'domain_url', 'bad_domain_url', 'reporting_voice', 'provocative', 'n_articles',
+  'start_timestamp',
+  'end_timestamp',
+  'countries',
+  'countries_blacklist',
+  'continents',
+  'languages',
+  'categories',
+  'sentiment',
+  'entity_guarantee',
+  'reverse_entity_guarantee',
+  'domain_url',
+  'bad_domain_url',
+  'reporting_voice',
+  'provocative',
+  'n_articles',
 ];
 
 function expected(c: Case): Record<string, unknown> {
@@ -31,9 +47,7 @@ function expected(c: Case): Record<string, unknown> {
   return out;
 }
 const same = (got: unknown, want: unknown) =>
-  Array.isArray(want)
-    ? Array.isArray(got) && got.length === want.length && want.every((x) => got.includes(x))
-    : got === want;
+  Array.isArray(want) ? Array.isArray(got) && got.length === want.length && want.every((x) => got.includes(x)) : got === want;
 
 /** Right fields / (expected fields + fields set unasked); a case expecting nothing is one field. */
 function score(got: Record<string, unknown>, want: Record<string, unknown>): { right: number; of: number; wrong: string[] } {
@@ -123,13 +137,28 @@ describe('descriptions become the filters a reader would set', () => {
 
 describe('every emitted filter set is valid for search', () => {
   const hostile = [
-    'a'.repeat(1000), 'a.'.repeat(500), '1 '.repeat(500), 'May '.repeat(250), 'Elon Musk '.repeat(100),
+    'a'.repeat(1000),
+    'a.'.repeat(500),
+    '1 '.repeat(500),
+    'May '.repeat(250),
+    'Elon Musk '.repeat(100),
     'from from from from the the the in in in since since before after between and and',
     '\u0000\u0007 news\u2028about\u202e Tesla 😀 ﷽ <script>alert(1)</script> %00 %zz',
-    'news from 1850 to 1899', 'articles since 31 February 2022', 'between 2022-07-01 and 2021-01-01', 'in 9999',
-    'top 99999 articles', 'top 0 stories', 'news from nytimes.com.evil.example, xn--80ak6aa92e.com, ..com, a..b.com',
-    'not not not excluding excluding cnn', 'Location:Paris: news', ':::', 'US UK EU UN', 'in Klingon and Elvish',
-    'Provocative positive negative neutral objective subjective satire', '?', '   x   ',
+    'news from 1850 to 1899',
+    'articles since 31 February 2022',
+    'between 2022-07-01 and 2021-01-01',
+    'in 9999',
+    'top 99999 articles',
+    'top 0 stories',
+    'news from nytimes.com.evil.example, xn--80ak6aa92e.com, ..com, a..b.com',
+    'not not not excluding excluding cnn',
+    'Location:Paris: news',
+    ':::',
+    'US UK EU UN',
+    'in Klingon and Elvish',
+    'Provocative positive negative neutral objective subjective satire',
+    '?',
+    '   x   ',
   ];
 
   it('parses with the search parameter schema and searches with 200, for all 40 descriptions and hostile ones', async () => {

@@ -18,7 +18,13 @@ beforeAll(async () => {
 });
 afterAll(async () => svc?.stop());
 
-const storeBytes = (dir: string) => Buffer.concat(fs.readdirSync(dir).filter((f) => f.startsWith('service.duckdb')).map((f) => fs.readFileSync(path.join(dir, f))));
+const storeBytes = (dir: string) =>
+  Buffer.concat(
+    fs
+      .readdirSync(dir)
+      .filter((f) => f.startsWith('service.duckdb'))
+      .map((f) => fs.readFileSync(path.join(dir, f))),
+  );
 
 describe('BYOK keys', () => {
   it('stores a key and shows back only its last 4 characters', async () => {
@@ -59,7 +65,7 @@ describe('BYOK keys', () => {
     expect(other.body.detail[0].loc).toEqual(['path', 'provider']);
   });
 
-  it('keeps keys of one owner from another: a personal enterprise key sees none of the organization\'s', async () => {
+  it("keeps keys of one owner from another: a personal enterprise key sees none of the organization's", async () => {
     // the organization stores a key here (not relying on an earlier test)
     expect((await api(svc.url, 'PUT', '/v1/byok/anthropic', svc.keys.org, { api_key: 'sk-ant-org-owned-0042' })).status).toBe(200);
     expect((await api(svc.url, 'GET', '/v1/byok/anthropic', svc.keys.org)).body.key_hint).toBe('...0042');

@@ -10,8 +10,18 @@ import { chart } from '../../../service/charts/index.js';
 import { api, type TestService } from '../../helpers/service.js';
 import { NOW, qs, startCorpusService, type Query } from '../../helpers/news.js';
 
-interface Trace { type: string; mode?: string; name: string; x: string[]; y: number[] }
-interface Series { name: string; sampling: string; [k: string]: unknown }
+interface Trace {
+  type: string;
+  mode?: string;
+  name: string;
+  x: string[];
+  y: number[];
+}
+interface Series {
+  name: string;
+  sampling: string;
+  [k: string]: unknown;
+}
 
 let svc: TestService;
 beforeAll(async () => {
@@ -50,7 +60,9 @@ describe('charts are index counts', () => {
     expect(r.body.parameters.chart_type).toBe('line');
     const series = r.body.parameters.series as Series[];
     expect(series.map((s) => s.entity_guarantee)).toEqual([['Location:Ukraine'], ['Location:Russia']]);
-    expect(series.every((s) => s.sampling === '1d' && s.start_datetime === '2022-06-11T12:00:00.000Z' && s.end_datetime === new Date(NOW).toISOString())).toBe(true);
+    expect(series.every((s) => s.sampling === '1d' && s.start_datetime === '2022-06-11T12:00:00.000Z' && s.end_datetime === new Date(NOW).toISOString())).toBe(
+      true,
+    );
     const traces = r.body.chart_json.data as Trace[];
     expect(traces.every((t) => t.type === 'scatter' && t.mode === 'lines+markers')).toBe(true);
     const totals = await assertSeriesAreIndexCounts(r.body);
@@ -64,7 +76,12 @@ describe('charts are index counts', () => {
     expect(r.body.parameters.chart_type).toBe('bar');
     const [s] = r.body.parameters.series as Series[];
     expect(r.body.parameters.series).toHaveLength(1);
-    expect(s).toMatchObject({ sampling: '1d', categories: ['Technology'], start_datetime: '2022-06-01T00:00:00.000Z', end_datetime: '2022-07-01T00:00:00.000Z' });
+    expect(s).toMatchObject({
+      sampling: '1d',
+      categories: ['Technology'],
+      start_datetime: '2022-06-01T00:00:00.000Z',
+      end_datetime: '2022-07-01T00:00:00.000Z',
+    });
     expect((r.body.chart_json.data as Trace[])[0]!.type).toBe('bar');
     expect(r.body.chart_json.layout.barmode).toBe('group');
     const [total] = await assertSeriesAreIndexCounts(r.body);
@@ -85,7 +102,10 @@ describe('charts are index counts', () => {
   });
 
   it('counts the words of a subject no filter names, and applies the caller filter_params to every series', async () => {
-    const r = await post({ query: 'How many articles mentioned heatwave hourly over the last 3 days?', filter_params: { countries: ['GB'], languages: ['en'] } });
+    const r = await post({
+      query: 'How many articles mentioned heatwave hourly over the last 3 days?',
+      filter_params: { countries: ['GB'], languages: ['en'] },
+    });
     expect(r.status, r.text).toBe(200);
     const [s] = r.body.parameters.series as Series[];
     expect(s).toMatchObject({ sampling: '1h', string_guarantee: ['heatwave'], countries: ['GB'], languages: ['en'] });
@@ -122,7 +142,8 @@ describe('charts are index counts', () => {
     const c = await svc.services.charts!.chart('Ukraine vs Russia coverage over the last month', { cutoff });
     const series = c.parameters!.series as Series[];
     expect(series.map((s) => [s.start_datetime, s.end_datetime])).toEqual([
-      ['2022-06-01T00:00:00.000Z', '2022-07-01T00:00:00.000Z'], ['2022-06-01T00:00:00.000Z', '2022-07-01T00:00:00.000Z'],
+      ['2022-06-01T00:00:00.000Z', '2022-07-01T00:00:00.000Z'],
+      ['2022-06-01T00:00:00.000Z', '2022-07-01T00:00:00.000Z'],
     ]);
     const totals = await assertSeriesAreIndexCounts(c);
     expect(totals.every((n) => n > 0)).toBe(true);
@@ -132,7 +153,11 @@ describe('charts are index counts', () => {
 
   it('is what DeepNews draws when its sources include charts', async () => {
     const q = 'How did coverage of Ukraine develop in June 2022?';
-    const r = await api(svc.url, 'POST', '/v1/chat/deepnews', svc.keys.org, { messages: [{ role: 'user', content: q }], sources: ['asknews', 'charts'], stream: false });
+    const r = await api(svc.url, 'POST', '/v1/chat/deepnews', svc.keys.org, {
+      messages: [{ role: 'user', content: q }],
+      sources: ['asknews', 'charts'],
+      stream: false,
+    });
     expect(r.status, r.text.slice(0, 500)).toBe(200);
     const charts = r.body.sources.charts as ChartResponse[];
     expect(charts.length).toBeGreaterThan(0);
@@ -180,7 +205,19 @@ describe('bad input', () => {
   });
 
   it('answers 200 for hostile questions, never a 500', async () => {
-    for (const q of ['a'.repeat(1000), 'a.'.repeat(500), '2022 '.repeat(200), 'vs vs vs vs', 'compare , , and and', '\u0000 chart ﷽ 😀 <b>x</b>', 'in 9999', 'hourly since 1970', 'percentage bar line chart of nothing', '%', 'x vs y vs z vs a vs b vs c vs d vs e vs f vs g']) {
+    for (const q of [
+      'a'.repeat(1000),
+      'a.'.repeat(500),
+      '2022 '.repeat(200),
+      'vs vs vs vs',
+      'compare , , and and',
+      '\u0000 chart ﷽ 😀 <b>x</b>',
+      'in 9999',
+      'hourly since 1970',
+      'percentage bar line chart of nothing',
+      '%',
+      'x vs y vs z vs a vs b vs c vs d vs e vs f vs g',
+    ]) {
       const r = await post({ query: q });
       expect(r.status, `${JSON.stringify(q)} -> ${r.text.slice(0, 300)}`).toBe(200);
       expect(ChartResponse.safeParse(r.body).success).toBe(true);

@@ -40,7 +40,9 @@ async function plain(extra: Record<string, unknown> = {}) {
 function balanced(text: string): { ok: boolean; tags: string[] } {
   const stack: string[] = [];
   const tags: string[] = [];
-  for (const m of text.matchAll(/<(\/?)(think|search_news|search_stories|read_full_text|search_podcasts|search_wiki|search_web|search_forum|make_chart|build_graph)>/g)) {
+  for (const m of text.matchAll(
+    /<(\/?)(think|search_news|search_stories|read_full_text|search_podcasts|search_wiki|search_web|search_forum|make_chart|build_graph)>/g,
+  )) {
     if (!m[1]) {
       stack.push(m[2]!);
       tags.push(m[2]!);

@@ -54,7 +54,9 @@ describe('input validation', () => {
     const next = await deepnews({ messages: [{ role: 'user', content: 'and Rajapaksa?' }], thread_id: thread, search_depth: 1 });
     expect(next.status).toBe(200);
     expect(next.body.thread_id).toBe(thread);
-    const stored = await svc.services.db.all<{ role: string; content: string }>('SELECT role, content FROM chat_messages WHERE thread_id = $1 ORDER BY seq', [thread]);
+    const stored = await svc.services.db.all<{ role: string; content: string }>('SELECT role, content FROM chat_messages WHERE thread_id = $1 ORDER BY seq', [
+      thread,
+    ]);
     expect(stored.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     expect(stored[3]!.content).toBe(next.body.choices[0].message.content);
     // conversational awareness folds the earlier question into the research query
@@ -64,7 +66,12 @@ describe('input validation', () => {
 
 describe('cutoff_datetime', () => {
   it('a cutoff without an offset and with a space for T is read as UTC', async () => {
-    const r = await deepnews({ messages: [{ role: 'user', content: 'Shinzo Abe shot' }], cutoff_datetime: '2022-07-08 06:00:00', search_depth: 1, only_cited_sources: false });
+    const r = await deepnews({
+      messages: [{ role: 'user', content: 'Shinzo Abe shot' }],
+      cutoff_datetime: '2022-07-08 06:00:00',
+      search_depth: 1,
+      only_cited_sources: false,
+    });
     expect(r.status).toBe(200);
     expect(r.body.choices[0].message.content).toContain('Knowledge cutoff: 2022-07-08T06:00:00.000Z; no source published after it was used.');
     expect(r.body.sources.news.length).toBeGreaterThan(0);
@@ -74,13 +81,23 @@ describe('cutoff_datetime', () => {
 
 describe('sources with no data here, and a service without a capability', () => {
   it('x and email are skipped and said; wiki / web / forum / graph / charts are called and counted; the run goes on', async () => {
-    const r = await deepnews({ messages: [{ role: 'user', content: 'Why did Boris Johnson resign?' }], sources: ['asknews', 'x', 'email', 'wiki', 'google', 'reddit', 'graph', 'charts'], search_depth: 1, stream: true, engine: 'v1.5' });
+    const r = await deepnews({
+      messages: [{ role: 'user', content: 'Why did Boris Johnson resign?' }],
+      sources: ['asknews', 'x', 'email', 'wiki', 'google', 'reddit', 'graph', 'charts'],
+      search_depth: 1,
+      stream: true,
+      engine: 'v1.5',
+    });
     expect(r.status).toBe(200);
     expect(r.text).toContain('Source x: no data on this service, skipped.');
     expect(r.text).toContain('Source email: no data on this service, skipped.');
     expect(r.text).not.toContain('is unavailable');
     for (const tag of ['search_wiki', 'search_web', 'search_forum', 'build_graph', 'make_chart']) expect(r.text).toContain(`<${tag}>`);
-    const plain = await deepnews({ messages: [{ role: 'user', content: 'Why did Boris Johnson resign?' }], sources: ['asknews', 'x', 'email', 'wiki', 'google', 'reddit', 'graph', 'charts'], search_depth: 1 });
+    const plain = await deepnews({
+      messages: [{ role: 'user', content: 'Why did Boris Johnson resign?' }],
+      sources: ['asknews', 'x', 'email', 'wiki', 'google', 'reddit', 'graph', 'charts'],
+      search_depth: 1,
+    });
     expect(plain.status).toBe(200);
     const body = DeepNewsResponse.parse(plain.body);
     expect(body.sources.news!.length).toBeGreaterThan(0);
@@ -90,7 +107,14 @@ describe('sources with no data here, and a service without a capability', () => 
     const content = body.choices[0]!.message.content;
     expect(content).toMatch(/Not searched: x, email\./);
     expect(content).not.toMatch(/Not searched: [^.]*(?:wiki|google|reddit|graph|charts)/);
-    expect(body.usage.tool_usage).toMatchObject({ search_news: expect.any(Number), search_wiki: 1, search_web: 1, search_forum: 1, build_graph: 1, make_chart: 1 });
+    expect(body.usage.tool_usage).toMatchObject({
+      search_news: expect.any(Number),
+      search_wiki: 1,
+      search_web: 1,
+      search_forum: 1,
+      build_graph: 1,
+      make_chart: 1,
+    });
   });
 
   it('a service without an encyclopedia store: search_wiki says it is unavailable and why, is not called, and the run goes on', async () => {
@@ -117,7 +141,14 @@ describe('sources with no data here, and a service without a capability', () => 
 
 describe('publisher organization keys', () => {
   it('DeepNews by a publisher key sees only its own domains', async () => {
-    const r = await deepnews({ messages: [{ role: 'user', content: 'What happened at Wimbledon with Djokovic and Kyrgios?' }], only_cited_sources: false, sources: ['asknews', 'full_text_discovery'] }, wireKey);
+    const r = await deepnews(
+      {
+        messages: [{ role: 'user', content: 'What happened at Wimbledon with Djokovic and Kyrgios?' }],
+        only_cited_sources: false,
+        sources: ['asknews', 'full_text_discovery'],
+      },
+      wireKey,
+    );
     expect(r.status).toBe(200);
     const news = r.body.sources.news as { domain_url: string }[];
     expect(news.length).toBeGreaterThan(0);
@@ -129,7 +160,10 @@ describe('publisher organization keys', () => {
   });
 
   it('sources "google" (web) by a publisher key is restricted: skipped, said in the stream and the report, archive only', async () => {
-    const r = await deepnews({ messages: [{ role: 'user', content: 'Wimbledon final' }], sources: ['google', 'wiki'], search_depth: 1, stream: true, engine: 'v1.5' }, wireKey);
+    const r = await deepnews(
+      { messages: [{ role: 'user', content: 'Wimbledon final' }], sources: ['google', 'wiki'], search_depth: 1, stream: true, engine: 'v1.5' },
+      wireKey,
+    );
     expect(r.status).toBe(200);
     expect(r.text).toContain('Source google: a publisher key researches the news archive only, skipped.');
     expect(r.text).toContain('Source wiki: a publisher key researches the news archive only, skipped.');
@@ -137,7 +171,7 @@ describe('publisher organization keys', () => {
     expect(r.text).not.toContain('<search_web>');
   });
 
-  it('the models list is outside a publisher key\'s allow-list (403)', async () => {
+  it("the models list is outside a publisher key's allow-list (403)", async () => {
     const r = await api(svc.url, 'GET', '/v1/chat/deepnews-models', wireKey);
     expect(r.status).toBe(403);
   });

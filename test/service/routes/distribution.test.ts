@@ -16,10 +16,15 @@ beforeAll(async () => {
 });
 afterAll(async () => svc?.stop());
 
-const q = (p: Record<string, string | number | string[]>) => new URLSearchParams(Object.entries(p).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, String(x)]) : [[k, String(v)]]))).toString();
+const q = (p: Record<string, string | number | string[]>) =>
+  new URLSearchParams(Object.entries(p).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, String(x)]) : [[k, String(v)]]))).toString();
 const get = (path: string, p: Record<string, string | number | string[]>) => api(svc.url, 'GET', `/v1/distribution/${path}?${q(p)}`, key);
 const base = { start_date: jan.start, end_date: jan.end };
-const sqlCount = async (where: string) => Number((await sql<{ n: bigint }>(svc, `SELECT count(*) AS n FROM hit_events WHERE ts >= TIMESTAMP '2022-06-01' AND ts < TIMESTAMP '2022-07-01' AND ${where}`))[0]!.n);
+const sqlCount = async (where: string) =>
+  Number(
+    (await sql<{ n: bigint }>(svc, `SELECT count(*) AS n FROM hit_events WHERE ts >= TIMESTAMP '2022-06-01' AND ts < TIMESTAMP '2022-07-01' AND ${where}`))[0]!
+      .n,
+  );
 
 describe('distribution endpoints', () => {
   it('stats/metrics counts each event kind once', async () => {
@@ -40,7 +45,10 @@ describe('distribution endpoints', () => {
     const reuters = await sqlCount(`domain = 'reuters.com'`);
     expect(r.body.data.find((d: { domain: string }) => d.domain === 'reuters.com').hit_share).toBeCloseTo(reuters / all, 10);
     expect(r.body.data.find((d: { domain: string }) => d.domain === 'quiet-paper.com')).toEqual({ domain: 'quiet-paper.com', hit_share: 0 });
-    expect(r.body.total_share).toBeCloseTo(r.body.data.reduce((s: number, d: { hit_share: number }) => s + d.hit_share, 0), 12);
+    expect(r.body.total_share).toBeCloseTo(
+      r.body.data.reduce((s: number, d: { hit_share: number }) => s + d.hit_share, 0),
+      12,
+    );
   });
   it('top_n_for_domains pages until next_page is null; total_count sums the page; the last page may be empty', async () => {
     const seen = new Set<string>();
@@ -65,7 +73,16 @@ describe('distribution endpoints', () => {
     }
     expect(pages).toBeGreaterThan(2);
     expect(sum).toBe(await sqlCount(`domain = 'reuters.com' AND kind = 'surface'`));
-    expect(seen.size).toBe(Number((await sql<{ n: bigint }>(svc, `SELECT count(DISTINCT article_id) AS n FROM hit_events WHERE ts >= TIMESTAMP '2022-06-01' AND ts < TIMESTAMP '2022-07-01' AND domain = 'reuters.com' AND kind = 'surface'`))[0]!.n));
+    expect(seen.size).toBe(
+      Number(
+        (
+          await sql<{ n: bigint }>(
+            svc,
+            `SELECT count(DISTINCT article_id) AS n FROM hit_events WHERE ts >= TIMESTAMP '2022-06-01' AND ts < TIMESTAMP '2022-07-01' AND domain = 'reuters.com' AND kind = 'surface'`,
+          )
+        )[0]!.n,
+      ),
+    );
     expect(last!.data.length).toBeLessThan(25);
   });
   it('refuses domains the organization does not own (403000) and personal keys', async () => {

@@ -128,10 +128,25 @@ describe('forecast without a model (the offline default)', () => {
   it('with a web source and a forum store: web results inside the window are returned, forum threads inside it join the timeline', async () => {
     const sources = svc.services as unknown as { web?: unknown; forum?: unknown };
     const real = { web: sources.web, forum: sources.forum };
-    const web = (published: string, n: number) => ({ title: `Web page ${n}`, url: `https://example.org/${n}`, source: 'example.org', published, key_points: [`point ${n}`], raw_text: '' });
-    const thread = (date: string, n: number) => ({ title: `Thread ${n} about Abe`, date, subreddit_name: 'japan', summary: `summary ${n}`, url: `https://forum.example/${n}` });
+    const web = (published: string, n: number) => ({
+      title: `Web page ${n}`,
+      url: `https://example.org/${n}`,
+      source: 'example.org',
+      published,
+      key_points: [`point ${n}`],
+      raw_text: '',
+    });
+    const thread = (date: string, n: number) => ({
+      title: `Thread ${n} about Abe`,
+      date,
+      subreddit_name: 'japan',
+      summary: `summary ${n}`,
+      url: `https://forum.example/${n}`,
+    });
     const asked: unknown[] = [];
-    sources.web = { search: async (p: unknown) => (asked.push(p), { as_dicts: [web('2022-07-08T10:00:00Z', 1), web('2022-07-11T10:00:00Z', 2), web('not a date', 3)] }) };
+    sources.web = {
+      search: async (p: unknown) => (asked.push(p), { as_dicts: [web('2022-07-08T10:00:00Z', 1), web('2022-07-11T10:00:00Z', 2), web('not a date', 3)] }),
+    };
     sources.forum = { search: async () => [thread('2022-07-09T12:30:00.000Z', 1), thread('2022-06-01T00:00:00.000Z', 2)] };
     try {
       const r = await forecast({ query: Q, cutoff_date: CUTOFF, lookback: LOOKBACK, web_search: true, use_reddit: true });
@@ -142,7 +157,11 @@ describe('forecast without a model (the offline default)', () => {
       expect(r.body.timeline).toContain('2022-07-09 12:30 UTC: Thread 1 about Abe (forum r/japan)');
       expect(r.body.timeline.join('\n')).not.toMatch(/Thread 2/);
       expect(r.body.expert_information.forum_threads_used).toBe(1);
-      sources.web = { search: async () => { throw new Error('provider down'); } };
+      sources.web = {
+        search: async () => {
+          throw new Error('provider down');
+        },
+      };
       const failed = await forecast({ query: Q, cutoff_date: CUTOFF, lookback: LOOKBACK, web_search: true });
       expect(failed.status).toBe(200);
       expect(failed.body.web_search_results).toEqual([]);
@@ -229,7 +248,10 @@ describe('forecast bad input is a 422 naming the field', () => {
   }
 
   it('a window reaching before 1970 (lookback 36525 days) or a cutoff in 9999 is answered, not a 500', async () => {
-    for (const params of [{ query: Q, lookback: 36_525, cutoff_date: '1990-01-01-00:00' }, { query: Q, cutoff_date: '9999-12-31-23:59', lookback: 1 }]) {
+    for (const params of [
+      { query: Q, lookback: 36_525, cutoff_date: '1990-01-01-00:00' },
+      { query: Q, cutoff_date: '9999-12-31-23:59', lookback: 1 },
+    ]) {
       const r = await forecast(params);
       expect(r.status, r.text).toBe(200);
       expect(strict(r.body)).toEqual([]);

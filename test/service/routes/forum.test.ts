@@ -23,7 +23,8 @@ describe('return_type', () => {
     const blocks = (r.body.as_string as string).split('\n\n<doc>');
     expect(blocks).toHaveLength(3);
     expect(r.body.as_string).toMatch(/^<doc>\n\[1\]:\nTitle: I \(a pizza guy\) intercepted a kidnapping/);
-    for (const k of ['Subreddit: r/', 'Author: ', 'Date: ', 'Upvotes: ', 'Summary: ', 'Top comments:', 'URL: ', '</doc>']) expect(r.body.as_string).toContain(k);
+    for (const k of ['Subreddit: r/', 'Author: ', 'Date: ', 'Upvotes: ', 'Summary: ', 'Top comments:', 'URL: ', '</doc>'])
+      expect(r.body.as_string).toContain(k);
   });
 
   it('dicts: RedditThread dicts valid under the strict schema, as_string null', async () => {
@@ -86,7 +87,10 @@ describe('bad input', () => {
     for (const [q, field] of cases) {
       const r = await get(q);
       expect(r.status, field).toBe(422);
-      expect(r.body.detail.map((d: { loc: string[] }) => d.loc[1]), field).toContain(field);
+      expect(
+        r.body.detail.map((d: { loc: string[] }) => d.loc[1]),
+        field,
+      ).toContain(field);
     }
   });
 

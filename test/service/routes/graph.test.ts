@@ -11,9 +11,32 @@ import { api, tempDir, type TestService } from '../../helpers/service.js';
 import { repoRoot } from '../../helpers/paths.js';
 import { countColour, readPng } from '../../helpers/png.js';
 
-interface Node { id: string; type: string; detailed_type: string; ner_type: string; aliases: string[]; sources: number; latitude?: number; longitude?: number }
-interface Edge { from: string; to: string; label: string; weight: number; sources: string[] }
-interface Dis { canonical: string; aliases: string[]; method: string; probability: number; applied: boolean; reason?: string; evidence: Record<string, unknown> }
+interface Node {
+  id: string;
+  type: string;
+  detailed_type: string;
+  ner_type: string;
+  aliases: string[];
+  sources: number;
+  latitude?: number;
+  longitude?: number;
+}
+interface Edge {
+  from: string;
+  to: string;
+  label: string;
+  weight: number;
+  sources: string[];
+}
+interface Dis {
+  canonical: string;
+  aliases: string[];
+  method: string;
+  probability: number;
+  applied: boolean;
+  reason?: string;
+  evidence: Record<string, unknown>;
+}
 
 let svc: TestService;
 beforeAll(async () => {
@@ -87,7 +110,10 @@ describe('POST /v1/news/graph', () => {
     expect(nodes.has('Kremlin')).toBe(false);
     expect(nodes.get('Russia')!.aliases).toContain('Kremlin');
     const dis = r.body.disambiguations as Dis[];
-    expect(dis.find((d) => d.canonical === 'Vladimir Putin' && d.aliases.includes('Putin'))).toMatchObject({ applied: false, reason: 'split by constrained_disambiguations' });
+    expect(dis.find((d) => d.canonical === 'Vladimir Putin' && d.aliases.includes('Putin'))).toMatchObject({
+      applied: false,
+      reason: 'split by constrained_disambiguations',
+    });
     expect(dis.find((d) => d.method === 'constrained')).toMatchObject({ canonical: 'Russia', applied: true, probability: 1 });
     // the edges follow the nodes
     expect((r.body.full_graph.edges as Edge[]).some((e) => e.from === 'Putin' || e.to === 'Putin')).toBe(true);
@@ -121,7 +147,13 @@ describe('POST /v1/news/graph', () => {
     expect(nodes.get('Emmanuel Macron')!.aliases).toContain('Macron');
     const edges = r.body.full_graph.edges as Edge[];
     expect(edges.some((e) => e.sources.includes('memo-1') && e.from === 'Volodymyr Zelensky' && e.to === 'Emmanuel Macron' && e.label === 'met')).toBe(true);
-    expect(r.body.docs_enhanced).toEqual([expect.objectContaining({ id: 'memo-1', title: 'Zelensky meets Macron', entities: expect.arrayContaining(['Volodymyr Zelensky', 'Emmanuel Macron', 'Kyiv']) })]);
+    expect(r.body.docs_enhanced).toEqual([
+      expect.objectContaining({
+        id: 'memo-1',
+        title: 'Zelensky meets Macron',
+        entities: expect.arrayContaining(['Volodymyr Zelensky', 'Emmanuel Macron', 'Kyiv']),
+      }),
+    ]);
   });
 
   it('visualize_url serves a page that headless Chromium draws with cytoscape, without a key (screenshot in .tmp/graph/)', async () => {
@@ -147,22 +179,31 @@ describe('POST /v1/news/graph', () => {
     fs.rmSync(png, { force: true });
     const profile = tempDir('newsflow-chromium-');
     // asynchronous: the service answering Chromium runs in this process
-    const chromium = (extra: string[]) => new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const p = spawn('/usr/bin/chromium', [
-        '--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', '--no-first-run', `--user-data-dir=${profile}`,
-        '--window-size=1400,900', '--virtual-time-budget=20000', ...extra, url,
-      ]);
-      let stdout = '';
-      let stderr = '';
-      p.stdout.on('data', (d) => (stdout += d));
-      p.stderr.on('data', (d) => (stderr += d));
-      const timer = setTimeout(() => p.kill('SIGKILL'), 120_000);
-      p.on('error', reject);
-      p.on('close', (status) => {
-        clearTimeout(timer);
-        resolve({ status, stdout, stderr });
+    const chromium = (extra: string[]) =>
+      new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+        const p = spawn('/usr/bin/chromium', [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--hide-scrollbars',
+          '--no-first-run',
+          `--user-data-dir=${profile}`,
+          '--window-size=1400,900',
+          '--virtual-time-budget=20000',
+          ...extra,
+          url,
+        ]);
+        let stdout = '';
+        let stderr = '';
+        p.stdout.on('data', (d) => (stdout += d));
+        p.stderr.on('data', (d) => (stderr += d));
+        const timer = setTimeout(() => p.kill('SIGKILL'), 120_000);
+        p.on('error', reject);
+        p.on('close', (status) => {
+          clearTimeout(timer);
+          resolve({ status, stdout, stderr });
+        });
       });
-    });
     try {
       const dom = await chromium(['--dump-dom']);
       expect(dom.status, dom.stderr.slice(-500)).toBe(0);
@@ -194,7 +235,14 @@ describe('POST /v1/news/graph', () => {
     const edges = r.body.full_graph.edges as Edge[];
     expect(lines).toHaveLength(edges.length + 1);
     const [from, label, to, weight, fromType, toType] = lines[1]!.split(',');
-    expect({ from, label, to, weight: Number(weight), fromType, toType }).toEqual({ from: edges[0]!.from, label: edges[0]!.label, to: edges[0]!.to, weight: edges[0]!.weight, fromType: 'Location', toType: 'Location' });
+    expect({ from, label, to, weight: Number(weight), fromType, toType }).toEqual({
+      from: edges[0]!.from,
+      label: edges[0]!.label,
+      to: edges[0]!.to,
+      weight: edges[0]!.weight,
+      fromType: 'Location',
+      toType: 'Location',
+    });
     expect(lines.some((l) => l.startsWith('Biden,') && l.includes(',Vladimir Putin,'))).toBe(true);
   });
 
@@ -236,7 +284,10 @@ describe('POST /v1/news/graph', () => {
       const r = await graph(body);
       expect(r.status, JSON.stringify(body)).toBe(422);
       expect(r.body.code).toBe(422000);
-      expect(r.body.detail.map((d: { loc: unknown[] }) => d.loc), JSON.stringify(body)).toContainEqual(loc);
+      expect(
+        r.body.detail.map((d: { loc: unknown[] }) => d.loc),
+        JSON.stringify(body),
+      ).toContainEqual(loc);
     }
     expect((await api(svc.url, 'POST', '/v1/news/graph', undefined, {})).status).toBe(401);
   });

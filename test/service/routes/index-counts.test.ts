@@ -10,7 +10,11 @@ import { api, startTestService, type TestService } from '../../helpers/service.j
 import { NOW, qs, sql, startCorpusService, type Query } from '../../helpers/news.js';
 import { repoRoot } from '../../helpers/paths.js';
 
-interface Item { start: string; end: string; count: number }
+interface Item {
+  start: string;
+  end: string;
+  count: number;
+}
 
 /** The bucket of each sampling in DuckDB, written independently of the handler. */
 const SQL_BUCKET: Record<string, { of: (x: string) => string; step: string }> = {
@@ -31,10 +35,13 @@ const ts = (iso: string) => `TIMESTAMP '${new Date(iso).toISOString().replace('T
  */
 async function sqlSeries(s: TestService, sampling: string, from: string, to: string, where = 'true', column = 'pub_date'): Promise<Item[]> {
   const b = SQL_BUCKET[sampling]!;
-  const rows = await sql<{ s: number | bigint; e: number | bigint; n: number | bigint }>(s, `
+  const rows = await sql<{ s: number | bigint; e: number | bigint; n: number | bigint }>(
+    s,
+    `
     WITH buckets AS (SELECT range AS b FROM range(${b.of(ts(from))}, ${b.of(`${ts(to)} - INTERVAL 1 millisecond`)} + ${b.step}, ${b.step})),
          c AS (SELECT ${b.of(column)} AS b, count(*) AS n FROM articles a WHERE crawl_date IS NOT NULL AND (${where}) GROUP BY 1)
-    SELECT epoch_ms(b) AS s, epoch_ms(b + ${b.step}) AS e, coalesce(n, 0) AS n FROM buckets LEFT JOIN c USING (b) ORDER BY b`);
+    SELECT epoch_ms(b) AS s, epoch_ms(b + ${b.step}) AS e, coalesce(n, 0) AS n FROM buckets LEFT JOIN c USING (b) ORDER BY b`,
+  );
   return rows.map((r) => ({ start: new Date(Number(r.s)).toISOString(), end: new Date(Number(r.e)).toISOString(), count: Number(r.n) }));
 }
 
@@ -76,8 +83,10 @@ describe('counts equal the store', () => {
       [{ sentiment: 'negative' }, 'sentiment < 0'],
       [{ sentiment: 'neutral' }, 'sentiment = 0'],
       [{ countries: ['GB'] }, `country IN ('GB')`],
-      [{ languages: ['en'], categories: ['Sports'], sentiment: 'positive', countries: ['US', 'GB'], domains: ['bbc.co.uk', 'cnn.com', 'nbcnews.com'] },
-        `language = 'en' AND list_has(classification, 'Sports') AND sentiment > 0 AND country IN ('US', 'GB') AND ${domainSql(['bbc.co.uk', 'cnn.com', 'nbcnews.com'])}`],
+      [
+        { languages: ['en'], categories: ['Sports'], sentiment: 'positive', countries: ['US', 'GB'], domains: ['bbc.co.uk', 'cnn.com', 'nbcnews.com'] },
+        `language = 'en' AND list_has(classification, 'Sports') AND sentiment > 0 AND country IN ('US', 'GB') AND ${domainSql(['bbc.co.uk', 'cnn.com', 'nbcnews.com'])}`,
+      ],
     ];
     for (const [filters, where] of cases) {
       const got = await series(svc, { ...range, ...filters });
@@ -101,7 +110,8 @@ describe('counts equal the store', () => {
   it('the other filters: provocative, reporting_voice, bad_domain_url, page_rank, string and entity guarantees, blacklist, continents', async () => {
     const range = { start_datetime: '2021-11-01T00:00:00Z', end_datetime: '2022-08-01T00:00:00Z', sampling: '1w' };
     const text = `lower(concat_ws(chr(10), title, summary, array_to_string(key_points, chr(10)), coalesce(full_text, '')))`;
-    const entity = (t: string, v: string) => `EXISTS (SELECT 1 FROM article_entities e WHERE e.article_id = a.article_id AND lower(e.type) = '${t}' AND lower(e.value) = '${v}')`;
+    const entity = (t: string, v: string) =>
+      `EXISTS (SELECT 1 FROM article_entities e WHERE e.article_id = a.article_id AND lower(e.type) = '${t}' AND lower(e.value) = '${v}')`;
     const cases: [Query, string][] = [
       [{ provocative: 'medium' }, `provocative = 'medium'`],
       [{ provocative: 'all' }, 'true'],
@@ -112,7 +122,10 @@ describe('counts equal the store', () => {
       [{ string_guarantee: ['ukraine', 'russia'], string_guarantee_op: 'OR' }, `(contains(${text}, 'ukraine') OR contains(${text}, 'russia'))`],
       [{ reverse_string_guarantee: ['covid'] }, `NOT contains(${text}, 'covid')`],
       [{ entity_guarantee: ['Location:Ukraine', 'Location:Russia'] }, `(${entity('location', 'ukraine')} OR ${entity('location', 'russia')})`],
-      [{ entity_guarantee: ['Location:Ukraine', 'Location:Russia'], entity_guarantee_op: 'AND' }, `${entity('location', 'ukraine')} AND ${entity('location', 'russia')}`],
+      [
+        { entity_guarantee: ['Location:Ukraine', 'Location:Russia'], entity_guarantee_op: 'AND' },
+        `${entity('location', 'ukraine')} AND ${entity('location', 'russia')}`,
+      ],
       [{ countries_blacklist: ['US'] }, `country <> 'US'`],
       [{ continents: ['Europe', 'Middle East'] }, `continent IN ('Europe', 'Middle East')`],
     ];
@@ -151,7 +164,10 @@ describe('bucket boundaries', () => {
     expect(months.map((m) => m.start)).toEqual(['2021-11-01', '2021-12-01', '2022-01-01', '2022-02-01'].map((d) => `${d}T00:00:00.000Z`));
     expect(months).toEqual(await sqlSeries(svc, '1m', '2021-11-16T00:00:00Z', '2022-02-10T00:00:00Z'));
     const leap = await series(svc, { start_datetime: '2024-02-10T00:00:00Z', end_datetime: '2024-03-02T00:00:00Z', sampling: '1m' });
-    expect(leap.map((m) => [m.start, m.end])).toEqual([['2024-02-01T00:00:00.000Z', '2024-03-01T00:00:00.000Z'], ['2024-03-01T00:00:00.000Z', '2024-04-01T00:00:00.000Z']]);
+    expect(leap.map((m) => [m.start, m.end])).toEqual([
+      ['2024-02-01T00:00:00.000Z', '2024-03-01T00:00:00.000Z'],
+      ['2024-03-01T00:00:00.000Z', '2024-04-01T00:00:00.000Z'],
+    ]);
     const weeks = await series(svc, { start_datetime: '2021-12-30T00:00:00Z', end_datetime: '2022-01-04T00:00:00Z', sampling: '1w' });
     expect(weeks.map((w) => w.start)).toEqual(['2021-12-27T00:00:00.000Z', '2022-01-03T00:00:00.000Z']);
     expect(weeks).toEqual(await sqlSeries(svc, '1w', '2021-12-30T00:00:00Z', '2022-01-04T00:00:00Z'));
@@ -211,7 +227,16 @@ describe('bad input is 422 naming the parameter', () => {
     return r.body.detail as { loc: string[]; msg: string; type: string }[];
   };
   it('unknown sampling, time_filter, category (Economy is search-only), language; not a date-time', async () => {
-    const cases: [string, string][] = [['sampling', '2d'], ['time_filter', 'index_date'], ['categories', 'Economy'], ['languages', 'xx'], ['start_datetime', 'yesterday'], ['end_datetime', '2022-07-10'], ['countries', 'GBR'], ['page_rank', 'top']];
+    const cases: [string, string][] = [
+      ['sampling', '2d'],
+      ['time_filter', 'index_date'],
+      ['categories', 'Economy'],
+      ['languages', 'xx'],
+      ['start_datetime', 'yesterday'],
+      ['end_datetime', '2022-07-10'],
+      ['countries', 'GBR'],
+      ['page_rank', 'top'],
+    ];
     for (const [name, value] of cases) {
       const d = await bad({ [name]: value });
       expect(d[0]!.loc.slice(0, 2), name).toEqual(['query', name]);
@@ -225,7 +250,9 @@ describe('bad input is 422 naming the parameter', () => {
   });
   it('more than 10,000 buckets', async () => {
     const d = await bad({ start_datetime: '2022-01-01T00:00:00Z', end_datetime: '2022-07-01T00:00:00Z', sampling: '5m' });
-    expect(d).toEqual([{ loc: ['query', 'start_datetime'], msg: expect.stringMatching(/52128 buckets of 5m; at most 10000/), type: 'value_error.too_many_buckets' }]);
+    expect(d).toEqual([
+      { loc: ['query', 'start_datetime'], msg: expect.stringMatching(/52128 buckets of 5m; at most 10000/), type: 'value_error.too_many_buckets' },
+    ]);
     // the same range at 1h is fine
     expect(await series(svc, { start_datetime: '2022-01-01T00:00:00Z', end_datetime: '2022-07-01T00:00:00Z', sampling: '1h' })).toHaveLength(4344);
   });

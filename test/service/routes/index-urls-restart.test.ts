@@ -53,7 +53,9 @@ it('resumes an interrupted 35-URL job after a restart and indexes each URL once'
   const org = await svc.services.keys.createOrg({ name: 'acme', domains: ['acme.com'] });
   const { key } = await svc.services.keys.createKey({ name: 'k', org: org.name, scopes: ['news'] });
   const r = await api(svc.url, 'POST', '/v1/news/index_urls', key, {
-    start_time: '2000-01-01T00:00:00Z', end_time: '2100-01-01T00:00:00Z', urls: pageNames.map((n) => ({ url: urls.get(n)! })),
+    start_time: '2000-01-01T00:00:00Z',
+    end_time: '2100-01-01T00:00:00Z',
+    urls: pageNames.map((n) => ({ url: urls.get(n)! })),
   });
   expect(r.status).toBe(200);
   const jobId = r.body.job_id as string;
@@ -82,8 +84,12 @@ it('resumes an interrupted 35-URL job after a restart and indexes each URL once'
   console.log(`after the restart: ${job.status}; ${job.message}`);
   expect(job.status).toBe('completed');
   expect(job.indexed_count).toBe(34);
-  const perUrl = await svc.services.db.all<{ url: string; n: bigint }>(`SELECT article_url AS url, count(*) AS n FROM articles WHERE source = 'web' GROUP BY 1`);
-  console.log(`articles by URL: ${perUrl.length} URLs, most articles for one URL: ${Math.max(...perUrl.map((x) => Number(x.n)))}; page requests: ${[...hits.values()].reduce((a, b) => a + b, 0)} for ${hits.size} pages`);
+  const perUrl = await svc.services.db.all<{ url: string; n: bigint }>(
+    `SELECT article_url AS url, count(*) AS n FROM articles WHERE source = 'web' GROUP BY 1`,
+  );
+  console.log(
+    `articles by URL: ${perUrl.length} URLs, most articles for one URL: ${Math.max(...perUrl.map((x) => Number(x.n)))}; page requests: ${[...hits.values()].reduce((a, b) => a + b, 0)} for ${hits.size} pages`,
+  );
   expect(perUrl).toHaveLength(34);
   expect(perUrl.every((x) => Number(x.n) === 1)).toBe(true);
   const items = job.urls as { url: string; article_id: string | null }[];

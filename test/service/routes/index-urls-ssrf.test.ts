@@ -32,7 +32,9 @@ async function service(): Promise<TestService> {
 
 async function runJob(svc: TestService, urls: string[]) {
   const r = await api(svc.url, 'POST', '/v1/news/index_urls', svc.keys.org, {
-    start_time: '2000-01-01T00:00:00Z', end_time: '2100-01-01T00:00:00Z', urls: urls.map((url) => ({ url })),
+    start_time: '2000-01-01T00:00:00Z',
+    end_time: '2100-01-01T00:00:00Z',
+    urls: urls.map((url) => ({ url })),
   });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   return waitForJob(() => api(svc.url, 'GET', `/v1/news/index_urls/${r.body.job_id}`, svc.keys.org), 60_000);
@@ -97,7 +99,10 @@ describe('index_urls with NEWSFLOW_FETCH_ALLOW=127.0.0.1 (one allowed origin)', 
     // '/missing' has no route: 404
     const svc = await service();
     const names = ['/article', '/to-other-loopback', '/to-private', '/to-metadata', '/big', '/big-chunked', '/hang', '/doc.pdf', '/missing'];
-    const job = await runJob(svc, names.map((n) => `${origin.origin}${n}`));
+    const job = await runJob(
+      svc,
+      names.map((n) => `${origin.origin}${n}`),
+    );
     console.log(job.urls.map((u: any) => `${u.url} -> ${u.status} ${u.reason}${u.http_status ? ` (${u.http_status})` : ''}: ${u.detail ?? ''}`).join('\n'));
     console.log(`job: ${job.status}; ${job.message}`);
     const got = Object.fromEntries(job.urls.map((u: any, i: number) => [names[i], [u.status, u.reason]]));

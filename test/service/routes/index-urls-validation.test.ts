@@ -62,7 +62,11 @@ describe('index_urls input', () => {
 
   it('creates no job for any of them, and accepts the Python SDK body with every key sent as null', async () => {
     expect(await jobs()).toBe(0);
-    const r = await post({ start_time: '2024-05-01 00:00:00', end_time: '2024-05-02 00:00:00+00:00', urls: [{ url: 'http://10.0.0.1/a', data: null, skip_dedupe: null, metadata: null, enrichments: null }] });
+    const r = await post({
+      start_time: '2024-05-01 00:00:00',
+      end_time: '2024-05-02 00:00:00+00:00',
+      urls: [{ url: 'http://10.0.0.1/a', data: null, skip_dedupe: null, metadata: null, enrichments: null }],
+    });
     expect(r.status).toBe(200);
     expect(await jobs()).toBe(1);
   });

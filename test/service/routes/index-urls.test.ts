@@ -15,7 +15,10 @@ let urls: Map<string, string>;
 let job: any;
 const articles = new Map<string, any>();
 
-const jobView = (id: string, key = svc.keys.org!) => () => api(svc.url, 'GET', `/v1/news/index_urls/${id}`, key);
+const jobView =
+  (id: string, key = svc.keys.org!) =>
+  () =>
+    api(svc.url, 'GET', `/v1/news/index_urls/${id}`, key);
 
 beforeAll(async () => {
   process.env.NEWSFLOW_FETCH_ALLOW = '127.0.0.1';
@@ -27,8 +30,11 @@ beforeAll(async () => {
     start_time: '2000-01-01 00:00:00',
     end_time: `${new Date(Date.now() + 86_400_000).toISOString().slice(0, 19).replace('T', ' ')}+00:00`,
     urls: pageNames.map((n, i) => ({
-      url: urls.get(n)!, data: null, skip_dedupe: null,
-      metadata: i === 0 ? { campaign: 'spring', tags: ['a', 'b'] } : null, enrichments: i === 0 ? { desk: 'science' } : null,
+      url: urls.get(n)!,
+      data: null,
+      skip_dedupe: null,
+      metadata: i === 0 ? { campaign: 'spring', tags: ['a', 'b'] } : null,
+      enrichments: i === 0 ? { desk: 'science' } : null,
     })),
   };
   const r = await api(svc.url, 'POST', '/v1/news/index_urls', svc.keys.org, body);
@@ -72,7 +78,10 @@ describe('index_urls over the 35 Readability pages', () => {
       if (titleOk) titles++;
       let byline = '-';
       if (exp.byline) {
-        const ok = namesFromByline((a.authors ?? []).map((x: any) => x.name), exp.byline);
+        const ok = namesFromByline(
+          (a.authors ?? []).map((x: any) => x.name),
+          exp.byline,
+        );
         bylines = [bylines[0]! + (ok ? 1 : 0), bylines[1]! + 1];
         byline = ok ? 'ok' : 'NO';
       }
@@ -86,7 +95,9 @@ describe('index_urls over the 35 Readability pages', () => {
     }
     const mean = f1s.reduce((x, y) => x + y, 0) / f1s.length;
     console.log(rows.join('\n'));
-    console.log(`indexed ${articles.size}, mean F1 ${mean.toFixed(4)}, min F1 ${Math.min(...f1s).toFixed(3)}, titles ${titles}/${articles.size}, bylines ${bylines[0]}/${bylines[1]}, pub_dates ${dates[0]}/${dates[1]}`);
+    console.log(
+      `indexed ${articles.size}, mean F1 ${mean.toFixed(4)}, min F1 ${Math.min(...f1s).toFixed(3)}, titles ${titles}/${articles.size}, bylines ${bylines[0]}/${bylines[1]}, pub_dates ${dates[0]}/${dates[1]}`,
+    );
     expect(articles.size).toBe(34);
     expect(mean).toBeGreaterThanOrEqual(0.9);
     expect(titles / articles.size).toBeGreaterThanOrEqual(0.95);
@@ -100,7 +111,9 @@ describe('index_urls over the 35 Readability pages', () => {
     expect(a.key_points.length).toBeGreaterThan(0);
     expect(Object.values(a.entities).flat().length).toBeGreaterThan(0);
     expect(a.crawl_date).not.toBeNull();
-    const rows = await svc.services.db.all<{ n: bigint }>(`SELECT count(*) AS n FROM embeddings WHERE article_id IN (SELECT article_id FROM articles WHERE source = 'web')`);
+    const rows = await svc.services.db.all<{ n: bigint }>(
+      `SELECT count(*) AS n FROM embeddings WHERE article_id IN (SELECT article_id FROM articles WHERE source = 'web')`,
+    );
     expect(Number(rows[0]!.n)).toBe(34);
   });
 
@@ -124,7 +137,9 @@ describe('index_urls over the 35 Readability pages', () => {
   it('stores metadata and enrichments with the page and its article', async () => {
     const first = job.urls[0];
     const rows = await svc.services.db.all<{ m: string; e: string; id: string }>(
-      `SELECT metadata::VARCHAR AS m, enrichments::VARCHAR AS e, article_id::VARCHAR AS id FROM web_pages WHERE page_url = $1`, [first.canonical_url]);
+      `SELECT metadata::VARCHAR AS m, enrichments::VARCHAR AS e, article_id::VARCHAR AS id FROM web_pages WHERE page_url = $1`,
+      [first.canonical_url],
+    );
     expect(rows).toHaveLength(1);
     expect(JSON.parse(rows[0]!.m)).toEqual({ campaign: 'spring', tags: ['a', 'b'] });
     expect(JSON.parse(rows[0]!.e)).toEqual({ desk: 'science' });
@@ -135,7 +150,11 @@ describe('index_urls over the 35 Readability pages', () => {
     // requests, not connections: the fetcher may reuse a kept-alive connection of an earlier job
     const before = server.requests;
     const name = 'guardian-1';
-    const body = (skip: boolean) => ({ start_time: '2000-01-01T00:00:00Z', end_time: '2100-01-01T00:00:00Z', urls: [{ url: urls.get(name)!, skip_dedupe: skip }] });
+    const body = (skip: boolean) => ({
+      start_time: '2000-01-01T00:00:00Z',
+      end_time: '2100-01-01T00:00:00Z',
+      urls: [{ url: urls.get(name)!, skip_dedupe: skip }],
+    });
     const r = await api(svc.url, 'POST', '/v1/news/index_urls', svc.keys.org, body(false));
     const again = await waitForJob(jobView(r.body.job_id));
     expect(again.status).toBe('completed');
@@ -150,7 +169,9 @@ describe('index_urls over the 35 Readability pages', () => {
   it('skips the same URL asked twice in one job as a duplicate of the first', async () => {
     const u = `${urls.get('ars-1')}?utm_source=x`;
     const r = await api(svc.url, 'POST', '/v1/news/index_urls', svc.keys.org, {
-      start_time: '2000-01-01T00:00:00Z', end_time: '2100-01-01T00:00:00Z', urls: [{ url: u, skip_dedupe: true }, { url: urls.get('wapo-1')! }, { url: `${urls.get('wapo-1')}#top` }],
+      start_time: '2000-01-01T00:00:00Z',
+      end_time: '2100-01-01T00:00:00Z',
+      urls: [{ url: u, skip_dedupe: true }, { url: urls.get('wapo-1')! }, { url: `${urls.get('wapo-1')}#top` }],
     });
     const v = await waitForJob(jobView(r.body.job_id));
     expect(v.urls[2]).toMatchObject({ status: 'skipped', reason: 'duplicate' });
@@ -158,12 +179,16 @@ describe('index_urls over the 35 Readability pages', () => {
 
   it('bounds pub_date to [start_time, end_time] and keeps the published time inside it', async () => {
     // a page with a published time before 2020
-    const name = pageNames.find((n) => n !== 'guardian-1' && articles.has(n) && Date.parse(isoUtc(expectedMeta(n).publishedTime) ?? '2100') < Date.parse('2020-01-01'))!;
+    const name = pageNames.find(
+      (n) => n !== 'guardian-1' && articles.has(n) && Date.parse(isoUtc(expectedMeta(n).publishedTime) ?? '2100') < Date.parse('2020-01-01'),
+    )!;
     const exp = isoUtc(expectedMeta(name).publishedTime)!;
     const inside = articles.get(name)!;
     expect(inside.pub_date).toBe(exp);
     const r = await api(svc.url, 'POST', '/v1/news/index_urls', svc.keys.org, {
-      start_time: '2020-01-01T00:00:00Z', end_time: '2020-01-02T00:00:00Z', urls: [{ url: urls.get(name)!, skip_dedupe: true }],
+      start_time: '2020-01-01T00:00:00Z',
+      end_time: '2020-01-02T00:00:00Z',
+      urls: [{ url: urls.get(name)!, skip_dedupe: true }],
     });
     const v = await waitForJob(jobView(r.body.job_id));
     const a = await api(svc.url, 'GET', `/v1/news/${v.urls[0].article_id}`, svc.keys.org);

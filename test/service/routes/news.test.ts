@@ -40,13 +40,19 @@ describe('news core on the real corpus', () => {
 
   it('search responses validate against spec/ for every return type', async () => {
     for (const rt of ['string', 'dicts', 'both']) {
-      const r = await search(svc, { query: 'election results', historical: true, return_type: rt, n_articles: 20, return_graphs: true, return_geo: true }, svc.keys.analyst);
+      const r = await search(
+        svc,
+        { query: 'election results', historical: true, return_type: rt, n_articles: 20, return_graphs: true, return_geo: true },
+        svc.keys.analyst,
+      );
       expect(SearchResponse.safeParse(r.body).success).toBe(true);
     }
   });
 
   it('GET /v1/news/{id} returns one article, with full text on request; an unknown id is 404 404000, a malformed one 422', async () => {
-    const { id } = (await sql<{ id: string }>(svc, `SELECT article_id::VARCHAR AS id FROM articles WHERE source = 'bbc-2004-2005' ORDER BY source_key LIMIT 1`))[0]!;
+    const { id } = (
+      await sql<{ id: string }>(svc, `SELECT article_id::VARCHAR AS id FROM articles WHERE source = 'bbc-2004-2005' ORDER BY source_key LIMIT 1`)
+    )[0]!;
     const a = await api(svc.url, 'GET', `/v1/news/${id}`, svc.keys.org);
     expect(a.status).toBe(200);
     expect(a.body.article_id).toBe(id);

@@ -24,7 +24,12 @@ describe('GET /v1/wiki/search', () => {
     expect(() => WikiSearchResponse.parse(r.body)).not.toThrow();
     expect(r.body.documents.length).toBeGreaterThan(0);
     const d = r.body.documents[0];
-    expect(d).toMatchObject({ title: 'Hermitian matrix', url: 'https://en.wikipedia.org/wiki/Hermitian_matrix', timestamp: '2020-02-24T20:33:46.000Z', categories: ['Matrices'] });
+    expect(d).toMatchObject({
+      title: 'Hermitian matrix',
+      url: 'https://en.wikipedia.org/wiki/Hermitian_matrix',
+      timestamp: '2020-02-24T20:33:46.000Z',
+      categories: ['Matrices'],
+    });
     expect(d.cirrus_metadata).toMatchObject({ create_timestamp: '2003-02-28T21:51:08.000Z', wikibase_item: 'Q652941', version: 942460710 });
     expect(d.content).toMatch(/Hermitian/);
     expect(typeof d.point_id).toBe('string');

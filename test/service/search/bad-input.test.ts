@@ -21,11 +21,30 @@ function hasEnum(s: z.ZodType): boolean {
   if (d.options) return d.options.some(hasEnum);
   return false;
 }
-const enumParams = Object.entries(filterShape).filter(([, s]) => hasEnum(s as z.ZodType)).map(([k]) => k);
+const enumParams = Object.entries(filterShape)
+  .filter(([, s]) => hasEnum(s as z.ZodType))
+  .map(([k]) => k);
 
 describe('bad search input', () => {
   it('finds the enum parameters in spec/', () => {
-    expect(enumParams.sort()).toEqual(['categories', 'continents', 'languages', 'method', 'podcasts', 'provocative', 'reporting_voice', 'return_type', 'sentiment', 'strategy', 'string_guarantee_op', 'entity_guarantee_op', 'time_filter', 'try_cache'].sort());
+    expect(enumParams.sort()).toEqual(
+      [
+        'categories',
+        'continents',
+        'languages',
+        'method',
+        'podcasts',
+        'provocative',
+        'reporting_voice',
+        'return_type',
+        'sentiment',
+        'strategy',
+        'string_guarantee_op',
+        'entity_guarantee_op',
+        'time_filter',
+        'try_cache',
+      ].sort(),
+    );
     expect(SearchParams).toBeDefined();
   });
   it.each(enumParams)('%s with a wrong value is 422 naming it', async (name) => {
@@ -43,18 +62,41 @@ describe('bad search input', () => {
     expect(r.body.detail).toEqual([{ loc: ['query', 'geo_radius'], msg: expect.stringContaining('together'), type: 'value_error' }]);
   });
   it('an open polygon ring is 422', async () => {
-    const open = { exterior: [{ lon: 0, lat: 0 }, { lon: 5, lat: 0 }, { lon: 5, lat: 5 }, { lon: 0, lat: 5 }] };
+    const open = {
+      exterior: [
+        { lon: 0, lat: 0 },
+        { lon: 5, lat: 0 },
+        { lon: 5, lat: 5 },
+        { lon: 0, lat: 5 },
+      ],
+    };
     const r = await api(svc.url, 'GET', `/v1/news/search?geo_polygon=${encodeURIComponent(JSON.stringify(open))}`, svc.keys.analyst);
     expect(r.status).toBe(422);
     expect(r.body.detail[0].loc.slice(0, 3)).toEqual(['query', 'geo_polygon', 'exterior']);
     expect(r.body.detail[0].msg).toMatch(/not closed/);
-    const hole = { exterior: [...open.exterior, open.exterior[0]], interiors: [[{ lon: 1, lat: 1 }, { lon: 2, lat: 1 }, { lon: 2, lat: 2 }, { lon: 1, lat: 2 }]] };
+    const hole = {
+      exterior: [...open.exterior, open.exterior[0]],
+      interiors: [
+        [
+          { lon: 1, lat: 1 },
+          { lon: 2, lat: 1 },
+          { lon: 2, lat: 2 },
+          { lon: 1, lat: 2 },
+        ],
+      ],
+    };
     const h = await api(svc.url, 'GET', `/v1/news/search?geo_polygon=${encodeURIComponent(JSON.stringify(hole))}`, svc.keys.analyst);
     expect(h.status).toBe(422);
     expect(h.body.detail[0].loc.slice(0, 3)).toEqual(['query', 'geo_polygon', 'interiors']);
   });
   it('a non-numeric or out-of-range number is 422 naming it', async () => {
-    for (const [p, v] of [['page_rank', 'high'], ['geo_radius', '-5'], ['hours_back', '-1'], ['similarity_score_threshold', 'x'], ['start_timestamp', 'yesterday']]) {
+    for (const [p, v] of [
+      ['page_rank', 'high'],
+      ['geo_radius', '-5'],
+      ['hours_back', '-1'],
+      ['similarity_score_threshold', 'x'],
+      ['start_timestamp', 'yesterday'],
+    ]) {
       const r = await api(svc.url, 'GET', `/v1/news/search?${p}=${v}&geo_lat=1&geo_lon=1`, svc.keys.analyst);
       expect(r.status, p).toBe(422);
       expect(r.body.detail.map((d: { loc: string[] }) => d.loc[1])).toContain(p);

@@ -47,16 +47,29 @@ describe('hit events', () => {
     const { id: keyId, key } = await svc.services.keys.createKey({ name: 'hits', org: 'acme', scopes: ['news'] });
     const r = await search(svc, { query: 'wimbledon', historical: true, n_articles: 7 }, key);
     const ids = r.dicts.map((d) => d.article_id);
-    const lookup = await fetch(`${svc.url}/v1/news?${ids.slice(0, 3).map((i) => `article_ids=${i}`).join('&')}&full_text=true`, { headers: { authorization: `Bearer ${key}` } });
+    const lookup = await fetch(
+      `${svc.url}/v1/news?${ids
+        .slice(0, 3)
+        .map((i) => `article_ids=${i}`)
+        .join('&')}&full_text=true`,
+      { headers: { authorization: `Bearer ${key}` } },
+    );
     expect(lookup.status).toBe(200);
     await svc.services.news!.hits.flush();
     const rows = await sql<{ kind: string; article_id: string; domain: string; key_id: string; org_id: string; query: string | null }>(
-      svc, `SELECT kind, article_id::VARCHAR AS article_id, domain, key_id, org_id, query FROM hit_events WHERE key_id = $1`, [keyId],
+      svc,
+      `SELECT kind, article_id::VARCHAR AS article_id, domain, key_id, org_id, query FROM hit_events WHERE key_id = $1`,
+      [keyId],
     );
     const surface = rows.filter((x) => x.kind === 'surface');
     expect(surface.map((x) => x.article_id).sort()).toEqual([...ids].sort());
     expect(surface.every((x) => x.query === 'wimbledon' && x.org_id)).toBe(true);
     expect(surface.map((x) => x.domain).sort()).toEqual(r.dicts.map((d) => d.domain_url).sort());
-    expect(rows.filter((x) => x.kind === 'full_text').map((x) => x.article_id).sort()).toEqual(ids.slice(0, 3).sort());
+    expect(
+      rows
+        .filter((x) => x.kind === 'full_text')
+        .map((x) => x.article_id)
+        .sort(),
+    ).toEqual(ids.slice(0, 3).sort());
   });
 });

@@ -52,9 +52,17 @@ function filterCases(newest: number): { params: Record<string, unknown>; from: n
   const to = newest - 5 * DAY;
   return [
     { params: { historical: true }, from: null, to: null },
-    { params: { historical: true, start_timestamp: Math.floor(from / 1000), end_timestamp: Math.floor(to / 1000) }, from: Math.floor(from / 1000) * 1000, to: Math.floor(to / 1000) * 1000 },
+    {
+      params: { historical: true, start_timestamp: Math.floor(from / 1000), end_timestamp: Math.floor(to / 1000) },
+      from: Math.floor(from / 1000) * 1000,
+      to: Math.floor(to / 1000) * 1000,
+    },
     { params: { historical: true, countries: ['GB', 'US'], premium: true }, from: null, to: null },
-    { params: { historical: true, languages: ['en'], time_filter: 'pub_date', start_timestamp: Math.floor(from / 1000) }, from: Math.floor(from / 1000) * 1000, to: null },
+    {
+      params: { historical: true, languages: ['en'], time_filter: 'pub_date', start_timestamp: Math.floor(from / 1000) },
+      from: Math.floor(from / 1000) * 1000,
+      to: null,
+    },
   ];
 }
 

@@ -18,7 +18,9 @@ describe('label filters', () => {
     expect(r.dicts.every((d) => d.classification.includes('Sports'))).toBe(true);
     const two = await search(svc, { ...all, categories: ['Health', 'Science'] });
     expect(two.dicts.every((d) => d.classification.includes('Health') || d.classification.includes('Science'))).toBe(true);
-    expect((await search(svc, { ...all, categories: ['All'] })).dicts.map((d) => d.article_id)).toEqual((await search(svc, all)).dicts.map((d) => d.article_id));
+    expect((await search(svc, { ...all, categories: ['All'] })).dicts.map((d) => d.article_id)).toEqual(
+      (await search(svc, all)).dicts.map((d) => d.article_id),
+    );
   });
   it('provocative picks one level; all means no filter', async () => {
     for (const level of ['low', 'medium', 'high'] as const) {
@@ -65,7 +67,13 @@ describe('label filters', () => {
     const full = new Map<string, string>();
     const fetchFull = async (ids: string[]) => {
       for (let i = 0; i < ids.length; i += 100) {
-        const res = await fetch(`${svc.url}/v1/news?${ids.slice(i, i + 100).map((x) => `article_ids=${x}`).join('&')}&full_text=true`, { headers: { authorization: `Bearer ${svc.keys.org}` } });
+        const res = await fetch(
+          `${svc.url}/v1/news?${ids
+            .slice(i, i + 100)
+            .map((x) => `article_ids=${x}`)
+            .join('&')}&full_text=true`,
+          { headers: { authorization: `Bearer ${svc.keys.org}` } },
+        );
         for (const a of (await res.json()) as { article_id: string; title: string; summary: string; key_points: string[]; full_text: string | null }[]) {
           full.set(a.article_id, [a.title, a.summary, ...a.key_points, a.full_text ?? ''].join('\n').toLowerCase());
         }

@@ -12,7 +12,10 @@ afterAll(async () => svc?.stop());
 
 /** Filters only (no query): the newest matching articles, compared with the store by SQL. */
 async function newestIds(where: string): Promise<string[]> {
-  const rows = await sql<{ id: string }>(svc, `SELECT article_id::VARCHAR AS id FROM articles WHERE crawl_date IS NOT NULL AND ${where} ORDER BY crawl_date DESC, article_id LIMIT 101`);
+  const rows = await sql<{ id: string }>(
+    svc,
+    `SELECT article_id::VARCHAR AS id FROM articles WHERE crawl_date IS NOT NULL AND ${where} ORDER BY crawl_date DESC, article_id LIMIT 101`,
+  );
   return rows.map((r) => r.id);
 }
 const all = { historical: true, n_articles: 101 };
@@ -80,7 +83,12 @@ describe('source filters', () => {
   it('languages filter on the detected language', async () => {
     const en = await search(svc, { ...all, languages: ['en'] });
     expect(en.dicts.every((d) => d.language === 'en')).toBe(true);
-    const { lang } = (await sql<{ lang: string }>(svc, `SELECT language AS lang FROM articles WHERE language NOT IN ('en', 'unknown') GROUP BY 1 ORDER BY count(*) DESC LIMIT 1`))[0]!;
+    const { lang } = (
+      await sql<{ lang: string }>(
+        svc,
+        `SELECT language AS lang FROM articles WHERE language NOT IN ('en', 'unknown') GROUP BY 1 ORDER BY count(*) DESC LIMIT 1`,
+      )
+    )[0]!;
     const other = await search(svc, { ...all, languages: [lang] });
     expect(other.dicts.length).toBeGreaterThan(0);
     expect(other.dicts.every((d) => d.language === lang)).toBe(true);
@@ -94,7 +102,8 @@ describe('source filters', () => {
     const div = await search(svc, { historical: true, n_articles: 20, query: 'ukraine russia war', diversify_sources: true });
     const distinct = (ds: { domain_url: string }[]) => new Set(ds.map((d) => d.domain_url)).size;
     expect(distinct(div.dicts)).toBeGreaterThan(distinct(plain.dicts));
-    const maxShare = (ds: { domain_url: string }[]) => Math.max(...[...ds.reduce((m, d) => m.set(d.domain_url, (m.get(d.domain_url) ?? 0) + 1), new Map<string, number>()).values()]);
+    const maxShare = (ds: { domain_url: string }[]) =>
+      Math.max(...[...ds.reduce((m, d) => m.set(d.domain_url, (m.get(d.domain_url) ?? 0) + 1), new Map<string, number>()).values()]);
     expect(maxShare(div.dicts)).toBeLessThanOrEqual(maxShare(plain.dicts));
   });
 });

@@ -26,8 +26,20 @@ describe('geo filters', () => {
   });
   it('geo_polygon keeps points inside the exterior and outside the interiors', async () => {
     // western Europe, with a hole around Paris
-    const exterior = ring([[-11, 35], [20, 35], [20, 60], [-11, 60], [-11, 35]]);
-    const hole = ring([[1.5, 48.3], [3.2, 48.3], [3.2, 49.3], [1.5, 49.3], [1.5, 48.3]]);
+    const exterior = ring([
+      [-11, 35],
+      [20, 35],
+      [20, 60],
+      [-11, 60],
+      [-11, 35],
+    ]);
+    const hole = ring([
+      [1.5, 48.3],
+      [3.2, 48.3],
+      [3.2, 49.3],
+      [1.5, 49.3],
+      [1.5, 48.3],
+    ]);
     const inEurope = await search(svc, { ...all, geo_polygon: JSON.stringify({ exterior }) }, svc.keys.analyst);
     expect(inEurope.dicts.length).toBeGreaterThan(20);
     const inside = (p: { latitude: number; longitude: number }, box: { lon: number; lat: number }[]) =>
@@ -46,7 +58,12 @@ describe('geo filters', () => {
     const rich = await search(svc, { ...q, return_geo: true, return_graphs: true }, svc.keys.analyst);
     expect(rich.dicts.some((d) => Object.keys(d.geo_coordinates ?? {}).length > 0)).toBe(true);
     const g = rich.dicts.find((d) => (d.entity_relation_graph?.nodes.length ?? 0) > 1)!;
-    expect(g.entity_relation_graph!.nodes[0]).toEqual({ id: expect.any(String), type: expect.any(String), detailed_type: expect.any(String), ner_type: expect.any(String) });
+    expect(g.entity_relation_graph!.nodes[0]).toEqual({
+      id: expect.any(String),
+      type: expect.any(String),
+      detailed_type: expect.any(String),
+      ner_type: expect.any(String),
+    });
     expect(g.entity_relation_graph!.edges.length).toBeGreaterThan(0);
     expect((await search(svc, { ...q, return_geo: true }, svc.keys.personal)).status).toBe(403);
   });

@@ -37,7 +37,14 @@ describe('paging and return types', () => {
     for (const n of [1, 7, 101]) expect((await search(svc, { historical: true, n_articles: n })).dicts.length).toBe(n);
   });
   it('return_type string, dicts and both, with the delimiters', async () => {
-    const s = await search(svc, { query: 'wimbledon', historical: true, n_articles: 3, return_type: 'string', doc_start_delimiter: '<<A>>', doc_end_delimiter: '<</A>>' });
+    const s = await search(svc, {
+      query: 'wimbledon',
+      historical: true,
+      n_articles: 3,
+      return_type: 'string',
+      doc_start_delimiter: '<<A>>',
+      doc_end_delimiter: '<</A>>',
+    });
     expect(s.body.as_dicts).toBeNull();
     expect(s.body.as_string.match(/<<A>>/g)).toHaveLength(3);
     expect(s.body.as_string.match(/<<\/A>>/g)).toHaveLength(3);

@@ -20,11 +20,21 @@ const cos = (a: Float32Array, b: Float32Array) => {
   return s;
 };
 const QUERIES = [
-  'ukraine peace talks', 'interest rates and inflation in the euro zone', 'champions league final', 'earthquake in turkey',
-  'a new vaccine against malaria approved', 'elections in brazil', 'oil prices fall', 'apple unveils a new iphone',
-  'wildfires in california', 'the bank of england raises rates', 'strikes at british railways', 'nasa moon mission',
+  'ukraine peace talks',
+  'interest rates and inflation in the euro zone',
+  'champions league final',
+  'earthquake in turkey',
+  'a new vaccine against malaria approved',
+  'elections in brazil',
+  'oil prices fall',
+  'apple unveils a new iphone',
+  'wildfires in california',
+  'the bank of england raises rates',
+  'strikes at british railways',
+  'nasa moon mission',
 ];
-const broken = (mode: string, timeoutMs = 30_000) => new ThreadEmbedder({ modelDir: mode, timeoutMs, workerFile: new URL('../../fixtures/workers/broken-embed-worker.mjs', import.meta.url) });
+const broken = (mode: string, timeoutMs = 30_000) =>
+  new ThreadEmbedder({ modelDir: mode, timeoutMs, workerFile: new URL('../../fixtures/workers/broken-embed-worker.mjs', import.meta.url) });
 
 let direct: MiniLmEmbedder;
 let thread: ThreadEmbedder;
@@ -57,7 +67,9 @@ describe('the embedding thread', () => {
     const together = await Promise.all(QUERIES.map((q) => thread.embed([q])));
     const refs = await direct.embed(QUERIES);
     const worst = Math.max(Math.abs(1 - cos(one!, ref!)), ...together.map(([v], i) => Math.abs(1 - cos(v!, refs[i]!))));
-    console.log(`${QUERIES.length} concurrent queries in ${thread.stats.runs - runs} session runs; worst |1 - cosine| against this thread's MiniLM: ${worst.toExponential(2)}`);
+    console.log(
+      `${QUERIES.length} concurrent queries in ${thread.stats.runs - runs} session runs; worst |1 - cosine| against this thread's MiniLM: ${worst.toExponential(2)}`,
+    );
     expect(worst).toBeLessThan(1e-6);
     expect(one).toHaveLength(384);
   });
@@ -99,7 +111,13 @@ describe('the embedding thread', () => {
 describe('the query cache', () => {
   it('returns the same vector for a repeated query and for its re-cased, re-spaced form, embedding it once', async () => {
     let calls = 0;
-    const counting: Embedder = { model: thread.model, dim: thread.dim, relevantCosine: thread.relevantCosine, queryKey: thread.queryKey, embed: (t) => ((calls += t.length), thread.embed(t)) };
+    const counting: Embedder = {
+      model: thread.model,
+      dim: thread.dim,
+      relevantCosine: thread.relevantCosine,
+      queryKey: thread.queryKey,
+      embed: (t) => ((calls += t.length), thread.embed(t)),
+    };
     const cached = rememberingQueries(counting, 16);
     const [a] = await cached.embed(['Ukraine peace talks']);
     const [b] = await cached.embed(['Ukraine peace talks']);
@@ -115,7 +133,13 @@ describe('the query cache', () => {
 
   it('embeds a query sent by many callers at once only once, and forgets the oldest beyond its size', async () => {
     let calls = 0;
-    const counting: Embedder = { model: thread.model, dim: thread.dim, relevantCosine: thread.relevantCosine, queryKey: thread.queryKey, embed: (t) => ((calls += t.length), thread.embed(t)) };
+    const counting: Embedder = {
+      model: thread.model,
+      dim: thread.dim,
+      relevantCosine: thread.relevantCosine,
+      queryKey: thread.queryKey,
+      embed: (t) => ((calls += t.length), thread.embed(t)),
+    };
     const cached = rememberingQueries(counting, 2);
     const vs = await Promise.all(Array.from({ length: 8 }, () => cached.embed(['oil prices fall'])));
     expect(calls).toBe(1);
@@ -137,7 +161,10 @@ describe('the query cache', () => {
 
 describe('a failing embedding thread', () => {
   const failure = async (p: Promise<unknown>) => {
-    const e = await p.then(() => null, (x: unknown) => x);
+    const e = await p.then(
+      () => null,
+      (x: unknown) => x,
+    );
     expect(e).toBeInstanceOf(HttpError);
     return e as HttpError;
   };

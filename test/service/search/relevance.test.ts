@@ -18,8 +18,11 @@ const judged = JSON.parse(fs.readFileSync(new URL('../../fixtures/relevance.json
 const idOf = (key: string) => stableUuid(/^https?:/.test(key) ? `headlines-2022:${key}` : `bbc-2004-2005:${key}`);
 
 export function ndcgAt10(ranked: string[], grades: Map<string, number>): number {
-  const dcg = ranked.slice(0, 10).reduce((s, id, i) => s + ((2 ** (grades.get(id) ?? 0) - 1) / Math.log2(i + 2)), 0);
-  const ideal = [...grades.values()].sort((a, b) => b - a).slice(0, 10).reduce((s, g, i) => s + (2 ** g - 1) / Math.log2(i + 2), 0);
+  const dcg = ranked.slice(0, 10).reduce((s, id, i) => s + (2 ** (grades.get(id) ?? 0) - 1) / Math.log2(i + 2), 0);
+  const ideal = [...grades.values()]
+    .sort((a, b) => b - a)
+    .slice(0, 10)
+    .reduce((s, g, i) => s + (2 ** g - 1) / Math.log2(i + 2), 0);
   return ideal ? dcg / ideal : 0;
 }
 
@@ -40,7 +43,13 @@ describe('relevance on the judged set', () => {
   it('has at least 20 judged queries whose keys are in the store', async () => {
     expect(judged.length).toBeGreaterThanOrEqual(20);
     const ids = judged.flatMap((j) => j.relevant.map((r) => idOf(r.key)));
-    const found = (await fetch(`${svc.url}/v1/news?${ids.slice(0, 100).map((i) => `article_ids=${i}`).join('&')}`, { headers: { authorization: `Bearer ${svc.keys.org}` } }).then((r) => r.json())) as unknown[];
+    const found = (await fetch(
+      `${svc.url}/v1/news?${ids
+        .slice(0, 100)
+        .map((i) => `article_ids=${i}`)
+        .join('&')}`,
+      { headers: { authorization: `Bearer ${svc.keys.org}` } },
+    ).then((r) => r.json())) as unknown[];
     expect(found.length).toBe(new Set(ids.slice(0, 100)).size);
   });
 
@@ -52,7 +61,12 @@ describe('relevance on the judged set', () => {
       const kinds = (k: string) => judged.map((j, i) => (j.kind === k ? per[i]! : NaN)).filter((x) => !Number.isNaN(x));
       table[method] = { all: mean(per), keyword: mean(kinds('keyword')), paraphrase: mean(kinds('paraphrase')) };
     }
-    console.log('nDCG@10', JSON.stringify(Object.fromEntries(Object.entries(table).map(([m, v]) => [m, Object.fromEntries(Object.entries(v).map(([k, x]) => [k, Number(x.toFixed(3))]))]))));
+    console.log(
+      'nDCG@10',
+      JSON.stringify(
+        Object.fromEntries(Object.entries(table).map(([m, v]) => [m, Object.fromEntries(Object.entries(v).map(([k, x]) => [k, Number(x.toFixed(3))]))])),
+      ),
+    );
     // floors well under what we measure, so a broken ranker fails and noise does not
     expect(table.kw!.keyword).toBeGreaterThan(0.5);
     expect(table.nl!.paraphrase).toBeGreaterThan(table.kw!.paraphrase!);
@@ -60,11 +74,15 @@ describe('relevance on the judged set', () => {
   });
 
   it('nl finds a paraphrase that kw misses', () => {
-    const wins = judged.filter((j) => j.kind === 'paraphrase').flatMap((j) => {
-      const rel = new Set(j.relevant.map((r) => idOf(r.key)));
-      const kw = new Set(results.kw![j.query]!);
-      return results.nl![j.query]!.filter((id) => rel.has(id) && !kw.has(id)).map((id) => ({ query: j.query, title: j.relevant.find((r) => idOf(r.key) === id)!.title }));
-    });
+    const wins = judged
+      .filter((j) => j.kind === 'paraphrase')
+      .flatMap((j) => {
+        const rel = new Set(j.relevant.map((r) => idOf(r.key)));
+        const kw = new Set(results.kw![j.query]!);
+        return results
+          .nl![j.query]!.filter((id) => rel.has(id) && !kw.has(id))
+          .map((id) => ({ query: j.query, title: j.relevant.find((r) => idOf(r.key) === id)!.title }));
+      });
     console.log('nl-only finds (first 5):', JSON.stringify(wins.slice(0, 5)));
     expect(wins.length).toBeGreaterThan(0);
   });

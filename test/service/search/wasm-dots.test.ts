@@ -10,7 +10,6 @@ import { describe, expect, it } from 'vitest';
 import { VectorIndex, dotAt, wasmDotsAvailable } from '../../../service/search/vectors.js';
 import { mulberry32 as rng } from '../../helpers/rng.js';
 
-
 function vectors(n: number, dim: number, seed: number): Float32Array[] {
   const r = rng(seed);
   return Array.from({ length: n }, () => Float32Array.from({ length: dim }, () => r() * 2 - 1));
@@ -108,7 +107,9 @@ describe('WebAssembly dot products', () => {
     vs.slice(0, 2500).forEach((v, i) => more.set(i, v));
     more.search(q, { candidates: null, threshold: -Infinity });
     vs.slice(2500).forEach((v, i) => more.set(2500 + i, v));
-    expect([...more.search(q, { candidates: null, threshold: -Infinity }).scores]).toEqual([...js.search(q, { candidates: null, threshold: -Infinity }).scores]);
+    expect([...more.search(q, { candidates: null, threshold: -Infinity }).scores]).toEqual([
+      ...js.search(q, { candidates: null, threshold: -Infinity }).scores,
+    ]);
     // stored = the set vector normalised (float32)
     for (const i of [0, 99, 100, 2047, 4999]) {
       const v = vs[i]!;

@@ -42,14 +42,17 @@ describe('story clustering on the real corpus', () => {
     // every update of a story holds articles of its window only
     for (const s of surfaced) {
       const sum = st.summary(s.id)!;
-      for (const u of sum.updates) for (const a of u.articles) {
-        expect(a.pubDate.getTime()).toBeGreaterThanOrEqual(u.windowStart);
-        expect(a.pubDate.getTime()).toBeLessThan(u.windowStart + u.windowMs);
-      }
+      for (const u of sum.updates)
+        for (const a of u.articles) {
+          expect(a.pubDate.getTime()).toBeGreaterThanOrEqual(u.windowStart);
+          expect(a.pubDate.getTime()).toBeLessThan(u.windowStart + u.windowMs);
+        }
     }
     // the articles carry their clustering: centroid_distance = 1 - cosine, cluster_probability = score
-    const joined = await sql<{ d: number; p: number; c: number; s: number }>(svc,
-      `SELECT a.centroid_distance AS d, a.cluster_probability AS p, m.cosine AS c, m.score AS s FROM articles a JOIN story_update_articles m USING (article_id) USING SAMPLE 200 ROWS (reservoir, 7)`);
+    const joined = await sql<{ d: number; p: number; c: number; s: number }>(
+      svc,
+      `SELECT a.centroid_distance AS d, a.cluster_probability AS p, m.cosine AS c, m.score AS s FROM articles a JOIN story_update_articles m USING (article_id) USING SAMPLE 200 ROWS (reservoir, 7)`,
+    );
     for (const r of joined) {
       expect(r.d).toBeCloseTo(1 - r.c, 9);
       expect(r.p).toBeCloseTo(r.s, 9);
@@ -65,10 +68,11 @@ describe('story clustering on the real corpus', () => {
       const vs = s.articleIds.map((id) => st.vectorOf(id)!);
       let t = 0;
       let c = 0;
-      for (let i = 0; i < vs.length; i++) for (let j = i + 1; j < vs.length; j++) {
-        t += cos(vs[i]!, vs[j]!);
-        c++;
-      }
+      for (let i = 0; i < vs.length; i++)
+        for (let j = i + 1; j < vs.length; j++) {
+          t += cos(vs[i]!, vs[j]!);
+          c++;
+        }
       macro += t / c;
       pairSum += t;
       pairs += c;
@@ -99,7 +103,9 @@ describe('story clustering on the real corpus', () => {
   });
 
   it('agrees with hand-judged article pairs (precision and recall of "same story")', () => {
-    const judged = JSON.parse(fs.readFileSync(path.join(repoRoot, 'test', 'fixtures', 'story-pairs.json'), 'utf8')) as { pairs: { a: string; b: string; same: boolean }[] };
+    const judged = JSON.parse(fs.readFileSync(path.join(repoRoot, 'test', 'fixtures', 'story-pairs.json'), 'utf8')) as {
+      pairs: { a: string; b: string; same: boolean }[];
+    };
     let tp = 0;
     let fp = 0;
     let fn = 0;
@@ -113,7 +119,9 @@ describe('story clustering on the real corpus', () => {
     }
     const precision = tp / (tp + fp);
     const recall = tp / (tp + fn);
-    console.log(`judged pairs: ${judged.pairs.length}, together & same ${tp}, together & different ${fp}, apart & same ${fn}, apart & different ${tn}; precision ${precision.toFixed(2)}, recall ${recall.toFixed(2)}`);
+    console.log(
+      `judged pairs: ${judged.pairs.length}, together & same ${tp}, together & different ${fp}, apart & same ${fn}, apart & different ${tn}; precision ${precision.toFixed(2)}, recall ${recall.toFixed(2)}`,
+    );
     expect(precision).toBeGreaterThanOrEqual(0.8);
     expect(recall).toBeGreaterThanOrEqual(0.65);
   });
@@ -136,9 +144,12 @@ describe('story clustering on the real corpus', () => {
       const sum = st.summary(s.id)!;
       const arts = sum.updates.flatMap((u) => u.articles).sort((a, b) => a.pubDate.getTime() - b.pubDate.getTime());
       const span = (arts[arts.length - 1]!.pubDate.getTime() - arts[0]!.pubDate.getTime()) / 3_600_000;
-      lines.push(`\n# ${sum.updates[sum.updates.length - 1]!.headline}\n  story ${s.id}: ${arts.length} articles, ${sum.updates.length} updates over ${span.toFixed(0)} h`);
+      lines.push(
+        `\n# ${sum.updates[sum.updates.length - 1]!.headline}\n  story ${s.id}: ${arts.length} articles, ${sum.updates.length} updates over ${span.toFixed(0)} h`,
+      );
       const step = Math.max(1, Math.floor(arts.length / 6));
-      for (let i = 0; i < arts.length && lines.length < 10_000; i += step) lines.push(`  - ${arts[i]!.pubDate.toISOString().slice(0, 16)} ${arts[i]!.title.slice(0, 120)}`);
+      for (let i = 0; i < arts.length && lines.length < 10_000; i += step)
+        lines.push(`  - ${arts[i]!.pubDate.toISOString().slice(0, 16)} ${arts[i]!.title.slice(0, 120)}`);
     }
     console.log(`ten stories:${lines.join('\n')}`);
     expect(picks.every((s) => s.articleIds.length >= 2)).toBe(true);

@@ -92,10 +92,23 @@ describe('incremental stories', () => {
     dirs.push(dir);
     const file = path.join(dir, 'headlines-replay.json');
     const rows = arts.slice(0, 3).map((a: any, i: number) => ({
-      title: a.title, domain: 'replay.example.org', link: `https://replay.example.org/story/${i}`, category: 'news',
-      timestamp: Math.floor((last + (13 + i) * HOUR) / 1000), sentiment: 0, published: '',
+      title: a.title,
+      domain: 'replay.example.org',
+      link: `https://replay.example.org/story/${i}`,
+      category: 'news',
+      timestamp: Math.floor((last + (13 + i) * HOUR) / 1000),
+      sentiment: 0,
+      published: '',
     }));
-    rows.push({ title: 'Llama sanctuary on the far side of the Moon opens its gift shop', domain: 'replay.example.org', link: 'https://replay.example.org/other', category: 'news', timestamp: Math.floor((last + 14 * HOUR) / 1000), sentiment: 0, published: '' });
+    rows.push({
+      title: 'Llama sanctuary on the far side of the Moon opens its gift shop',
+      domain: 'replay.example.org',
+      link: 'https://replay.example.org/other',
+      category: 'news',
+      timestamp: Math.floor((last + 14 * HOUR) / 1000),
+      sentiment: 0,
+      published: '',
+    });
     fs.writeFileSync(file, JSON.stringify(rows));
     const updatesBefore = target.update_uuids.length;
     const storiesBefore = news.stories.stories.size;
@@ -113,15 +126,26 @@ describe('incremental stories', () => {
     expect(now.update_uuids.length).toBeGreaterThan(updatesBefore);
     const fresh = now.updates.filter((u: any) => !target.update_uuids.includes(u.uuid));
     const joined = fresh.flatMap((u: any) => u.cluster_articles.map((a: any) => a.article_url));
-    expect(joined.sort()).toEqual(rows.slice(0, 3).map((r: { link: string }) => r.link).sort());
+    expect(joined.sort()).toEqual(
+      rows
+        .slice(0, 3)
+        .map((r: { link: string }) => r.link)
+        .sort(),
+    );
     expect(now.current_update_uuid).toBe(fresh[0].uuid);
     // the unrelated headline founded a story of its own, which is not surfaced
     expect(news.stories.stories.size).toBe(storiesBefore + 1);
-    const other = await sql<{ s: string }>(svc, `SELECT m.story_id::VARCHAR AS s FROM story_update_articles m JOIN articles a USING (article_id) WHERE a.article_url = 'https://replay.example.org/other'`);
+    const other = await sql<{ s: string }>(
+      svc,
+      `SELECT m.story_id::VARCHAR AS s FROM story_update_articles m JOIN articles a USING (article_id) WHERE a.article_url = 'https://replay.example.org/other'`,
+    );
     expect(other).toHaveLength(1);
     expect((await story(svc, other[0]!.s)).status).toBe(404);
     // and it is all in the store
-    const stored = await sql<{ n: bigint }>(svc, `SELECT count(*) AS n FROM story_update_articles m JOIN articles a USING (article_id) WHERE a.domain_url = 'replay.example.org'`);
+    const stored = await sql<{ n: bigint }>(
+      svc,
+      `SELECT count(*) AS n FROM story_update_articles m JOIN articles a USING (article_id) WHERE a.domain_url = 'replay.example.org'`,
+    );
     expect(Number(stored[0]!.n)).toBe(4);
   });
 });

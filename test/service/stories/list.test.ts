@@ -144,7 +144,12 @@ describe('GET /v1/stories', () => {
     sentiment: (s) => s.sentiment[s.update_uuids.indexOf(s.requested_update_uuid)],
     confidence: (s) => requestedOf(s).confidence,
   };
-  it.each(Object.keys(keyOf).flatMap((k) => [[k, 'desc'], [k, 'asc']]))('sort_by=%s sort_type=%s orders the stories by that value (ties by uuid)', async (by, dir) => {
+  it.each(
+    Object.keys(keyOf).flatMap((k) => [
+      [k, 'desc'],
+      [k, 'asc'],
+    ]),
+  )('sort_by=%s sort_type=%s orders the stories by that value (ties by uuid)', async (by, dir) => {
     const page = (await stories(svc, { sort_by: by, sort_type: dir, limit: 100 })).list;
     const page2 = (await stories(svc, { sort_by: by, sort_type: dir, limit: 100, offset: 100 })).list;
     const all = [...page, ...page2];
@@ -183,7 +188,10 @@ describe('GET /v1/stories', () => {
   });
 
   it('expand_updates, max_updates and max_articles shape each story', async () => {
-    const big = full.filter((s) => s.n_updates >= 4).slice(0, 5).map((s) => s.uuid);
+    const big = full
+      .filter((s) => s.n_updates >= 4)
+      .slice(0, 5)
+      .map((s) => s.uuid);
     const r = await stories(svc, { uuids: big, expand_updates: true, max_updates: 3, max_articles: 2 });
     for (const s of r.list) {
       expect(s.updates).toHaveLength(3);
@@ -214,7 +222,13 @@ describe('GET /v1/stories', () => {
     expect(new Set(got.map((s) => s.uuid)).size).toBeLessThan(got.length); // stories with several updates that day
     // a uuid offset for update results continues after that update
     const firstPage = (await stories(svc, { obj_type: 'story_update', start_timestamp: start, end_timestamp: end, limit: 5 })).list;
-    const next = await stories(svc, { obj_type: 'story_update', start_timestamp: start, end_timestamp: end, limit: 5, offset: firstPage[4].requested_update_uuid });
+    const next = await stories(svc, {
+      obj_type: 'story_update',
+      start_timestamp: start,
+      end_timestamp: end,
+      limit: 5,
+      offset: firstPage[4].requested_update_uuid,
+    });
     expect(next.list.map((s) => s.requested_update_uuid)).toEqual(got.slice(5, 10).map((s) => s.requested_update_uuid));
   });
 
@@ -287,9 +301,19 @@ describe('GET /v1/stories', () => {
   });
 
   it.each([
-    ['sort_by', 'newest'], ['sort_type', 'up'], ['method', 'semantic'], ['obj_type', 'article'], ['strategy', 'viral'],
-    ['citation_method', 'footnotes'], ['provocative', 'extreme'], ['continent', 'Atlantis'], ['categories', 'Gossip'],
-    ['limit', '0'], ['limit', '101'], ['uuids', 'not-a-uuid'], ['expand_updates', 'maybe'],
+    ['sort_by', 'newest'],
+    ['sort_type', 'up'],
+    ['method', 'semantic'],
+    ['obj_type', 'article'],
+    ['strategy', 'viral'],
+    ['citation_method', 'footnotes'],
+    ['provocative', 'extreme'],
+    ['continent', 'Atlantis'],
+    ['categories', 'Gossip'],
+    ['limit', '0'],
+    ['limit', '101'],
+    ['uuids', 'not-a-uuid'],
+    ['expand_updates', 'maybe'],
   ])('%s=%s is a 422 naming the parameter', async (name, value) => {
     const r = await stories(svc, { [name]: value });
     expect(r.status).toBe(422);

@@ -118,7 +118,9 @@ describe('GET /v1/stories/{story_id}', () => {
     for (const u of s.updates) {
       const times = u.cluster_articles.map((a: any) => Date.parse(a.pub_date) / 1000);
       expect(u.story_update_ts).toBe(Math.floor(Math.max(...times)));
-      expect(s.sentiment[s.update_uuids.indexOf(u.uuid)]).toBe(Math.round(u.cluster_articles.reduce((a: number, x: any) => a + x.sentiment, 0) / u.n_articles) || 0);
+      expect(s.sentiment[s.update_uuids.indexOf(u.uuid)]).toBe(
+        Math.round(u.cluster_articles.reduce((a: number, x: any) => a + x.sentiment, 0) / u.n_articles) || 0,
+      );
       expect(u.headline).toBe(u.cluster_articles[0].title);
       expect(new URL(u.image_url).protocol).toBe('https:');
       expect(u.article_ids).toEqual(u.cluster_articles.map((a: any) => a.article_id));

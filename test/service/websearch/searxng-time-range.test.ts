@@ -24,7 +24,11 @@ describe('SearXNG time_range', () => {
     const clock = () => (t += 5); // every read of the clock is 5 ms later
     const provider = new SearxngProvider(base, new PageFetcher(), clock);
     const now = clock();
-    for (const [hours, range] of [[24, 'day'], [24 * 7, 'week'], [24 * 31, 'month']] as const) {
+    for (const [hours, range] of [
+      [24, 'day'],
+      [24 * 7, 'week'],
+      [24 * 31, 'month'],
+    ] as const) {
       asked.length = 0;
       await provider.search({ queries: ['q'], from: now - hours * 3_600_000, to: null, domains: [], strict: false, offset: 0, limit: 10, now });
       expect(asked[0]!.get('time_range'), `${hours} h`).toBe(range);

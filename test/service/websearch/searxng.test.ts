@@ -29,8 +29,21 @@ beforeAll(async () => {
     if (q.get('format') !== 'json') return void res.writeHead(403).end();
     const page = Number(q.get('pageno') ?? 1);
     const names = page === 1 ? ['quanta-1', 'guardian-1', 'bbc-1'] : [];
-    const results = names.map((n) => ({ url: urls.get(n), title: `${expectedMeta(n).title} (searx title)`, content: `snippet of ${n}`, engine: 'test', publishedDate: null as string | null }));
-    if (page === 1) results.push({ url: `${pages.origin}/gone/`, title: 'A page that is gone', content: 'the snippet of a page that is gone', engine: 'test', publishedDate: '2024-05-01T10:00:00' });
+    const results = names.map((n) => ({
+      url: urls.get(n),
+      title: `${expectedMeta(n).title} (searx title)`,
+      content: `snippet of ${n}`,
+      engine: 'test',
+      publishedDate: null as string | null,
+    }));
+    if (page === 1)
+      results.push({
+        url: `${pages.origin}/gone/`,
+        title: 'A page that is gone',
+        content: 'the snippet of a page that is gone',
+        engine: 'test',
+        publishedDate: '2024-05-01T10:00:00',
+      });
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ query: q.get('q'), number_of_results: results.length, results }));
   });
   process.env.NEWSFLOW_FETCH_ALLOW = '127.0.0.1';
@@ -71,7 +84,11 @@ describe('web search through SearXNG', () => {
   it('keeps the snippet of a result it could not fetch, and its published time', async () => {
     const r = await search('queries=chaos');
     const gone = r.body.as_dicts.find((d: any) => d.title === 'A page that is gone');
-    expect(gone).toMatchObject({ key_points: ['the snippet of a page that is gone'], raw_text: 'the snippet of a page that is gone', published: '2024-05-01T10:00:00.000Z' });
+    expect(gone).toMatchObject({
+      key_points: ['the snippet of a page that is gone'],
+      raw_text: 'the snippet of a page that is gone',
+      published: '2024-05-01T10:00:00.000Z',
+    });
   });
 
   it('passes one strict domain as site: and a lookback as time_range, and keeps results to the domain', async () => {
@@ -95,10 +112,12 @@ describe('web search through SearXNG', () => {
     }
   });
 
-  it('fetches result pages under the fetch policy (the SearXNG server itself is the operator\'s)', async () => {
+  it("fetches result pages under the fetch policy (the SearXNG server itself is the operator's)", async () => {
     // the pages server is allowed by NEWSFLOW_FETCH_ALLOW=127.0.0.1; a result on 127.0.0.2 (not allowed) keeps its snippet
     searx.routes.set('/search', (_req, res) =>
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results: [{ url: `${searx.origin}/private-page`, title: 'private', content: 'private snippet' }] })),
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ results: [{ url: `${searx.origin}/private-page`, title: 'private', content: 'private snippet' }] })),
     );
     let pageRequests = 0;
     searx.routes.set('/private-page', (_req, res) => {

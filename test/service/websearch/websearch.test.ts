@@ -26,7 +26,9 @@ beforeAll(async () => {
   urls = servePages(server);
   svc = await startTestService({ limitsText: 'news=1000:1000:100,chat=1000:1000:100' });
   const r = await api(svc.url, 'POST', '/v1/news/index_urls', svc.keys.org, {
-    start_time: '2000-01-01T00:00:00Z', end_time: '2100-01-01T00:00:00Z', urls: pageNames.map((n) => ({ url: urls.get(n)! })),
+    start_time: '2000-01-01T00:00:00Z',
+    end_time: '2100-01-01T00:00:00Z',
+    urls: pageNames.map((n) => ({ url: urls.get(n)! })),
   });
   job = await waitForJob(() => api(svc.url, 'GET', `/v1/news/index_urls/${r.body.job_id}`, svc.keys.org));
 }, 600_000);
@@ -58,7 +60,8 @@ describe('web search over the service web index', () => {
       const mine = r.body.as_dicts.find((d: any) => d.url === urls.get(n));
       // raw_text is the first 20,000 characters: key points are looked up in the whole stored text
       const text = svc.services.web!.index.get(urls.get(n)!)!.text.replace(/\s+/g, ' ');
-      if (mine && mine.key_points.length > 0 && mine.key_points.every((k: string) => text.includes(k.replace(/…$/, '').replace(/\s+/g, ' ').slice(0, 60)))) withKeyPoints++;
+      if (mine && mine.key_points.length > 0 && mine.key_points.every((k: string) => text.includes(k.replace(/…$/, '').replace(/\s+/g, ' ').slice(0, 60))))
+        withKeyPoints++;
       else console.log(`${n}: key points not found in the page: ${JSON.stringify(mine?.key_points)}`);
     }
     console.log(`title queries: the page first for ${first}/${english.length}; key points drawn from the page's text for ${withKeyPoints}/${english.length}`);

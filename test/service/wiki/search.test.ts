@@ -67,7 +67,9 @@ describe('wiki store: the four shared Wikipedia pages', () => {
   it('loads the four article pages (and nothing of the 31 news pages or the expected.html extracts)', async () => {
     expect(first).toMatchObject({ pages: 4, loaded: 4, unchanged: 0, problems: [] });
     expect(first.notArticles).toBe(first.files - 4);
-    const rows = await db.all<{ url: string; title: string; wikibase_item: string | null; revision_id: bigint | null }>('SELECT url, title, wikibase_item, revision_id FROM wiki_articles ORDER BY url');
+    const rows = await db.all<{ url: string; title: string; wikibase_item: string | null; revision_id: bigint | null }>(
+      'SELECT url, title, wikibase_item, revision_id FROM wiki_articles ORDER BY url',
+    );
     expect(rows.map((r) => r.url)).toEqual([HERMITIAN, FILMS, MOZILLA, NZ]);
     expect(rows.find((r) => r.url === NZ)).toMatchObject({ title: 'New Zealand', wikibase_item: 'Q664', revision_id: 917976458n });
     const sections = await db.all<{ section: string }>('SELECT DISTINCT section FROM wiki_chunks WHERE url = $1', [NZ]);
@@ -86,7 +88,13 @@ describe('wiki store: the four shared Wikipedia pages', () => {
       const docs = await wiki.search({ query: q, neighbor_chunks: 0 });
       const at = docs.slice(0, 3).findIndex((d) => d.url === url && d.section === section);
       if (at >= 0) top3++;
-      else misses.push(`${q} -> ${docs.slice(0, 3).map((d) => `${d.title} / ${d.section}`).join('; ')}`);
+      else
+        misses.push(
+          `${q} -> ${docs
+            .slice(0, 3)
+            .map((d) => `${d.title} / ${d.section}`)
+            .join('; ')}`,
+        );
       if (at === 0) top1++;
     }
     console.log(`wiki questions: ${top3}/${QUESTIONS.length} right article and section in the top 3 chunks, ${top1}/${QUESTIONS.length} at rank 1`);
@@ -162,7 +170,9 @@ describe('wiki store: the four shared Wikipedia pages', () => {
     const tool = TOOLS.find((t) => t.name === 'search_wiki')!;
     const services = { wiki } as unknown as Services;
     expect(tool.available(services)).toBe(true);
-    const found = await tool.run({ services, cutoffMs: null, onlyDomains: null, filterParams: null } as unknown as ToolContext, { query: 'What is SpiderMonkey?' });
+    const found = await tool.run({ services, cutoffMs: null, onlyDomains: null, filterParams: null } as unknown as ToolContext, {
+      query: 'What is SpiderMonkey?',
+    });
     expect(found.web.length).toBeGreaterThan(0);
     expect(found.web[0]).toMatchObject({ title: 'Mozilla', url: MOZILLA, source: 'wikipedia' });
     expect(found.web[0]!.raw_text).toContain('SpiderMonkey');
