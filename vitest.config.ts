@@ -6,9 +6,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * (test/setup/temporal.ts starts the server its project names; `npx newsflow temporal install`
  * builds it, and the setup does so when it is missing).
  */
-const WORKFLOWS_ON_POSTGRES = ['test/workflows/distributionPull.test.ts', 'test/workflows/distributionKill.test.ts', 'test/workflows/newsIngest.test.ts'];
+const WORKFLOWS_ON_POSTGRES = ['test/workflows/distribution-pull.test.ts', 'test/workflows/distribution-kill.test.ts', 'test/workflows/news-ingest.test.ts'];
 /** Only on PostgreSQL: many workers with the lake's catalog in the project's PostgreSQL. */
-const POSTGRES_ONLY = ['test/workflows/manyWorkers.test.ts'];
+const POSTGRES_ONLY = ['test/workflows/many-workers.test.ts'];
 
 export default defineConfig({
   test: {

@@ -1,10 +1,10 @@
 /**
- * `newsflow research`: one deepResearch run now (see workflows/deepResearch.ts), with a line per
+ * `newsflow research`: one deepResearch run now (see workflows/deep-research.ts), with a line per
  * research round as it completes; the result as JSON (stdout), then, when the worker was our own
  * (no TEMPORAL_ADDRESS), the landed report and its sources from the warehouse.
  */
 import { DEEPNEWS_SOURCES } from '../spec/index.js';
-import type { ResearchProgress } from '../workflows/deepResearch.js';
+import type { ResearchProgress } from '../workflows/deep-research.js';
 import { TASK_QUEUES } from './queues.js';
 import type { RunRequest } from './run.js';
 

@@ -9,7 +9,7 @@ import { progress } from './progress.js';
 import { startWorker, temporalClient, temporalEndpoint, warehouseDir } from './runtime.js';
 import { atShutdown, stopOnSignals } from './shutdown.js';
 import { RunFailedError } from './temporal.js';
-import { workerLogFile } from './workerLog.js';
+import { workerLogFile } from './worker-log.js';
 
 /** A cleanup that failed after a run: one JSON line in the worker log (the terminal keeps the run's own outcome). */
 function cleanupFailed(dataDir: string, what: string, e: Error): void {

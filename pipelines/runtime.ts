@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { NewsClient, type ClientEvent } from '../client/index.js';
 import { temporalEndpoint, type TemporalEndpoint } from './temporal.js';
-import { WorkerLog } from './workerLog.js';
+import { WorkerLog } from './worker-log.js';
 
 // the Temporal SDK, the warehouse and the worker (webpack, every activity) are loaded when first
 // used: a command that stops at its preflight, or never needs them, starts in a fraction of the time

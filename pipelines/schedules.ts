@@ -53,7 +53,7 @@ if (distributionDomains.length) {
   });
 }
 
-/** The alert sync: every minute, one schedule per active alert (see activities/alertRunner.ts). */
+/** The alert sync: every minute, one schedule per active alert (see activities/alert-runner.ts). */
 if (process.env.NEWSFLOW_ALERTS !== '0') {
   SCHEDULES.push({
     id: 'alerts-sync-1m',

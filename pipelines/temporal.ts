@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { atExit } from './shutdown.js';
-import { cacheDir } from './cacheDir.js';
+import { cacheDir } from './cache-dir.js';
 import { freePort, preferredPort } from './ports.js';
 
 export class TemporalSetupError extends Error {}
@@ -209,7 +209,7 @@ async function startDevServerOnce(bin: string, opts: Parameters<typeof startDevS
   return { address: `127.0.0.1:${port}`, namespace: 'default', uiUrl: uiPort === null ? null : `http://127.0.0.1:${uiPort}`, pid: child.pid, stop };
 }
 
-/** TEMPORAL_ADDRESS when set, else a dev server of our own under the data dir (NEWSFLOW_TEMPORAL=postgres: the Temporal server on PostgreSQL, pipelines/temporalServer.ts). */
+/** TEMPORAL_ADDRESS when set, else a dev server of our own under the data dir (NEWSFLOW_TEMPORAL=postgres: the Temporal server on PostgreSQL, pipelines/temporal-server.ts). */
 export async function temporalEndpoint(opts: {
   dataDir: string;
   log?: (m: string) => void;
@@ -221,7 +221,7 @@ export async function temporalEndpoint(opts: {
   }
   const kind = process.env.NEWSFLOW_TEMPORAL || 'dev';
   if (kind === 'postgres') {
-    const { startPostgresTemporal } = await import('./temporalServer.js');
+    const { startPostgresTemporal } = await import('./temporal-server.js');
     return startPostgresTemporal({ dataDir: path.join(opts.dataDir, 'temporal'), log: opts.log });
   }
   if (kind !== 'dev')

@@ -1,8 +1,8 @@
 /** Every workflow the worker registers. */
-export { newsIngest } from './newsIngest.js';
-export { distributionPull } from './distributionPull.js';
-export { alertSync, alertRun } from './alertRunner.js';
-export { indexCountSampler } from './indexCountSampler.js';
-export { storyTracker } from './storyTracker.js';
-export { entityGraph } from './entityGraph.js';
-export { deepResearch } from './deepResearch.js';
+export { newsIngest } from './news-ingest.js';
+export { distributionPull } from './distribution-pull.js';
+export { alertSync, alertRun } from './alert-runner.js';
+export { indexCountSampler } from './index-count-sampler.js';
+export { storyTracker } from './story-tracker.js';
+export { entityGraph } from './entity-graph.js';
+export { deepResearch } from './deep-research.js';

@@ -1,7 +1,7 @@
 /** The pipelines: `worker` (runs them all) and `run` (one now, waiting for it). */
 import type { Command } from 'commander';
 import { Sampling } from '../../spec/index.js';
-import { canonicalFilters } from '../../activities/indexCountSampler.js';
+import { canonicalFilters } from '../../activities/index-count-sampler.js';
 import type { RunRequest } from '../run.js';
 import type { Pipeline } from '../preflight.js';
 import { TASK_QUEUES } from '../queues.js';

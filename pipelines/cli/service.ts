@@ -8,7 +8,7 @@ import { CliError, dataDirOpt, floatArg, intArg, verboseOpt } from './shared.js'
 
 // the work is imported when a command runs: `newsflow --help` and other commands load no service
 const work = () => import('../service.js');
-const job = () => import('../mainJob.js');
+const job = () => import('../main-job.js');
 
 /** ../shared/data beside the repository, when it is there. */
 function defaultCorpus(): string | undefined {

@@ -2,8 +2,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cacheDir } from '../../pipelines/cacheDir.js';
-import { serverDir, TEMPORAL_SERVER_VERSION } from '../../pipelines/temporalServer.js';
+import { cacheDir } from '../../pipelines/cache-dir.js';
+import { serverDir, TEMPORAL_SERVER_VERSION } from '../../pipelines/temporal-server.js';
 
 describe('the cache dir', () => {
   it('NEWSFLOW_CACHE_DIR first, then $XDG_CACHE_HOME/newsflow (absolute only), then ~/.cache/newsflow', () => {

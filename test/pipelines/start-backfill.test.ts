@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { Warehouse } from '../../warehouse/warehouse.js';
-import { BACKFILL_DAYS, startBackfill } from '../../pipelines/mainJob.js';
+import { BACKFILL_DAYS, startBackfill } from '../../pipelines/main-job.js';
 
 function recordingClient() {
   const started: { type: string; id: string; args: { from: string; to: string }[] }[] = [];

@@ -1,5 +1,5 @@
 /**
- * The Temporal server on PostgreSQL (pipelines/temporalServer.ts): PostgreSQL made under the data
+ * The Temporal server on PostgreSQL (pipelines/temporal-server.ts): PostgreSQL made under the data
  * dir (as the postgres user when we are root), Temporal's schemas, the server, namespaces; what a
  * workflow writes outlives a restart of both. Needs `npx newsflow temporal install` (.ci/run does it).
  */
@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
-import { startPostgresTemporal } from '../../pipelines/temporalServer.js';
+import { startPostgresTemporal } from '../../pipelines/temporal-server.js';
 import { temporalEndpoint } from '../../pipelines/temporal.js';
 import { runCli } from '../helpers/cli.js';
 

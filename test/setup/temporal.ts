@@ -42,7 +42,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   let ep;
   let pgUrl = '';
   if (postgres) {
-    const server = await import('../../pipelines/temporalServer.js');
+    const server = await import('../../pipelines/temporal-server.js');
     server.installTemporalServer({ log: (m) => console.log(`test setup: ${m}`) });
     // a throwaway cluster: no fsync, asynchronous commits (Temporal writes every task transition;
     // with fsync on a loaded 2-core machine newsIngest's test ran past its timeout)

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Warehouse } from '../../warehouse/warehouse.js';
 import { GRAPH_EDGES, GRAPH_NODES } from '../../warehouse/tables/graph.js';
-import { graphRows } from '../../activities/entityGraph.js';
+import { graphRows } from '../../activities/entity-graph.js';
 import { tempDir } from '../helpers/service.js';
 
 const graph = (weight: number) => ({

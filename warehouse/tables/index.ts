@@ -79,7 +79,7 @@ export const ARTICLE_CLASSIFICATIONS: TableDef = {
 
 import { DISTRIBUTION_TABLES } from './distribution.js';
 import { ALERT_TABLES } from './alerts.js';
-import { INDEX_COUNT_TABLES } from './indexCounts.js';
+import { INDEX_COUNT_TABLES } from './index-counts.js';
 import { STORY_TABLES } from './stories.js';
 import { GRAPH_TABLES } from './graph.js';
 import { RESEARCH_TABLES } from './research.js';

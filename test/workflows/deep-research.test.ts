@@ -14,7 +14,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { NewsClient } from '../../client/index.js';
 import { Warehouse } from '../../warehouse/warehouse.js';
 import { openSnapshot } from '../../warehouse/read.js';
-import { createDeepResearchActivities } from '../../activities/deepResearch.js';
+import { createDeepResearchActivities } from '../../activities/deep-research.js';
 import { applySchedules, researchSchedules } from '../../pipelines/schedules.js';
 import { NOW } from '../helpers/news.js';
 import { startTestService, tempDir, type TestService } from '../helpers/service.js';

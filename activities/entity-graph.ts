@@ -2,7 +2,7 @@
 import { Context } from '@temporalio/activity';
 import type { NewsClient } from '../client/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
-import { failingFast } from './apiFailure.js';
+import { failingFast } from './api-failure.js';
 import { GRAPH_EDGES, GRAPH_NODES } from '../warehouse/tables/graph.js';
 
 export interface GraphRunInput {

@@ -10,7 +10,7 @@ import { serviceConfig } from '../service/config.js';
 import type { startService } from '../service/server.js';
 import type { SeedResult } from '../service/news/service.js';
 import type { Client } from '@temporalio/client';
-import { CorpusCache, cacheDir } from './corpusCache.js';
+import { CorpusCache, cacheDir } from './corpus-cache.js';
 import { TASK_QUEUES } from './queues.js';
 import { progress } from './progress.js';
 import { startWorker, temporalClient, temporalEndpoint, warehouseDir } from './runtime.js';

@@ -3,7 +3,7 @@
  * load's `_loads` row. Pure orchestration: every I/O step is an activity.
  */
 import { ApplicationFailure, continueAsNew, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { NewsIngestActivities } from '../activities/newsIngest.js';
+import type { NewsIngestActivities } from '../activities/news-ingest.js';
 
 export interface NewsIngestInput {
   query?: string;

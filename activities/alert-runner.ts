@@ -16,7 +16,7 @@ import type { Warehouse } from '../warehouse/warehouse.js';
 import { ALERTS, ALERT_LOGS } from '../warehouse/tables/alerts.js';
 import { ALERT_SCHEDULE_PREFIX, applySchedules, isAlertSchedule, type ApplyResult, type ScheduleDecl } from '../pipelines/schedules.js';
 import { sendMail } from './smtp.js';
-import { apiFailure, failingFast } from './apiFailure.js';
+import { apiFailure, failingFast } from './api-failure.js';
 
 export interface AlertRunnerDeps {
   client: NewsClient;

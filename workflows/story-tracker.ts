@@ -4,8 +4,8 @@
  * run; then the load's `_loads` row. Pure orchestration.
  */
 import { defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { StoryTrackerActivities, Tracker, TrackResult } from '../activities/storyTracker.js';
-import type { NewsIngestActivities } from '../activities/newsIngest.js';
+import type { StoryTrackerActivities, Tracker, TrackResult } from '../activities/story-tracker.js';
+import type { NewsIngestActivities } from '../activities/news-ingest.js';
 
 const { trackStories } = proxyActivities<StoryTrackerActivities>({
   startToCloseTimeout: '5 minutes',

@@ -1,12 +1,12 @@
 /**
  * deepResearch: a research question answered by the DeepNews agent round by round (one activity
- * per round, see activities/deepResearch.ts for the round protocol), each round landing the run as
+ * per round, see activities/deep-research.ts for the round protocol), each round landing the run as
  * it stands; then the load's `_loads` row. A worker killed mid-round: the round's activity times
  * out on its heartbeat and runs again on the next worker; the rounds before it are not redone.
  */
 import { defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { DeepResearchActivities, ResearchParams, RoundResult } from '../activities/deepResearch.js';
-import type { NewsIngestActivities } from '../activities/newsIngest.js';
+import type { DeepResearchActivities, ResearchParams, RoundResult } from '../activities/deep-research.js';
+import type { NewsIngestActivities } from '../activities/news-ingest.js';
 
 const { researchRound } = proxyActivities<DeepResearchActivities>({
   startToCloseTimeout: '15 minutes',

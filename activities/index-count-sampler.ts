@@ -4,8 +4,8 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { IndexCountsQuery, type IndexCountsQueryParsed } from '../spec/index.js';
 import type { NewsClient } from '../client/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
-import { ALL_DOMAINS, INDEX_COUNTS } from '../warehouse/tables/indexCounts.js';
-import { failingFast } from './apiFailure.js';
+import { ALL_DOMAINS, INDEX_COUNTS } from '../warehouse/tables/index-counts.js';
+import { failingFast } from './api-failure.js';
 
 export type Sampling = IndexCountsQueryParsed['sampling'];
 

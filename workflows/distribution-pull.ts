@@ -10,8 +10,8 @@
  * their shape: one activity per page, then one per stat, then recordWindowLoad.
  */
 import { ApplicationFailure, continueAsNew, defineQuery, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { DistributionActivities } from '../activities/distributionPull.js';
-import { freshProgress, type WalkWindow, type WindowProgress } from './distributionWalk.js';
+import type { DistributionActivities } from '../activities/distribution-pull.js';
+import { freshProgress, type WalkWindow, type WindowProgress } from './distribution-walk.js';
 import { splitMonths } from './months.js';
 
 export interface DistributionPullInput {

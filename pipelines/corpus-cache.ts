@@ -18,7 +18,7 @@ import type { RawArticle } from '../service/corpus/read.js';
 import { contentHash } from '../service/enrich/index.js';
 import type { LoadedArticle } from '../service/news/model.js';
 import type { EnrichmentCache } from '../service/news/service.js';
-import { cacheDir } from './cacheDir.js';
+import { cacheDir } from './cache-dir.js';
 
 export { cacheDir };
 

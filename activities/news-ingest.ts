@@ -3,7 +3,7 @@ import { Context } from '@temporalio/activity';
 import { ENTITY_TYPES, type SearchResponseDictItem } from '../spec/index.js';
 import type { NewsClient } from '../client/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
-import { failingFast } from './apiFailure.js';
+import { failingFast } from './api-failure.js';
 import { ARTICLES, ARTICLE_CLASSIFICATIONS, ARTICLE_ENTITIES, ARTICLE_KEYWORDS } from '../warehouse/tables/index.js';
 
 export interface IngestPageInput {

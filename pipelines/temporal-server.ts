@@ -11,7 +11,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { atExit } from './shutdown.js';
-import { cacheDir } from './cacheDir.js';
+import { cacheDir } from './cache-dir.js';
 import { freePort, preferredPort } from './ports.js';
 import { startPostgres, type PgEndpoint } from './postgres.js';
 import { TemporalSetupError, findTemporalCli, type TemporalEndpoint } from './temporal.js';

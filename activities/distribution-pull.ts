@@ -9,8 +9,8 @@ import { TokenBucket } from '../client/limiter.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { DIST_HIT_SHARE, DIST_METRICS, DIST_PAGES, DIST_TOP_ARTICLES } from '../warehouse/tables/distribution.js';
 import type { TableDef } from '../warehouse/tables/index.js';
-import { failingFast } from './apiFailure.js';
-import { freshProgress, type WalkInput, type WalkResult, type WindowProgress } from '../workflows/distributionWalk.js';
+import { failingFast } from './api-failure.js';
+import { freshProgress, type WalkInput, type WalkResult, type WindowProgress } from '../workflows/distribution-walk.js';
 
 export interface WindowRef {
   orgId: string;

@@ -10,8 +10,8 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { NewsClient } from '../../client/index.js';
 import { Warehouse } from '../../warehouse/warehouse.js';
 import { DistributionStore } from '../../service/store/distribution.js';
-import { createDistributionActivities } from '../../activities/distributionPull.js';
-import { freshProgress, type WalkInput, type WalkResult } from '../../workflows/distributionWalk.js';
+import { createDistributionActivities } from '../../activities/distribution-pull.js';
+import { freshProgress, type WalkInput, type WalkResult } from '../../workflows/distribution-walk.js';
 import { startCorpusService } from '../helpers/news.js';
 import { tempDir, type TestService } from '../helpers/service.js';
 

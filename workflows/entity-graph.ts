@@ -3,8 +3,8 @@
  * edges as one run (graph_nodes, graph_edges), then the load's `_loads` row. Pure orchestration.
  */
 import { defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { EntityGraphActivities, GraphRunResult } from '../activities/entityGraph.js';
-import type { NewsIngestActivities } from '../activities/newsIngest.js';
+import type { EntityGraphActivities, GraphRunResult } from '../activities/entity-graph.js';
+import type { NewsIngestActivities } from '../activities/news-ingest.js';
 
 const { buildEntityGraph } = proxyActivities<EntityGraphActivities>({
   startToCloseTimeout: '5 minutes',

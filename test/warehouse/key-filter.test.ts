@@ -1,6 +1,6 @@
 /** The key filter behind a landing's new-key check: never a false "new", rarely a false "maybe". */
 import { describe, expect, it } from 'vitest';
-import { KeyFilter } from '../../warehouse/keyFilter.js';
+import { KeyFilter } from '../../warehouse/key-filter.js';
 
 // deterministic 32-bit halves (xorshift)
 function* halves(seed: number, n: number): Generator<[number, number]> {

@@ -5,7 +5,7 @@
  * Re-sampling the lookback updates buckets that grew since the last run. Pure orchestration.
  */
 import { ApplicationFailure, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { IndexCountSamplerActivities, Sampling } from '../activities/indexCountSampler.js';
+import type { IndexCountSamplerActivities, Sampling } from '../activities/index-count-sampler.js';
 
 export interface IndexCountSamplerInput {
   sampling: Sampling;

@@ -18,7 +18,7 @@ import { Context } from '@temporalio/activity';
 import type { NewsClient } from '../client/index.js';
 import type { DeepNewsRequest, DeepNewsResponse } from '../spec/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
-import { failingFast } from './apiFailure.js';
+import { failingFast } from './api-failure.js';
 import { RESEARCH_RUNS, RESEARCH_SOURCES } from '../warehouse/tables/research.js';
 
 /** A research question and how to research it. */

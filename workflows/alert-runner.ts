@@ -8,7 +8,7 @@
  * undelivered one, so a receiver that was down gets everything, in order, once it is back.
  */
 import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
-import type { AlertRunnerActivities, SyncResult } from '../activities/alertRunner.js';
+import type { AlertRunnerActivities, SyncResult } from '../activities/alert-runner.js';
 import { TASK_QUEUES } from '../pipelines/queues.js';
 
 const api = proxyActivities<AlertRunnerActivities>({

@@ -3,7 +3,7 @@ import { Context } from '@temporalio/activity';
 import type { NewsClient } from '../client/index.js';
 import type { StoryResponse } from '../spec/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
-import { failingFast } from './apiFailure.js';
+import { failingFast } from './api-failure.js';
 import { STORIES, STORY_METRICS, STORY_UPDATES, UPDATE_ARTICLES } from '../warehouse/tables/stories.js';
 
 /** A declared story query: any GET /v1/stories filter, a name, and how much to fetch. */

@@ -1,7 +1,7 @@
 /** The worker's log: everything to <data dir>/logs/worker.log; the terminal sees errors only, or everything with --verbose. */
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WorkerLog, workerLogFile } from '../../pipelines/workerLog.js';
+import { WorkerLog, workerLogFile } from '../../pipelines/worker-log.js';
 import { tempDir } from '../helpers/service.js';
 
 /** A stderr stand-in: a terminal or not, collecting what is written. */
