@@ -1,6 +1,6 @@
 /**
  * The URL indexing job runner: each URL of a job is fetched (the one SSRF-safe fetcher,
- * service/fetch), read (article or not), put in the web index, and — when it is an article —
+ * lib/fetch), read (article or not), put in the web index, and — when it is an article —
  * added to the news like a corpus article (enrichment, embedding, stories; NewsService.addArticles).
  *
  * - URLs run `concurrency` at a time over all jobs, jobs in the order they came.
@@ -12,7 +12,7 @@
  */
 import PQueue from 'p-queue';
 import crypto from 'node:crypto';
-import { FetchRefused, PageFetcher, type FetchOptions, type FetchedPage } from '../fetch/fetcher.js';
+import { FetchRefused, PageFetcher, type FetchOptions, type FetchedPage } from '../../lib/fetch/fetcher.js';
 import { stableUuid, type RawArticle } from '../corpus/read.js';
 import type { NewsService } from '../news/service.js';
 import type { WebIndex, WebPage } from '../websearch/web-index.js';

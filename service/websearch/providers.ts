@@ -4,7 +4,7 @@
  * SSRF-safe fetcher.
  */
 import { request } from 'undici';
-import type { PageFetcher } from '../fetch/fetcher.js';
+import type { PageFetcher } from '../../lib/fetch/fetcher.js';
 import { normaliseUrl, domainOf } from '../indexing/canonical.js';
 import { readerPool } from '../indexing/reader-pool.js';
 import type { WebIndex, WebPage } from './web-index.js';

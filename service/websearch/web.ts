@@ -20,7 +20,7 @@ import type { Db } from '../store/db.js';
 import type { NewsService } from '../news/service.js';
 import type { Principal } from '../auth/principal.js';
 import { stableUuid } from '../corpus/read.js';
-import { FETCH_DEFAULTS, PageFetcher, type FetchOptions } from '../fetch/fetcher.js';
+import { FETCH_DEFAULTS, PageFetcher, type FetchOptions } from '../../lib/fetch/fetcher.js';
 import { INDEXER_DEFAULTS, UrlIndexer, type IndexerOptions } from '../indexing/runner.js';
 import { JobStore } from '../indexing/jobs.js';
 import { WebIndex } from './web-index.js';

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SearxngProvider } from '../../../service/websearch/providers.js';
-import { PageFetcher } from '../../../service/fetch/fetcher.js';
+import { PageFetcher } from '../../../lib/fetch/fetcher.js';
 
 const asked: URLSearchParams[] = [];
 let server: http.Server;

@@ -1,5 +1,5 @@
 /**
- * The one fetcher of web pages (index_urls, web search, crawl): undici, through an Agent whose
+ * The one fetcher of web pages (index_urls, web search, crawl; below both halves, so the toolkit's feed poller and webhooks use it too): undici, through an Agent whose
  * `connect` resolves the host itself, judges EVERY resolved address with the address policy
  * (policy.ts) and connects only to an allowed address — by address, so what was checked is what
  * is connected to (no DNS rebinding between check and connect); the socket's remote address is

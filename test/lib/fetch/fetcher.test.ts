@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FetchRefused, fetchPage, type FetchOptions } from '../../../service/fetch/fetcher.js';
-import { parseFetchAllow } from '../../../service/fetch/policy.js';
+import { FetchRefused, fetchPage, type FetchOptions } from '../../../lib/fetch/fetcher.js';
+import { parseFetchAllow } from '../../../lib/fetch/policy.js';
 import { html, redirect, startPageServer, type PageServer } from '../../helpers/page-server.js';
 
 /** The refusal a fetch ends with (fails the test when the fetch succeeds or throws anything else). */

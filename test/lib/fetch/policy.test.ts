@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressKind, hostLiteral, isForbiddenAddress, parseFetchAllow, refusal } from '../../../service/fetch/policy.js';
+import { addressKind, hostLiteral, isForbiddenAddress, parseFetchAllow, refusal } from '../../../lib/fetch/policy.js';
 
 const none = parseFetchAllow(undefined);
 
