@@ -13,7 +13,9 @@ const POSTGRES_ONLY = ['test/workflows/many-workers.test.ts'];
 export default defineConfig({
   test: {
     testTimeout: 60_000,
-    hookTimeout: 120_000,
+    // the seeded corpus store is built by the first file that asks for it (test/helpers/corpus-store.ts),
+    // in its beforeAll: minutes on a busy 2-core machine
+    hookTimeout: 900_000,
     pool: 'forks',
     // many test files mostly wait (Temporal schedules that fire each minute, worker processes,
     // webhook outages): run 3 at once even on 2 cores (vitest's default there is 1)
@@ -26,7 +28,7 @@ export default defineConfig({
           name: 'dev-server',
           include: ['test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...POSTGRES_ONLY],
-          globalSetup: ['test/setup/corpus.ts', 'test/setup/temporal.ts'],
+          globalSetup: ['test/setup/temporal.ts'],
         },
       },
       {
@@ -34,7 +36,7 @@ export default defineConfig({
         test: {
           name: 'temporal-postgres',
           include: [...WORKFLOWS_ON_POSTGRES, ...POSTGRES_ONLY],
-          globalSetup: ['test/setup/corpus.ts', 'test/setup/temporal.ts'],
+          globalSetup: ['test/setup/temporal.ts'],
         },
       },
     ],

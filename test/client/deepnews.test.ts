@@ -1,12 +1,13 @@
 /** The client's DeepNews methods against a real service: plain, streamed (chunks and sources, parsed by spec), the models list. */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NewsClient } from '../../client/index.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { seededCorpusStore } from '../helpers/corpus-store.js';
 
 let svc: TestService;
 let c: NewsClient;
 beforeAll(async () => {
-  svc = await startTestService({ corpusStore: inject('corpusStore'), limitsText: 'deepnews=100000:100000:100' });
+  svc = await startTestService({ corpusStore: await seededCorpusStore(), limitsText: 'deepnews=100000:100000:100' });
   c = new NewsClient({ baseUrl: svc.url, apiKey: svc.keys.org });
 });
 afterAll(async () => svc?.stop());

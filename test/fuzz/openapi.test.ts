@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestService, type TestService } from '../helpers/service.js';
 import {
   CHECKS,
@@ -24,6 +24,7 @@ import {
 import { repoRoot } from '../helpers/paths.js';
 import { NOT_IMPLEMENTED } from '../../service/routes/index.js';
 import { LIMIT_GROUPS, ROUTES, SCOPES } from '../../spec/index.js';
+import { seededCorpusStore } from '../helpers/corpus-store.js';
 
 /** Cases per operation in the fuzzing phase (the coverage phase adds its own, about 14,500 in all): 1.5 minutes alone on 2 cores. */
 const MAX_EXAMPLES = Number(process.env.NEWSFLOW_FUZZ_EXAMPLES ?? 20);
@@ -40,7 +41,7 @@ describe('OpenAPI fuzzing (schemathesis)', () => {
   let known: Record<string, (string | number)[]>;
   beforeAll(async () => {
     svc = await startTestService({
-      corpusStore: inject('corpusStore'),
+      corpusStore: await seededCorpusStore(),
       keys: { scout: { org: 'acme', scopes: ['news', 'stories'], plan: 'enterprise' } },
       limitsText: LIMIT_GROUPS.map((g) => `${g}=10000:10000:100`).join(','),
     });

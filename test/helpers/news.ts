@@ -1,13 +1,14 @@
 /** Helpers for tests on the seeded corpus service. */
-import { inject } from 'vitest';
+
 import { startTestService, type TestService } from './service.js';
+import { seededCorpusStore } from './corpus-store.js';
 
 /** The corpus' newest headline is 2022-07-11 04:18 UTC; the clock stands a few hours later. */
 export const NOW = Date.parse('2022-07-11T12:00:00Z');
 
 export async function startCorpusService(opts: { limitsText?: string; clock?: () => number } = {}): Promise<TestService> {
   return startTestService({
-    corpusStore: inject('corpusStore'),
+    corpusStore: await seededCorpusStore(),
     clock: opts.clock ?? (() => NOW),
     limitsText: opts.limitsText ?? 'news=1000:1000:50,distribution=1000:1000:50',
   });

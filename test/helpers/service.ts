@@ -43,7 +43,7 @@ export async function startTestService(
     keys?: Record<string, KeySpec>;
     validateResponses?: boolean;
     configure?: (app: import('fastify').FastifyInstance) => void;
-    /** start from a copy of the seeded corpus store (inject('corpusStore')) */
+    /** start from a copy of the seeded corpus store (seededCorpusStore()) */
     corpusStore?: string;
     /** the service clock (ms); fixed clocks make "the last 48 hours" deterministic */
     clock?: () => number;

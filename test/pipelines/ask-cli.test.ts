@@ -1,12 +1,13 @@
 /** `newsflow ask`: the answer printed as it streams, then its references; bad input says what was wrong. */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { runCli } from '../helpers/cli.js';
 import { ask } from '../../pipelines/ask.js';
+import { seededCorpusStore } from '../helpers/corpus-store.js';
 
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService({ corpusStore: inject('corpusStore'), limitsText: 'chat=100000:100000:100' });
+  svc = await startTestService({ corpusStore: await seededCorpusStore(), limitsText: 'chat=100000:100000:100' });
 });
 afterAll(async () => svc?.stop());
 

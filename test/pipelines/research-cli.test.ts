@@ -1,17 +1,18 @@
 /** `newsflow research`: a research run through its own dev server and worker, a line per round, the rows landed; bad options refused before anything starts. */
 import fs from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NOW } from '../helpers/news.js';
 import { startTestService, tempDir } from '../helpers/service.js';
 import { bin, runCli } from '../helpers/cli.js';
+import { seededCorpusStore } from '../helpers/corpus-store.js';
 
 const Q = 'What happened after Shinzo Abe was shot?';
 
 describe('newsflow research', () => {
   it('prints a line per round and the result, lands the run and its sources, then prints the report', async () => {
     const svc = await startTestService({
-      corpusStore: inject('corpusStore'),
+      corpusStore: await seededCorpusStore(),
       clock: () => NOW,
       limitsText: 'deepnews=1000:1000:10,chat=1000:1000:10,news=1000:1000:50',
       // each DeepNews answer takes a moment, as a real agent's does, so every round is seen in progress

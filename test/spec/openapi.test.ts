@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll } from 'vitest';
-import { inject } from 'vitest';
+
 import { buildOpenApi, LIMIT_GROUPS, ROUTES, SCOPES, operationStatuses, route, type RouteDef, type Scope } from '../../spec/index.js';
 import { interfaceOperations, samplePath } from '../helpers/interface.js';
 import { api, startTestService, type TestService } from '../helpers/service.js';
+import { seededCorpusStore } from '../helpers/corpus-store.js';
 
 type Doc = { openapi: string; paths: Record<string, Record<string, any>>; components: any };
 /** Follow a local `$ref` (`#/components/...`). */
@@ -140,7 +141,7 @@ describe('OpenAPI document served by the service: real answers are documented st
   let doc: Doc;
   const without: Partial<Record<Scope, string>> = {};
   beforeAll(async () => {
-    svc = await startTestService({ corpusStore: inject('corpusStore'), limitsText: LIMIT_GROUPS.map((g) => `${g}=1000:1000:100`).join(',') });
+    svc = await startTestService({ corpusStore: await seededCorpusStore(), limitsText: LIMIT_GROUPS.map((g) => `${g}=1000:1000:100`).join(',') });
     for (const s of SCOPES) without[s] = (await svc.services.keys.createKey({ name: `no-${s}`, org: 'acme', scopes: SCOPES.filter((x) => x !== s) })).key;
     tight = await startTestService({ limitsText: LIMIT_GROUPS.map((g) => `${g}=0.001:1:1`).join(',') });
     doc = (await api(svc.url, 'GET', '/openapi.json')).body;

@@ -19,6 +19,7 @@ import { applySchedules, researchSchedules } from '../../pipelines/schedules.js'
 import { NOW } from '../helpers/news.js';
 import { startTestService, tempDir, type TestService } from '../helpers/service.js';
 import { repoRoot } from '../helpers/paths.js';
+import { seededCorpusStore } from '../helpers/corpus-store.js';
 
 const NS = 'nf-research';
 const limits = 'deepnews=1000:1000:10,chat=1000:1000:10,news=1000:1000:50,stories=1000:1000:50';
@@ -36,7 +37,7 @@ let round2Arrived: () => void = () => {};
 
 beforeAll(async () => {
   svc = await startTestService({
-    corpusStore: inject('corpusStore'),
+    corpusStore: await seededCorpusStore(),
     clock: () => NOW,
     limitsText: limits,
     configure: (app) => {

@@ -17,6 +17,7 @@ import { TABLES } from '../../warehouse/tables/index.js';
 import { NOW } from '../helpers/news.js';
 import { startTestService, tempDir, type TestService } from '../helpers/service.js';
 import { repoRoot } from '../helpers/paths.js';
+import { seededCorpusStore } from '../helpers/corpus-store.js';
 
 // the API's limits, the same on the service and in the workers (as the distribution tests, fast)
 const limits = 'distribution=20:5:3,news=1000:1000:50';
@@ -29,7 +30,7 @@ const catalog = (db: string) => `${pgUrl()}/${db}`;
 beforeAll(async () => {
   expect(pgUrl(), 'the temporal-postgres project provides its PostgreSQL').toMatch(/^postgres:\/\//);
   svc = await startTestService({
-    corpusStore: inject('corpusStore'),
+    corpusStore: await seededCorpusStore(),
     clock: () => NOW,
     limitsText: limits,
     configure: (app) => app.addHook('onResponse', async (_req, reply) => void (reply.statusCode === 429 && throttled++)),

@@ -3,10 +3,11 @@
  * the model's tool calls are executed against the real archive, their results go back to it,
  * and the report is the model's (citations resolved against what its tools found).
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeepNewsResponse } from '../../../spec/index.js';
 import { api, startTestService, type TestService } from '../../helpers/service.js';
 import { startToolLlm, type ToolLlm } from '../../helpers/tool-llm.js';
+import { seededCorpusStore } from '../../helpers/corpus-store.js';
 
 let svc: TestService;
 let openai: ToolLlm;
@@ -15,7 +16,7 @@ const ANTHROPIC_KEY = 'sk-ant-byok-test-0001';
 const Q = 'Who shot Shinzo Abe and what happened to him?';
 
 beforeAll(async () => {
-  svc = await startTestService({ corpusStore: inject('corpusStore'), limitsText: 'deepnews=100000:100000:100' });
+  svc = await startTestService({ corpusStore: await seededCorpusStore(), limitsText: 'deepnews=100000:100000:100' });
   openai = await startToolLlm('openai');
   anthropic = await startToolLlm('anthropic');
   svc.services.config.anthropicUrl = anthropic.url;

@@ -5,10 +5,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeepNewsResponse } from '../../../spec/index.js';
 import { api, startTestService, type TestService } from '../../helpers/service.js';
 import { repoRoot } from '../../helpers/paths.js';
+import { seededCorpusStore } from '../../helpers/corpus-store.js';
 
 const QUESTIONS = JSON.parse(fs.readFileSync(path.join(repoRoot, 'test/fixtures/deepnews/questions.json'), 'utf8')) as {
   question: string;
@@ -17,7 +18,7 @@ const QUESTIONS = JSON.parse(fs.readFileSync(path.join(repoRoot, 'test/fixtures/
 
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService({ corpusStore: inject('corpusStore'), limitsText: 'deepnews=100000:100000:100' });
+  svc = await startTestService({ corpusStore: await seededCorpusStore(), limitsText: 'deepnews=100000:100000:100' });
 });
 afterAll(async () => svc?.stop());
 

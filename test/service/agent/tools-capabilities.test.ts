@@ -7,13 +7,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeepNewsResponse, DeepNewsStreamSource } from '../../../spec/index.js';
 import { api, startTestService, type TestService } from '../../helpers/service.js';
 import { sseEvents } from '../../helpers/chat.js';
 import { withForumThreads } from '../../helpers/forum.js';
 import { startPageServer, type PageServer } from '../../helpers/page-server.js';
 import { pagesDir, servePages, waitForJob } from '../../helpers/readability-pages.js';
+import { seededCorpusStore } from '../../helpers/corpus-store.js';
 
 const MOZILLA = 'https://en.wikipedia.org/wiki/Mozilla';
 const Q = 'Who founded Mozilla and what is the Mozilla Festival?';
@@ -27,7 +28,7 @@ let wikiTimes: Map<string, number>;
 
 beforeAll(async () => {
   process.env.NEWSFLOW_FETCH_ALLOW = '127.0.0.1';
-  merged = await withForumThreads(inject('corpusStore'));
+  merged = await withForumThreads(await seededCorpusStore());
   svc = await startTestService({ corpusStore: merged, limitsText: 'deepnews=100000:100000:100,news=1000:1000:100' });
   const loaded = await svc.services.wiki!.load(pagesDir);
   expect(loaded).toMatchObject({ pages: 4, problems: [] });

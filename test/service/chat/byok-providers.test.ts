@@ -3,12 +3,13 @@
  * the stored key is the one sent, the body carries the model, the news context, temperature,
  * stop and stream; a failing provider is a 502 naming it.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_KEYS, api, startTestService, type TestService } from '../../helpers/service.js';
 import { chat, sseEvents } from '../../helpers/chat.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startFakeLlm, type FakeLlm } from '../../helpers/llm-servers.js';
+import { seededCorpusStore } from '../../helpers/corpus-store.js';
 
 let svc: TestService;
 let anthropic: FakeLlm;
@@ -18,7 +19,7 @@ const GOOGLE_KEY = 'AIza-byok-test-0002';
 
 beforeAll(async () => {
   svc = await startTestService({
-    corpusStore: inject('corpusStore'),
+    corpusStore: await seededCorpusStore(),
     limitsText: 'chat=100000:100000:100',
     // a free-plan key of the same organization as `org` (which stores the BYOK keys)
     keys: { ...DEFAULT_KEYS, orgFree: { org: 'acme', scopes: ['news', 'stories', 'chat', 'profile'], plan: 'free' } },

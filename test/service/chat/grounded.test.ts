@@ -5,18 +5,19 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { repoRoot } from '../../helpers/paths.js';
 import { WATERMARK_RE, articleTexts, chat, citedSentences, idsByUrl, norm, parseAnswer } from '../../helpers/chat.js';
 import { frame } from '../../../service/llm/extractive.js';
 import { countTokens } from '../../../service/llm/tokens.js';
+import { seededCorpusStore } from '../../helpers/corpus-store.js';
 
 const QUESTIONS = JSON.parse(fs.readFileSync(path.join(repoRoot, 'test/fixtures/chat/questions.json'), 'utf8')) as { question: string; relevant: string[] }[];
 
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService({ corpusStore: inject('corpusStore'), limitsText: 'chat=100000:100000:100' });
+  svc = await startTestService({ corpusStore: await seededCorpusStore(), limitsText: 'chat=100000:100000:100' });
 });
 afterAll(async () => svc?.stop());
 

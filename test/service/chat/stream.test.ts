@@ -1,16 +1,17 @@
 /** SSE chat completions (facts §11.1): the same answer as the plain response, chunk by chunk. */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { chat, sseEvents } from '../../helpers/chat.js';
 import { startFakeLlm, type FakeLlm } from '../../helpers/llm-servers.js';
 import { NewsClient, ApiError } from '../../../client/index.js';
 import { countTokens, tokenizerWork } from '../../../service/llm/tokens.js';
 import { HISTORY_TOKENS } from '../../../service/chat/completion.js';
+import { seededCorpusStore } from '../../helpers/corpus-store.js';
 
 let svc: TestService;
 let fake: FakeLlm;
 beforeAll(async () => {
-  svc = await startTestService({ corpusStore: inject('corpusStore'), limitsText: 'chat=100000:100000:100' });
+  svc = await startTestService({ corpusStore: await seededCorpusStore(), limitsText: 'chat=100000:100000:100' });
   fake = await startFakeLlm('openai', ['Abe was shot ', 'at a campaign ', 'event [1]', ' in Nara [2].']);
 });
 afterAll(async () => {

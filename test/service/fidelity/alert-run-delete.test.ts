@@ -4,9 +4,10 @@
  * never a 500.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+
 import { AlertResponse } from '../../../spec/index.js';
 import { api, startTestService, type TestService } from '../../helpers/service.js';
+import { seededCorpusStore } from '../../helpers/corpus-store.js';
 
 const BEFORE = Date.parse('2022-07-10T00:00:00Z');
 const LATER = Date.parse('2022-07-11T12:00:00Z');
@@ -16,7 +17,7 @@ let svc: TestService;
 
 beforeAll(async () => {
   svc = await startTestService({
-    corpusStore: inject('corpusStore'),
+    corpusStore: await seededCorpusStore(),
     clock: () => clock,
     limitsText: 'chat=1000:1000:50',
     keys: { org: { org: 'acme', scopes: ['chat'], plan: 'enterprise' } },

@@ -6,10 +6,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+
 import { AlertLogsPage, AlertResponse, AlertsPage, SCOPES } from '../../../spec/index.js';
 import { api, startTestService, type TestService } from '../../helpers/service.js';
 import { sql } from '../../helpers/news.js';
+import { seededCorpusStore } from '../../helpers/corpus-store.js';
 
 /** The clock stands where a test puts it: alerts are created "before" the news they catch. */
 let clock = Date.parse('2022-07-10T00:00:00Z');
@@ -22,7 +23,7 @@ const create = (body: Record<string, unknown>, key = svc.keys.org!) =>
 
 beforeAll(async () => {
   svc = await startTestService({
-    corpusStore: inject('corpusStore'),
+    corpusStore: await seededCorpusStore(),
     clock: () => clock,
     limitsText: 'chat=1000:1000:50',
     keys: {

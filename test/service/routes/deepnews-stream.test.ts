@@ -3,14 +3,15 @@
  * engine v2.0 (typed block events), source events, usage on every chunk, [DONE] last; the
  * report's text equals the non-streamed content.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeepNewsStreamChunk, DeepNewsStreamSource, SearchResponseDictItem } from '../../../spec/index.js';
 import { api, startTestService, type TestService } from '../../helpers/service.js';
 import { sseEvents } from '../../helpers/chat.js';
+import { seededCorpusStore } from '../../helpers/corpus-store.js';
 
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService({ corpusStore: inject('corpusStore'), limitsText: 'deepnews=100000:100000:100' });
+  svc = await startTestService({ corpusStore: await seededCorpusStore(), limitsText: 'deepnews=100000:100000:100' });
 });
 afterAll(async () => svc?.stop());
 

@@ -2,16 +2,17 @@
  * POST /v1/chat/deepnews: bad input (422 naming the field), publisher keys (their domains, the
  * archive only), threads, data-less sources and a missing capability; GET /v1/chat/deepnews-models.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEEPNEWS_MODELS, DeepNewsModelsResponse, DeepNewsResponse } from '../../../spec/index.js';
 import { api, startTestService, type TestService } from '../../helpers/service.js';
+import { seededCorpusStore } from '../../helpers/corpus-store.js';
 
 let svc: TestService;
 let wireKey: string;
 /** the publisher organization's domains: two busy publishers of the corpus */
 const WIRE_DOMAINS = ['bbc.com', 'reuters.com'];
 beforeAll(async () => {
-  svc = await startTestService({ corpusStore: inject('corpusStore'), limitsText: 'deepnews=100000:100000:100' });
+  svc = await startTestService({ corpusStore: await seededCorpusStore(), limitsText: 'deepnews=100000:100000:100' });
   await svc.services.keys.createOrg({ name: 'wire', domains: WIRE_DOMAINS, publisher: true });
   wireKey = (await svc.services.keys.createKey({ name: 'wire', org: 'wire', scopes: ['news', 'chat', 'distribution', 'profile'], plan: 'enterprise' })).key;
 });

@@ -4,12 +4,13 @@
  * judgement fields saying no model judged, a local OpenAI-compatible server's judgement returned,
  * and bad input a 422 naming the field.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestService, type TestService } from '../../helpers/service.js';
 import { strictValidator } from '../../helpers/strict-schema.js';
 import { startFakeLlm, type FakeLlm } from '../../helpers/llm-servers.js';
 import { ForecastResponse } from '../../../spec/index.js';
 import { NewsClient } from '../../../client/client.js';
+import { seededCorpusStore } from '../../helpers/corpus-store.js';
 
 let svc: TestService;
 let fake: FakeLlm;
@@ -22,7 +23,7 @@ const LOOKBACK = 3;
 const qs = (o: Record<string, string | number | boolean>) => new URLSearchParams(Object.entries(o).map(([k, v]) => [k, String(v)])).toString();
 
 beforeAll(async () => {
-  svc = await startTestService({ corpusStore: inject('corpusStore'), limitsText: 'chat=100000:100000:100' });
+  svc = await startTestService({ corpusStore: await seededCorpusStore(), limitsText: 'chat=100000:100000:100' });
   fake = await startFakeLlm('openai', [
     '{"forecast": "The ruling LDP will most likely win the upper house election [1].", "reasoning": "Sympathy after the shooting [1].", ',
     '"probability": 82, "likelihood": "likely", "confidence": 0.7, "llm_confidence": 75, "choice": true, ',

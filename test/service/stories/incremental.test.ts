@@ -4,15 +4,20 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it, inject } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { serviceConfig } from '../../../service/config.js';
 import { openServices } from '../../../service/server.js';
 import type { Services } from '../../../service/context.js';
 import { tempDir, type TestService } from '../../helpers/service.js';
 import { sql } from '../../helpers/news.js';
 import { HOUR, NOW, startStoriesService, stories, story } from '../../helpers/stories.js';
+import { seededCorpusStore } from '../../helpers/corpus-store.js';
 
 let svc: TestService | undefined;
+let corpusStore = '';
+beforeAll(async () => {
+  corpusStore = await seededCorpusStore();
+});
 let open: Services[] = [];
 const dirs: string[] = [];
 afterEach(async () => {
@@ -46,7 +51,7 @@ describe('incremental stories', () => {
   it('a restart keeps every story, update and membership and clusters nothing again', async () => {
     const dir = tempDir();
     dirs.push(dir);
-    fs.copyFileSync(inject('corpusStore'), path.join(dir, 'service.duckdb'));
+    fs.copyFileSync(corpusStore, path.join(dir, 'service.duckdb'));
     const first = await openAt(dir);
     const before = snapshot(first);
     expect(before.stories.length).toBeGreaterThan(1000);
@@ -62,7 +67,7 @@ describe('incremental stories', () => {
   it('articles the store holds without a story (e.g. clustered by an older version) are clustered at start, the rest untouched', async () => {
     const dir = tempDir();
     dirs.push(dir);
-    fs.copyFileSync(inject('corpusStore'), path.join(dir, 'service.duckdb'));
+    fs.copyFileSync(corpusStore, path.join(dir, 'service.duckdb'));
     const first = await openAt(dir);
     const before = snapshot(first);
     // forget the newest 50 memberships (and stories/updates nothing else refers to)
