@@ -11,7 +11,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { Socket } from 'node:net';
 import { Agent, buildConnector, request, errors as undiciErrors } from 'undici';
-import { decodeHtml } from './charset.js';
+import { decodeHtml, type DecodedPage } from './charset.js';
 import { fetchPolicyFromEnv, hostLiteral, refusal, type FetchPolicy } from './policy.js';
 
 export type RefusalReason =
@@ -86,7 +86,7 @@ export interface FetchedPage {
   contentType: string;
   /** the encoding the body was decoded with and where it came from */
   charset: string;
-  charsetSource: 'bom' | 'header' | 'meta' | 'default';
+  charsetSource: DecodedPage['source'];
   bytes: number;
   html: string;
 }

@@ -2,6 +2,11 @@
  * Text to index terms: Unicode-aware lowercase words, diacritics folded, stopwords dropped per
  * language (the `stopword` lists, ~60 languages), Porter-stemmed when the language is English
  * (the `stemmer` package; other languages are indexed unstemmed).
+ *
+ * Chinese and Japanese are written without spaces: a run of Han, Hiragana or Katakana is indexed
+ * as its overlapping character bigrams (`深度学习` -> `深度 度学 学习`, as Lucene's CJK analyzer
+ * does), whatever the language the text is said to be in, so that a title typed as a query finds
+ * its article without a dictionary. Korean (Hangul) has spaces and stays whole words.
  */
 import * as sw from 'stopword';
 import { stemmer } from 'stemmer';
@@ -106,11 +111,35 @@ function stem(w: string): string {
   return s;
 }
 
+/** A run of Han ideographs, kana or the prolonged sound mark (folded text: voiced kana lose their mark). */
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30fc\u3005]+/gu;
+const HAS_CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+
+/** The overlapping bigrams of a CJK run (a lone character is itself). */
+function bigrams(run: string, out: string[]): void {
+  const cs = [...run];
+  if (cs.length === 1) out.push(cs[0]!);
+  for (let i = 0; i + 1 < cs.length; i++) out.push(cs[i]! + cs[i + 1]!);
+}
+
 /** Index terms of a text in a language. */
 export function terms(text: string, lang = 'en'): string[] {
   const stop = stopwords(lang);
   const out: string[] = [];
   for (const w of words(text)) {
+    if (HAS_CJK.test(w)) {
+      // a word that mixes scripts ("deepmind新电脑"): the other parts as words, the CJK runs as bigrams
+      let last = 0;
+      for (const m of w.matchAll(CJK_RUN)) {
+        const before = w.slice(last, m.index);
+        if (before.length >= 2 || /\d/.test(before)) out.push(lang === 'en' ? stem(before) : before);
+        bigrams(m[0], out);
+        last = m.index + m[0].length;
+      }
+      const after = w.slice(last);
+      if (after.length >= 2 || /\d/.test(after)) out.push(lang === 'en' ? stem(after) : after);
+      continue;
+    }
     if (stop.has(w)) continue;
     if (w.length < 2 && !/\d/.test(w)) continue;
     out.push(lang === 'en' ? stem(w) : w);

@@ -14,7 +14,9 @@ beforeAll(async () => {
   process.env.NEWSFLOW_FETCH_ALLOW = '127.0.0.1';
   server = await startPageServer();
   server.routes.set('/article', html(fs.readFileSync(path.join(pagesDir, 'ars-1', 'source.html'))));
-  server.routes.set('/front', html(fs.readFileSync(path.join(pagesDir, 'yahoo-2', 'source.html'))));
+  // a front page of headlines only (yahoo-2's front page carries a whole story and is read as one)
+  const headlines = Array.from({ length: 30 }, (_, i) => `<li><a href="/story/${i}">Headline number ${i} of the day</a></li>`).join('');
+  server.routes.set('/front', html(`<html><head><title>Latest</title></head><body><ul>${headlines}</ul></body></html>`));
   svc = await startTestService();
 }, 120_000);
 
