@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { attachLake, lakeOptionsFromEnv, withLakeRetry, LAKE_ALIAS, type LakeOptions } from './lake.js';
-import { stageRows } from './stage.js';
+import { stageRows } from '../lib/duckdb/stage.js';
 import { NEWS_TABLES, TABLES, type TableDef } from './tables/index.js';
 import { KeyFilter } from './key-filter.js';
 import { DISTRIBUTION_TABLES } from './tables/distribution.js';
