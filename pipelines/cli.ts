@@ -3,14 +3,10 @@
  * command group under cli/. Errors say what was wrong and how to fix it, and exit non-zero.
  */
 import { Command, CommanderError } from 'commander';
-import { StoreLockedError } from '../service/store/db.js';
-import { AdminInputError } from '../service/auth/keys.js';
-import { AdminRefused } from './admin.js';
-import { CorpusError } from '../service/corpus/read.js';
-import { ServiceConfigError } from '../service/config.js';
+import { AdminInputError, AdminRefused, CorpusError, ServiceConfigError, StoreLockedError } from '../service/index.js';
 import { WarehouseReadError } from '../warehouse/read.js';
-import { RunFailedError, TemporalSetupError } from './temporal.js';
-import { PreflightError } from './preflight.js';
+import { PostgresSetupError, RunFailedError, TemporalSetupError } from './temporal/index.js';
+import { PreflightError } from './run/preflight.js';
 import { CliError } from './cli/shared.js';
 import * as service from './cli/service.js';
 import * as admin from './cli/admin.js';
@@ -22,7 +18,6 @@ import * as spec from './cli/spec.js';
 import * as research from './cli/research.js';
 import * as crawl from './cli/crawl.js';
 import * as temporal from './cli/temporal.js';
-import { PostgresSetupError } from './postgres.js';
 import * as forum from './cli/forum.js';
 import * as wiki from './cli/wiki.js';
 

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { NewsClient, type ClientEvent } from '../../client/index.js';
-import { temporalEndpoint, type TemporalEndpoint } from '../temporal/index.js';
+import type { TemporalEndpoint } from '../temporal/index.js';
 import { WorkerLog } from './log.js';
 
 // the Temporal SDK, the warehouse and the worker (webpack, every activity) are loaded when first

@@ -11,7 +11,7 @@ import { NewsClient } from '../../client/index.js';
 import { Warehouse } from '../../warehouse/warehouse.js';
 import { DistributionStore } from '../../service/store/distribution.js';
 import { createDistributionActivities } from '../../activities/distribution-pull.js';
-import { freshProgress, type WalkInput, type WalkResult } from '../../workflows/distribution-walk.js';
+import { freshProgress, type WalkInput, type WalkResult } from '../../activities/distribution-walk.js';
 import { startCorpusService } from '../helpers/news.js';
 import { tempDir, type TestService } from '../helpers/service.js';
 
