@@ -14,7 +14,7 @@ import { NotFoundError, type NewsClient } from '../client/index.js';
 import type { AlertLog, AlertResponse } from '../spec/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { ALERTS, ALERT_LOGS } from '../warehouse/tables/alerts.js';
-import { ALERT_SCHEDULE_PREFIX, applySchedules, isAlertSchedule, type ApplyResult, type ScheduleDecl } from '../pipelines/schedules.js';
+import { ALERT_SCHEDULE_PREFIX, applySchedules, isAlertSchedule, type ApplyResult, type ScheduleDecl } from './schedules.js';
 import { sendMail } from './smtp.js';
 import { apiFailure, failingFast } from './api-failure.js';
 

@@ -10,7 +10,7 @@ import type { Warehouse } from '../warehouse/warehouse.js';
 import { DIST_HIT_SHARE, DIST_METRICS, DIST_PAGES, DIST_TOP_ARTICLES } from '../warehouse/tables/distribution.js';
 import type { TableDef } from '../warehouse/tables/index.js';
 import { failingFast } from './api-failure.js';
-import { freshProgress, type WalkInput, type WalkResult, type WindowProgress } from '../workflows/distribution-walk.js';
+import { freshProgress, type WalkInput, type WalkResult, type WindowProgress } from './distribution-walk.js';
 
 export interface WindowRef {
   orgId: string;

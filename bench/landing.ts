@@ -21,7 +21,7 @@ import { Warehouse } from '../warehouse/warehouse.js';
 import { ARTICLES, ARTICLE_CLASSIFICATIONS, ARTICLE_ENTITIES, ARTICLE_KEYWORDS } from '../warehouse/tables/index.js';
 import { articlePage, type ArticlePage } from '../test/helpers/articles.js';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { stageRows } from '../warehouse/stage.js';
+import { stageRows } from '../lib/duckdb/stage.js';
 import { attachLake } from '../warehouse/lake.js';
 import { createTable, moveExpr } from '../warehouse/warehouse.js';
 

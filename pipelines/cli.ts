@@ -1,16 +1,25 @@
 /**
  * The `newsflow` command line: the service, its admin commands and the pipelines, one file per
  * command group under cli/. Errors say what was wrong and how to fix it, and exit non-zero.
+ *
+ * pipelines/, room by room (a command's file reads like its --help, then calls one of these):
+ * - cli/: the commands, one file per group (service, admin, research, crawl, forum, wiki,
+ *   pipelines, schedules, alerts, warehouse, temporal, spec); cli/shared.ts their common options
+ * - run/: what the commands run: one workflow now and the worker (run-once.ts), the main job of
+ *   `start` (main-job.ts), `serve` and `seed` (serve.ts), research runs (deep-research.ts), the
+ *   alert sync (alert-sync.ts), the graph file, the SQL shell; the preflight and progress bars
+ * - api/: one-off calls to the API through client/: ask (chat), crawl (index-urls.ts)
+ * - schedules/: the declared schedules, a function of their configuration (index.ts)
+ * - temporal/: the Temporal server a command talks to: dev server, server on PostgreSQL, ports,
+ *   shutdown (index.ts)
+ * - worker/: the worker, its runtime and its log (index.ts)
+ * The service is reached through service/index.ts only.
  */
 import { Command, CommanderError } from 'commander';
-import { StoreLockedError } from '../service/store/db.js';
-import { AdminInputError } from '../service/auth/keys.js';
-import { AdminRefused } from './admin.js';
-import { CorpusError } from '../service/corpus/read.js';
-import { ServiceConfigError } from '../service/config.js';
+import { AdminInputError, AdminRefused, CorpusError, ServiceConfigError, StoreLockedError } from '../service/index.js';
 import { WarehouseReadError } from '../warehouse/read.js';
-import { RunFailedError, TemporalSetupError } from './temporal.js';
-import { PreflightError } from './preflight.js';
+import { PostgresSetupError, RunFailedError, TemporalSetupError } from './temporal/index.js';
+import { PreflightError } from './run/preflight.js';
 import { CliError } from './cli/shared.js';
 import * as service from './cli/service.js';
 import * as admin from './cli/admin.js';
@@ -22,7 +31,6 @@ import * as spec from './cli/spec.js';
 import * as research from './cli/research.js';
 import * as crawl from './cli/crawl.js';
 import * as temporal from './cli/temporal.js';
-import { PostgresSetupError } from './postgres.js';
 import * as forum from './cli/forum.js';
 import * as wiki from './cli/wiki.js';
 

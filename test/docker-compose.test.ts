@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cacheDir } from '../pipelines/cache-dir.js';
+import { cacheDir } from '../lib/cache-dir.js';
 import { repoRoot } from './helpers/paths.js';
 import { tempDir } from './helpers/service.js';
 

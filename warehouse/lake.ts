@@ -148,3 +148,6 @@ export async function withLakeRetry<T>(fn: (attempt: number) => Promise<T>, o: {
     }
   }
 }
+
+/** One lake transaction of a warehouse (one snapshot, tagged with `tag`), retried on a concurrent writer's conflict: `fn` re-reads the lake each time. */
+export type LakeTx = <T>(tag: { loadId?: string | null; op: string }, fn: (conn: DuckDBConnection) => Promise<T>) => Promise<T>;

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { tableFromJSON, tableToIPC } from 'apache-arrow';
-import { WAREHOUSE_FILE } from './warehouse.js';
+import { WAREHOUSE_FILE } from './import-file.js';
 import { catalogSpec, lakeExists, lakeOptionsFromEnv, openLake, type LakeOptions } from './lake.js';
 import { TABLES, TABLES_BY_NAME } from './tables/index.js';
 

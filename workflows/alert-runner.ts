@@ -9,7 +9,7 @@
  */
 import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
 import type { AlertRunnerActivities, SyncResult } from '../activities/alert-runner.js';
-import { TASK_QUEUES } from '../pipelines/queues.js';
+import { TASK_QUEUES } from './queues.js';
 
 const api = proxyActivities<AlertRunnerActivities>({
   startToCloseTimeout: '2 minutes',

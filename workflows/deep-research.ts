@@ -48,7 +48,7 @@ export async function deepResearch(input: DeepResearchInput): Promise<DeepResear
   const runId = info.workflowId;
   const loadId = `${info.workflowId}/${info.runId}`;
   const startedAt = new Date().toISOString();
-  // (the CLI and the schedules check depth against RESEARCH_MAX_DEPTH (pipelines/research.ts); the API refuses more with a 422)
+  // (the CLI and the schedules check depth against RESEARCH_MAX_DEPTH (pipelines/schedules/declare.ts); the API refuses more with a 422)
   const rounds = Math.max(1, Math.floor(input.depth ?? 3));
   const { name, runAt: _r, ...rest } = input;
   const params: ResearchParams = { ...rest, depth: rounds };

@@ -11,7 +11,7 @@
  */
 import { ApplicationFailure, continueAsNew, defineQuery, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { DistributionActivities } from '../activities/distribution-pull.js';
-import { freshProgress, type WalkWindow, type WindowProgress } from './distribution-walk.js';
+import { freshProgress, type WalkWindow, type WindowProgress } from '../activities/distribution-walk.js';
 import { splitMonths } from './months.js';
 
 export interface DistributionPullInput {

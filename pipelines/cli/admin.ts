@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { PLANS, SCOPES } from '../../spec/index.js';
 import { CliError, dataDirOf, dataDirOpt, intArg, list, table, withStore } from './shared.js';
-import { withAdmin } from '../admin.js';
+import { rotateSecrets, simulateHits, withAdmin } from '../../service/index.js';
 
 export function register(program: Command): void {
   const orgs = program.command('orgs').description('organizations (through the running service of the data dir, if any, with its admin token)');
@@ -93,7 +93,6 @@ export function register(program: Command): void {
     .option('--old-key <key>', 'the previous master key (64 hex characters or base64), when NEWSFLOW_SECRET_KEY changed')
     .option(...dataDirOpt)
     .action(async (o: { oldKey?: string; dataDir?: string }) => {
-      const { rotateSecrets } = await import('../../service/byok/rotate.js');
       const dataDir = dataDirOf(o.dataDir);
       const r = await withStore(o.dataDir, (db) =>
         rotateSecrets(db, { dataDir, secretKey: process.env.NEWSFLOW_SECRET_KEY, oldKey: o.oldKey ?? process.env.NEWSFLOW_SECRET_KEY_OLD }).catch(
@@ -116,9 +115,8 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .action(async (what: string, o: { months: number; seed: number; eventsPerDay: number; dataDir?: string }) => {
       if (what !== 'hits') throw new CliError(`unknown simulation "${what}"; use: newsflow simulate hits`);
-      const { DistributionStore } = await import('../../service/store/distribution.js');
       const r = await withStore(o.dataDir, (db) =>
-        new DistributionStore(db).simulate({ months: o.months, seed: o.seed, eventsPerDay: o.eventsPerDay, now: new Date() }).catch((e: Error) => {
+        simulateHits(db, { months: o.months, seed: o.seed, eventsPerDay: o.eventsPerDay, now: new Date() }).catch((e: Error) => {
           throw new CliError(e.message);
         }),
       );

@@ -1,6 +1,6 @@
 /** The alert runner: `alerts sync`, `alerts status`. */
 import type { Command } from 'commander';
-import { alertStatus, syncAlerts } from '../alerts.js';
+import { alertStatus, syncAlerts } from '../run/alert-sync.js';
 import { CliError, dataDirOpt, table, verboseOpt, warehouseOf, warehouseOpt } from './shared.js';
 
 export function register(program: Command): void {

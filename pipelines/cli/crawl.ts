@@ -1,7 +1,7 @@
 /** `newsflow crawl`: index web pages on the running service and wait for the job. */
 import type { Command } from 'commander';
 import { CliError } from './shared.js';
-import { crawl, CrawlError } from '../crawl.js';
+import { crawl, CrawlError } from '../api/index-urls.js';
 
 const when = (name: string, v: string) => {
   const t = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v);

@@ -1,5 +1,6 @@
 /** Forum threads: `forum load`. */
 import type { Command } from 'commander';
+import { openForumStore } from '../../service/index.js';
 import { CliError, dataDirOpt, withStore } from './shared.js';
 
 export function register(program: Command): void {
@@ -15,9 +16,8 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .option('--json', 'print the result as JSON')
     .action(async (p: string, o: { dataDir?: string; json?: boolean }) => {
-      const { ForumStore } = await import('../../service/forum/store.js');
       const r = await withStore(o.dataDir, async (db) => {
-        const store = await ForumStore.open(db, { embedder: null, index: false });
+        const store = await openForumStore(db, { embedder: null, index: false });
         return store.load(p).catch((e: Error) => {
           throw new CliError(`forum load failed: ${e.message}`);
         });

@@ -2,9 +2,9 @@
 import type { Command } from 'commander';
 import { Sampling } from '../../spec/index.js';
 import { canonicalFilters } from '../../activities/index-count-sampler.js';
-import type { RunRequest } from '../run.js';
-import type { Pipeline } from '../preflight.js';
-import { TASK_QUEUES } from '../queues.js';
+import { TASK_QUEUES } from '../../workflows/queues.js';
+import type { RunRequest } from '../run/run-once.js';
+import type { Pipeline } from '../run/preflight.js';
 import { CliError, dataDirOpt, intArg, list, verboseOpt } from './shared.js';
 
 const PIPELINES = ['news-ingest', 'distribution', 'index-counts', 'story-tracker', 'graph'];
@@ -33,7 +33,7 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .option(...verboseOpt)
     .action(async (o: { dataDir?: string; verbose?: boolean }) => {
-      const { runWorker } = await import('../run.js');
+      const { runWorker } = await import('../run/run-once.js');
       await runWorker(o.dataDir, { verbose: o.verbose });
     });
 
@@ -59,7 +59,7 @@ export function register(program: Command): void {
     .option(...verboseOpt)
     .action(async (pipeline: string, o: RunOptions) => {
       const request = runRequest(pipeline, o);
-      const { runOnce } = await import('../run.js');
+      const { runOnce } = await import('../run/run-once.js');
       await runOnce(o.dataDir, request, { verbose: o.verbose });
     });
 }
@@ -165,7 +165,7 @@ function graphRequest(o: RunOptions): RunRequest<never> {
       { query: o.query, filterParams, minClusterProbability, geo: !!o.geo, visualize: !!o.visualize },
       (p: { done: number }) => [p.done, 1, p.done ? 'landed' : 'building'],
     ),
-    after: out ? async (result, dataDir) => (await import('../graph.js')).writeGraphFile(dataDir, result, out) : undefined,
+    after: out ? async (result, dataDir) => (await import('../run/graph-file.js')).writeGraphFile(dataDir, result, out) : undefined,
   };
 }
 

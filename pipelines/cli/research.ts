@@ -1,7 +1,7 @@
 /** Research with the API: `ask` (grounded chat) and `research` (a DeepNews research run, landed). */
 import type { Command } from 'commander';
 import { CliError, dataDirOpt, intArg, list, verboseOpt } from './shared.js';
-import { AskError, ask } from '../ask.js';
+import { AskError, ask } from '../api/ask.js';
 
 function json(v: string, flag = '--filters'): Record<string, unknown> {
   try {
@@ -60,7 +60,7 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .option(...verboseOpt)
     .action(async (question: string, o: { depth: number; sources?: string[]; model?: string; filters?: string; dataDir?: string; verbose?: boolean }) => {
-      const { ResearchInputError, runResearch } = await import('../research.js');
+      const { ResearchInputError, runResearch } = await import('../run/deep-research.js');
       try {
         await runResearch(question, {
           depth: o.depth,

@@ -1,6 +1,7 @@
-/** The Temporal schedules declared in pipelines/schedules.ts: `schedule apply|list|trigger|backfill|delete`. */
+/** The Temporal schedules declared in pipelines/schedules: `schedule apply|list|trigger|backfill|delete`. */
 import type { Command } from 'commander';
-import { temporalClient, temporalEndpoint } from '../runtime.js';
+import { temporalEndpoint } from '../temporal/index.js';
+import { temporalClient } from '../worker/index.js';
 import { CliError, dataDirOf, dataDirOpt, table } from './shared.js';
 
 /** A client of the server of TEMPORAL_ADDRESS (these commands never start one). */
@@ -12,20 +13,21 @@ async function withTemporal<T>(dataDir: string | undefined, fn: (c: Awaited<Retu
 }
 
 export function register(program: Command): void {
-  const schedule = program.command('schedule').description('Temporal schedules declared in pipelines/schedules.ts');
+  const schedule = program.command('schedule').description('Temporal schedules declared in pipelines/schedules');
   schedule
     .command('apply')
     .description("make the server's schedules match the declaration (idempotent)")
     .option(...dataDirOpt)
     .action(async (o: { dataDir?: string }) => {
-      const { applySchedules } = await import('../schedules.js');
-      console.log(JSON.stringify(await withTemporal(o.dataDir, (c) => applySchedules(c))));
+      const { applySchedules, schedulesFromEnv } = await import('../schedules/index.js');
+      const schedules = schedulesFromEnv(process.env);
+      console.log(JSON.stringify(await withTemporal(o.dataDir, (c) => applySchedules(c, schedules))));
     });
   schedule
     .command('list')
     .option(...dataDirOpt)
     .action(async (o: { dataDir?: string }) => {
-      const { listOurs } = await import('../schedules.js');
+      const { listOurs } = await import('../schedules/index.js');
       const rows = await withTemporal(o.dataDir, async (c) =>
         Promise.all(
           (await listOurs(c)).map(async (s) => {

@@ -3,12 +3,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { remoteApi } from '../preflight.js';
+import { remoteApi } from '../run/preflight.js';
 import { CliError, dataDirOpt, floatArg, intArg, verboseOpt } from './shared.js';
 
 // the work is imported when a command runs: `newsflow --help` and other commands load no service
-const work = () => import('../service.js');
-const job = () => import('../main-job.js');
+const work = () => import('../run/serve.js');
+const job = () => import('../run/main-job.js');
 
 /** ../shared/data beside the repository, when it is there. */
 function defaultCorpus(): string | undefined {

@@ -1,9 +1,8 @@
 /** What several command groups use: the error they report, argument parsers, common options, the store, a text table. */
 import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { Db } from '../../service/store/db.js';
-import { serviceConfig, storeFile } from '../../service/config.js';
-import { warehouseDir } from '../runtime.js';
+import { Db, serviceConfig, storeFile } from '../../service/index.js';
+import { warehouseDir } from '../worker/index.js';
 
 /** A mistake of the user's: printed as `error: <message>`, exit code 1, no stack trace. */
 export class CliError extends Error {}

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { exportParquet, type SqlFormat } from '../../warehouse/read.js';
 import { WAREHOUSE_FILE } from '../../warehouse/warehouse.js';
-import { sqlShell } from '../sql-shell.js';
+import { sqlShell } from '../run/sql-shell.js';
 import { CliError, dataDirOpt, warehouseOf, warehouseOpt } from './shared.js';
 
 const FORMATS: SqlFormat[] = ['table', 'csv', 'json', 'arrow'];

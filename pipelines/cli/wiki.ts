@@ -1,6 +1,7 @@
 /** The encyclopedia: `wiki load`. */
 import fs from 'node:fs';
 import type { Command } from 'commander';
+import { describeWikiProblems, loadWikiStore, WikiLoadError } from '../../service/index.js';
 import { CliError, dataDirOpt } from './shared.js';
 
 export function register(program: Command): void {
@@ -14,8 +15,6 @@ export function register(program: Command): void {
     .option('--json', 'print the result as JSON')
     .action(async (p: string, o: { dataDir?: string; json?: boolean }) => {
       if (!fs.existsSync(p)) throw new CliError(`no such file or folder: ${p}`);
-      const { loadWikiStore, WikiLoadError } = await import('../wiki.js');
-      const { describeProblem } = await import('../../service/wiki/load.js');
       let last = 0;
       const r = await loadWikiStore({
         path: p,
@@ -30,7 +29,7 @@ export function register(program: Command): void {
         throw e instanceof WikiLoadError ? new CliError(e.message) : e;
       });
       if (!o.json && process.stderr.isTTY && last) process.stderr.write('\n');
-      for (const x of r.problems) console.error(`error: ${describeProblem(x)}`);
+      for (const line of await describeWikiProblems(r.problems)) console.error(`error: ${line}`);
       console.log(
         o.json
           ? JSON.stringify(r)

@@ -31,7 +31,6 @@ import {
   type IndexCountsQueryParsed,
 } from '../../spec/index.js';
 import type { Principal } from '../auth/principal.js';
-import type { Services } from '../context.js';
 import type { NewsService } from '../news/service.js';
 import { HttpError, validationError } from '../errors.js';
 import { indexCounts, type IndexCount } from '../counts/index-counts.js';
@@ -209,7 +208,7 @@ function figure(type: ChartType, title: string, series: SeriesConfig[], counts: 
 export function chart(
   question: string,
   filters: FilterParamsOut | null,
-  services: Services,
+  services: { news?: NewsService },
   principal: Principal | null,
   opts: { cutoff?: number | null } = {},
 ): ChartResponse {

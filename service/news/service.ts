@@ -43,7 +43,7 @@ export interface SeedOptions {
   cache?: EnrichmentCache;
 }
 
-/** What `seed` asks of an enriched-corpus cache (pipelines/corpus-cache.ts keeps one on disk). */
+/** What `seed` asks of an enriched-corpus cache (news/corpus-cache.ts keeps one on disk). */
 export interface EnrichmentCache {
   /** once, with the corpus as read (ids and content hashes decide what the cache holds) */
   open(raws: RawArticle[], model: string | null): Promise<void>;

@@ -4,7 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { NewsClient } from '../../client/index.js';
 import type { LimitsConfig } from '../../spec/index.js';
 import { Warehouse } from '../../warehouse/warehouse.js';
-import { createWorkers } from '../../pipelines/worker.js';
+import { createWorkers } from '../../pipelines/worker/worker.js';
 import { tempDir, type TestService } from './service.js';
 
 export interface Harness {

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
-import { TASK_QUEUES } from '../../pipelines/queues.js';
+import { TASK_QUEUES } from '../../workflows/queues.js';
 import { Warehouse } from '../../warehouse/warehouse.js';
 import { api, startTestService, tempDir, type TestService } from '../helpers/service.js';
 import { repoRoot } from '../helpers/paths.js';

@@ -15,7 +15,7 @@ import { NewsClient } from '../../client/index.js';
 import { Warehouse } from '../../warehouse/warehouse.js';
 import { openSnapshot } from '../../warehouse/read.js';
 import { createDeepResearchActivities } from '../../activities/deep-research.js';
-import { applySchedules, researchSchedules } from '../../pipelines/schedules.js';
+import { applySchedules, researchFromEnv, researchSchedules } from '../../pipelines/schedules/index.js';
 import { NOW } from '../helpers/news.js';
 import { startTestService, tempDir, type TestService } from '../helpers/service.js';
 import { repoRoot } from '../helpers/paths.js';
@@ -148,7 +148,7 @@ describe('deepResearch', () => {
   }, 300_000);
 
   it('a NEWSFLOW_RESEARCH standing question becomes a daily schedule whose run lands a briefing', async () => {
-    const decls = researchSchedules({ NEWSFLOW_RESEARCH: JSON.stringify([{ name: 'abe-daily', question: Q, depth: 2 }]) });
+    const decls = researchSchedules(researchFromEnv({ NEWSFLOW_RESEARCH: JSON.stringify([{ name: 'abe-daily', question: Q, depth: 2 }]) }));
     expect(decls.map((d) => d.id)).toEqual(['research-abe-daily']);
     const r = await applySchedules(temporal, decls, (id) => id.startsWith('research-'));
     expect(r.created).toEqual(['research-abe-daily']);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@temporalio/client';
 import { NewsClient } from '../../client/index.js';
 import { Warehouse } from '../../warehouse/warehouse.js';
-import { TASK_QUEUES } from '../../pipelines/worker.js';
+import { TASK_QUEUES } from '../../workflows/queues.js';
 import { parseLimits } from '../../spec/index.js';
 import { DistributionStore } from '../../service/store/distribution.js';
 import { startCorpusService, sql } from '../helpers/news.js';

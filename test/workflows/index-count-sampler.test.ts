@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@temporalio/client';
 import { NewsClient } from '../../client/index.js';
 import { Warehouse } from '../../warehouse/warehouse.js';
-import { TASK_QUEUES } from '../../pipelines/worker.js';
+import { TASK_QUEUES } from '../../workflows/queues.js';
 import { canonicalFilters, filterHash } from '../../activities/index-count-sampler.js';
 import type { IndexCountSamplerInput, IndexCountSamplerResult } from '../../workflows/index-count-sampler.js';
 import { NOW, startCorpusService } from '../helpers/news.js';

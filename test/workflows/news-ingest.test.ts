@@ -6,7 +6,7 @@ import { Client } from '@temporalio/client';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { NewsClient } from '../../client/index.js';
 import { Warehouse } from '../../warehouse/warehouse.js';
-import { TASK_QUEUES } from '../../pipelines/worker.js';
+import { TASK_QUEUES } from '../../workflows/queues.js';
 import { exportParquet, openSnapshot } from '../../warehouse/read.js';
 import { startCorpusService } from '../helpers/news.js';
 import { tempDir, type TestService } from '../helpers/service.js';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@temporalio/client';
 import { NewsClient } from '../../client/index.js';
 import { Warehouse } from '../../warehouse/warehouse.js';
-import { TASK_QUEUES } from '../../pipelines/worker.js';
+import { TASK_QUEUES } from '../../workflows/queues.js';
 import type { StoryResponse } from '../../spec/index.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { repoRoot } from '../helpers/paths.js';

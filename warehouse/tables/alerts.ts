@@ -3,8 +3,8 @@
  * id and log id); `alert_deliveries` is a ledger the delivery activity updates in place: one row
  * per (log, trigger), planned when the log is landed, then attempts, status and response code.
  */
-import type { TableDef } from './index.js';
-import type { ColKind } from '../../service/store/bulk.js';
+import type { TableDef } from './table-def.js';
+import type { ColKind } from '../../lib/duckdb/stage.js';
 
 const c = (name: string, sql: string, kind: ColKind) => ({ name, sql, kind });
 const tail = [c('row_hash', 'VARCHAR', 'varchar'), c('last_load_id', 'VARCHAR', 'varchar')];

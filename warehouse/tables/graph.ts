@@ -4,8 +4,8 @@
  * (run_id, node_id), an edge (run_id, from_id, to_id, label); landing the same run again changes
  * nothing (the rows hold no per-request value such as the graph's capability id).
  */
-import type { TableDef } from './index.js';
-import type { ColKind } from '../../service/store/bulk.js';
+import type { TableDef } from './table-def.js';
+import type { ColKind } from '../../lib/duckdb/stage.js';
 
 const c = (name: string, sql: string, kind: ColKind) => ({ name, sql, kind });
 const tail = [c('row_hash', 'VARCHAR', 'varchar'), c('last_load_id', 'VARCHAR', 'varchar')];

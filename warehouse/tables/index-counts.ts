@@ -3,8 +3,8 @@
  * merge key leaves out the count, so a bucket that grows later (articles still arriving) is
  * updated in place, never duplicated.
  */
-import type { TableDef } from './index.js';
-import type { ColKind } from '../../service/store/bulk.js';
+import type { TableDef } from './table-def.js';
+import type { ColKind } from '../../lib/duckdb/stage.js';
 
 const c = (name: string, sql: string, kind: ColKind) => ({ name, sql, kind });
 

@@ -3,27 +3,10 @@
  * is replaced per parent key (its rows for the parents in the batch are deleted, then inserted),
  * so a replayed batch leaves it as it was.
  */
-import type { ColKind } from '../../service/store/bulk.js';
+import type { ColKind } from '../../lib/duckdb/stage.js';
+import type { Column, TableDef } from './table-def.js';
 
-export interface Column {
-  name: string;
-  /** column type in the warehouse */
-  sql: string;
-  /** how it is staged (see service/store/bulk.ts) and moved: bigint micros -> TIMESTAMP, varchar -> UUID/JSON */
-  kind: ColKind;
-}
-export interface TableDef {
-  name: string;
-  columns: Column[];
-  mergeKey: string[];
-  /** child tables: the parent key column(s) whose rows are replaced */
-  replaceBy?: string[];
-  /** timestamp column the Parquet export partitions by month */
-  monthColumn?: string;
-  /** columns describing the load (when, which), not the data: left out of the row hash */
-  loadColumns?: string[];
-  description: string;
-}
+export type { Column, TableDef } from './table-def.js';
 
 const c = (name: string, sql: string, kind: ColKind): Column => ({ name, sql, kind });
 

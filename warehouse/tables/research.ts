@@ -5,8 +5,8 @@
  * rewrites the same row. The run's sources are replaced per run: the citation numbers of the
  * report, each an article (kind news, article_id set) or a web page (kind web, URL only).
  */
-import type { TableDef } from './index.js';
-import type { ColKind } from '../../service/store/bulk.js';
+import type { TableDef } from './table-def.js';
+import type { ColKind } from '../../lib/duckdb/stage.js';
 
 const c = (name: string, sql: string, kind: ColKind) => ({ name, sql, kind });
 

@@ -4,8 +4,8 @@
  * metrics history keeps one row per story, tracker and run, so a story's coverage and sentiment
  * over time is one query.
  */
-import type { TableDef } from './index.js';
-import type { ColKind } from '../../service/store/bulk.js';
+import type { TableDef } from './table-def.js';
+import type { ColKind } from '../../lib/duckdb/stage.js';
 
 const c = (name: string, sql: string, kind: ColKind) => ({ name, sql, kind });
 const tail = [c('row_hash', 'VARCHAR', 'varchar'), c('last_load_id', 'VARCHAR', 'varchar')];

@@ -1,0 +1,244 @@
+/**
+ * `newsflow start`, the main job: the service (corpus in replay), a Temporal dev server, the
+ * worker, the schedules, each pipeline triggered once; or only the pipelines, against
+ * NEWSFLOW_API_URL/KEY when both are set.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import { cacheDir } from '../../lib/cache-dir.js';
+import { SCOPES } from '../../spec/index.js';
+import { corpusCache, serviceConfig, startService, type CorpusCache, type RunningService, type SeedResult } from '../../service/index.js';
+import { TASK_QUEUES } from '../../workflows/queues.js';
+import { applySchedules, schedulesFromEnv } from '../schedules/index.js';
+import { atShutdown, stopOnSignals, temporalEndpoint } from '../temporal/index.js';
+import { startWorker, temporalClient, warehouseDir } from '../worker/index.js';
+import { preflight, scheduledNeeds } from './preflight.js';
+import { progress } from './progress.js';
+
+/** The news the first start of a warehouse lands at once (the replay's history), in days. */
+export const BACKFILL_DAYS = 7;
+/** The part of that history loaded before the service is announced; the rest follows at once, newest first. */
+const HEAD_HOURS = 24;
+const BACKFILL_ID = 'newsflow-backfill-news';
+
+let stopping = false;
+type Running = RunningService;
+const at = (d: Date | undefined) => (d ? `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC` : '(paused)');
+
+/** `corpus` is needed unless remoteApi(). */
+export async function mainJob(o: { port?: number; dataDir?: string; corpus?: string; replay: number; verbose?: boolean }) {
+  const t0 = Date.now();
+  const secs = () => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
+  const dataDir = serviceConfig({ dataDir: o.dataDir }).dataDir;
+  const logs = path.join(dataDir, 'logs');
+  fs.mkdirSync(logs, { recursive: true });
+  stopOnSignals();
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => (stopping = true));
+  let apiUrl = process.env.NEWSFLOW_API_URL;
+  let apiKey = process.env.NEWSFLOW_API_KEY;
+  let svc: RunningService | null = null;
+  // the schedules this start declares (the environment read once)
+  const schedules = schedulesFromEnv(process.env);
+  const status: string[] = [];
+  // the Temporal dev server (its own process): started while our own service loads; against a
+  // remote API only after the preflight passed (a refused key or a down API starts nothing)
+  let endpointP: ReturnType<typeof temporalEndpoint> | null = null;
+  const startEndpoint = () => {
+    if (!endpointP) {
+      endpointP = temporalEndpoint({ dataDir, log: (m) => console.error(m) });
+      endpointP.then(
+        (ep) => atShutdown(() => ep.stop()),
+        () => undefined,
+      );
+    }
+    return endpointP;
+  };
+  let background: Promise<void> = Promise.resolve();
+  let up!: () => void;
+  const started = new Promise<void>((r) => (up = r));
+  /** the replay's history is searchable (our own service: loaded in the background) */
+  let history: Promise<void> | undefined;
+  try {
+    if (!(apiUrl && apiKey)) {
+      if (!o.corpus) throw new Error('mainJob: a corpus is needed without NEWSFLOW_API_URL and NEWSFLOW_API_KEY');
+      void startEndpoint().catch(() => undefined);
+      // the service (models, stores) is loaded only when we run it ourselves; its request log goes to
+      // <data>/logs/service.log (JSON), on the terminal only with --verbose
+      const logger = o.verbose
+        ? undefined
+        : { level: serviceConfig({}).logLevel, stream: fs.createWriteStream(path.join(logs, 'service.log'), { flags: 'a' }) };
+      svc = await startService({ port: o.port, dataDir, logger });
+      const service = svc;
+      atShutdown(() => service.close());
+      const keys = svc.services.keys;
+      if ((await keys.listKeys()).length === 0) {
+        const org = await keys.createOrg({ name: 'demo', domains: ['reuters.com', 'theguardian.com', 'bbc.co.uk'], plan: 'enterprise' });
+        const demo = await keys.createKey({ name: 'demo', org: org.name, scopes: [...SCOPES] });
+        status.push(`Demo organization key (shown once, stored hashed):\n  export NEWSFLOW_API_KEY=${demo.key}\n  export NEWSFLOW_API_URL=${svc.url}`);
+      }
+      // the worker's own key, rotated on every start
+      for (const k of await keys.listKeys()) if (k.name === 'newsflow-worker' && !k.revoked_at) await keys.revokeKey(k.id);
+      const demoOrg = (await keys.listOrgs())[0];
+      apiKey = (await keys.createKey({ name: 'newsflow-worker', org: demoOrg?.name, scopes: [...SCOPES], plan: 'enterprise' })).key;
+      apiUrl = svc.url;
+      // the corpus: the last BACKFILL_DAYS days first (searchable at once), the older articles in the
+      // background, oldest first, ahead of the replay; the enriched-corpus cache skips the enrichment
+      const cache = await corpusCache();
+      // the older articles load once the worker is up and the pipelines triggered
+      const bar = progress('corpus');
+      let head = true;
+      const r = await svc.services.news!.seed(o.corpus, {
+        rebaseDates: true,
+        replay: o.replay,
+        historyDays: BACKFILL_DAYS,
+        headHours: HEAD_HOURS,
+        background: true,
+        backgroundAfter: started,
+        cache,
+        onProgress: (d, t, ph) => head && bar.update(d, t, ph),
+      });
+      head = false;
+      bar.stop();
+      // stopped before the corpus is loaded: what was enriched so far is kept for the next start
+      atShutdown(() => cache.save().catch(() => undefined));
+      status.push(
+        `Service:     ${svc.url}  (${r.indexed} articles searchable, the rest of ${r.read} loading; replay at ${o.replay}x; enriched-corpus cache: ${cache.state === 'hit' ? `${cache.size} of ${r.read} articles` : 'empty'})`,
+      );
+      background = backgroundLoads(svc, r.rest, o.corpus, cache, secs);
+      history = r.history;
+    }
+    // every scheduled pipeline must be able to run with this key (our own service: a check of the wiring)
+    await preflight(scheduledNeeds(schedules), { apiUrl, apiKey });
+  } catch (e) {
+    up();
+    await svc?.close();
+    await (endpointP as ReturnType<typeof temporalEndpoint> | null)?.then(
+      (ep) => ep.stop(),
+      () => undefined,
+    );
+    throw e;
+  }
+  const endpoint = await startEndpoint();
+  const worker = await startWorker({ endpoint, dataDir, apiUrl, apiKey, verbose: o.verbose, quiet: true, bundleCacheDir: path.join(cacheDir(), 'bundle') });
+  atShutdown(() => worker.stop());
+  const client = await temporalClient(endpoint);
+  await applySchedules(client, schedules);
+  const stopLoads = await watchLoads(worker.warehouse, secs);
+  atShutdown(async () => stopLoads());
+  for (const d of schedules) await client.schedule.getHandle(d.id).trigger();
+  const backfill = await startBackfill(client, worker.warehouse, history);
+  up();
+  const wh = path.join(warehouseDir(dataDir), 'warehouse.duckdb');
+  const pipelines: string[] = [];
+  for (const d of schedules) {
+    const next = (
+      await client.schedule
+        .getHandle(d.id)
+        .describe()
+        .catch(() => null)
+    )?.info.nextActionTimes[0];
+    pipelines.push(`  ${d.id.padEnd(28)} ${d.workflowType.padEnd(18)} next ${at(next)}`);
+  }
+  console.log(`${status.join('\n')}
+Temporal UI: ${endpoint.uiUrl ?? `(external server ${endpoint.address})`}
+Temporal:    ${endpoint.address}
+Warehouse:   ${wh}
+Logs:        ${logs} (service.log, worker.log; --verbose shows them here)
+Pipelines (each triggered once now):
+${pipelines.join('\n')}
+Backfill:    ${backfill}
+Up in ${secs()}. Try:
+  npx newsflow sql "SELECT domain_url, count(*) AS articles FROM articles GROUP BY 1 ORDER BY 2 DESC LIMIT 10"
+  npx newsflow sql "SELECT category, count(*) FROM article_classifications GROUP BY 1 ORDER BY 2 DESC"
+  npx newsflow sql "SELECT load_id, rows_received, rows_inserted, finished_at FROM _loads ORDER BY started_at DESC LIMIT 5"
+Ctrl-C stops everything.`);
+  void background;
+  await worker.running;
+}
+
+/**
+ * The first start of a warehouse lands the replay's recent history: the last BACKFILL_DAYS days
+ * of news. Its `_loads` row (workflow id newsflow-backfill-news) is the marker: later starts skip it.
+ */
+export async function startBackfill(client: Client, warehouse: Queryable, history: Promise<void> | undefined): Promise<string> {
+  const done = await warehouse.query<{ n: number | bigint }>(`SELECT count(*) AS n FROM _loads WHERE workflow_id = '${BACKFILL_ID}'`).catch(() => [{ n: 0 }]);
+  if (Number(done[0]?.n ?? 0) > 0) return `done before (the last ${BACKFILL_DAYS} days of news; _loads workflow_id ${BACKFILL_ID})`;
+  const start = async () => {
+    const to = new Date();
+    const from = new Date(to.getTime() - BACKFILL_DAYS * 86_400_000);
+    await client.workflow
+      .start('newsIngest', { taskQueue: TASK_QUEUES.news, workflowId: BACKFILL_ID, args: [{ from: from.toISOString(), to: to.toISOString(), pageSize: 100 }] })
+      .catch((e: Error) => {
+        // a start stopped before the backfill landed left it running: it goes on
+        if (e.name !== 'WorkflowExecutionAlreadyStartedError') throw e;
+      });
+  };
+  const what = `the last ${BACKFILL_DAYS} days of news, once per warehouse (workflow ${BACKFILL_ID})`;
+  if (!history) {
+    await start();
+    return what;
+  }
+  history.then(start).catch((e: Error) => console.error(`newsflow: the backfill did not start: ${e.message}`));
+  return `${what}, as soon as those days are loaded`;
+}
+
+type Queryable = { query<T>(sql: string, params?: unknown[]): Promise<T[]> };
+const FINISHED = 'SELECT load_id, pipeline, workflow_id, rows_received, rows_inserted FROM _loads WHERE finished_at IS NOT NULL ORDER BY finished_at';
+type LoadRow = { load_id: string; pipeline: string; workflow_id: string; rows_received: number | bigint; rows_inserted: number | bigint };
+
+/** One line per load finished after `watchLoads` was called, as `_loads` gets them; returns a stop function. */
+async function watchLoads(warehouse: Queryable, secs: () => string): Promise<() => void> {
+  const seen = new Set((await warehouse.query<LoadRow>(FINISHED).catch(() => [])).map((r) => r.load_id));
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const poll = async () => {
+    try {
+      for (const r of await warehouse.query<LoadRow>(FINISHED)) {
+        if (seen.has(r.load_id)) continue;
+        seen.add(r.load_id);
+        console.log(`load ${r.pipeline}: ${Number(r.rows_received)} rows received, ${Number(r.rows_inserted)} new (${r.workflow_id}; ${secs()} after start)`);
+      }
+    } catch {
+      /* the warehouse is closing */
+    }
+    if (!stopped) timer = setTimeout(() => void poll(), 2000).unref();
+  };
+  timer = setTimeout(() => void poll(), 1000).unref();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
+
+/** The rest of the corpus, then the forum threads and the encyclopedia pages: one line each when done. */
+async function backgroundLoads(svc: Running, rest: Promise<SeedResult> | undefined, corpus: string, cache: CorpusCache, secs: () => string): Promise<void> {
+  try {
+    if (rest) {
+      const r = await rest;
+      if (r.total < r.read) return; // stopped before the corpus was loaded
+      if (r.enriched === 0) console.log(`corpus: ${r.total} articles in the store, unchanged (${secs()} after start)`);
+      else
+        console.log(
+          `corpus: ${r.total} articles in the store, ${r.enriched} loaded now (${cache.state === 'hit' ? 'enrichment from the enriched-corpus cache' : `enriched; cached for the next data dir in ${path.dirname(cache.file ?? '')}`}; ${secs()} after start)`,
+        );
+    }
+    cache.release();
+    // the shared forum threads (<corpus>/forum) for forum search and stories' reddit threads
+    const forumDir = path.join(corpus, 'forum');
+    if (svc.services.forum && fs.existsSync(forumDir) && fs.statSync(forumDir).isDirectory()) {
+      const f = await svc.services.forum.load(forumDir);
+      console.log(`forum: ${f.stored.threads} threads, ${f.stored.comments} comments (${f.threads.inserted} new, ${f.enriched} enriched)`);
+    }
+    // the encyclopedia: the saved Wikipedia pages of the shared data (GET /v1/wiki/search)
+    const pages = path.join(corpus, 'html', 'readability');
+    if (fs.existsSync(pages) && fs.statSync(pages).isDirectory() && svc.services.wiki) {
+      const w = await svc.services.wiki.load(pages);
+      console.log(`wiki: ${w.loaded} articles loaded, ${w.unchanged} unchanged (${svc.services.wiki.index.articleCount} in the store)`);
+    }
+  } catch (e) {
+    if (stopping) return;
+    // stopped while loading (Ctrl-C closes the stores), or a corpus problem: say so, keep running
+    console.error(`newsflow: background load stopped: ${(e as Error).message}`);
+  }
+}

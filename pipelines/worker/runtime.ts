@@ -1,0 +1,81 @@
+/** Wiring shared by the CLI commands that talk to Temporal: connection, client, warehouse, worker. */
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import { NewsClient, type ClientEvent } from '../../client/index.js';
+import type { TemporalEndpoint } from '../temporal/index.js';
+import { WorkerLog } from './log.js';
+
+// the Temporal SDK, the warehouse and the worker (webpack, every activity) are loaded when first
+// used: a command that stops at its preflight, or never needs them, starts in a fraction of the time
+
+export const warehouseDir = (dataDir: string) => path.resolve(process.env.NEWSFLOW_WAREHOUSE_DIR ?? dataDir);
+
+export async function temporalClient(ep: TemporalEndpoint): Promise<Client> {
+  const { Client, Connection } = await import('@temporalio/client');
+  return new Client({ connection: await Connection.connect({ address: ep.address }), namespace: ep.namespace });
+}
+
+let workerLog: WorkerLog | null = null;
+/**
+ * The Temporal Runtime of a newsflow command, once per process: its log (the SDK's, the
+ * activities') to <data dir>/logs/worker.log and, on a terminal, errors only unless `verbose`
+ * (see log.ts); no signal handlers of its own (the command stops its worker itself).
+ */
+export async function installRuntime(dataDir: string, verbose = false, quiet = false): Promise<WorkerLog> {
+  if (!workerLog) {
+    const { Runtime, makeTelemetryFilterString } = await import('@temporalio/worker');
+    workerLog = new WorkerLog(dataDir, { verbose, quiet });
+    // quiet: the native core's own log lines (else printed straight to stdout) go through the log too
+    const telemetryOptions = quiet ? { logging: { filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }), forward: {} } } : undefined;
+    Runtime.install({ logger: workerLog, shutdownSignals: [], telemetryOptions });
+  }
+  return workerLog;
+}
+
+export async function startWorker(opts: {
+  endpoint: TemporalEndpoint;
+  dataDir: string;
+  apiUrl?: string;
+  apiKey?: string;
+  /** the worker's log on stderr too (else in <data dir>/logs/worker.log only, errors excepted) */
+  verbose?: boolean;
+  /** without `verbose`: errors only on stderr, whether or not it is a terminal (`newsflow start`) */
+  quiet?: boolean;
+  /** events of the worker's API client (requests, retries) */
+  onEvent?: (e: ClientEvent) => void;
+  /** keep the workflow bundle here (see workflowBundle in worker.ts) */
+  bundleCacheDir?: string;
+}) {
+  const log = await installRuntime(opts.dataDir, opts.verbose, opts.quiet);
+  const { createWorkers } = await import('./worker.js');
+  const { Warehouse } = await import('../../warehouse/warehouse.js');
+  const warehouse = await Warehouse.open(warehouseDir(opts.dataDir));
+  const client = new NewsClient({ baseUrl: opts.apiUrl, apiKey: opts.apiKey, onEvent: opts.onEvent });
+  const workers = await createWorkers({
+    address: opts.endpoint.address,
+    namespace: opts.endpoint.namespace,
+    client,
+    warehouse,
+    bundlerLogger: log.bundler,
+    bundleCacheDir: opts.bundleCacheDir,
+  });
+  const running = workers.run();
+  return {
+    warehouse,
+    running,
+    /** Drain and stop the workers, then close the client and the warehouse (also when the workers already failed). */
+    async stop() {
+      try {
+        try {
+          workers.shutdown();
+        } catch {
+          /* not running any more (it failed, or a signal stopped it): `running` tells why */
+        }
+        await running;
+      } finally {
+        await client.close();
+        warehouse.close();
+      }
+    },
+  };
+}

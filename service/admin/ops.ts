@@ -1,0 +1,126 @@
+/**
+ * What `newsflow orgs|keys` act on: the running service of the data dir through its admin routes
+ * (spec/admin.ts, authorized by the data dir's admin token) when one runs, else the store itself.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ADMIN_TOKEN_FILE, runningService } from './token.js';
+import { KeyStore, type CreateKeyInput } from '../auth/keys.js';
+import { storeFile } from '../config.js';
+import { Db } from '../store/db.js';
+
+export interface AdminOrgView {
+  id: string;
+  name: string;
+  domains: string[];
+  publisher: boolean;
+  plan: string;
+}
+export interface AdminKeyView {
+  id: string;
+  name: string;
+  key_prefix: string;
+  org_id: string | null;
+  org_name: string | null;
+  scopes: string[];
+  plan: string;
+  legacy: boolean;
+  created_at: string | Date;
+  revoked_at: string | Date | null;
+}
+export interface AdminOps {
+  /** where the commands act: "the running service at URL" or "the store FILE" */
+  readonly via: string;
+  createOrg(input: { name: string; domains: string[]; publisher?: boolean; plan: string }): Promise<AdminOrgView>;
+  listOrgs(): Promise<AdminOrgView[]>;
+  createKey(input: CreateKeyInput): Promise<{ id: string; key: string; row: AdminKeyView }>;
+  listKeys(): Promise<AdminKeyView[]>;
+  /** false when no key has that id */
+  revokeKey(id: string): Promise<boolean>;
+}
+
+/** A refusal the user can fix (bad input, unknown organization): the CLI prints it. */
+export class AdminRefused extends Error {}
+
+class HttpAdmin implements AdminOps {
+  readonly via: string;
+  constructor(
+    private readonly url: string,
+    private readonly token: string,
+  ) {
+    this.via = `the running service at ${url}`;
+  }
+  private async call<T>(method: string, p: string, body?: unknown): Promise<{ status: number; json: T }> {
+    const res = await fetch(`${this.url}${p}`, {
+      method,
+      headers: { authorization: `Bearer ${this.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+      signal: AbortSignal.timeout(30_000),
+    });
+    const text = await res.text();
+    const json = (text ? JSON.parse(text) : null) as T;
+    if (res.status >= 400 && res.status !== 404) {
+      const detail = (json as { detail?: unknown })?.detail;
+      const msg = Array.isArray(detail)
+        ? detail.map((d: { loc?: string[]; msg?: string }) => `${(d.loc ?? []).slice(1).join('.')}: ${d.msg}`).join('; ')
+        : String(detail ?? res.statusText);
+      throw new AdminRefused(res.status === 422 ? msg : `the service at ${this.url} answered ${res.status}: ${msg}`);
+    }
+    return { status: res.status, json };
+  }
+  async createOrg(input: { name: string; domains: string[]; publisher?: boolean; plan: string }) {
+    return (
+      await this.call<AdminOrgView>('POST', '/v1/admin/orgs', { name: input.name, domains: input.domains, publisher: !!input.publisher, plan: input.plan })
+    ).json;
+  }
+  async listOrgs() {
+    return (await this.call<{ orgs: AdminOrgView[] }>('GET', '/v1/admin/orgs')).json.orgs;
+  }
+  async createKey(input: CreateKeyInput) {
+    const { json } = await this.call<AdminKeyView & { key: string }>('POST', '/v1/admin/keys', {
+      name: input.name,
+      org: input.org ?? null,
+      scopes: input.scopes,
+      plan: input.plan ?? null,
+      legacy: !!input.legacy,
+    });
+    const { key, ...row } = json;
+    return { id: row.id, key, row };
+  }
+  async listKeys() {
+    return (await this.call<{ keys: AdminKeyView[] }>('GET', '/v1/admin/keys')).json.keys;
+  }
+  async revokeKey(id: string) {
+    return (await this.call('DELETE', `/v1/admin/keys/${encodeURIComponent(id)}`)).status === 204;
+  }
+}
+
+/** Run `fn` against the running service of the data dir, else against its store (opened for `fn`). */
+export async function withAdmin<T>(dataDir: string, fn: (ops: AdminOps) => Promise<T>): Promise<T> {
+  const svc = runningService(dataDir);
+  const tokenFile = path.join(dataDir, ADMIN_TOKEN_FILE);
+  if (svc && fs.existsSync(tokenFile)) {
+    const ops = new HttpAdmin(svc.url, fs.readFileSync(tokenFile, 'utf8').trim());
+    try {
+      return await fn(ops);
+    } catch (e) {
+      // a record left by a service that died without removing it: the store is free then
+      const code = (e as { cause?: { code?: string } }).cause?.code;
+      if (code !== 'ECONNREFUSED') throw e;
+    }
+  }
+  const db = await Db.open(storeFile(dataDir));
+  try {
+    const keys = new KeyStore(db);
+    return await fn({
+      via: `the store ${storeFile(dataDir)}`,
+      createOrg: (i) => keys.createOrg(i),
+      listOrgs: () => keys.listOrgs(),
+      createKey: (i) => keys.createKey(i),
+      listKeys: () => keys.listKeys(),
+      revokeKey: (id) => keys.revokeKey(id),
+    });
+  } finally {
+    db.close();
+  }
+}

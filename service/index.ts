@@ -1,0 +1,68 @@
+/**
+ * The service's one public door: what the command line (pipelines/) uses of the service to start,
+ * seed and administer it. Nothing outside service/ imports its other files (tests excepted).
+ *
+ * The light parts (configuration, errors, the store, admin) are exported as they are. The parts
+ * that load Fastify, the models, the indexes or the parsers (seconds) are functions that import
+ * them when first called, so `newsflow --help` and the commands that never need them stay quick.
+ */
+import type { Db } from './store/db.js';
+import type * as Server from './server.js';
+import type { ForumStore } from './forum/store.js';
+import type { LoadProblem } from './wiki/load.js';
+import type { CorpusCache } from './news/corpus-cache.js';
+
+export { ServiceConfigError, serviceConfig, storeFile, type ServiceConfig } from './config.js';
+export { Db, StoreLockedError } from './store/db.js';
+export { AdminInputError, type CreateKeyInput } from './auth/keys.js';
+export { CorpusError } from './corpus/read.js';
+export { AdminRefused, withAdmin, type AdminKeyView, type AdminOps, type AdminOrgView } from './admin/ops.js';
+export { loadWikiStore, WikiLoadError } from './wiki/load-store.js';
+export type { RunningService } from './server.js';
+export type { SeedResult } from './news/service.js';
+export type { Services } from './context.js';
+export type { CorpusCache } from './news/corpus-cache.js';
+
+/** Start the HTTP service (stores, models, indexes) on its port. */
+export async function startService(...args: Parameters<typeof Server.startService>): ReturnType<typeof Server.startService> {
+  return (await import('./server.js')).startService(...args);
+}
+
+/** The services of a configuration without the HTTP server (e.g. to seed the store). */
+export async function openServices(...args: Parameters<typeof Server.openServices>): ReturnType<typeof Server.openServices> {
+  return (await import('./server.js')).openServices(...args);
+}
+
+/** The forum store on `db` (forum load). */
+export async function openForumStore(db: Db, opts: Parameters<typeof ForumStore.open>[1]): Promise<ForumStore> {
+  return (await import('./forum/store.js')).ForumStore.open(db, opts);
+}
+
+/** A wiki load's problem as one line (file, page, what). */
+export async function describeWikiProblems(problems: LoadProblem[]): Promise<string[]> {
+  const { describeProblem } = await import('./wiki/load.js');
+  return problems.map(describeProblem);
+}
+
+/** Re-seal every stored secret under a new master key (`newsflow secrets rotate`). */
+export async function rotateSecrets(
+  ...args: Parameters<typeof import('./byok/rotate.js').rotateSecrets>
+): ReturnType<typeof import('./byok/rotate.js').rotateSecrets> {
+  return (await import('./byok/rotate.js')).rotateSecrets(...args);
+}
+
+/** Write a synthetic hit history into the store (`newsflow simulate hits`). */
+export async function simulateHits(db: Db, opts: Parameters<import('./store/distribution.js').DistributionStore['simulate']>[0]) {
+  const { DistributionStore } = await import('./store/distribution.js');
+  return new DistributionStore(db).simulate(opts);
+}
+
+/** The operations of the interface this service does not implement (the OpenAPI document marks them). */
+export async function notImplementedOperations(): Promise<string[]> {
+  return (await import('./routes/index.js')).NOT_IMPLEMENTED;
+}
+
+/** The enriched-corpus cache of `newsflow start` (news/corpus-cache.ts). */
+export async function corpusCache(): Promise<CorpusCache> {
+  return new (await import('./news/corpus-cache.js')).CorpusCache();
+}

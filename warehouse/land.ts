@@ -1,0 +1,221 @@
+/**
+ * Landing: a batch of a parent table and its children in one lake transaction. Rows are staged in
+ * memory (lib/duckdb/stage.ts), hashed (row-hash.ts), then MERGEd on the table's merge key, or
+ * appended when the key filter (key-filter.ts) tells every key is new.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { stageRows } from '../lib/duckdb/stage.js';
+import { LAKE_ALIAS, type LakeTx } from './lake.js';
+import { KeyFilter } from './key-filter.js';
+import { HASH_V2, hashedColumns, isV2, legacySame, rowHashes } from './row-hash.js';
+import type { TableDef } from './tables/table-def.js';
+
+export interface LoadCounts {
+  received: number;
+  inserted: number;
+  updated: number;
+}
+
+/** staged value -> warehouse column expression */
+export const moveExpr = (col: { name: string; sql: string; kind: string }, alias = 's') =>
+  col.sql === 'TIMESTAMP'
+    ? `make_timestamp(${alias}.${col.name})`
+    : col.sql === 'UUID'
+      ? `${alias}.${col.name}::UUID`
+      : col.sql === 'JSON'
+        ? `${alias}.${col.name}::JSON`
+        : `${alias}.${col.name}`;
+
+const STG = 'memory.main';
+const sqlStr = (s: string) => `'${s.replaceAll("'", "''")}'`;
+
+/** The landing of one warehouse: its staging connection, its lake transaction, its key filters. */
+export class Landing {
+  /** per landed table: its merge keys as of a lake snapshot (see `newKeysOnly`) */
+  private readonly keyFilters = new Map<string, { snapshot: number; filter: KeyFilter }>();
+  constructor(
+    /** stages batches in memory, outside the lake transaction (one transaction writes one database) */
+    private readonly stager: DuckDBConnection,
+    private readonly tx: LakeTx,
+  ) {}
+
+  /**
+   * Land rows of a parent table and its children in one lake transaction (one snapshot): appender
+   * into staging (in memory, on a second connection), MERGE on the merge key (a matched row is
+   * updated only when its content hash changed; a parent's hash covers its child rows), children
+   * replaced for the parents inserted or updated. A replayed batch changes nothing (no snapshot).
+   * Returns the parent's counts.
+   */
+  async land(
+    parent: TableDef,
+    rows: Record<string, unknown>[],
+    children: { table: TableDef; rows: Record<string, unknown>[] }[],
+    loadId: string,
+  ): Promise<LoadCounts> {
+    const kids = children.map((ch) => ({ ...ch, key: ch.table.replaceBy![0]! }));
+    const hashed = hashedColumns(parent);
+    // the content hash of each row, children included (see `rowHashes`)
+    const hashes = rowHashes(hashed, rows, kids);
+    // staged with its hash and its load's id: this load's, or the
+    // one a row names (rows of several loads landed in one transaction)
+    const st = this.stager;
+    const stg = `${STG}.${await stageRows(st, `_stg_w_${parent.name}`, parent.columns, rows, {
+      row_hash: (_, i) => hashes[i],
+      last_load_id: (r) => (typeof r.last_load_id === 'string' ? r.last_load_id : loadId),
+    })}`;
+    const stgKids: { table: TableDef; key: string; stg: string }[] = [];
+    for (const ch of kids) {
+      stgKids.push({ table: ch.table, key: ch.key, stg: `${STG}.${await stageRows(st, `_stg_w_${ch.table.name}`, ch.table.columns, ch.rows)}` });
+    }
+    const col = (t: TableDef, n: string) => t.columns.find((c) => c.name === n)!;
+    const on = parent.mergeKey.map((k) => `t.${k} = ${moveExpr(col(parent, k))}`).join(' AND ');
+    // the batch's distinct merge keys (staging only: no lake read); the same key twice in one
+    // batch: the last row wins
+    const batchKeys = Number(
+      (await st.runAndReadAll(`SELECT count(*) AS n FROM (SELECT DISTINCT ${parent.mergeKey.join(', ')} FROM ${stg})`)).getRows()[0]![0],
+    );
+    const dedup =
+      batchKeys === rows.length ? stg : `(SELECT * FROM ${stg} QUALIFY row_number() OVER (PARTITION BY ${parent.mergeKey.join(', ')} ORDER BY rowid DESC) = 1)`;
+    const cols = parent.columns.map((c) => c.name);
+    const k0 = parent.mergeKey[0]!;
+    const keyOf = kids[0]?.key;
+    const distinctKeys = keyOf ? new Set(rows.map((r) => String(r[keyOf]))).size : 0;
+    const list = (keys: string[]) => `(${keys.map(sqlStr).join(', ')})`;
+    return this.tx({ loadId, op: `land ${parent.name}` }, async (conn) => {
+      let ins: number;
+      let upd = 0;
+      let insKeys: string[] = [];
+      let updKeys: string[] = [];
+      // stored hashes of before HASH_V2 whose rows this batch holds unchanged (see `legacySame`)
+      let same = new Set<string>();
+      // a batch of keys the lake has never held (a page of new articles), told without reading
+      // the table: appended, its children too (each parent is new, so are its children)
+      const allNew = (!keyOf || batchKeys === distinctKeys) && (await this.newKeysOnly(conn, parent, stg));
+      if (allNew) {
+        ins = batchKeys;
+      } else if (keyOf) {
+        // which parents change (new, or their content incl. children differs): keys to JS
+        let changed = (
+          await conn.runAndReadAll(`SELECT s.${keyOf}::VARCHAR AS k, t.${k0} IS NULL AS ins, t.row_hash AS h FROM ${dedup} s LEFT JOIN ${parent.name} t ON ${on}
+          WHERE t.${k0} IS NULL OR t.row_hash <> s.row_hash`)
+        ).getRowObjectsJS() as { k: string; ins: boolean; h: string | null }[];
+        const legacy = changed.filter((c) => !c.ins && !isV2(c.h));
+        if (legacy.length) {
+          same = legacySame(
+            hashed,
+            rows,
+            kids,
+            (r) => String(r[keyOf]),
+            legacy.map((c) => ({ key: c.k, hash: c.h! })),
+          );
+          changed = changed.filter((c) => c.ins || !same.has(c.h!));
+        }
+        insKeys = changed.filter((c) => c.ins).map((c) => c.k);
+        updKeys = changed.filter((c) => !c.ins).map((c) => c.k);
+        ins = insKeys.length;
+        upd = updKeys.length;
+      } else {
+        const counts = (
+          await conn.runAndReadAll(`SELECT count(*) FILTER (WHERE t.${k0} IS NULL) AS ins,
+            count(*) FILTER (WHERE t.${k0} IS NOT NULL AND t.row_hash <> s.row_hash) AS upd,
+            count(*) FILTER (WHERE t.${k0} IS NOT NULL AND t.row_hash <> s.row_hash AND NOT starts_with(t.row_hash, '${HASH_V2}')) AS legacy
+          FROM ${dedup} s LEFT JOIN ${parent.name} t ON ${on}`)
+        ).getRowObjectsJS()[0]!;
+        ins = Number(counts.ins);
+        upd = Number(counts.upd);
+        if (Number(counts.legacy) > 0) {
+          const kc = parent.mergeKey.map((k) => `s.${k}::VARCHAR`).join(` || chr(1) || `);
+          const legacy = (
+            await conn.runAndReadAll(`SELECT ${kc} AS k, t.row_hash AS h FROM ${dedup} s JOIN ${parent.name} t ON ${on}
+            WHERE t.row_hash <> s.row_hash AND NOT starts_with(t.row_hash, '${HASH_V2}')`)
+          ).getRowObjectsJS() as { k: string; h: string }[];
+          same = legacySame(
+            hashed,
+            rows,
+            [],
+            (r) => parent.mergeKey.map((k) => String(r[k])).join('\u0001'),
+            legacy.map((c) => ({ key: c.k, hash: c.h })),
+          );
+          upd -= same.size;
+        }
+      }
+      if (ins + upd === 0) return { received: rows.length, inserted: 0, updated: 0 };
+      await this.bumpLock(conn, parent.name);
+      if (allNew || (upd === 0 && ins === batchKeys)) {
+        // every key of the batch is new (a page of new articles), as the check above read it in
+        // this transaction: appended, without a MERGE (which would scan the table's key column again)
+        await conn.run(`INSERT INTO ${parent.name} (${cols.join(', ')}) SELECT ${parent.columns.map((c) => moveExpr(c)).join(', ')} FROM ${dedup} s`);
+      } else {
+        await conn.run(`MERGE INTO ${parent.name} t USING ${dedup} s ON ${on}
+          WHEN MATCHED AND t.row_hash <> s.row_hash${same.size ? ` AND t.row_hash NOT IN (${[...same].map(sqlStr).join(', ')})` : ''} THEN UPDATE SET ${cols
+            .filter((c) => !parent.mergeKey.includes(c))
+            .map((c) => `${c} = ${moveExpr(col(parent, c))}`)
+            .join(', ')}
+          WHEN NOT MATCHED THEN INSERT (${cols.join(', ')}) VALUES (${parent.columns.map((c) => moveExpr(c)).join(', ')})`);
+      }
+      for (const { table, key, stg: cs } of stgKids) {
+        if (updKeys.length) await conn.run(`DELETE FROM ${table.name} WHERE ${key}::VARCHAR IN ${list(updKeys)}`);
+        // every parent of the batch changed (a page of new articles): all its children, unfiltered
+        const only = ins + upd === distinctKeys ? '' : `WHERE s.${key} IN ${list([...insKeys, ...updKeys])}`;
+        await conn.run(`INSERT INTO ${table.name} SELECT DISTINCT ${table.columns.map((c) => moveExpr(c)).join(', ')} FROM ${cs} s ${only}`);
+      }
+      return { received: rows.length, inserted: ins, updated: upd };
+    });
+  }
+
+  /**
+   * True when no merge key of the staged batch `batch` is in `t` at the snapshot `conn`'s lake
+   * transaction reads, told by the table's key filter, without reading the table: the filter is
+   * built once from the table's keys (one scan), then brought up to the transaction's snapshot
+   * with the keys the snapshots since inserted (DuckLake's change feed reads only their files).
+   * False means "maybe": the caller checks against the table itself.
+   */
+  private async newKeysOnly(conn: DuckDBConnection, t: TableDef, batch: string): Promise<boolean> {
+    const halves = (h: string) => `(${h} >> 32)::UINTEGER AS hi, (${h} & 4294967295)::UINTEGER AS lo`;
+    // the same types on both sides: the lake's columns, the staged values moved as `land` moves them
+    const keyHash = (alias: string) => `hash(${t.mergeKey.map((k) => `${alias}.${k}`).join(', ')})`;
+    const stagedKeyHash = `hash(${t.mergeKey.map((k) => moveExpr(t.columns.find((c) => c.name === k)!)).join(', ')})`;
+    const each = async (sql: string, fn: (hi: number, lo: number) => void) => {
+      const res = await conn.stream(sql);
+      for (let ch = await res.fetchChunk(); ch && ch.rowCount > 0; ch = await res.fetchChunk()) {
+        const his = ch.getColumnValues(0) as number[];
+        const los = ch.getColumnValues(1) as number[];
+        for (let i = 0; i < his.length; i++) fn(his[i]!, los[i]!);
+      }
+    };
+    const snapshot = Number((await conn.runAndReadAll(`SELECT id FROM ${LAKE_ALIAS}.current_snapshot()`)).getRows()[0]![0]);
+    let kf = this.keyFilters.get(t.name);
+    if (kf && kf.snapshot < snapshot) {
+      try {
+        const since = `ducklake_table_changes('${LAKE_ALIAS}', 'main', '${t.name}', ${kf.snapshot + 1}, ${snapshot})`;
+        const f = kf.filter;
+        await each(`SELECT ${halves(keyHash('c'))} FROM ${since} c WHERE c.change_type IN ('insert', 'update_postimage')`, (hi, lo) => f.add(hi, lo));
+        kf.snapshot = snapshot;
+      } catch {
+        kf = undefined;
+      }
+    }
+    if (!kf || kf.snapshot !== snapshot || kf.filter.full) {
+      // (re)built from the table as this transaction reads it, with room to grow by a quarter
+      // (4 bytes a slot, 2.5+ slots a key: ~65-130 MB for 6.5M keys; rebuilt, one more read of
+      // the table, once it holds 70% of its slots)
+      const n = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${t.name}`)).getRows()[0]![0]);
+      const filter = new KeyFilter(Math.ceil(n * 1.25));
+      await each(`SELECT ${halves(keyHash('t'))} FROM ${t.name} t`, (hi, lo) => filter.add(hi, lo));
+      kf = { snapshot, filter };
+      this.keyFilters.set(t.name, kf);
+    }
+    const f = kf.filter;
+    let maybe = false;
+    await each(`SELECT ${halves(stagedKeyHash)} FROM ${batch} s`, (hi, lo) => {
+      if (!maybe && f.mayHave(hi, lo)) maybe = true;
+    });
+    return !maybe;
+  }
+
+  /** Touch the table's lock row: two transactions landing into one table then conflict on commit. */
+  private async bumpLock(conn: DuckDBConnection, table: string): Promise<void> {
+    const r = await conn.runAndReadAll('UPDATE _land_locks SET n = n + 1 WHERE table_name = $1', [table]);
+    if (Number((r.getRowObjectsJS()[0] as { Count?: bigint } | undefined)?.Count ?? 0) === 0) await conn.run('INSERT INTO _land_locks VALUES ($1, 1)', [table]);
+  }
+}

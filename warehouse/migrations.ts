@@ -1,0 +1,78 @@
+/** The warehouse's schema: one version per step (tables, views, the lake's lock rows), each applied once, in order. */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { withLakeRetry, type LakeTx } from './lake.js';
+import { NEWS_TABLES, TABLES, type TableDef } from './tables/index.js';
+import { DISTRIBUTION_TABLES } from './tables/distribution.js';
+import { ALERT_TABLES } from './tables/alerts.js';
+import { INDEX_COUNT_TABLES } from './tables/index-counts.js';
+import { STORY_TABLES } from './tables/stories.js';
+import { GRAPH_TABLES } from './tables/graph.js';
+import { RESEARCH_TABLES } from './tables/research.js';
+
+/** DuckLake has no primary keys: the merge key lives in the table definition and in `land`'s MERGE. */
+export const createTable = (t: TableDef) => `CREATE TABLE ${t.name} (${t.columns.map((c) => `${c.name} ${c.sql}`).join(', ')})`;
+
+const MIGRATIONS: string[][] = [
+  [
+    `CREATE TABLE _loads (
+       load_id VARCHAR NOT NULL, pipeline VARCHAR NOT NULL, workflow_id VARCHAR, run_id VARCHAR,
+       window_start TIMESTAMP, window_end TIMESTAMP, rows_received BIGINT NOT NULL, rows_inserted BIGINT NOT NULL,
+       rows_updated BIGINT NOT NULL, started_at TIMESTAMP NOT NULL, finished_at TIMESTAMP, invariants JSON)`,
+    ...NEWS_TABLES.map(createTable),
+    `CREATE VIEW v_articles AS SELECT a.*, list(DISTINCT c.category) FILTER (WHERE c.category IS NOT NULL) AS categories
+       FROM articles a LEFT JOIN article_classifications c USING (article_id) GROUP BY ALL`,
+    `CREATE VIEW v_entity_mentions AS SELECT e.type, e.value, count(*) AS articles, min(a.pub_date) AS first_seen, max(a.pub_date) AS last_seen
+       FROM article_entities e JOIN articles a USING (article_id) GROUP BY 1, 2`,
+  ],
+  [...DISTRIBUTION_TABLES.map(createTable)],
+  [...ALERT_TABLES.map(createTable)],
+];
+/**
+ * Migrations that name their version (a branch may take a later version than one another branch
+ * adds: alert tables are version 3). Every version is applied once, in ascending order; a version
+ * that arrives after a later one was applied is applied when it arrives.
+ */
+const VERSIONED_MIGRATIONS: [version: number, sql: string[]][] = [
+  [4, INDEX_COUNT_TABLES.map(createTable)],
+  [5, STORY_TABLES.map(createTable)],
+  [7, GRAPH_TABLES.map(createTable)],
+  [11, RESEARCH_TABLES.map(createTable)],
+  // the lake: the snapshot that recorded a load (time travel), and one row per landed table that
+  // every changing landing updates, so two writers landing into one table always conflict (and
+  // one retries) instead of both inserting a new key (DuckLake sees no conflict in two appends)
+  [
+    16,
+    [
+      'ALTER TABLE _loads ADD COLUMN snapshot_id BIGINT',
+      'CREATE TABLE _land_locks (table_name VARCHAR NOT NULL, n BIGINT NOT NULL)',
+      `INSERT INTO _land_locks VALUES ${TABLES.map((t) => `('${t.name}', 0)`).join(', ')}`,
+    ],
+  ],
+];
+
+/**
+ * Apply every pending migration (idempotent; safe from several processes at once): `conn` reads
+ * `_migrations`, `tx` is the warehouse's lake transaction.
+ */
+export async function migrate(conn: DuckDBConnection, tx: LakeTx): Promise<void> {
+  await withLakeRetry(() => conn.run('CREATE TABLE IF NOT EXISTS _migrations (version INTEGER NOT NULL, applied_at TIMESTAMP)'));
+  const all = new Map(MIGRATIONS.map((stmts, i) => [i + 1, stmts] as const));
+  for (const [v, stmts] of VERSIONED_MIGRATIONS) {
+    if (all.has(v)) throw new Error(`warehouse migration ${v} is declared twice`);
+    all.set(v, stmts);
+  }
+  const pending = async (conn: DuckDBConnection) => {
+    const done = new Set((await conn.runAndReadAll('SELECT version FROM _migrations')).getRowObjectsJS().map((r) => Number(r.version)));
+    return [...all.keys()].sort((a, b) => a - b).filter((v) => !done.has(v));
+  };
+  if ((await pending(conn)).length === 0) return;
+  // every pending version, in order, in one transaction (one commit): read again inside it, as
+  // another process may have applied them meanwhile; two that apply them at once conflict on
+  // commit and the loser finds them applied on its retry
+  await tx({ op: 'migrate' }, async (c) => {
+    for (const v of await pending(c)) {
+      for (const s of all.get(v)!) await c.run(s);
+      await c.run('INSERT INTO _migrations VALUES ($1, now())', [v]);
+    }
+  });
+}

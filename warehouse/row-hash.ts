@@ -1,0 +1,133 @@
+/**
+ * Row hashing of `land`: the content hash of each landed row (its data columns and its child
+ * rows), so a replayed batch is told unchanged without comparing columns; v2 hashes and the
+ * recognition of the hashes of before v2.
+ */
+import crypto from 'node:crypto';
+import type { TableDef } from './tables/table-def.js';
+
+/** The columns a row's content hash covers: all but the load columns. */
+export const hashedColumns = (t: TableDef) => {
+  const skip = new Set(['row_hash', 'last_load_id', ...(t.loadColumns ?? [])]);
+  return t.columns.filter((c) => !skip.has(c.name)).map((c) => c.name);
+};
+
+/**
+ * Row hashes carry their version: `v2:` + the sha1 of a compact, self-delimiting encoding of the
+ * row's hashed values and its child rows (`rowHashes`). A hash without the prefix is of before v2
+ * (the sha1 of the JSON text of the row and its children, `legacyRowHash`): a row landed with it
+ * and landed again unchanged is recognised by that hash, computed only for such rows (`legacySame`),
+ * and keeps it until its content changes (then it is rewritten with a v2 hash).
+ */
+export const HASH_V2 = 'v2:';
+export const isV2 = (h: string | null | undefined) => typeof h === 'string' && h.startsWith(HASH_V2);
+
+/** One value, self-delimiting: a type tag, then the length of text values (no escaping, no JSON). */
+function enc(v: unknown): string {
+  switch (typeof v) {
+    case 'string':
+      return `s${v.length}:${v}`;
+    case 'number':
+    case 'bigint':
+      return `n${v};`;
+    case 'boolean':
+      return v ? 'T' : 'F';
+    case 'undefined':
+      return 'N';
+    default: {
+      if (v === null) return 'N';
+      const j = JSON.stringify(v) ?? '';
+      return `j${j.length}:${j}`;
+    }
+  }
+}
+
+/**
+ * The content hash of each row (its `hashed` columns) and, with `kids`, of its child rows in each
+ * child table (as a set: deduplicated and sorted, without the parent key column, which the parent
+ * row holds): `v2:` + sha1 (hex) of the values' encodings (`enc`).
+ */
+export function rowHashes(
+  hashed: string[],
+  rows: Record<string, unknown>[],
+  kids: { table: TableDef; key: string; rows: Record<string, unknown>[] }[],
+): string[] {
+  // per parent key, per child table: its child rows' encodings (children mostly come grouped by
+  // parent: the map is looked up when the parent changes)
+  const kidEnc = new Map<string, string[][]>();
+  kids.forEach((ch, i) => {
+    const cols = ch.table.columns.map((c) => c.name).filter((n) => n !== ch.key);
+    let last: string | undefined;
+    let per: string[][] | undefined;
+    for (const r of ch.rows) {
+      const k = String(r[ch.key]);
+      if (k !== last) {
+        per = kidEnc.get(k);
+        if (!per) kidEnc.set(k, (per = kids.map(() => [])));
+        last = k;
+      }
+      let e = '';
+      for (const n of cols) e += enc(r[n]);
+      per![i]!.push(e);
+    }
+  });
+  const keyOf = kids[0]?.key;
+  return rows.map((r) => {
+    let s = '';
+    for (const n of hashed) s += enc(r[n]);
+    if (keyOf) {
+      const per = kidEnc.get(String(r[keyOf]));
+      for (let i = 0; i < kids.length; i++) {
+        const xs = per?.[i] ?? [];
+        const set = xs.length < 2 ? xs : [...new Set(xs)].sort();
+        s += `#${set.length}:${set.join('')}`;
+      }
+    }
+    return HASH_V2 + crypto.hash('sha1', s);
+  });
+}
+
+/** The hash of before v2 (no prefix): sha1 of the JSON text of the row's hashed values and its children's rows. */
+export function legacyRowHash(hashed: string[], r: Record<string, unknown>, children?: string[][]): string {
+  const own = hashed.map((n) => r[n] ?? null);
+  return crypto.hash('sha1', JSON.stringify(children ? [own, children] : own));
+}
+
+/**
+ * Of `stored` (the lake's pre-v2 hashes of rows this batch holds, by the row's key as `keyOf`
+ * gives it; the last row of a key wins, as in `land`), those equal to the pre-v2 hash of the
+ * batch's row: those rows are unchanged.
+ */
+export function legacySame(
+  hashed: string[],
+  rows: Record<string, unknown>[],
+  kids: { table: TableDef; key: string; rows: Record<string, unknown>[] }[],
+  keyOf: (r: Record<string, unknown>) => string,
+  stored: { key: string; hash: string }[],
+): Set<string> {
+  const want = new Map(stored.map((x) => [x.key, x.hash]));
+  const byKey = new Map<string, Record<string, unknown>>();
+  for (const r of rows) {
+    const k = keyOf(r);
+    if (want.has(k)) byKey.set(k, r);
+  }
+  const kidText = new Map<string, string[][]>();
+  kids.forEach((ch, i) => {
+    const names = ch.table.columns.map((c) => c.name);
+    for (const r of ch.rows) {
+      const k = String(r[ch.key]);
+      if (!want.has(k)) continue;
+      let per = kidText.get(k);
+      if (!per) kidText.set(k, (per = kids.map(() => [])));
+      per[i]!.push(JSON.stringify(names.map((n) => r[n] ?? null)));
+    }
+  });
+  const none = kids.map(() => [] as string[]);
+  const uniqSorted = (xs: string[]) => (xs.length < 2 ? xs : [...new Set(xs)].sort());
+  const same = new Set<string>();
+  for (const [k, r] of byKey) {
+    const h = legacyRowHash(hashed, r, kids.length ? (kidText.get(k) ?? none).map(uniqSorted) : undefined);
+    if (h === want.get(k)) same.add(h);
+  }
+  return same;
+}
