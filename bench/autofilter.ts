@@ -4,8 +4,7 @@
  */
 import fs from 'node:fs';
 import { autofilter } from '../service/autofilter/index.js';
-
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+import { pct, round } from './stats.js';
 
 export async function benchAutofilter(): Promise<Record<string, unknown>> {
   const file = new URL('../test/fixtures/autofilter/descriptions.json', import.meta.url);
@@ -23,14 +22,14 @@ export async function benchAutofilter(): Promise<Record<string, unknown>> {
       times.push(performance.now() - t);
     }
   }
-  const p50 = Number(pct(times, 50).toFixed(2));
+  const p50 = round(pct(times, 50), 2);
   return {
     bench: 'autofilter: description -> search filters',
     descriptions: cases.length,
     runs: times.length,
     first_call_ms: Math.round(firstMs),
     p50_ms: p50,
-    p95_ms: Number(pct(times, 95).toFixed(2)),
+    p95_ms: round(pct(times, 95), 2),
     goal_p50_ms: 20,
     met: p50 < 20,
   };

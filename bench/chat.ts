@@ -11,9 +11,7 @@ import path from 'node:path';
 import { serviceConfig } from '../service/config.js';
 import { openServices, startService } from '../service/server.js';
 import { seededCorpusStore } from '../test/helpers/corpus-store.js';
-
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
-const ms = (x: number) => Number(x.toFixed(1));
+import { p50p95 } from './stats.js';
 
 export async function benchChat(): Promise<Record<string, unknown>> {
   // the machine's 1-minute load average, before and after, so the figures say what they ran beside
@@ -58,8 +56,8 @@ export async function benchChat(): Promise<Record<string, unknown>> {
   return {
     bench: 'grounded chat, extractive, 10 articles, SSE over loopback (ms)',
     questions: questions.length,
-    first_token: { p50: ms(pct(first, 50)), p95: ms(pct(first, 95)) },
-    total: { p50: ms(pct(total, 50)), p95: ms(pct(total, 95)) },
+    first_token: p50p95(first, 1),
+    total: p50p95(total, 1),
     goal: { first_token_ms: 150, total_ms: 400 },
     loadavg_1m: { before: loadBefore, after: Number(os.loadavg()[0]!.toFixed(2)) },
   };

@@ -9,9 +9,7 @@ import path from 'node:path';
 import { serviceConfig } from '../service/config.js';
 import { openServices, startService } from '../service/server.js';
 import { seededCorpusStore } from '../test/helpers/corpus-store.js';
-
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
-const ms = (x: number) => Number(x.toFixed(1));
+import { p50p95 } from './stats.js';
 
 export async function benchDeepNews(): Promise<Record<string, unknown>> {
   const loadBefore = Number(os.loadavg()[0]!.toFixed(2));
@@ -53,7 +51,7 @@ export async function benchDeepNews(): Promise<Record<string, unknown>> {
     bench: 'DeepNews, offline (deterministic planner, extractive writer), search_depth 2, over loopback (ms)',
     questions: questions.length,
     tool_calls_mean: Number((calls.reduce((s, n) => s + n, 0) / calls.length).toFixed(1)),
-    total: { p50: ms(pct(total, 50)), p95: ms(pct(total, 95)) },
+    total: p50p95(total, 1),
     goal: { total_ms: 1500 },
     loadavg_1m: { before: loadBefore, after: Number(os.loadavg()[0]!.toFixed(2)) },
   };

@@ -10,8 +10,7 @@ import path from 'node:path';
 import { serviceConfig } from '../service/config.js';
 import { openServices } from '../service/server.js';
 import { forumStoreFile } from '../test/helpers/forum.js';
-
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+import { p50p95 } from './stats.js';
 
 export async function benchForum(): Promise<Record<string, unknown>> {
   const loadBefore = Number(os.loadavg()[0]!.toFixed(2));
@@ -22,7 +21,7 @@ export async function benchForum(): Promise<Record<string, unknown>> {
   const forum = services.forum!;
   const queries = forum.all().map((t) => t.title.split(/\s+/).slice(0, 3).join(' '));
   const out: Record<string, { p50: number; p95: number }> = {};
-  const stat = (times: number[]) => ({ p50: Number(pct(times, 50).toFixed(3)), p95: Number(pct(times, 95).toFixed(3)) });
+  const stat = (times: number[]) => p50p95(times, 3);
   // kw: every query with every sort; nl: first with sort=relevance (each query embedded for the
   // first time: nl_cold), then the other sorts (its vector from the embedder's query cache: nl_cached)
   for (const method of ['kw', 'nl'] as const) {

@@ -12,8 +12,8 @@ import { openServices } from '../service/server.js';
 import { buildGraph } from '../service/graph/builder.js';
 import { graphSearchParams } from '../service/graph/index.js';
 import { seededCorpusStore } from '../test/helpers/corpus-store.js';
+import { pct, round } from './stats.js';
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 const QUERIES = [
   'Ukraine Russia talks',
   'Biden Putin sanctions',
@@ -81,17 +81,16 @@ export async function benchGraph(): Promise<Record<string, unknown>> {
     services.db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  const ms = (x: number) => Number(x.toFixed(1));
   return {
     bench: 'graph',
     articles: 50,
     queries: builder.length,
     goal_p50_ms: 300,
-    builder_p50_ms: ms(pct(builder, 50)),
-    builder_p95_ms: ms(pct(builder, 95)),
-    service_build_p50_ms: ms(pct(whole, 50)),
-    service_build_p95_ms: ms(pct(whole, 95)),
-    mean_nodes: ms(sizes.filter((_, i) => i % 2 === 1).reduce((a, b) => a + b, 0) / builder.length),
+    builder_p50_ms: round(pct(builder, 50), 1),
+    builder_p95_ms: round(pct(builder, 95), 1),
+    service_build_p50_ms: round(pct(whole, 50), 1),
+    service_build_p95_ms: round(pct(whole, 95), 1),
+    mean_nodes: round(sizes.filter((_, i) => i % 2 === 1).reduce((a, b) => a + b, 0) / builder.length, 1),
     loadavg_1m: os.loadavg()[0],
   };
 }

@@ -5,6 +5,7 @@
  */
 // @ts-expect-error autocannon ships no types
 import autocannon from 'autocannon';
+import { pct, round } from './stats.js';
 
 export interface LoadResult {
   requests: number;
@@ -16,8 +17,7 @@ export interface LoadResult {
   errors: number;
 }
 
-const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]! : NaN);
-const ms = (x: number) => Number(x.toFixed(2));
+const ms = (x: number) => round(x, 2);
 
 export async function load(opts: { url: string; key: string; connections: number; seconds: number; next: () => string }): Promise<LoadResult> {
   const times: number[] = [];

@@ -9,28 +9,14 @@
 import os from 'node:os';
 import { load, type LoadResult } from './load.js';
 import { serveChild } from './serve.js';
-import { mulberry32 as rng } from '../test/helpers/rng.js';
+import { mulberry32, zipfSampler } from '../lib/random.js';
 
 const SECONDS = Number(process.env.NEWSFLOW_BENCH_SECONDS ?? 10);
 
 /** The same request sequence for every configuration. */
 function sequence(queries: string[], ids: string[], n = 200_000): string[] {
-  const r = rng(17);
-  const weights = queries.map((_, i) => 1 / (i + 1));
-  const cum: number[] = [];
-  weights.reduce((s, w, i) => (cum[i] = s + w), 0);
-  const total = cum[cum.length - 1]!;
-  const zipf = () => {
-    const x = r() * total;
-    let lo = 0;
-    let hi = cum.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cum[mid]! < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return queries[lo]!;
-  };
+  const r = mulberry32(17);
+  const zipf = zipfSampler(queries, r);
   return Array.from({ length: n }, (_, i) => {
     const kind = i % 3;
     if (kind === 2) return `/v1/news/${ids[Math.floor(r() * ids.length)]}`;

@@ -1,4 +1,10 @@
-/** `npm run bench`: runs every benchmark and prints one JSON line each (ratios measured in one run). */
+/**
+ * `npm run bench`: runs every benchmark, prints one JSON line each (ratios measured in one run)
+ * and records each in bench/results.json (its date, the load before and after, the figures).
+ * `npm run bench -- landing walk` runs only those. Then `npm run bench:report` writes
+ * docs/benchmarks.md from the results.
+ */
+import os from 'node:os';
 import { benchAuth } from './auth.js';
 import { benchSearch } from './search.js';
 import { benchChat } from './chat.js';
@@ -13,21 +19,39 @@ import { benchColdStart } from './coldstart.js';
 import { benchWalk } from './walk.js';
 import { benchHttp } from './http.js';
 import { benchMix } from './mix.js';
+import { loadAvg1m, recordResult } from './results.js';
 
-const benches = [
-  benchAuth,
-  benchSearch,
-  benchChat,
-  benchGraph,
-  benchExtract,
-  benchDeepNews,
-  benchAutofilter,
-  benchForum,
-  benchWiki,
-  benchLanding,
-  benchColdStart,
-  benchWalk,
-  benchHttp,
-  benchMix,
+const benches: [id: string, run: () => Promise<Record<string, unknown>>][] = [
+  ['auth', benchAuth],
+  ['search', benchSearch],
+  ['chat', benchChat],
+  ['graph', benchGraph],
+  ['extract', benchExtract],
+  ['deepnews', benchDeepNews],
+  ['autofilter', benchAutofilter],
+  ['forum', benchForum],
+  ['wiki', benchWiki],
+  ['landing', benchLanding],
+  ['coldstart', benchColdStart],
+  ['walk', benchWalk],
+  ['http', benchHttp],
+  ['mix', benchMix],
 ];
-for (const b of benches) console.log(JSON.stringify(await b()));
+
+/** The result's key: the bench's id, and for the walk its rate factor (NEWSFLOW_BENCH_WALK_FACTOR), whose runs are kept apart. */
+const keyOf = (id: string, figures: Record<string, unknown>) => (typeof figures.factor === 'number' ? `${id}-x${figures.factor}` : id);
+
+const asked = process.argv.slice(2);
+const unknown = asked.filter((a) => !benches.some(([id]) => id === a));
+if (unknown.length) {
+  console.error(`error: unknown bench ${unknown.join(', ')}; benches: ${benches.map(([id]) => id).join(', ')}`);
+  process.exit(1);
+}
+for (const [id, run] of benches) {
+  if (asked.length && !asked.includes(id)) continue;
+  const date = new Date().toISOString();
+  const before = loadAvg1m();
+  const figures = await run();
+  console.log(JSON.stringify(figures));
+  recordResult(keyOf(id, figures), { date, machine: { cpus: os.cpus().length, load_avg_1m: { before, after: loadAvg1m() } }, figures });
+}

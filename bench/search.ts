@@ -14,19 +14,8 @@ import { NewsIndex } from '../service/search/engine.js';
 import { terms } from '../service/search/tokenize.js';
 import { seededCorpusStore } from '../test/helpers/corpus-store.js';
 import { stableUuid } from '../service/corpus/read.js';
-
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function rng(seed: number) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 as rng } from '../lib/random.js';
+import { p50p95 } from './stats.js';
 
 async function timeMethods(index: NewsIndex, queries: string[]): Promise<Record<string, { p50: number; p95: number }>> {
   const out: Record<string, { p50: number; p95: number }> = {};
@@ -38,7 +27,7 @@ async function timeMethods(index: NewsIndex, queries: string[]): Promise<Record<
       await index.search(p, { now: Date.now(), given: new Set(), onlyDomains: null });
       if (i >= 5) times.push(performance.now() - t0); // first few warm up
     }
-    out[method] = { p50: Number(pct(times, 50).toFixed(2)), p95: Number(pct(times, 95).toFixed(2)) };
+    out[method] = p50p95(times, 2);
   }
   return out;
 }

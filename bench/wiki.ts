@@ -14,9 +14,9 @@ import { serviceConfig } from '../service/config.js';
 import { makeEmbedder } from '../service/server.js';
 import { WikiStore } from '../service/wiki/service.js';
 import { wikiParams } from '../service/wiki/search.js';
+import { p50p95 } from './stats.js';
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
-const stats = (xs: number[]) => ({ p50: Number(pct(xs, 50).toFixed(2)), p95: Number(pct(xs, 95).toFixed(2)) });
+const stats = (xs: number[]) => p50p95(xs, 2);
 
 export async function benchWiki(): Promise<Record<string, unknown>> {
   const shared = process.env.NEWSFLOW_SHARED_DIR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'shared');

@@ -45,8 +45,8 @@ export async function makeEmbedder(config: ServiceConfig): Promise<Embedder | nu
 /**
  * MiniLM in this thread; with NEWSFLOW_EMBED_THREAD=1 in its embedding thread
  * (search/thread-embedder.ts: off the event loop, concurrent queries batched), falling back to
- * this thread when no thread starts. Opt-in until bench/mix.ts shows it a clear win (README:
- * bench/mix-threads.ts measured it level with the service's thread, at 1 or 2 onnxruntime threads).
+ * this thread when no thread starts. Opt-in until bench/mix.ts shows it a clear win (docs/service.md,
+ * "Search": bench/mix-threads.ts measured it level with the service's thread, at 1 or 2 onnxruntime threads).
  */
 async function miniLm(): Promise<Embedder> {
   const { thread, opThreads: threads } = embedSettings(process.env);

@@ -17,7 +17,7 @@ export const ArticlesResponse = z.array(SearchResponseDictItem);
 /**
  * POST /v1/news/graph (facts §5). The facts give the field names, types and defaults; the inner
  * shapes of `constrained_disambiguations`, `docs_upload`, `full_graph` and `disambiguations` are
- * not shown, so they are this implementation's (README "Graph"). Unknown fields are a 422 naming
+ * not shown, so they are this implementation's (docs/service.md, "Knowledge graph"). Unknown fields are a 422 naming
  * them (a misspelt option would otherwise be ignored silently).
  */
 export const GRAPH_LIMITS = {

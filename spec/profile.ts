@@ -187,7 +187,7 @@ export const WikiResponseDictItem = z
       .nullable()
       .optional(),
     point_id: z.string().nullable().optional(),
-    // extensions of this implementation (README "Encyclopedia")
+    // extensions of this implementation (docs/service.md, "Encyclopedia")
     section: z.string().optional().meta({ description: 'heading path of the hit chunk ("" = the lead) (extension)' }),
     chunk_index: z.int().optional().meta({ description: 'position of the hit chunk in its article (extension)' }),
     chunks: z

@@ -4,7 +4,7 @@
  *
  * Chosen by measurement (bench/extract.ts: Readability, defuddle, @extractus/article-extractor,
  * Postlight Parser and trafilatura on the shared Readability pages and on real pages other
- * libraries ship with their expected text; README, "Fetching pages"):
+ * libraries ship with their expected text; docs/service.md, "Fetching pages"):
  * - Readability finds the article (no `isProbablyReaderable` gate: it said no to short-paragraph
  *   CJK pages and to pages whose article sits in `<div>`s, which Readability reads well);
  * - JSON-LD `articleBody` is the text when Readability found much less of it (a page whose body is

@@ -41,7 +41,7 @@ export interface LlmRequest {
 }
 
 export interface LlmProvider {
-  /** provider name, as errors and the README name it */
+  /** provider name, as errors and docs/service.md name it */
   readonly name: 'extractive' | 'openai' | 'anthropic' | 'google';
   /** the model that really writes the answer */
   readonly model: string;

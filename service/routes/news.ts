@@ -6,7 +6,7 @@ import { notFound } from '../errors.js';
 import { toDict, toStringBlock } from '../search/format.js';
 import type { Principal } from '../auth/principal.js';
 
-/** Credits per search by method (documented in the README); a try_cache hit costs 0.25 of it. */
+/** Credits per search by method (documented in docs/service.md, "Search"); a try_cache hit costs 0.25 of it. */
 export const SEARCH_CREDITS = { kw: 1, recency: 1, nl: 2, both: 3 } as const;
 
 const onlyDomains = (p: Principal | null) => (p?.org?.publisher ? p.org.domains : null);

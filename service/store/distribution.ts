@@ -6,6 +6,7 @@
 import crypto from 'node:crypto';
 import type { Db } from './db.js';
 import { stage } from './bulk.js';
+import { mulberry32, zipfSampler } from '../../lib/random.js';
 
 export type Kind = 'surface' | 'citation' | 'full_text' | 'grounded';
 const sqlList = (xs: string[]) => xs.map((x) => `'${x.replace(/'/g, "''")}'`).join(', ');
@@ -145,33 +146,13 @@ export class DistributionStore {
       `SELECT article_id::VARCHAR AS id, domain_url AS domain, keywords AS kw FROM articles ORDER BY article_id`,
     );
     if (arts.length === 0) throw new Error('the store holds no articles: seed a corpus first (newsflow seed --corpus PATH)');
-    let s = opts.seed >>> 0 || 1;
-    const rnd = () => {
-      s = (s + 0x6d2b79f5) | 0;
-      let t = Math.imul(s ^ (s >>> 15), 1 | s);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
+    const rnd = mulberry32(opts.seed >>> 0 || 1);
     // a seeded popularity order, then Zipf (exponent 1.1) over it
     const order = arts
       .map((a, i) => ({ a, k: rnd(), i }))
       .sort((x, y) => x.k - y.k)
       .map((x) => x.a);
-    const weights = order.map((_, r) => 1 / (r + 1) ** 1.1);
-    const cum: number[] = [];
-    weights.reduce((acc, w, i) => (cum[i] = acc + w), 0);
-    const total = cum[cum.length - 1]!;
-    const pick = () => {
-      const x = rnd() * total;
-      let lo = 0;
-      let hi = cum.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (cum[mid]! < x) lo = mid + 1;
-        else hi = mid;
-      }
-      return order[lo]!;
-    };
+    const pick = zipfSampler(order, rnd, 1.1);
     const kinds: [Kind, number][] = [
       ['surface', 0.7],
       ['citation', 0.15],

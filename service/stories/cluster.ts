@@ -15,7 +15,7 @@
  * joins the best-scoring story when the score reaches `threshold`, else it founds a new story.
  * Ties go to the older story.
  *
- * Tuning on the real corpus (12,095 articles), see README "Stories: how clustering works":
+ * Tuning on the real corpus (12,095 articles), see docs/service.md, "Stories":
  * thresholds 0.50..0.65 and entity weights 0..0.35 were compared on 84 article pairs judged by
  * hand (test/fixtures/story-pairs.json) and by reading clusters. 0.60 with weight 0.15 kept the
  * stories readable (precision 0.86, recall 0.76 on the judged pairs) while lower thresholds grew

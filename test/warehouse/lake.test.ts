@@ -297,7 +297,7 @@ describe('the warehouse lake', () => {
     const w = await Warehouse.open(dir);
     await land(w, articlePage(5, 50), 'pq');
     w.close();
-    // the README's example
+    // the example of docs/warehouse.md, "Reading"
     const inst = await DuckDBInstance.create(':memory:');
     const c = await inst.connect();
     const glob = path.join(dir, 'lake', 'main', 'articles', '**', '*.parquet');

@@ -98,7 +98,7 @@ describe('storyTracker', () => {
       ['2026-01-01T11:00:00.000Z', 'floods', r2.trackers.floods!.stories],
       ['2026-01-01T11:00:00.000Z', 'latest', r2.trackers.latest!.stories],
     ]);
-    // the README's query: growth of coverage between the first and the last run of the window
+    // the query of docs/warehouse.md: growth of coverage between the first and the last run of the window
     const growth = await warehouse.query<{ story_uuid: string; topic: string; first: number; last: number; growth: number }>(`
       WITH w AS (SELECT * FROM story_metrics WHERE run_at >= TIMESTAMP '2026-01-01 11:00:00' - INTERVAL 24 HOUR)
       SELECT s.story_uuid::VARCHAR AS story_uuid, s.topic, arg_min(w.coverage, w.run_at) AS first, arg_max(w.coverage, w.run_at) AS last,

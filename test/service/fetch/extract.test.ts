@@ -2,7 +2,7 @@
  * The extractor over the Readability test pages of the shared folder (35 real pages): each page
  * is served from a loopback server, fetched through fetchPage, extracted, and scored against its
  * expected-metadata.json and expected.html. The figures are printed; the thresholds below are
- * the measured figures with a small margin (see README, "Fetching pages"). The pipeline is also
+ * the measured figures with a small margin (see docs/service.md, "Fetching pages"). The pipeline is also
  * scored against Readability alone with the article-extraction-benchmark's shingle F1
  * (bench/extract-score.ts), and on pages built from real markup: boilerplate boxes, JSON-LD
  * articleBody, CJK text in short paragraphs, a text page.

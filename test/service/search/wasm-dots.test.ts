@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { VectorIndex, dotAt, wasmDotsAvailable } from '../../../service/search/vectors.js';
-import { mulberry32 as rng } from '../../helpers/rng.js';
+import { mulberry32 as rng } from '../../../lib/random.js';
 
 function vectors(n: number, dim: number, seed: number): Float32Array[] {
   const r = rng(seed);

@@ -12,7 +12,7 @@ import { sql } from '../../helpers/news.js';
 import { startStoriesService } from '../../helpers/stories.js';
 import { StoryClusterer, type ClusterInput } from '../../../service/stories/cluster.js';
 import { MIN_STORY_ARTICLES, type StoryService } from '../../../service/stories/service.js';
-import { mulberry32 } from '../../helpers/rng.js';
+import { mulberry32 } from '../../../lib/random.js';
 
 let svc: TestService;
 let st: StoryService;

@@ -1,0 +1,294 @@
+/**
+ * `npm run bench:report`: writes docs/benchmarks.md from bench/results.json, one table per bench
+ * with its method in a paragraph. `--check` writes nothing and exits 1 when the file differs from
+ * what the results give (the page is stale).
+ */
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { readResults, type BenchEntry } from './results.js';
+
+export const REPORT_FILE = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
+
+type Figures = Record<string, unknown>;
+
+/** The value at a dotted path of the figures, or undefined. */
+const at = (f: Figures, path: string): unknown => path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Figures)[k] : undefined), f);
+/** A figure as a table cell: numbers with thousands separators, a unit when given, an en dash when it was not measured. */
+function cell(f: Figures, path: string, unit = ''): string {
+  const v = at(f, path);
+  if (typeof v === 'number') return `${Number.isFinite(v) ? v.toLocaleString('en-US', { maximumFractionDigits: 3 }) : String(v)}${unit}`;
+  if (typeof v === 'string') return v;
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  return '–';
+}
+const pair = (f: Figures, path: string, unit = ' ms') => {
+  const a = cell(f, `${path}.p50`);
+  const b = cell(f, `${path}.p95`);
+  return a === '–' && b === '–' ? '–' : `${a} / ${b}${unit}`;
+};
+
+interface Section {
+  /** the key in results.json; the walk's keys are `walk-x<factor>` */
+  id: string;
+  title: string;
+  file: string;
+  method: string;
+  head: string[];
+  rows: (f: Figures, key: string) => string[][];
+}
+
+const SECTIONS: Section[] = [
+  {
+    id: 'search',
+    title: 'Search latency',
+    file: 'bench/search.ts',
+    method:
+      'The search engine called directly (no HTTP), query embedding included, `n_articles` 10, historical: about 105 queries (the judged relevance queries and the first words of random headlines), the first five of each method not counted. Once on the real corpus (about 12,000 articles) and once on 100,000 articles made of it (titles perturbed, embeddings jittered), where nl switches to the IVF index; its recall@10 against an exact scan is measured in the same run.',
+    head: ['corpus', 'kw p50 / p95', 'nl p50 / p95', 'both p50 / p95', 'goal'],
+    rows: (f) => [
+      [`real, ${cell(f, 'corpus_docs')} articles`, pair(f, 'corpus.kw'), pair(f, 'corpus.nl'), pair(f, 'corpus.both'), ''],
+      [
+        `${cell(f, 'scaled_docs')} articles (IVF recall@10 ${cell(f, 'ivf_recall_at_10')})`,
+        pair(f, 'scaled.kw'),
+        pair(f, 'scaled.nl'),
+        pair(f, 'scaled.both'),
+        'nl p50 < 20 ms',
+      ],
+    ],
+  },
+  {
+    id: 'http',
+    title: 'Search over HTTP',
+    file: 'bench/http.ts',
+    method:
+      'The real server in a process of its own (`bench/serve.ts`: a copy of the seeded corpus store, loopback HTTP, limits out of the way) under autocannon with 10 connections, 10 s per method (`NEWSFLOW_BENCH_SECONDS`). Queries are the first five words of 500 corpus headlines in turn, so nl embeds each query once and then finds it in the query cache.',
+    head: ['method', 'req/s', 'p50', 'p99', 'goal'],
+    rows: (f) => [
+      ['kw', cell(f, 'kw.rps'), cell(f, 'kw.p50', ' ms'), cell(f, 'kw.p99', ' ms'), '>= 500 req/s, p99 < 50 ms'],
+      ['nl', cell(f, 'nl.rps'), cell(f, 'nl.p50', ' ms'), cell(f, 'nl.p99', ' ms'), ''],
+    ],
+  },
+  {
+    id: 'mix',
+    title: 'Mixed load',
+    file: 'bench/mix.ts',
+    method:
+      'The same server under 20 connections mixing kw search, nl search and article lookups (a third each), queries drawn by Zipf’s law over 500 headlines (a few often, most rarely, as in search logs), the same sequence for each set-up: query embedding in the service’s thread with and without the query cache (with it is the default), and in the embedding thread (`NEWSFLOW_EMBED_THREAD=1`, concurrent queries batched) with and without it.',
+    head: ['set-up', 'req/s', 'p95', 'goal'],
+    rows: (f) =>
+      [
+        ['service’s thread, no query cache', 'in_thread_no_cache'],
+        ['service’s thread, query cache (the default)', 'in_thread_cached_the_default'],
+        ['embedding thread, batched, no query cache', 'embedding_thread_batched_no_cache'],
+        ['embedding thread, batched, query cache', 'embedding_thread_batched_cached'],
+      ].map(([label, k]) => [label!, cell(f, `${k}.rps`), cell(f, `${k}.p95`, ' ms'), '>= 200 req/s, p95 < 250 ms']),
+  },
+  {
+    id: 'walk',
+    title: 'Distribution walk against its rate limit',
+    file: 'bench/walk.ts',
+    method:
+      'A real `distributionPull` on the Temporal dev server with an in-process worker and a warehouse, over 6 months of simulated hits at 20 articles a page, against the service at the interface’s distribution limits (0.2 requests/s, burst 5) with the rate scaled on both sides by a factor (`NEWSFLOW_BENCH_WALK_FACTOR`, default 50). The figure is the wall time over the rate-limit floor, (requests − burst) / rate, after a warm-up run that makes no request.',
+    head: ['rate factor', 'requests', 'wall / floor', 'ratio', 'responses 429', 'goal'],
+    rows: (f) => [
+      [
+        `x${cell(f, 'factor')} (${cell(f, 'limit.rate_per_s')} req/s)`,
+        cell(f, 'distribution_requests'),
+        `${cell(f, 'wall_s', ' s')} / ${cell(f, 'floor_s', ' s')}`,
+        cell(f, 'ratio_wall_over_floor'),
+        cell(f, 'responses_429'),
+        '<= 1.05, no 429',
+      ],
+    ],
+  },
+  {
+    id: 'landing',
+    title: 'Landing into the warehouse',
+    file: 'bench/landing.ts',
+    method:
+      'A 100-row page of articles (with entities, keywords and categories) landed at a ~2 MB lake and at a ≥ 2 GB lake, the two taking turns, median of 21 each after a warm-up; then 1M articles with about 4M entities through `Warehouse.land` in pages of 50,000, against one INSERT statement per row in the same run; then the two halves of a bulk page alone: the rows into DuckDB through the appender (no hash, no lake), and the lake’s own INSERT of rows already in DuckDB (no JS). The big lake is built once and cached under the cache dir.',
+    head: ['figure', 'value', 'goal'],
+    rows: (f) => [
+      [
+        `100-row page, ${cell(f, 'big_lake_gb', ' GB')} vs ${cell(f, 'small_lake_mb', ' MB')} lake`,
+        `${cell(f, 'page_100_ms_big', ' ms')} / ${cell(f, 'page_100_ms_small', ' ms')} = ${cell(f, 'page_ratio_big_vs_small', 'x')}`,
+        '<= 1.2x',
+      ],
+      [
+        `bulk, ${cell(f, 'bulk_rows')} articles in pages of ${cell(f, 'bulk_page_rows')}`,
+        `${cell(f, 'bulk_rows_per_s', ' rows/s')}, ${cell(f, 'bulk_vs_row_by_row', 'x')} row by row`,
+        '>= 150,000 rows/s, >= 20x',
+      ],
+      [
+        'bulk page halves: appender into DuckDB / the lake’s INSERT',
+        `${cell(f, 'bulk_stage_only_rows_per_s')} / ${cell(f, 'bulk_lake_insert_only_rows_per_s', ' rows/s')}`,
+        '',
+      ],
+    ],
+  },
+  {
+    id: 'coldstart',
+    title: 'Cold start',
+    file: 'bench/coldstart.ts',
+    method:
+      'Seconds from `newsflow start` on an empty data dir to its first landed load, first with an empty enriched-corpus cache (`NEWSFLOW_CACHE_DIR` in a temp dir), then on a second empty data dir with the cache the first run left.',
+    head: ['start', 'seconds to the first load', 'goal'],
+    rows: (f) => [
+      ['empty cache', cell(f, 'fresh_s', ' s'), '< 60 s'],
+      ['with the cache', cell(f, 'cached_s', ' s'), ''],
+    ],
+  },
+  {
+    id: 'chat',
+    title: 'Grounded chat',
+    file: 'bench/chat.ts',
+    method:
+      'The 30 questions of `test/fixtures/chat/questions.json` over HTTP on loopback, streamed (SSE), 10 retrieved articles each, answered by the extractive writer: time to the first content chunk and to `[DONE]`.',
+    head: ['figure', 'p50 / p95', 'goal'],
+    rows: (f) => [
+      ['first token', pair(f, 'first_token'), '< 150 ms'],
+      ['whole answer', pair(f, 'total'), '< 400 ms'],
+    ],
+  },
+  {
+    id: 'deepnews',
+    title: 'DeepNews',
+    file: 'bench/deepnews.ts',
+    method:
+      'The 15 research questions of `test/fixtures/deepnews/questions.json` over HTTP on loopback, offline (deterministic planner, extractive writer), `search_depth` 2, source asknews, not streamed: the time per report.',
+    head: ['figure', 'value', 'goal'],
+    rows: (f) => [
+      ['report, p50 / p95', pair(f, 'total'), '< 1,500 ms'],
+      ['tool calls per report', cell(f, 'tool_calls_mean'), ''],
+    ],
+  },
+  {
+    id: 'graph',
+    title: 'Knowledge graph',
+    file: 'bench/graph.ts',
+    method:
+      'Graphs of 50 articles for a list of queries on the real corpus, one after another: the builder alone (mentions, disambiguation, verb-labelled edges), and the whole `GraphService.build` (search, full texts, build, store).',
+    head: ['figure', 'p50 / p95', 'goal'],
+    rows: (f) => [
+      ['builder alone', `${cell(f, 'builder_p50_ms')} / ${cell(f, 'builder_p95_ms', ' ms')}`, ''],
+      ['whole build', `${cell(f, 'service_build_p50_ms')} / ${cell(f, 'service_build_p95_ms', ' ms')}`, 'p50 < 300 ms'],
+    ],
+  },
+  {
+    id: 'autofilter',
+    title: 'Autofilter',
+    file: 'bench/autofilter.ts',
+    method:
+      'The 40 descriptions of `test/fixtures/autofilter/descriptions.json`, each read 25 times by the autofilter engine after a first call that loads the gazetteer, the entity model and chrono-node.',
+    head: ['figure', 'value', 'goal'],
+    rows: (f) => [
+      ['p50 / p95', `${cell(f, 'p50_ms')} / ${cell(f, 'p95_ms', ' ms')}`, 'p50 < 20 ms'],
+      ['first call of a process', cell(f, 'first_call_ms', ' ms'), ''],
+    ],
+  },
+  {
+    id: 'forum',
+    title: 'Forum search',
+    file: 'bench/forum.ts',
+    method:
+      'Forum search at the store level (what both routes and the DeepNews and forecast capability call) over the 135 shared threads, `n_threads` 5, every sort; queries are the first three words of each title. nl is timed with the query embedded for the first time (cold) and found in the query cache (cached).',
+    head: ['method', 'p50 / p95', 'goal'],
+    rows: (f) => [
+      ['kw', pair(f, 'kw'), 'p50 < 10 ms'],
+      ['nl, cold', pair(f, 'nl_cold'), 'p50 < 10 ms'],
+      ['nl, cached', pair(f, 'nl_cached'), 'p50 < 10 ms'],
+    ],
+  },
+  {
+    id: 'wiki',
+    title: 'Encyclopedia search',
+    file: 'bench/wiki.ts',
+    method:
+      'Wiki search over the four shared Wikipedia pages embedded with the service’s model, one question per section heading, `n_documents` 5, `neighbor_chunks` 1: with the query embedding, without it (the vector given), and the embedding alone.',
+    head: ['figure', 'p50 / p95', 'goal'],
+    rows: (f) => [
+      ['nl', pair(f, 'nl'), 'p50 < 20 ms'],
+      ['hybrid', pair(f, 'hybrid'), 'p50 < 20 ms'],
+      ['nl / hybrid, vector given (p50)', `${cell(f, 'nl_engine_only.p50')} / ${cell(f, 'hybrid_engine_only.p50', ' ms')}`, ''],
+      ['query embedding alone', pair(f, 'query_embedding_only'), ''],
+    ],
+  },
+  {
+    id: 'extract',
+    title: 'Article extraction',
+    file: 'bench/extract.ts',
+    method:
+      'Each candidate extractor and the chosen pipeline (`extractArticle`) on the 35 shared Readability test pages and, apart, on gathered pages (real pages with expected texts that extraction libraries ship, fetched by `bench/extract-pages.ts` into the OS temp dir), scored with the article-extraction-benchmark’s shingle F1; speed in pages per CPU second on one thread. The shared pages’ reference is Readability’s own output.',
+    head: ['candidate', 'F1, shared pages', 'F1, gathered pages', 'pages per CPU second'],
+    rows: (f) => {
+      const names = [...new Set(Object.keys(f).flatMap((k) => /^(?:shared|gathered)_(.+)_f1$/.exec(k)?.[1] ?? []))];
+      return names.map((n) => [n, cell(f, `shared_${n}_f1`), cell(f, `gathered_${n}_f1`), cell(f, `${n}_pages_per_s`)]);
+    },
+  },
+  {
+    id: 'auth',
+    title: 'Key resolution',
+    file: 'bench/auth.ts',
+    method: 'Resolving a bearer key on each request: a hit of the principal cache against a lookup in the store, 2,000 times each over 50 keys.',
+    head: ['figure', 'value'],
+    rows: (f) => [
+      ['cached', cell(f, 'cached_us', ' µs')],
+      ['store lookup', cell(f, 'store_lookup_us', ' µs')],
+    ],
+  },
+];
+
+function when(e: BenchEntry): string {
+  const load = e.machine.load_avg_1m;
+  const loads = [load.before !== undefined ? `${load.before} before` : '', load.after !== undefined ? `${load.after} after` : ''].filter(Boolean).join(', ');
+  const date = e.date.length > 10 ? `${e.date.slice(0, 10)} ${e.date.slice(11, 16)} UTC` : e.date;
+  return `${date}, ${e.machine.cpus} cores${loads ? `, 1-minute load average ${loads}` : ', load average not recorded'}`;
+}
+
+const escape = (s: string) => s.replaceAll('|', '\\|');
+
+export function renderReport(results = readResults()): string {
+  const out = [
+    '# Benchmarks',
+    '',
+    '<!-- Generated by `npm run bench:report` from bench/results.json; edit those, not this file. -->',
+    '',
+    'Speed goals are benchmarks, printed and recorded, never asserted by a test. `npm run bench` runs every bench in `bench/`, prints one JSON line each and',
+    'records it in `bench/results.json` with its date and the machine’s load (`npm run bench -- landing walk` runs some); `npm run bench:report` writes this page',
+    'from that file. Each bench also runs alone (`node --import tsx bench/walk.ts`), printing without recording. The machine is a 2-core one shared with',
+    'other work, so the load average stands beside each figure. Figures marked *seeded* were recorded before the results file existed.',
+    '',
+  ];
+  for (const s of SECTIONS) {
+    const entries = Object.entries(results.benches)
+      .filter(([k]) => k === s.id || k.startsWith(`${s.id}-`))
+      .sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }));
+    out.push(`## ${s.title}`, '', `${s.method} (\`${s.file}\`)`, '');
+    if (!entries.length) {
+      out.push(`Not measured yet: \`npm run bench -- ${s.id}\`.`, '');
+      continue;
+    }
+    out.push(`| ${s.head.join(' | ')} |`, `| ${s.head.map(() => '---').join(' | ')} |`);
+    for (const [key, e] of entries) for (const row of s.rows(e.figures, key)) out.push(`| ${row.map(escape).join(' | ')} |`);
+    out.push('');
+    for (const [key, e] of entries) {
+      const label = entries.length > 1 ? `${key}: measured` : 'Measured';
+      out.push(`${label} ${when(e)}.${e.seeded ? ` *Seeded* ${e.seeded}.` : ''}`, '');
+    }
+  }
+  return `${out.join('\n').trimEnd()}\n`;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const text = renderReport();
+  if (process.argv.includes('--check')) {
+    const now = fs.existsSync(REPORT_FILE) ? fs.readFileSync(REPORT_FILE, 'utf8') : '';
+    if (now !== text) {
+      console.error('error: docs/benchmarks.md is stale: run npm run bench:report');
+      process.exit(1);
+    }
+  } else {
+    fs.writeFileSync(REPORT_FILE, text);
+    console.log(`wrote ${REPORT_FILE}`);
+  }
+}
