@@ -4,8 +4,7 @@
  * (the API wants user/assistant alternating, user first). Streams `content_block_delta` events.
  */
 import { ProviderError, type LlmMessage, type LlmProvider, type LlmRequest } from './types.js';
-import { eventJson, guarded, json, post } from './http.js';
-import { sseData } from './sse.js';
+import { eventJson, events, guarded, json, post } from './http.js';
 import type { AgentMessage, ToolTurn, ToolTurnRequest } from './tools.js';
 
 export interface AnthropicConfig {
@@ -66,7 +65,7 @@ export class AnthropicProvider implements LlmProvider {
         .join('');
       return;
     }
-    for await (const data of guarded(this.name, url, this.cfg.timeoutMs, sseData(res.body!))) {
+    for await (const data of guarded(this.name, url, this.cfg.timeoutMs, events(res))) {
       const ev = eventJson<{ type?: string; delta?: { type?: string; text?: string }; error?: { message?: string } }>(this.name, data);
       if (ev.type === 'error') throw new ProviderError(this.name, 'stream broke', `in-stream error: ${ev.error?.message ?? data}`);
       if (ev.type === 'content_block_delta' && ev.delta?.type === 'text_delta' && ev.delta.text) yield ev.delta.text;

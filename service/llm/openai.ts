@@ -3,8 +3,7 @@
  * plain or streamed (SSE `data:` chunks with choices[0].delta.content, `[DONE]` last).
  */
 import { ProviderError, type LlmProvider, type LlmRequest } from './types.js';
-import { eventJson, guarded, json, post } from './http.js';
-import { sseData } from './sse.js';
+import { eventJson, events, guarded, json, post } from './http.js';
 import { argsObject, type AgentMessage, type ToolTurn, type ToolTurnRequest } from './tools.js';
 
 export interface OpenAiConfig {
@@ -49,7 +48,7 @@ export class OpenAiProvider implements LlmProvider {
       yield text;
       return;
     }
-    for await (const data of guarded(this.name, url, this.cfg.timeoutMs, sseData(res.body!))) {
+    for await (const data of guarded(this.name, url, this.cfg.timeoutMs, events(res))) {
       if (data === '[DONE]') return;
       const ev = eventJson<{ choices?: Choice[]; error?: { message?: string } }>(this.name, data);
       if (ev.error) throw new ProviderError(this.name, 'stream broke', `in-stream error: ${ev.error.message ?? JSON.stringify(ev.error)}`);
