@@ -17,6 +17,13 @@ export interface AnthropicConfig {
 /** Anthropic requires max_tokens; the interface's default (9999) is capped to this. */
 const MAX_OUTPUT = 8192;
 
+/** The system messages, joined: Anthropic takes them apart from the turns. */
+const systemOf = (messages: { role: string; content: string }[]) =>
+  messages
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content)
+    .join('\n\n');
+
 export function alternating(messages: LlmMessage[]): { role: 'user' | 'assistant'; content: string }[] {
   const out: { role: 'user' | 'assistant'; content: string }[] = [];
   for (const m of messages) {
@@ -36,12 +43,13 @@ export class AnthropicProvider implements LlmProvider {
     return this.cfg.model;
   }
 
+  private get url(): string {
+    return `${this.cfg.url.replace(/\/+$/, '')}/v1/messages`;
+  }
+
   async *stream(req: LlmRequest): AsyncIterable<string> {
-    const url = `${this.cfg.url.replace(/\/+$/, '')}/v1/messages`;
-    const system = req.messages
-      .filter((m) => m.role === 'system')
-      .map((m) => m.content)
-      .join('\n\n');
+    const url = this.url;
+    const system = systemOf(req.messages);
     const body = {
       model: this.cfg.model,
       max_tokens: Math.min(req.max_tokens ?? MAX_OUTPUT, MAX_OUTPUT),
@@ -75,11 +83,8 @@ export class AnthropicProvider implements LlmProvider {
 
   /** One tool-use turn (`tools`); the answer's text blocks and its `tool_use` blocks. */
   async toolTurn(req: ToolTurnRequest): Promise<ToolTurn> {
-    const url = `${this.cfg.url.replace(/\/+$/, '')}/v1/messages`;
-    const system = req.messages
-      .filter((m) => m.role === 'system')
-      .map((m) => m.content)
-      .join('\n\n');
+    const url = this.url;
+    const system = systemOf(req.messages);
     const body = {
       model: this.cfg.model,
       max_tokens: Math.min(req.max_tokens ?? MAX_OUTPUT, MAX_OUTPUT),
