@@ -24,7 +24,7 @@ import {
 } from '../llm/index.js';
 import { countTokens, promptTokens } from '../llm/tokens.js';
 import { byokKeys, recentTurns, type ChatLog } from '../chat/completion.js';
-import { searchParamsOf } from '../chat/retrieve.js';
+import { hitRecorder, searchParamsOf } from '../chat/retrieve.js';
 import { followUpQuery } from '../chat/follow-up.js';
 import { AnswerWriter, answers, type AnswerEvent } from '../chat/answer.js';
 import type { InlineCitations } from '../chat/citations.js';
@@ -516,19 +516,7 @@ export async function startDeepNews(
       const citedN = new Set(cited.keys());
 
       // sources: the cited ones (citation order) or the pool's best
-      const now = () => new Date(news.clock());
-      const hit = (kind: 'grounded' | 'citation', list: NewsArticle[]) =>
-        news.hits.record(
-          list.map((a) => ({
-            ts: now(),
-            kind,
-            keyId: principal.keyId,
-            orgId: principal.org?.id ?? null,
-            domain: a.domain,
-            articleId: a.articleId,
-            query: question || null,
-          })),
-        );
+      const hit = hitRecorder(news, principal, question);
       hit(
         'grounded',
         articles.map((d) => d.article),

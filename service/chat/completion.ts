@@ -18,7 +18,7 @@ import { countTokens, promptTokens } from '../llm/tokens.js';
 import { WATERMARK, references, type InlineCitations } from './citations.js';
 import { AnswerWriter, answers, type AnswerEvent } from './answer.js';
 import { followUpQuery } from './follow-up.js';
-import { retrieve, searchParamsOf } from './retrieve.js';
+import { hitRecorder, retrieve, searchParamsOf } from './retrieve.js';
 
 export interface ChatBody {
   messages: { role: 'system' | 'user' | 'assistant'; content: string }[];
@@ -179,20 +179,11 @@ export async function startChat(services: Services, principal: Principal, body: 
   const { p, given } = searchParamsOf(body.filter_params, question, !!news.embedder);
   const docs = await retrieve(news, principal, p, given);
 
-  const now = () => new Date(news.clock());
-  const hit = (kind: 'grounded' | 'citation', list: ContextDoc[]) =>
-    news.hits.record(
-      list.map((d) => ({
-        ts: now(),
-        kind,
-        keyId: principal.keyId,
-        orgId: principal.org?.id ?? null,
-        domain: d.article.domain,
-        articleId: d.article.articleId,
-        query: question || null,
-      })),
-    );
-  hit('grounded', docs);
+  const hit = hitRecorder(news, principal, question);
+  hit(
+    'grounded',
+    docs.map((d) => d.article),
+  );
 
   const messages = groundedMessages(conversation, docs, body.journalist_mode);
   const stops = body.stop == null ? [] : (Array.isArray(body.stop) ? body.stop : [body.stop]).filter(Boolean);
@@ -236,7 +227,10 @@ export async function startChat(services: Services, principal: Principal, body: 
       }
       const cited = new Map<string, ContextDoc>();
       for (const w of writers) for (const d of w.cited) if (!isPassage(d)) cited.set(d.article.articleId, d);
-      hit('citation', [...cited.values()]);
+      hit(
+        'citation',
+        [...cited.values()].map((d) => d.article),
+      );
       await services.threads.append(threadId, [...incoming.filter((m) => m.role !== 'system'), { role: 'assistant', content: writers[0]?.text ?? '' }]);
     },
   };

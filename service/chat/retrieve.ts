@@ -9,6 +9,7 @@ import { SearchParams, type SearchParamsParsed } from '../../spec/index.js';
 import type { NewsService } from '../news/service.js';
 import type { Principal } from '../auth/principal.js';
 import type { ContextDoc } from '../llm/index.js';
+import type { NewsArticle } from '../news/model.js';
 import { validationError, zodIssuesToItems } from '../errors.js';
 
 export function searchParamsOf(
@@ -45,4 +46,23 @@ export async function retrieve(news: NewsService, principal: Principal | null, p
     ).map((a) => [a.articleId, a.fullText]),
   );
   return r.docs.map((article, i) => ({ n: i + 1, article, fullText: full.get(article.articleId) ?? null }));
+}
+
+/**
+ * The hit events of an answer (distribution metrics count them): `grounded` for each article
+ * placed in the writer's context, `citation` for each one cited; `query` is what was searched.
+ */
+export function hitRecorder(news: NewsService, principal: Principal, query: string) {
+  return (kind: 'grounded' | 'citation', articles: NewsArticle[]) =>
+    news.hits.record(
+      articles.map((a) => ({
+        ts: new Date(news.clock()),
+        kind,
+        keyId: principal.keyId,
+        orgId: principal.org?.id ?? null,
+        domain: a.domain,
+        articleId: a.articleId,
+        query: query || null,
+      })),
+    );
 }

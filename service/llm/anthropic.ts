@@ -47,19 +47,26 @@ export class AnthropicProvider implements LlmProvider {
     return `${this.cfg.url.replace(/\/+$/, '')}/v1/messages`;
   }
 
-  async *stream(req: LlmRequest): AsyncIterable<string> {
-    const url = this.url;
+  /** What every Messages request carries: the model, max_tokens, the system messages, sampling it takes (no penalties, no n), the user. */
+  private common(req: Pick<LlmRequest, 'messages' | 'max_tokens' | 'temperature' | 'top_p' | 'user'> | ToolTurnRequest) {
     const system = systemOf(req.messages);
-    const body = {
+    return {
       model: this.cfg.model,
       max_tokens: Math.min(req.max_tokens ?? MAX_OUTPUT, MAX_OUTPUT),
       ...(system ? { system } : {}),
-      messages: alternating(req.messages),
-      // Anthropic's temperature range is [0, 1]
+      // Anthropic's temperature range is [0, 1]; top_p only when it narrows
       ...(req.temperature !== undefined ? { temperature: Math.min(1, Math.max(0, req.temperature)) } : {}),
       ...(req.top_p !== undefined && req.top_p < 1 ? { top_p: req.top_p } : {}),
-      ...(req.stop?.length ? { stop_sequences: req.stop } : {}),
       ...(req.user ? { metadata: { user_id: req.user } } : {}),
+    };
+  }
+
+  async *stream(req: LlmRequest): AsyncIterable<string> {
+    const url = this.url;
+    const body = {
+      ...this.common(req),
+      messages: alternating(req.messages),
+      ...(req.stop?.length ? { stop_sequences: req.stop } : {}),
       stream: !!req.stream,
     };
     const headers = { 'x-api-key': this.cfg.key, 'anthropic-version': '2023-06-01' };
@@ -84,16 +91,11 @@ export class AnthropicProvider implements LlmProvider {
   /** One tool-use turn (`tools`); the answer's text blocks and its `tool_use` blocks. */
   async toolTurn(req: ToolTurnRequest): Promise<ToolTurn> {
     const url = this.url;
-    const system = systemOf(req.messages);
     const body = {
-      model: this.cfg.model,
-      max_tokens: Math.min(req.max_tokens ?? MAX_OUTPUT, MAX_OUTPUT),
-      ...(system ? { system } : {}),
+      ...this.common(req),
       messages: anthropicTurns(req.messages),
       tools: req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })),
       ...(req.parallel !== undefined && req.parallel <= 1 ? { tool_choice: { type: 'auto', disable_parallel_tool_use: true } } : {}),
-      ...(req.temperature !== undefined ? { temperature: Math.min(1, Math.max(0, req.temperature)) } : {}),
-      ...(req.user ? { metadata: { user_id: req.user } } : {}),
     };
     const headers = { 'x-api-key': this.cfg.key, 'anthropic-version': '2023-06-01' };
     const res = await post(this.name, url, headers, body, this.cfg.timeoutMs, req.signal);
