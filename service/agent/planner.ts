@@ -12,9 +12,9 @@
  * what earlier rounds found, never on how many rounds were asked for: a run of depth k is the
  * first k rounds of any deeper run.
  */
-import { ENTITY_TYPES, type DeepNewsSource, type EntityType } from '../../spec/index.js';
+import type { DeepNewsSource } from '../../spec/index.js';
 import { extractEntities } from '../enrich/entities.js';
-import { stopwords } from '../search/tokenize.js';
+import { MONTHS, SUBJECT_ENTITY_TYPES, contentWords } from '../chat/follow-up.js';
 import type { NewsArticle } from '../news/model.js';
 
 export interface PlannedCall {
@@ -35,71 +35,12 @@ export interface QuestionParts {
   windows: { label: string; start: number; end: number }[];
 }
 
-const ENTITY_KINDS = ENTITY_TYPES.filter((t) => !['Date', 'Time', 'Number', 'Quantity', 'Money', 'Title'].includes(t)) as EntityType[];
-const QUESTION_WORDS = new Set([
-  'what',
-  'who',
-  'whom',
-  'whose',
-  'which',
-  'when',
-  'where',
-  'why',
-  'how',
-  'did',
-  'does',
-  'do',
-  'is',
-  'are',
-  'was',
-  'were',
-  'has',
-  'have',
-  'had',
-  'will',
-  'would',
-  'can',
-  'could',
-  'should',
-  'happened',
-  'happen',
-  'happening',
-  'tell',
-  'explain',
-  'describe',
-  'about',
-  'latest',
-  'news',
-  'report',
-  'reports',
-  'say',
-  'said',
-]);
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-
-function contentWords(q: string): string[][] {
-  const stop = stopwords('en');
-  const runs: string[][] = [[]];
-  for (const raw of q.split(/\s+/)) {
-    const w = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
-    const lower = w.toLowerCase();
-    const breaks = /[,;:?!.]$/.test(raw);
-    if (!w || stop.has(lower) || QUESTION_WORDS.has(lower) || /^\d{4}$/.test(w) || MONTHS.includes(lower)) {
-      runs.push([]);
-      continue;
-    }
-    runs[runs.length - 1]!.push(w);
-    if (breaks) runs.push([]);
-  }
-  return runs.filter((r) => r.length);
-}
-
 export function questionParts(question: string): QuestionParts {
   const full = question.trim().replace(/\s+/g, ' ');
   const ents = extractEntities(full, '');
   const seen = new Set<string>();
   const entities: string[] = [];
-  for (const t of ENTITY_KINDS) {
+  for (const t of SUBJECT_ENTITY_TYPES) {
     for (const e of ents[t] ?? []) {
       const k = e.toLowerCase();
       if (seen.has(k) || e.length < 2) continue;

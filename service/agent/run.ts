@@ -1,25 +1,40 @@
 /**
  * One DeepNews run: rounds of tool calls over the request's sources (planned by the model when
  * the model layer gives a tool-calling provider, else by the deterministic planner), then a
- * cited report. The run is one stream of events (thinking, tool calls with their results, the
- * report's text, the sources); the non-streamed response is that stream collected.
+ * cited report written from everything found (articles, web pages, encyclopedia passages, forum
+ * threads, graph facts, chart series), streamed as the writer writes it. The run is one stream
+ * of events (thinking, tool calls with their results, the report's text, the sources); the
+ * non-streamed response is that stream collected.
  */
 import crypto from 'node:crypto';
-import { DEFAULT_DEEPNEWS_MODEL, type DeepNewsSource, type SearchResponseDictItem, type WebSearchResult } from '../../spec/index.js';
+import { DEFAULT_DEEPNEWS_MODEL, type ChartResponse, type DeepNewsSource, type SearchResponseDictItem, type WebSearchResult } from '../../spec/index.js';
 import type { Services } from '../context.js';
 import type { Principal } from '../auth/principal.js';
 import { notFound } from '../errors.js';
-import { toolCaller, type AgentMessage, type ContextDoc, type LlmMessage, type LlmProvider, type ToolSpec } from '../llm/index.js';
-import { countTokens } from '../llm/tokens.js';
+import {
+  isPassage,
+  toolCaller,
+  type AgentMessage,
+  type ContextDoc,
+  type LlmMessage,
+  type LlmProvider,
+  type PassageDoc,
+  type SourceDoc,
+  type ToolSpec,
+} from '../llm/index.js';
+import { countTokens, promptTokens } from '../llm/tokens.js';
 import { byokKeys, recentTurns, type ChatLog } from '../chat/completion.js';
-import { retrievalQuery, searchParamsOf } from '../chat/retrieve.js';
+import { hitRecorder, searchParamsOf } from '../chat/retrieve.js';
+import { followUpQuery } from '../chat/follow-up.js';
+import { AnswerWriter, answers, type AnswerEvent } from '../chat/answer.js';
 import type { InlineCitations } from '../chat/citations.js';
 import type { NewsArticle } from '../news/model.js';
 import { toDict } from '../search/format.js';
 import { terms } from '../search/tokenize.js';
 import { ARCHIVE_SOURCES, NO_DATA_SOURCES, TOOLS, toolByName, type Found, type Tool, type ToolContext } from './tools.js';
 import { askedKeys, firstRound, nextRound, questionParts, type PlannedCall } from './planner.js';
-import { deltas, reportWriter, writeReport, type Report } from './report.js';
+import { reportRequest, reportTail, reportWriter, writerMessages } from './report.js';
+import { chartSources, graphSource, webSource, type Gathered, type GraphFound, type WebKind } from './sources.js';
 
 export interface DeepNewsBody {
   messages: { role: 'system' | 'user' | 'assistant'; content: string }[];
@@ -58,21 +73,21 @@ export interface DeepNewsBody {
 export type SourceEvent =
   | { kind: 'news'; data: SearchResponseDictItem }
   | { kind: 'web'; data: WebSearchResult }
-  | { kind: 'chart'; data: Record<string, unknown> }
+  | { kind: 'chart'; data: ChartResponse }
   | { kind: 'graph'; data: string };
 
 export type AgentEvent =
   | { type: 'thinking'; text: string }
   /** a finished tool call: its input and a short account of its result */
   | { type: 'tool'; id: string; name: string; input: Record<string, unknown>; result: string }
-  | { type: 'text'; index: number; text: string }
-  | { type: 'finish'; index: number; reason: 'stop' | 'length' }
+  /** a piece of report `index` as the writer writes it, or its end */
+  | AnswerEvent
   | { type: 'source'; source: SourceEvent };
 
 export interface DeepNewsSources {
   news: SearchResponseDictItem[];
   web: WebSearchResult[];
-  charts: Record<string, unknown>[];
+  charts: ChartResponse[];
 }
 
 export interface DeepNewsRun {
@@ -84,29 +99,35 @@ export interface DeepNewsRun {
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; tool_usage: Record<string, number> };
   /** complete once events() is done */
   sources: DeepNewsSources;
-  events(): AsyncGenerator<AgentEvent>;
+  /** `signal`: the caller went away (the model's requests are aborted) */
+  events(signal?: AbortSignal): AsyncGenerator<AgentEvent>;
 }
 
 /** Articles the writer reads (the best of the pool). */
 export const REPORT_DOCS = 12;
+/** Other sources the writer reads, at most: per kind of web result (web, wiki, forum), graphs, chart series. */
+export const REPORT_PASSAGES = { web: 5, wiki: 5, forum: 5, graph: 2, chart: 4 } as const;
 /** Sources returned when only_cited_sources is false (the best of the pool). */
 export const MAX_SOURCES = 50;
 /** Full texts read per round (full_text_discovery, deterministic planner). */
 const FULL_TEXT_PER_ROUND = 3;
 const RRF_K = 60;
 
-/** What the research found so far: articles pooled by reciprocal rank over the calls, web results, charts, graphs. */
+/** The kind of web result each tool brings. */
+const WEB_KIND: Partial<Record<DeepNewsSource, WebKind>> = { google: 'web', wiki: 'wiki', reddit: 'forum' };
+
+/** What the research found so far: articles pooled by reciprocal rank over the calls, web results (in the order found), charts, graphs. */
 class Pool {
   readonly articles = new Map<string, { a: NewsArticle; score: number }>();
   readonly fullText = new Map<string, string>();
-  readonly web = new Map<string, WebSearchResult>();
-  readonly charts: Record<string, unknown>[] = [];
-  readonly graphs: string[] = [];
+  readonly web = new Map<string, { w: WebSearchResult; kind: WebKind }>();
+  readonly charts: ChartResponse[] = [];
+  readonly graphs = new Map<string, GraphFound>();
   /** the articles the main question's search ranked (kept by pruning) */
   readonly main = new Set<string>();
 
   /** Merge one call's results; returns how many are new. */
-  add(f: Found, weight: number, main: boolean): number {
+  add(f: Found, weight: number, main: boolean, kind: WebKind = 'web'): number {
     let fresh = 0;
     f.news.forEach((a, i) => {
       const cur = this.articles.get(a.articleId);
@@ -115,9 +136,18 @@ class Pool {
       if (main) this.main.add(a.articleId);
     });
     for (const [id, t] of f.fullText) this.fullText.set(id, t);
-    for (const w of f.web) if (!this.web.has(w.url)) this.web.set(w.url, w), fresh++;
-    for (const c of f.charts) this.charts.push(c), fresh++;
-    for (const g of f.graphs) if (!this.graphs.includes(g)) this.graphs.push(g), fresh++;
+    for (const w of f.web) {
+      if (this.web.has(w.url)) continue;
+      this.web.set(w.url, { w, kind });
+      fresh++;
+    }
+    this.charts.push(...f.charts);
+    fresh += f.charts.length;
+    for (const g of f.graphs) {
+      if (this.graphs.has(g.uri)) continue;
+      this.graphs.set(g.uri, g);
+      fresh++;
+    }
     return fresh;
   }
 
@@ -145,7 +175,7 @@ function account(f: Found, fresh: number): string {
         .join(' | ')}`,
     );
   if (f.charts.length) parts.push(`${f.charts.length} chart`);
-  if (f.graphs.length) parts.push(`graph ${f.graphs[0]}`);
+  if (f.graphs.length) parts.push(`graph ${f.graphs[0]!.uri}`);
   return parts.join('; ') || 'nothing found';
 }
 
@@ -155,6 +185,8 @@ function forModel(f: Found): string {
     .slice(0, 10)
     .map((a) => `[${a.articleId}] ${a.title} (${a.domain}, ${a.pubDate.toISOString().slice(0, 10)}): ${a.summary.slice(0, 240)}`);
   for (const w of f.web.slice(0, 5)) lines.push(`[web] ${w.title} (${w.url}): ${w.key_points.join(' ').slice(0, 240)}`);
+  for (const g of f.graphs) lines.push(`[graph] ${g.facts.slice(0, 4).join(' ').slice(0, 480)}`);
+  for (const c of f.charts) lines.push(`[chart] ${c.parameters?.title ?? c.query ?? 'chart'}: ${JSON.stringify(c.context?.totals ?? {})}`);
   if (f.fullText.size) lines.push(`(read the full text of ${f.fullText.size} articles)`);
   return lines.join('\n') || 'nothing found';
 }
@@ -175,6 +207,22 @@ function limited<T>(jobs: (() => Promise<T>)[], limit: number): Promise<T>[] {
   });
 }
 
+/** The other sources of the pool as numbered sources (from `first`): web results by kind, graphs, chart series; at most `caps` of each kind. */
+function gatheredSources(pool: Pool, first: number, origin: string, caps: Record<PassageDoc['kind'], number> | null): Gathered[] {
+  const out: Gathered[] = [];
+  const count = new Map<PassageDoc['kind'], number>();
+  const room = (kind: PassageDoc['kind']) => !caps || (count.get(kind) ?? 0) < caps[kind];
+  const push = (g: Gathered) => {
+    count.set(g.doc.kind, (count.get(g.doc.kind) ?? 0) + 1);
+    out.push(g);
+  };
+  for (const kind of ['wiki', 'web', 'forum'] as const)
+    for (const { w, kind: k } of pool.web.values()) if (k === kind && room(kind)) push(webSource(first + out.length, w, kind));
+  for (const g of pool.graphs.values()) if (room('graph')) push(graphSource(first + out.length, g, origin));
+  for (const c of pool.charts) for (const g of chartSources(first + out.length, c, origin)) if (room('chart')) push(g);
+  return out;
+}
+
 const PLANNER = (o: { depth: number; max: number; parallel: number; cutoff: string | null }) =>
   "You are a news research agent. Research the user's question with the tools before anyone writes the report: " +
   `search in about ${o.depth} rounds (at most ${o.max}), up to ${o.parallel} tool calls per round, widening from what you find ` +
@@ -182,7 +230,14 @@ const PLANNER = (o: { depth: number; max: number; parallel: number; cutoff: stri
   'When you have enough, answer without a tool call, in one sentence, what you found.' +
   (o.cutoff ? ` Your knowledge ends at ${o.cutoff}: nothing published after it exists.` : '');
 
-export async function startDeepNews(services: Services, principal: Principal, body: DeepNewsBody, log?: ChatLog): Promise<DeepNewsRun> {
+export async function startDeepNews(
+  services: Services,
+  principal: Principal,
+  body: DeepNewsBody,
+  o: { log?: ChatLog /** scheme://host of the service, for the absolute URLs of graph pages and chart counts */; origin?: string } = {},
+): Promise<DeepNewsRun> {
+  const log = o.log;
+  const origin = o.origin ?? '';
   const news = services.news!;
   // thread: a known thread continues; an unknown one is 404; none (or "") starts a thread
   const known = body.thread_id ? body.thread_id : null;
@@ -195,12 +250,14 @@ export async function startDeepNews(services: Services, principal: Principal, bo
   const threadId = known ?? crypto.randomUUID();
   const incoming: LlmMessage[] = body.messages.map((m) => ({ role: m.role, content: m.content }));
   const conversation = [...history, ...incoming];
-  const question = retrievalQuery(conversation, body.conversational_awareness);
   // filter_params are validated before anything runs (a bad one is a 422 under filter_params)
-  searchParamsOf(body.filter_params, question || 'x', !!news.embedder);
+  searchParamsOf(body.filter_params, 'x', !!news.embedder);
   const model = body.model ?? DEFAULT_DEEPNEWS_MODEL;
   const provider: LlmProvider = services.llm.provider(model, await byokKeys(services, principal, model, log));
   const caller = toolCaller(provider);
+  // a follow-up in a thread is made self-standing first (chat/follow-up.ts), as chat does
+  const follow = await followUpQuery(conversation, { conversational: body.conversational_awareness, provider, user: body.user, log });
+  const question = follow.query;
   // the parsed body holds the cutoff as RFC 3339 with an offset (spec normalises "no offset" to UTC)
   const cutoffMs = body.cutoff_datetime ? Date.parse(body.cutoff_datetime) : null;
   const cutoff = cutoffMs !== null && !Number.isNaN(cutoffMs) ? new Date(cutoffMs).toISOString() : null;
@@ -214,7 +271,12 @@ export async function startDeepNews(services: Services, principal: Principal, bo
   };
   const stops = body.stop == null ? [] : (Array.isArray(body.stop) ? body.stop : [body.stop]).filter(Boolean);
 
-  const usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, tool_usage: {} as Record<string, number> };
+  const usage = {
+    prompt_tokens: follow.usage.prompt_tokens,
+    completion_tokens: follow.usage.completion_tokens,
+    total_tokens: follow.usage.prompt_tokens + follow.usage.completion_tokens,
+    tool_usage: {} as Record<string, number>,
+  };
   const sources: DeepNewsSources = { news: [], web: [], charts: [] };
   const run: DeepNewsRun = {
     id: `chatcmpl-${crypto.randomUUID()}`,
@@ -223,11 +285,10 @@ export async function startDeepNews(services: Services, principal: Principal, bo
     threadId,
     usage,
     sources,
-    async *events() {
+    async *events(signal?: AbortSignal) {
       const pool = new Pool();
       const asked = new Set<string>();
       const requested = [...new Set(Array.isArray(body.sources) ? body.sources : [body.sources])];
-      const notes: string[] = [];
       const enabled = new Set<DeepNewsSource>();
       const skipped: string[] = [];
       for (const s of requested) {
@@ -261,12 +322,12 @@ export async function startDeepNews(services: Services, principal: Principal, bo
       };
 
       let callSeq = 0;
+      const tool = (c: PlannedCall) => toolByName(c.tool)!;
       /** Run a round's calls (at most max_parallel_tool_calls at once), yield them in plan order; returns new items and each call's result. */
       async function* execute(calls: PlannedCall[], main: (c: PlannedCall) => boolean): AsyncGenerator<AgentEvent, { fresh: number; results: Found[] }> {
         const jobs = calls.map((c) => async (): Promise<Found | Error> => {
-          const tool = toolByName(c.tool)!;
           try {
-            return await tool.run(ctx, c.input);
+            return await tool(c).run(ctx, c.input);
           } catch (e) {
             log?.error({ err: e, tool: c.tool }, 'deepnews tool failed');
             return e instanceof Error ? e : new Error(String(e));
@@ -286,7 +347,7 @@ export async function startDeepNews(services: Services, principal: Principal, bo
             yield { type: 'tool', id, name: c.tool, input: c.input, result: `failed: ${r.message}` };
             continue;
           }
-          const n = pool.add(r, c.weight, main(c));
+          const n = pool.add(r, c.weight, main(c), WEB_KIND[tool(c).source]);
           fresh += n;
           results.push(r);
           yield { type: 'tool', id, name: c.tool, input: c.input, result: account(r, n) };
@@ -320,8 +381,11 @@ export async function startDeepNews(services: Services, principal: Principal, bo
             tools: specs,
             temperature: body.temperature,
             top_p: body.top_p,
+            presence_penalty: body.presence_penalty,
+            frequency_penalty: body.frequency_penalty,
             user: body.user ?? null,
             parallel: body.max_parallel_tool_calls,
+            signal,
           });
           usage.completion_tokens += countTokens(turn.text) + countTokens(JSON.stringify(turn.toolCalls));
           if (turn.text.trim()) yield { type: 'thinking', text: `${turn.text.trim()}\n` };
@@ -388,84 +452,81 @@ export async function startDeepNews(services: Services, principal: Principal, bo
         ranked = ranked.filter((a) => pool.main.has(a.articleId) || terms([a.title, a.summary, ...a.keyPoints].join(' ')).some((t) => q.has(t)));
         yield { type: 'thinking', text: `Source pruning removed ${before - ranked.length} of ${before} articles.\n` };
       }
-      const docs: ContextDoc[] = ranked
+      const articles: ContextDoc[] = ranked
         .slice(0, REPORT_DOCS)
         .map((article, i) => ({ n: i + 1, article, fullText: pool.fullText.get(article.articleId) ?? null }));
+      // what the other tools brought, numbered on after the articles
+      let passages = gatheredSources(pool, articles.length + 1, origin, REPORT_PASSAGES);
+      if (body.enable_source_pruning) {
+        const q = new Set(terms(question));
+        const before = passages.length;
+        passages = passages.filter((g) => terms(`${g.doc.title} ${g.doc.text}`).some((t) => q.has(t)));
+        if (before) yield { type: 'thinking', text: `Source pruning removed ${before - passages.length} of ${before} other sources.\n` };
+      }
+      passages = passages.map((g, i) => ({ ...g, doc: { ...g.doc, n: articles.length + 1 + i } }));
+      const docs: SourceDoc[] = [...articles, ...passages.map((g) => g.doc)];
       const calls = Object.values(usage.tool_usage).reduce((s, n) => s + n, 0);
       const toolList = Object.entries(usage.tool_usage)
         .map(([k, n]) => `${k} ${n}`)
         .join(', ');
+      const writer: LlmProvider = caller || provider.name !== 'extractive' ? provider : reportWriter(news.embedder);
       const noteParts = [`Research: ${roundsRun} round(s), ${calls} tool call(s)${toolList ? ` (${toolList})` : ''}; ${pool.articles.size} articles found.`];
+      if (writer.name === 'extractive') noteParts.push('Written by the extractive writer (no model): every sentence is quoted from the source it cites.');
       if (cutoff) noteParts.push(`Knowledge cutoff: ${cutoff}; no source published after it was used.`);
       const notSearched = [...new Set(skipped)];
       if (notSearched.length) noteParts.push(`Not searched: ${notSearched.join(', ')}.`);
-      yield { type: 'thinking', text: `Writing the report from ${docs.length} articles.\n` };
+      const kinds = passages.length ? ` and ${passages.length} other source(s) (${[...new Set(passages.map((g) => g.doc.kind))].join(', ')})` : '';
+      yield { type: 'thinking', text: `Writing the report from ${articles.length} articles${kinds}.\n` };
 
-      const writer = caller || provider.name !== 'extractive' ? provider : reportWriter(news.embedder);
-      const cited = new Map<string, ContextDoc>();
-      let first: Report | null = null;
-      // the extractive writer is deterministic: one report serves every choice
-      const once = writer.name === 'extractive';
-      for (let index = 0; index < body.n; index++) {
-        const report: Report =
-          once && first
-            ? first
-            : await writeReport({
-                provider: writer,
-                conversation,
-                question,
-                docs,
-                journalist: body.journalist_mode,
-                style: body.inline_citations,
-                start: body.start_citation_number,
-                appendReferences: body.append_references,
-                watermark: body.asknews_watermark,
-                notes: noteParts.join(' '),
-                cutoff,
-                stop: stops,
-                maxTokens: body.max_tokens,
-                sampling: {
-                  temperature: body.temperature,
-                  top_p: body.top_p,
-                  presence_penalty: body.presence_penalty,
-                  frequency_penalty: body.frequency_penalty,
-                  user: body.user ?? null,
-                },
-              });
-        first ??= report;
-        usage.prompt_tokens += report.promptTokens;
-        usage.completion_tokens += countTokens(report.text);
+      // the report streams as the writer writes it; n reports from one call where the provider can (see choices)
+      const messages = writerMessages({ conversation, docs, journalist: body.journalist_mode, cutoff });
+      const req = reportRequest(
+        { model: writer.model, messages, docs, question, journalist: body.journalist_mode, stops, maxTokens: body.max_tokens },
+        {
+          temperature: body.temperature,
+          top_p: body.top_p,
+          presence_penalty: body.presence_penalty,
+          frequency_penalty: body.frequency_penalty,
+          user: body.user ?? null,
+          signal,
+        },
+      );
+      const tail = (cited: SourceDoc[]) =>
+        reportTail(
+          { notes: noteParts.join(' '), appendReferences: body.append_references, watermark: body.asknews_watermark, start: body.start_citation_number },
+          cited,
+        );
+      const writers = Array.from(
+        { length: body.n },
+        () => new AnswerWriter({ docs, style: body.inline_citations, start: body.start_citation_number, stops, maxTokens: body.max_tokens, trim: true, tail }),
+      );
+      usage.prompt_tokens += promptTokens(messages) * (body.n > 1 && writer.streamChoices ? 1 : body.n);
+      const base = usage.completion_tokens;
+      for await (const e of answers(writer, req, writers)) {
+        usage.completion_tokens = base + writers.reduce((s, w) => s + w.tokens, 0);
         usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
-        for (const d of report.cited) cited.set(d.article.articleId, d);
-        for (const piece of deltas(report.text)) yield { type: 'text', index, text: piece };
-        yield { type: 'finish', index, reason: report.reason };
+        yield e;
       }
       usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
 
+      // the cited sources of every report, in citation order
+      const cited = new Map<number, SourceDoc>();
+      for (const w of writers) for (const d of w.cited) cited.set(d.n, d);
+      const citedArticles = [...cited.values()].filter((d): d is ContextDoc => !isPassage(d));
+      const citedN = new Set(cited.keys());
+
       // sources: the cited ones (citation order) or the pool's best
-      const now = () => new Date(news.clock());
-      const hit = (kind: 'grounded' | 'citation', list: NewsArticle[]) =>
-        news.hits.record(
-          list.map((a) => ({
-            ts: now(),
-            kind,
-            keyId: principal.keyId,
-            orgId: principal.org?.id ?? null,
-            domain: a.domain,
-            articleId: a.articleId,
-            query: question || null,
-          })),
-        );
+      const hit = hitRecorder(news, principal, question);
       hit(
         'grounded',
-        docs.map((d) => d.article),
+        articles.map((d) => d.article),
       );
       hit(
         'citation',
-        [...cited.values()].map((d) => d.article),
+        citedArticles.map((d) => d.article),
       );
       if (body.return_sources) {
-        const list = body.only_cited_sources ? [...cited.values()].map((d) => d.article) : ranked.slice(0, MAX_SOURCES);
+        const list = body.only_cited_sources ? citedArticles.map((d) => d.article) : ranked.slice(0, MAX_SOURCES);
         sources.news = list.map((a) => {
           const d = toDict(
             { ...a, fullText: pool.fullText.get(a.articleId) ?? null },
@@ -474,15 +535,30 @@ export async function startDeepNews(services: Services, principal: Principal, bo
           if (!body.include_entities) d.entities = Object.fromEntries(Object.keys(d.entities).map((k) => [k, []])) as unknown as typeof d.entities;
           return d;
         });
-        sources.web = body.only_cited_sources ? [] : [...pool.web.values()];
-        sources.charts = [...pool.charts];
+        // the other sources: the cited ones in citation order, or all that were gathered
+        const byN = new Map(passages.map((g) => [g.doc.n, g]));
+        const others = body.only_cited_sources ? [...citedN].map((n) => byN.get(n)).filter((g): g is Gathered => !!g) : gatheredSources(pool, 1, origin, null);
+        // a graph is listed under web (the final sources have no place of their own for it); the stream names it as a graph
+        const graphs = new Map<string, WebSearchResult>();
+        for (const g of others) {
+          const s = g.source;
+          if (s.kind === 'web') sources.web.push(s.data);
+          else if (s.kind === 'graph') {
+            if (graphs.has(s.data)) continue;
+            sources.web.push(s.web);
+            graphs.set(s.data, s.web);
+          } else if (!sources.charts.includes(s.data)) sources.charts.push(s.data);
+        }
+        // every chart found, a chart without a series to read included
+        if (!body.only_cited_sources) sources.charts = [...pool.charts];
+        const asGraph = new Set(graphs.values());
         for (const data of sources.news) yield { type: 'source', source: { kind: 'news', data } };
-        for (const data of sources.web) yield { type: 'source', source: { kind: 'web', data } };
+        for (const data of sources.web) if (!asGraph.has(data)) yield { type: 'source', source: { kind: 'web', data } };
         for (const data of sources.charts) yield { type: 'source', source: { kind: 'chart', data } };
-        for (const data of pool.graphs) yield { type: 'source', source: { kind: 'graph', data } };
+        for (const data of graphs.keys()) yield { type: 'source', source: { kind: 'graph', data } };
       }
       if (!known) await services.threads.create(principal.userId, principal.keyId, threadId);
-      await services.threads.append(threadId, [...incoming.filter((m) => m.role !== 'system'), { role: 'assistant', content: first?.text ?? '' }]);
+      await services.threads.append(threadId, [...incoming.filter((m) => m.role !== 'system'), { role: 'assistant', content: writers[0]?.text ?? '' }]);
     },
   };
   return run;

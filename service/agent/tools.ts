@@ -19,14 +19,16 @@
  * without a capability (no news core, say) makes its tool unavailable: the agent says so in its
  * thinking stream and goes on. Every tool honours the run's bounds: the publisher's
  * domains, and the knowledge cutoff (nothing published after it is ever returned).
+ * What each tool finds reaches the report's writer as numbered sources (./sources.ts).
  */
-import { GraphRequest, StoriesQuery, type DeepNewsSource, type SearchParamsParsed, type WebSearchResult } from '../../spec/index.js';
+import { GraphRequest, StoriesQuery, type ChartResponse, type DeepNewsSource, type SearchParamsParsed, type WebSearchResult } from '../../spec/index.js';
 import type { Services } from '../context.js';
 import type { NewsArticle } from '../news/model.js';
 import type { NewsService } from '../news/service.js';
 import { searchParamsOf } from '../chat/retrieve.js';
 import { listStories, UpdateTextIndex } from '../stories/query.js';
 import type { StoryService } from '../stories/service.js';
+import { graphFacts, type GraphFound } from './sources.js';
 
 export interface ToolContext {
   services: Services;
@@ -44,9 +46,9 @@ export interface Found {
   /** articles, best first */
   news: NewsArticle[];
   web: WebSearchResult[];
-  charts: Record<string, unknown>[];
-  /** graph URIs */
-  graphs: string[];
+  charts: ChartResponse[];
+  /** knowledge graphs built: their pages and facts */
+  graphs: GraphFound[];
   /** article id -> full text (read_full_text) */
   fullText: Map<string, string>;
 }
@@ -146,7 +148,7 @@ export const TOOLS: Tool[] = [
     run: async (ctx, input) => {
       const stories = ctx.news.stories;
       const id = str(input.story_id);
-      let articles: NewsArticle[] = [];
+      let articles: NewsArticle[];
       if (id) {
         const s = stories.resolve(id)?.story;
         articles = s ? [...s.updates].reverse().flatMap((u) => u.articles.slice(0, 5)) : [];
@@ -195,7 +197,7 @@ export const TOOLS: Tool[] = [
     available: (s) => (s.charts ? true : 'this service has no charts'),
     run: async (ctx, input) => {
       const chart = await ctx.services.charts!.chart(str(input.query), { cutoff: ctx.cutoffMs });
-      return { ...emptyFound(), charts: [chart as unknown as Record<string, unknown>] };
+      return { ...emptyFound(), charts: [chart] };
     },
   },
   {
@@ -278,7 +280,14 @@ export const TOOLS: Tool[] = [
       const cutoff = cut === null ? {} : { end_timestamp: typeof asked === 'number' ? Math.min(asked, cut) : cut, time_filter: 'pub_date' };
       const body = GraphRequest.parse({ query: str(input.query), visualize_with: 'html' });
       const g = await ctx.services.graph!.build(body, { principal: null, rawFilterParams: { ...(ctx.filterParams ?? {}), ...cutoff } });
-      return { ...emptyFound(), graphs: g.built.graph.nodes.length ? [`/v1/news/graph/${g.stored.graphId}/view`] : [] };
+      if (!g.built.graph.nodes.length || !g.articles.length) return emptyFound();
+      const query = str(input.query);
+      // dated by the newest article it was built from (never after the cutoff)
+      const published = new Date(Math.max(...g.articles.map((a) => a.pubDate.getTime())));
+      return {
+        ...emptyFound(),
+        graphs: [{ uri: `/v1/news/graph/${g.stored.graphId}/view`, query, facts: graphFacts(g.built.graph, query, g.articles.length), published }],
+      };
     },
   },
 ];

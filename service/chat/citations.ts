@@ -1,11 +1,13 @@
 /**
- * Citations of an answer: the model writes `[n]` (n = the article's number in its context);
- * the writer renumbers them by first appearance (1, 2, ... one number per cited article) and
+ * Citations of an answer (chat and DeepNews alike): the model writes `[n]` (n = the source's
+ * number in its context: a news article, or in DeepNews a web page, an encyclopedia passage, a
+ * forum thread, a knowledge graph or a chart series); the writer renumbers them by first
+ * appearance (start, start + 1, ... one number per cited source) and
  * renders them as `numbered` ([1]), `markdown_link` ([[1](url)]) or `none` (removed with the space
  * before them). It works on a stream: a piece that may be the start of a marker is held back
  * until it is complete, so the same text gives the same output however it is cut into deltas.
  */
-import type { ContextDoc } from '../llm/index.js';
+import { citeView, type SourceDoc } from '../llm/index.js';
 
 export type InlineCitations = 'numbered' | 'markdown_link' | 'none';
 
@@ -18,7 +20,7 @@ export class CitationWriter {
   readonly cited = new Map<number, number>();
   private held = '';
   constructor(
-    private readonly docs: ContextDoc[],
+    private readonly docs: SourceDoc[],
     private readonly style: InlineCitations,
     /** the first citation number (DeepNews start_citation_number) */
     private readonly start = 1,
@@ -32,7 +34,7 @@ export class CitationWriter {
       if (!this.cited.has(n)) this.cited.set(n, this.start + this.cited.size);
       const k = this.cited.get(n)!;
       if (this.style === 'numbered') out.push(`[${k}]`);
-      else if (this.style === 'markdown_link') out.push(`[[${k}](${doc.article.url})]`);
+      else if (this.style === 'markdown_link') out.push(`[[${k}](${citeView(doc).url})]`);
     }
     return out.join('');
   }
@@ -69,17 +71,23 @@ export class CitationWriter {
     return rest;
   }
 
-  /** Cited articles in citation order. */
-  citedDocs(): ContextDoc[] {
+  /** Cited sources in citation order. */
+  citedDocs(): SourceDoc[] {
     return [...this.cited.entries()].sort((a, b) => a[1] - b[1]).map(([n]) => this.docs.find((d) => d.n === n)!);
   }
 }
 
-/** The references block: one line per cited article, numbered as cited. */
-export function references(cited: ContextDoc[]): string {
-  if (!cited.length) return '';
-  const lines = cited.map((d, i) => `[${i + 1}] ${d.article.title} (${d.article.domain}, ${d.article.pubDate.toISOString().slice(0, 10)}) ${d.article.url}`);
-  return `\n\nReferences:\n${lines.join('\n')}`;
+/** One line per cited source, numbered as cited from `start`: `[k] title (publisher, yyyy-mm-dd) url`. */
+export function referenceLines(cited: SourceDoc[], start = 1): string[] {
+  return cited.map((d, i) => {
+    const v = citeView(d);
+    return `[${start + i}] ${v.title} (${v.publisher}${v.published ? `, ${v.published.toISOString().slice(0, 10)}` : ''}) ${v.url}`;
+  });
+}
+
+/** The references block of a chat answer. */
+export function references(cited: SourceDoc[]): string {
+  return cited.length ? `\n\nReferences:\n${referenceLines(cited).join('\n')}` : '';
 }
 
 export const WATERMARK = '\n\n— Answer grounded in news retrieved by newsflow (AskNews-compatible API).';

@@ -1,7 +1,10 @@
 /**
- * A chat completion grounded in the news: retrieve, place the articles in the model's context,
- * run the provider the model layer picks, and turn its text into the answer: stop sequences,
- * citations in the requested style, references and watermark, max_tokens (real tokenizer).
+ * A chat completion grounded in the news: make a follow-up self-standing (./follow-up.ts),
+ * retrieve, place the articles in the model's context, run the provider the model layer picks,
+ * and turn its text into the answer (./answer.ts): stop sequences, citations in the requested
+ * style, references and watermark, max_tokens (real tokenizer). Sampling (temperature, top_p,
+ * presence/frequency penalties) goes to the provider as given; `n` answers come from one call
+ * where the provider writes several (OpenAI-compatible), else from `n` calls (see `choices`).
  * The answer is one stream of events; a non-streamed response is that stream collected, so both
  * carry the same text.
  */
@@ -10,10 +13,12 @@ import type { Services } from '../context.js';
 import type { Principal } from '../auth/principal.js';
 import { notFound } from '../errors.js';
 import { byokAllowed, ownerOf } from '../byok/store.js';
-import type { ContextDoc, LlmMessage, LlmProvider, LlmRequest } from '../llm/index.js';
-import { countTokens, promptTokens, truncateTokens } from '../llm/tokens.js';
-import { CitationWriter, WATERMARK, references, type InlineCitations } from './citations.js';
-import { retrievalQuery, retrieve, searchParamsOf } from './retrieve.js';
+import { citeView, isPassage, type ContextDoc, type LlmMessage, type LlmProvider, type LlmRequest, type PassageDoc, type SourceDoc } from '../llm/index.js';
+import { countTokens, promptTokens } from '../llm/tokens.js';
+import { WATERMARK, references, type InlineCitations } from './citations.js';
+import { AnswerWriter, answers, type AnswerEvent } from './answer.js';
+import { followUpQuery } from './follow-up.js';
+import { hitRecorder, retrieve, searchParamsOf } from './retrieve.js';
 
 export interface ChatBody {
   messages: { role: 'system' | 'user' | 'assistant'; content: string }[];
@@ -37,7 +42,7 @@ export interface ChatBody {
   filter_params?: Record<string, unknown> | null;
 }
 
-export type ChatEvent = { type: 'delta'; index: number; text: string } | { type: 'finish'; index: number; reason: 'stop' | 'length' };
+export type ChatEvent = AnswerEvent;
 
 export interface ChatRun {
   id: string;
@@ -46,30 +51,58 @@ export interface ChatRun {
   model: string;
   threadId: string;
   docs: ContextDoc[];
+  /** what retrieval searched for (the follow-up made self-standing) */
+  query: string;
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
-  events(): AsyncGenerator<ChatEvent>;
+  /** `signal`: the caller went away (the provider's request is aborted) */
+  events(signal?: AbortSignal): AsyncGenerator<ChatEvent>;
 }
 
 const JOURNALIST =
-  "You are a news journalist. Answer the conversation's last question from the news articles below and nothing else, " +
+  "You are a news journalist. Answer the conversation's last question from the sources below and nothing else, " +
   'as a short wire brief: the lead first, then context, then reactions. Attribute facts to their publishers ' +
-  '("..., Reuters reported") and cite every sentence with the article number in brackets, e.g. [2]. ' +
-  'If the articles do not answer the question, say so.';
+  '("..., Reuters reported") and cite every sentence with the source number in brackets, e.g. [2]. ' +
+  'If the sources do not answer the question, say so.';
 const PLAIN =
-  'Answer the last question in plain text from the news articles given before it, and nothing else. ' +
-  'Cite every sentence with the article number in brackets, e.g. [2]. If the articles do not answer the question, say so.';
+  'Answer the last question in plain text from the sources given before it, and nothing else. ' +
+  'Cite every sentence with the source number in brackets, e.g. [2]. If the sources do not answer the question, say so.';
 
-function renderDoc(d: ContextDoc): string {
+/** How a kind of source is named to the writer. */
+const KIND_NAME: Record<PassageDoc['kind'], string> = {
+  web: 'web page',
+  wiki: 'encyclopedia article',
+  forum: 'forum thread',
+  graph: 'knowledge graph of the news found (entities and what joins them)',
+  chart: 'chart of how many articles the news index holds',
+};
+/** Characters of a source's text the writer is given. */
+const TEXT_CHARS = 1500;
+
+function renderDoc(d: SourceDoc): string {
+  if (isPassage(d)) {
+    const v = citeView(d);
+    const when = v.published ? ` | Published: ${v.published.toISOString()}` : '';
+    return [`[${d.n}] ${d.title}`, `Kind: ${KIND_NAME[d.kind]} | Source: ${v.publisher}${when} | URL: ${v.url}`, `Text: ${d.text.slice(0, TEXT_CHARS)}`].join(
+      '\n',
+    );
+  }
   const a = d.article;
   const lines = [`[${d.n}] ${a.title}`, `Publisher: ${a.domain} | Published: ${a.pubDate.toISOString()} | URL: ${a.url}`, `Summary: ${a.summary}`];
   if (a.keyPoints.length) lines.push(`Key points: ${a.keyPoints.join(' ')}`);
-  if (d.fullText) lines.push(`Text: ${d.fullText.slice(0, 1500)}`);
+  if (d.fullText) lines.push(`Text: ${d.fullText.slice(0, TEXT_CHARS)}`);
   return lines.join('\n');
 }
 
-/** The messages a provider receives: journalist mode puts the news in the system message; plain mode before the question. */
-export function groundedMessages(history: LlmMessage[], docs: ContextDoc[], journalist: boolean): LlmMessage[] {
-  const news = docs.length ? `News articles:\n\n${docs.map(renderDoc).join('\n\n')}` : 'News articles: none matched the question.';
+/**
+ * The messages a provider receives: journalist mode puts the sources in the system message; plain
+ * mode before the question. News articles first, then (DeepNews) the other sources, numbered on.
+ */
+export function groundedMessages(history: LlmMessage[], docs: SourceDoc[], journalist: boolean): LlmMessage[] {
+  const articles = docs.filter((d) => !isPassage(d));
+  const others = docs.filter(isPassage);
+  const parts = [articles.length ? `News articles:\n\n${articles.map(renderDoc).join('\n\n')}` : 'News articles: none matched the question.'];
+  if (others.length) parts.push(`Other sources:\n\n${others.map(renderDoc).join('\n\n')}`);
+  const news = parts.join('\n\n');
   const own = history.filter((m) => m.role === 'system').map((m) => m.content);
   const turns = history.filter((m) => m.role !== 'system');
   if (journalist) return [{ role: 'system', content: [JOURNALIST, ...own, news].join('\n\n') }, ...turns];
@@ -79,85 +112,6 @@ export function groundedMessages(history: LlmMessage[], docs: ContextDoc[], jour
     ...turns.map((m, i) => (i === lastUser ? { role: m.role, content: `${news}\n\nQuestion: ${m.content}` } : m)),
   ];
 }
-
-/** Cuts a text stream at the first stop sequence; holds back what could be the start of one. */
-class StopCutter {
-  private buf = '';
-  private readonly hold: number;
-  constructor(private readonly stops: string[]) {
-    this.hold = Math.max(0, ...stops.map((s) => s.length - 1));
-  }
-  /** [text to pass on, stopped?] */
-  push(d: string): [string, boolean] {
-    this.buf += d;
-    let at = -1;
-    for (const s of this.stops) {
-      const i = this.buf.indexOf(s);
-      if (i >= 0 && (at < 0 || i < at)) at = i;
-    }
-    if (at >= 0) {
-      const out = this.buf.slice(0, at);
-      this.buf = '';
-      return [out, true];
-    }
-    const cut = Math.max(0, this.buf.length - this.hold);
-    const out = this.buf.slice(0, cut);
-    this.buf = this.buf.slice(cut);
-    return [out, false];
-  }
-  end(): string {
-    const out = this.buf;
-    this.buf = '';
-    return out;
-  }
-}
-
-/**
- * At most `max` tokens of completion, counted as the text grows without re-encoding all of it:
- * the text before `at` is settled (its token count kept), only the rest is encoded per delta.
- * `at` moves to a pretokenizer boundary (a space after a non-space, before a letter), where
- * o200k's BPE never merges across, so the running count is the full encode's. Near the budget
- * the whole text is encoded to cut exactly.
- */
-class TokenBudget {
-  text = '';
-  /** tokens of `text` */
-  tokens = 0;
-  private at = 0;
-  private settled = 0;
-  constructor(private readonly max: number) {}
-  /** [text to emit, budget exhausted?] */
-  take(d: string): [string, boolean] {
-    if (!d) return ['', false];
-    const next = this.text + d;
-    let n = this.settled + countTokens(next.slice(this.at));
-    if (n > this.max - NEAR_BUDGET) n = countTokens(next);
-    if (n <= this.max) {
-      this.text = next;
-      this.tokens = n;
-      this.settle();
-      return [d, false];
-    }
-    const cut = truncateTokens(next, this.max);
-    const out = cut.startsWith(this.text) ? cut.slice(this.text.length) : '';
-    this.text += out;
-    this.tokens = countTokens(this.text);
-    return [out, true];
-  }
-  private settle(): void {
-    const open = this.text.slice(this.at);
-    if (open.length < SETTLE_CHARS) return;
-    let b = -1;
-    for (const m of open.matchAll(/(?<=[^\s]) (?=\p{L})/gu)) b = m.index;
-    if (b <= 0) return;
-    this.settled += countTokens(open.slice(0, b));
-    this.at += b;
-  }
-}
-/** how much unsettled text a delta re-encodes at most (about) before the boundary moves */
-const SETTLE_CHARS = 64;
-/** within this many tokens of max_tokens, count on the whole text */
-const NEAR_BUDGET = 16;
 
 /** Where chat reports what the caller is not told (the request's logger). */
 export interface ChatLog {
@@ -216,107 +170,68 @@ export async function startChat(services: Services, principal: Principal, body: 
   };
   const incoming: LlmMessage[] = body.messages.map((m) => ({ role: m.role, content: m.content }));
   const conversation = [...history, ...incoming];
-  const question = retrievalQuery(conversation, body.conversational_awareness);
-  const { p, given } = searchParamsOf(body.filter_params, question, !!news.embedder);
+  // filter_params are validated before any model call (a bad one is a 422 under filter_params)
+  searchParamsOf(body.filter_params, 'x', !!news.embedder);
   const keys = await byokKeys(services, principal, body.model, log);
   const provider: LlmProvider = services.llm.provider(body.model, keys);
+  const follow = await followUpQuery(conversation, { conversational: body.conversational_awareness, provider, user: body.user, log });
+  const question = follow.query;
+  const { p, given } = searchParamsOf(body.filter_params, question, !!news.embedder);
   const docs = await retrieve(news, principal, p, given);
 
-  const now = () => new Date(news.clock());
-  const hit = (kind: 'grounded' | 'citation', list: ContextDoc[]) =>
-    news.hits.record(
-      list.map((d) => ({
-        ts: now(),
-        kind,
-        keyId: principal.keyId,
-        orgId: principal.org?.id ?? null,
-        domain: d.article.domain,
-        articleId: d.article.articleId,
-        query: question || null,
-      })),
-    );
-  hit('grounded', docs);
+  const hit = hitRecorder(news, principal, question);
+  hit(
+    'grounded',
+    docs.map((d) => d.article),
+  );
 
   const messages = groundedMessages(conversation, docs, body.journalist_mode);
   const stops = body.stop == null ? [] : (Array.isArray(body.stop) ? body.stop : [body.stop]).filter(Boolean);
-  const usage = { prompt_tokens: promptTokens(messages), completion_tokens: 0, total_tokens: 0 };
-  usage.total_tokens = usage.prompt_tokens;
+  // the rewrite call (a follow-up, with a model) counts with the answer's
+  const usage = { prompt_tokens: promptTokens(messages) + follow.usage.prompt_tokens, completion_tokens: follow.usage.completion_tokens, total_tokens: 0 };
+  usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
   const run: ChatRun = {
     id: `chatcmpl-${crypto.randomUUID()}`,
     created: Math.floor(Date.now() / 1000),
     model: provider.model,
     threadId,
     docs,
+    query: question,
     usage,
-    async *events() {
-      const cited = new Map<string, ContextDoc>();
-      let first = '';
-      for (let index = 0; index < body.n; index++) {
-        const ac = new AbortController();
-        const req: LlmRequest = {
-          model: provider.model,
-          messages,
-          temperature: body.temperature,
-          top_p: body.top_p,
-          stop: stops,
-          max_tokens: body.max_tokens,
-          presence_penalty: body.presence_penalty,
-          frequency_penalty: body.frequency_penalty,
-          user: body.user ?? null,
-          stream: true,
-          context: docs,
-          question,
-          journalistMode: body.journalist_mode,
-          signal: ac.signal,
-        };
-        const stopper = new StopCutter(stops);
-        const cites = new CitationWriter(docs, body.inline_citations);
-        const budget = new TokenBudget(body.max_tokens);
-        let answer = '';
-        const before = usage.completion_tokens;
-        let reason: 'stop' | 'length' = 'stop';
-        const emit = function* (text: string): Generator<ChatEvent, boolean> {
-          const [out, full] = budget.take(text);
-          if (out) {
-            answer += out;
-            usage.completion_tokens = before + budget.tokens;
-            usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
-            yield { type: 'delta', index, text: out };
-          }
-          return full;
-        };
-        let full = false;
-        let stopped = false;
-        try {
-          for await (const d of provider.stream(req)) {
-            await ensureThread();
-            const [raw, hitStop] = stopper.push(d);
-            full = yield* emit(cites.push(raw));
-            if (full || hitStop) {
-              stopped = hitStop;
-              break;
-            }
-          }
-        } finally {
-          ac.abort();
-        }
-        if (!full) {
-          full = yield* emit(cites.push(stopped ? '' : stopper.end()) + cites.end());
-          // a stop sequence ends the output: nothing is appended after it
-          const tail = stopped ? '' : (body.append_references ? references(cites.citedDocs()) : '') + (body.asknews_watermark ? WATERMARK : '');
-          if (!full && tail) full = yield* emit(tail);
-        }
-        if (full) reason = 'length';
-        // the exact figure once, at the finish (the running one is exact at pretokenizer boundaries)
-        usage.completion_tokens = before + countTokens(answer);
-        usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
-        for (const d of cites.citedDocs()) cited.set(d.article.articleId, d);
-        if (index === 0) first = answer;
+    async *events(signal?: AbortSignal) {
+      const req: LlmRequest = {
+        model: provider.model,
+        messages,
+        temperature: body.temperature,
+        top_p: body.top_p,
+        stop: stops,
+        max_tokens: body.max_tokens,
+        presence_penalty: body.presence_penalty,
+        frequency_penalty: body.frequency_penalty,
+        user: body.user ?? null,
+        stream: true,
+        context: docs,
+        question,
+        journalistMode: body.journalist_mode,
+        signal,
+      };
+      const tail = (cited: SourceDoc[]) => (body.append_references ? references(cited) : '') + (body.asknews_watermark ? WATERMARK : '');
+      const writers = Array.from({ length: body.n }, () => new AnswerWriter({ docs, style: body.inline_citations, stops, maxTokens: body.max_tokens, tail }));
+      const base = usage.completion_tokens;
+      for await (const e of answers(provider, req, writers)) {
+        // the thread is stored once the answer has started
         await ensureThread();
-        yield { type: 'finish', index, reason };
+        usage.completion_tokens = base + writers.reduce((s, w) => s + w.tokens, 0);
+        usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
+        yield e;
       }
-      hit('citation', [...cited.values()]);
-      await services.threads.append(threadId, [...incoming.filter((m) => m.role !== 'system'), { role: 'assistant', content: first }]);
+      const cited = new Map<string, ContextDoc>();
+      for (const w of writers) for (const d of w.cited) if (!isPassage(d)) cited.set(d.article.articleId, d);
+      hit(
+        'citation',
+        [...cited.values()].map((d) => d.article),
+      );
+      await services.threads.append(threadId, [...incoming.filter((m) => m.role !== 'system'), { role: 'assistant', content: writers[0]?.text ?? '' }]);
     },
   };
   return run;

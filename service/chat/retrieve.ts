@@ -1,5 +1,5 @@
 /**
- * Retrieval for chat: the question (earlier user turns folded in with conversational awareness)
+ * Retrieval for chat: the question (a follow-up made self-standing first: ./follow-up.ts)
  * searched through the news index with the request's `filter_params` (any search parameter,
  * validated by the search schema; a bad one is a 422 located under `filter_params`).
  * Chat defaults: `method` both (kw when the service has no embedder), `historical` true (the whole
@@ -8,21 +8,9 @@
 import { SearchParams, type SearchParamsParsed } from '../../spec/index.js';
 import type { NewsService } from '../news/service.js';
 import type { Principal } from '../auth/principal.js';
-import type { ContextDoc, LlmMessage } from '../llm/index.js';
+import type { ContextDoc } from '../llm/index.js';
+import type { NewsArticle } from '../news/model.js';
 import { validationError, zodIssuesToItems } from '../errors.js';
-
-/** How many earlier user turns fold into the retrieval query. */
-const FOLDED_TURNS = 2;
-
-export function retrievalQuery(messages: LlmMessage[], conversational: boolean): string {
-  const users = messages
-    .filter((m) => m.role === 'user')
-    .map((m) => m.content.trim())
-    .filter(Boolean);
-  const last = users[users.length - 1] ?? '';
-  if (!conversational) return last;
-  return [...users.slice(Math.max(0, users.length - 1 - FOLDED_TURNS), -1), last].join(' ');
-}
 
 export function searchParamsOf(
   filterParams: Record<string, unknown> | null | undefined,
@@ -58,4 +46,23 @@ export async function retrieve(news: NewsService, principal: Principal | null, p
     ).map((a) => [a.articleId, a.fullText]),
   );
   return r.docs.map((article, i) => ({ n: i + 1, article, fullText: full.get(article.articleId) ?? null }));
+}
+
+/**
+ * The hit events of an answer (distribution metrics count them): `grounded` for each article
+ * placed in the writer's context, `citation` for each one cited; `query` is what was searched.
+ */
+export function hitRecorder(news: NewsService, principal: Principal, query: string) {
+  return (kind: 'grounded' | 'citation', articles: NewsArticle[]) =>
+    news.hits.record(
+      articles.map((a) => ({
+        ts: new Date(news.clock()),
+        kind,
+        keyId: principal.keyId,
+        orgId: principal.org?.id ?? null,
+        domain: a.domain,
+        articleId: a.articleId,
+        query: query || null,
+      })),
+    );
 }

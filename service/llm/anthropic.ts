@@ -4,8 +4,7 @@
  * (the API wants user/assistant alternating, user first). Streams `content_block_delta` events.
  */
 import { ProviderError, type LlmMessage, type LlmProvider, type LlmRequest } from './types.js';
-import { eventJson, guarded, json, post } from './http.js';
-import { sseData } from './sse.js';
+import { eventJson, events, guarded, json, post } from './http.js';
 import type { AgentMessage, ToolTurn, ToolTurnRequest } from './tools.js';
 
 export interface AnthropicConfig {
@@ -17,6 +16,13 @@ export interface AnthropicConfig {
 
 /** Anthropic requires max_tokens; the interface's default (9999) is capped to this. */
 const MAX_OUTPUT = 8192;
+
+/** The system messages, joined: Anthropic takes them apart from the turns. */
+const systemOf = (messages: { role: string; content: string }[]) =>
+  messages
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content)
+    .join('\n\n');
 
 export function alternating(messages: LlmMessage[]): { role: 'user' | 'assistant'; content: string }[] {
   const out: { role: 'user' | 'assistant'; content: string }[] = [];
@@ -37,22 +43,30 @@ export class AnthropicProvider implements LlmProvider {
     return this.cfg.model;
   }
 
-  async *stream(req: LlmRequest): AsyncIterable<string> {
-    const url = `${this.cfg.url.replace(/\/+$/, '')}/v1/messages`;
-    const system = req.messages
-      .filter((m) => m.role === 'system')
-      .map((m) => m.content)
-      .join('\n\n');
-    const body = {
+  private get url(): string {
+    return `${this.cfg.url.replace(/\/+$/, '')}/v1/messages`;
+  }
+
+  /** What every Messages request carries: the model, max_tokens, the system messages, sampling it takes (no penalties, no n), the user. */
+  private common(req: Pick<LlmRequest, 'messages' | 'max_tokens' | 'temperature' | 'top_p' | 'user'> | ToolTurnRequest) {
+    const system = systemOf(req.messages);
+    return {
       model: this.cfg.model,
       max_tokens: Math.min(req.max_tokens ?? MAX_OUTPUT, MAX_OUTPUT),
       ...(system ? { system } : {}),
-      messages: alternating(req.messages),
-      // Anthropic's temperature range is [0, 1]
+      // Anthropic's temperature range is [0, 1]; top_p only when it narrows
       ...(req.temperature !== undefined ? { temperature: Math.min(1, Math.max(0, req.temperature)) } : {}),
       ...(req.top_p !== undefined && req.top_p < 1 ? { top_p: req.top_p } : {}),
-      ...(req.stop?.length ? { stop_sequences: req.stop } : {}),
       ...(req.user ? { metadata: { user_id: req.user } } : {}),
+    };
+  }
+
+  async *stream(req: LlmRequest): AsyncIterable<string> {
+    const url = this.url;
+    const body = {
+      ...this.common(req),
+      messages: alternating(req.messages),
+      ...(req.stop?.length ? { stop_sequences: req.stop } : {}),
       stream: !!req.stream,
     };
     const headers = { 'x-api-key': this.cfg.key, 'anthropic-version': '2023-06-01' };
@@ -66,7 +80,7 @@ export class AnthropicProvider implements LlmProvider {
         .join('');
       return;
     }
-    for await (const data of guarded(this.name, url, this.cfg.timeoutMs, sseData(res.body!))) {
+    for await (const data of guarded(this.name, url, this.cfg.timeoutMs, events(res))) {
       const ev = eventJson<{ type?: string; delta?: { type?: string; text?: string }; error?: { message?: string } }>(this.name, data);
       if (ev.type === 'error') throw new ProviderError(this.name, 'stream broke', `in-stream error: ${ev.error?.message ?? data}`);
       if (ev.type === 'content_block_delta' && ev.delta?.type === 'text_delta' && ev.delta.text) yield ev.delta.text;
@@ -76,20 +90,12 @@ export class AnthropicProvider implements LlmProvider {
 
   /** One tool-use turn (`tools`); the answer's text blocks and its `tool_use` blocks. */
   async toolTurn(req: ToolTurnRequest): Promise<ToolTurn> {
-    const url = `${this.cfg.url.replace(/\/+$/, '')}/v1/messages`;
-    const system = req.messages
-      .filter((m) => m.role === 'system')
-      .map((m) => m.content)
-      .join('\n\n');
+    const url = this.url;
     const body = {
-      model: this.cfg.model,
-      max_tokens: Math.min(req.max_tokens ?? MAX_OUTPUT, MAX_OUTPUT),
-      ...(system ? { system } : {}),
+      ...this.common(req),
       messages: anthropicTurns(req.messages),
       tools: req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })),
       ...(req.parallel !== undefined && req.parallel <= 1 ? { tool_choice: { type: 'auto', disable_parallel_tool_use: true } } : {}),
-      ...(req.temperature !== undefined ? { temperature: Math.min(1, Math.max(0, req.temperature)) } : {}),
-      ...(req.user ? { metadata: { user_id: req.user } } : {}),
     };
     const headers = { 'x-api-key': this.cfg.key, 'anthropic-version': '2023-06-01' };
     const res = await post(this.name, url, headers, body, this.cfg.timeoutMs, req.signal);

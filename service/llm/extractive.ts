@@ -1,16 +1,20 @@
 /**
  * The offline default writer, `newsflow-extractive`: no generative model. It writes only
- * sentences taken from the retrieved articles (summary, key points, full text), picked by
- * relevance to the question (MiniLM cosine blended with BM25 over the candidate sentences),
- * near-duplicates removed, at most two per article, and ordered as a wire brief: the lead (the
- * best sentence), then context, then reactions (quotes, "said", "according to"). Every sentence
- * carries its article's citation marker `[n]`. In journalist mode a sentence is framed with its
- * attribution (`<sentence>, <publisher> reported [n].`); otherwise it is given as written.
- * Deterministic: the same request and index give the same answer.
+ * sentences taken from its sources: the retrieved articles (summary, key points, full text) and,
+ * in DeepNews, the other sources the research gathered (web pages, encyclopedia passages, forum
+ * threads, graph facts, chart series: their text). Sentences are picked by relevance to the
+ * question (MiniLM cosine blended with BM25 over the candidate sentences; a source's rank counts
+ * among the sources of its kind, so the best encyclopedia passage stands level with the best
+ * article and wins when it answers better, as for a definitional question), near-duplicates
+ * removed, at most two per source, and ordered as a wire brief: the lead (the best sentence),
+ * then context, then reactions (quotes, "said", "according to"). Every sentence carries its
+ * source's citation marker `[n]`. In journalist mode a sentence is framed with its attribution
+ * (`<sentence>, <publisher> reported [n].`, `<sentence>, according to Wikipedia [n].`);
+ * otherwise it is given as written. Deterministic: the same request and index give the same answer.
  */
 import type { Embedder } from '../search/embedder.js';
 import { terms } from '../search/tokenize.js';
-import type { ContextDoc, LlmProvider, LlmRequest } from './types.js';
+import { isPassage, type LlmProvider, type LlmRequest, type PassageDoc, type SourceDoc } from './types.js';
 
 export const EXTRACTIVE_MODEL = 'newsflow-extractive';
 
@@ -25,7 +29,9 @@ export interface ExtractiveOptions {
 const DEFAULTS: ExtractiveOptions = { sentences: 6, perArticle: 2, embedded: 10 };
 
 interface Candidate {
-  doc: ContextDoc;
+  doc: SourceDoc;
+  /** the source's rank among the sources of its kind, 0 (best) to 1 */
+  rank: number;
   text: string;
   /** position class: 0 summary, 1 key point, 2 full text */
   part: number;
@@ -37,7 +43,11 @@ interface Candidate {
   score: number;
 }
 
-const BOILERPLATE = /cookie|subscribe|newsletter|sign up|click here|all rights reserved|©|javascript|advertisement/i;
+/** page furniture, not reporting ("enable JavaScript", not every sentence that names JavaScript: an encyclopedia passage about it is content) */
+/** A sentence sharing no term with the question and scoring below this share of the lead's score is off-topic ("spider" is not "SpiderMonkey"). */
+const RELATIVE = 0.5;
+const BOILERPLATE =
+  /cookie|subscribe|newsletter|sign up|click here|all rights reserved|©|(enable|turn on|requires?|disabled?)\W+(your\W+)?javascript|javascript\W+(is\W+)?(disabled|required|enabled)|advertisement/i;
 const REACTION = /["“”]|\b(said|says|told|according to|stated|warned|added|argued|claimed|insisted)\b/i;
 
 /** Sentences of a text: split after . ! ? (and closing quotes) before a capital, digit or quote. */
@@ -92,13 +102,29 @@ export function publisherName(domain: string): string {
   return label.length <= 4 ? label.toUpperCase() : label.charAt(0).toUpperCase() + label.slice(1);
 }
 
-/** One sentence as the answer writes it (without its citation marker). */
+/** One sentence of a news article as the answer writes it (without its citation marker). */
 export function frame(text: string, domain: string, journalist: boolean): string {
   if (!journalist) return text;
   const who = publisherName(domain);
   // "<sentence without its final period>, <publisher> reported"
   const core = text.replace(/[.;:,]+$/, '');
   return /[?!"”’]$/.test(core) ? `${who} reported: ${core}` : `${core}, ${who} reported`;
+}
+
+/** Who a sentence of another kind of source is attributed to ("..., according to Wikipedia"). */
+function passageAttribution(d: PassageDoc): string {
+  if (d.kind === 'forum') return `a thread on ${d.publisher} said`;
+  if (d.kind === 'graph') return 'according to the knowledge graph of the articles found';
+  if (d.kind === 'chart') return 'according to the news index counts';
+  return `according to ${d.publisher}`;
+}
+
+/** One sentence of any source as the answer writes it (without its citation marker). */
+export function frameSource(text: string, doc: SourceDoc, journalist: boolean): string {
+  if (!isPassage(doc)) return frame(text, doc.article.domain, journalist);
+  if (!journalist) return text;
+  const core = text.replace(/[.;:,]+$/, '');
+  return /[?!"”’]$/.test(core) ? `${core} (${passageAttribution(doc)})` : `${core}, ${passageAttribution(doc)}`;
 }
 
 const cos = (a: Float32Array, b: Float32Array) => {
@@ -137,7 +163,7 @@ export class ExtractiveProvider implements LlmProvider {
     const journalist = req.journalistMode ?? true;
     for (let i = 0; i < picked.length; i++) {
       const c = picked[i]!;
-      const body = frame(c.text, c.doc.article.domain, journalist);
+      const body = frameSource(c.text, c.doc, journalist);
       const end = /[.!?"”’]$/.test(body) ? '' : '.';
       // the marker goes before the final punctuation of a plain sentence: "... [1]."
       const sentence = end ? `${body} [${c.doc.n}]${end}` : `${body} [${c.doc.n}]`;
@@ -171,7 +197,7 @@ export class ExtractiveProvider implements LlmProvider {
     const maxBm = Math.max(...cands.map((c) => c.bm25)) || 1;
     for (const c of cands) c.bm25 /= maxBm;
     // cosine for the best candidates by BM25, position and retrieval rank
-    const prior = (c: Candidate) => c.bm25 + (c.part === 0 && c.pos === 0 ? 0.3 : 0) + 0.2 * (1 - (c.doc.n - 1) / docs.length);
+    const prior = (c: Candidate) => c.bm25 + (c.part === 0 && c.pos === 0 ? 0.3 : 0) + 0.2 * (1 - c.rank);
     const head = [...cands].sort((a, b) => prior(b) - prior(a) || a.doc.n - b.doc.n || a.pos - b.pos).slice(0, this.opts.embedded);
     if (this.embedder && question.trim()) {
       // the question alone (search embedded the same text a moment ago: the shared embedder remembers it)
@@ -186,7 +212,7 @@ export class ExtractiveProvider implements LlmProvider {
       }
     }
     for (const c of head) {
-      c.score = (this.embedder ? 0.65 * c.cos + 0.35 * c.bm25 : c.bm25) + (c.part === 0 ? 0.04 : 0) + 0.05 * (1 - (c.doc.n - 1) / docs.length);
+      c.score = (this.embedder ? 0.65 * c.cos + 0.35 * c.bm25 : c.bm25) + (c.part === 0 ? 0.04 : 0) + 0.05 * (1 - c.rank);
     }
     head.sort((a, b) => b.score - a.score || a.doc.n - b.doc.n || a.part - b.part || a.pos - b.pos);
     const chosen: Candidate[] = [];
@@ -194,8 +220,8 @@ export class ExtractiveProvider implements LlmProvider {
     for (const c of head) {
       if (chosen.length >= this.opts.sentences) break;
       if ((perDoc.get(c.doc.n) ?? 0) >= this.opts.perArticle) continue;
-      // off-topic: neither a shared term nor a close meaning (the lead is always kept)
-      if (chosen.length && c.bm25 === 0 && c.cos < 0.35) continue;
+      // off-topic: no term of the question and neither a close meaning nor near the lead (the lead is always kept)
+      if (chosen.length && c.bm25 === 0 && (c.cos < 0.35 || c.score < RELATIVE * chosen[0]!.score)) continue;
       const dup = chosen.some((o) => jaccard(o.terms, c.terms) >= 0.5 || (o.vec && c.vec && cos(o.vec, c.vec) >= 0.85));
       if (dup) continue;
       chosen.push(c);
@@ -206,22 +232,40 @@ export class ExtractiveProvider implements LlmProvider {
     return [lead, ...rest.filter((c) => !REACTION.test(c.text)), ...rest.filter((c) => REACTION.test(c.text))];
   }
 
-  private candidates(docs: ContextDoc[]): Candidate[] {
+  private candidates(docs: SourceDoc[]): Candidate[] {
     const out: Candidate[] = [];
+    // rank among the sources of the same kind (articles, wiki passages, forum threads, ...)
+    const kindOf = (d: SourceDoc) => (isPassage(d) ? d.kind : 'news');
+    const ofKind = new Map<string, SourceDoc[]>();
+    for (const d of docs) ofKind.set(kindOf(d), [...(ofKind.get(kindOf(d)) ?? []), d]);
     for (const doc of docs) {
+      const same = ofKind.get(kindOf(doc))!;
+      const rank = same.length > 1 ? same.indexOf(doc) / same.length : 0;
       const seen = new Set<string>();
-      const parts: [number, string[]][] = [
-        [0, sentences(doc.article.summary)],
-        [1, doc.article.keyPoints.flatMap(sentences)],
-        [2, sentences(doc.fullText ?? '').slice(0, 60)],
-      ];
+      let parts: [number, string[]][];
+      if (isPassage(doc)) {
+        // a heading line ("## Software > Components") is not a sentence to quote
+        const all = sentences(doc.text)
+          .filter((t) => !t.startsWith('#'))
+          .slice(0, 60);
+        parts = [
+          [0, all.slice(0, 1)],
+          [2, all.slice(1)],
+        ];
+      } else {
+        parts = [
+          [0, sentences(doc.article.summary)],
+          [1, doc.article.keyPoints.flatMap(sentences)],
+          [2, sentences(doc.fullText ?? '').slice(0, 60)],
+        ];
+      }
       for (const [part, list] of parts) {
         list.forEach((text, pos) => {
           if (seen.has(text) || text.length < 25 || text.length > 400 || BOILERPLATE.test(text) || unbalanced(text)) return;
           const ts = terms(text);
           if (ts.length < 3) return;
           seen.add(text);
-          out.push({ doc, text, part, pos, terms: ts, bm25: 0, cos: 0, vec: null, score: 0 });
+          out.push({ doc, rank, text, part, pos, terms: ts, bm25: 0, cos: 0, vec: null, score: 0 });
         });
       }
     }

@@ -4,8 +4,7 @@
  * assistant turns role `model`.
  */
 import { ProviderError, type LlmProvider, type LlmRequest } from './types.js';
-import { eventJson, guarded, json, post } from './http.js';
-import { sseData } from './sse.js';
+import { eventJson, events, guarded, json, post } from './http.js';
 
 export interface GeminiConfig {
   url: string;
@@ -54,7 +53,7 @@ export class GeminiProvider implements LlmProvider {
       yield textOf(b);
       return;
     }
-    for await (const data of guarded(this.name, url, this.cfg.timeoutMs, sseData(res.body!))) {
+    for await (const data of guarded(this.name, url, this.cfg.timeoutMs, events(res))) {
       const ev = eventJson<GenResponse>(this.name, data);
       if (ev.error) throw new ProviderError(this.name, 'stream broke', `in-stream error: ${ev.error.message ?? data}`);
       const t = textOf(ev);

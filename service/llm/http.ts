@@ -1,4 +1,6 @@
 /** One HTTP call of a provider: timeout, non-2xx and network failures become ProviderError. */
+import { sseData } from '../../lib/sse.js';
+import { SSE } from '../../spec/index.js';
 import { ProviderError } from './types.js';
 
 /**
@@ -71,6 +73,11 @@ export async function json<T>(provider: string, res: Response, url: string, time
   } catch {
     throw new ProviderError(provider, 'bad JSON', `${url} answered with invalid JSON: ${text.slice(0, 120)}`);
   }
+}
+
+/** The data of each server-sent event of a streamed answer (up to a `[DONE]` event, which OpenAI-compatible servers send last). */
+export function events(res: Response): AsyncIterable<string> {
+  return sseData(res.body as unknown as AsyncIterable<Uint8Array>, { end: SSE.done });
 }
 
 /** Parse one SSE data payload as JSON or fail. */

@@ -1,10 +1,11 @@
 /**
  * OpenAI-compatible `POST {url}/chat/completions` (OpenAI, vLLM, Ollama, llama.cpp server, ...),
- * plain or streamed (SSE `data:` chunks with choices[0].delta.content, `[DONE]` last).
+ * plain or streamed (SSE `data:` chunks with choices[].delta.content, `[DONE]` last). Sampling is
+ * passed as given (temperature, top_p, presence/frequency penalties, stop, max_tokens, user); `n`
+ * answers come from one call (`n`), their chunks told apart by `choices[].index`.
  */
-import { ProviderError, type LlmProvider, type LlmRequest } from './types.js';
-import { eventJson, guarded, json, post } from './http.js';
-import { sseData } from './sse.js';
+import { ProviderError, type ChoiceEvent, type LlmProvider, type LlmRequest } from './types.js';
+import { eventJson, events, guarded, json, post } from './http.js';
 import { argsObject, type AgentMessage, type ToolTurn, type ToolTurnRequest } from './tools.js';
 
 export interface OpenAiConfig {
@@ -15,7 +16,7 @@ export interface OpenAiConfig {
   timeoutMs: number;
 }
 
-type Choice = { message?: { content?: string | null }; delta?: { content?: string | null }; finish_reason?: string | null };
+type Choice = { index?: number; message?: { content?: string | null }; delta?: { content?: string | null }; finish_reason?: string | null };
 
 export class OpenAiProvider implements LlmProvider {
   readonly name = 'openai';
@@ -25,12 +26,18 @@ export class OpenAiProvider implements LlmProvider {
   }
 
   async *stream(req: LlmRequest): AsyncIterable<string> {
+    for await (const e of this.streamChoices(req, 1)) if ('text' in e) yield e.text;
+  }
+
+  /** `n` answers from one call (`n`); streamed, each chunk's `choices[].delta.content` by its index; plain, `choices[].message.content`. */
+  async *streamChoices(req: LlmRequest, n: number): AsyncIterable<ChoiceEvent> {
     const url = `${this.cfg.url.replace(/\/+$/, '')}/chat/completions`;
     const body: Record<string, unknown> = {
       model: this.cfg.model,
       messages: req.messages,
       temperature: req.temperature,
       top_p: req.top_p,
+      ...(n > 1 ? { n } : {}),
       stop: req.stop?.length ? req.stop : undefined,
       max_tokens: req.max_tokens,
       presence_penalty: req.presence_penalty,
@@ -43,18 +50,26 @@ export class OpenAiProvider implements LlmProvider {
     const res = await post(this.name, url, headers, body, this.cfg.timeoutMs, req.signal);
     if (!req.stream) {
       const b = await json<{ choices?: Choice[]; error?: { message?: string } }>(this.name, res, url, this.cfg.timeoutMs);
-      const text = b.choices?.[0]?.message?.content;
-      if (typeof text !== 'string')
+      const first = b.choices?.[0]?.message?.content;
+      if (typeof first !== 'string')
         throw new ProviderError(this.name, 'bad JSON', `${url} answered without choices[0].message.content${b.error?.message ? `: ${b.error.message}` : ''}`);
-      yield text;
+      for (const [i, c] of (b.choices ?? []).entries()) {
+        const index = typeof c.index === 'number' ? c.index : i;
+        if (index >= n || typeof c.message?.content !== 'string') continue;
+        yield { index, text: c.message.content };
+        yield { index, end: true };
+      }
       return;
     }
-    for await (const data of guarded(this.name, url, this.cfg.timeoutMs, sseData(res.body!))) {
-      if (data === '[DONE]') return;
+    for await (const data of guarded(this.name, url, this.cfg.timeoutMs, events(res))) {
       const ev = eventJson<{ choices?: Choice[]; error?: { message?: string } }>(this.name, data);
       if (ev.error) throw new ProviderError(this.name, 'stream broke', `in-stream error: ${ev.error.message ?? JSON.stringify(ev.error)}`);
-      const d = ev.choices?.[0]?.delta?.content;
-      if (d) yield d;
+      for (const [i, c] of (ev.choices ?? []).entries()) {
+        const index = typeof c.index === 'number' ? c.index : i;
+        if (index >= n) continue;
+        if (c.delta?.content) yield { index, text: c.delta.content };
+        if (c.finish_reason) yield { index, end: true };
+      }
     }
   }
 
@@ -69,6 +84,8 @@ export class OpenAiProvider implements LlmProvider {
       ...(req.parallel !== undefined ? { parallel_tool_calls: req.parallel > 1 } : {}),
       temperature: req.temperature,
       top_p: req.top_p,
+      presence_penalty: req.presence_penalty,
+      frequency_penalty: req.frequency_penalty,
       max_tokens: req.max_tokens,
       user: req.user ?? undefined,
       stream: false,

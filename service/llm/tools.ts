@@ -28,6 +28,8 @@ export interface ToolTurnRequest {
   tools: ToolSpec[];
   temperature?: number;
   top_p?: number;
+  presence_penalty?: number;
+  frequency_penalty?: number;
   max_tokens?: number;
   user?: string | null;
   /** most tool calls the model may ask for in one turn (OpenAI parallel_tool_calls when 1 is false) */

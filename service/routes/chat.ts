@@ -1,11 +1,9 @@
-/** POST /v1/openai/chat/completions (plain or SSE, facts §11.1-11.2) and GET /v1/openai/models (§11.3). */
-import { Readable } from 'node:stream';
-import { SSE } from '../../spec/index.js';
+/** POST /v1/openai/chat/completions (plain or SSE, framed as spec/chat.ts `SSE` says) and GET /v1/openai/models. */
+import { sseFrame } from '../../lib/sse.js';
 import type { GroupHandlers } from '../context.js';
-import { ProviderError } from '../llm/index.js';
 import { BYOK_PROVIDERS, byokAllowed, ownerOf } from '../byok/store.js';
-import { startChat, type ChatBody, type ChatEvent, type ChatLog, type ChatRun } from '../chat/completion.js';
-import { frame, gateway, rawFilterParams, sseFrames } from '../chat/respond.js';
+import { startChat, type ChatBody, type ChatRun } from '../chat/completion.js';
+import { rawFilterParams, replyRun } from '../chat/respond.js';
 
 function chunk(run: ChatRun, index: number, content: string, finish: string | null) {
   return {
@@ -19,48 +17,17 @@ function chunk(run: ChatRun, index: number, content: string, finish: string | nu
   };
 }
 
-/** SSE: one chunk per delta, a closing chunk per choice with its finish_reason, `data: [DONE]` last; a failure is an error event. */
-function sse(run: ChatRun, first: IteratorResult<ChatEvent>, it: AsyncGenerator<ChatEvent>, log: ChatLog): AsyncGenerator<string> {
-  return sseFrames(first, it, (e) => [frame(e.type === 'delta' ? chunk(run, e.index, e.text, null) : chunk(run, e.index, '', e.reason))], log, {
-    what: 'chat',
-    while: 'streaming the answer',
-  });
-}
-
 export const chatHandlers: GroupHandlers = {
+  /** SSE: one chunk per delta, a closing chunk per choice with its finish_reason, `data: [DONE]` last; a failure is an error event. */
   get_chat_completions: async (ctx) => {
     const body = ctx.body as ChatBody;
     const run = await startChat(ctx.services, ctx.principal!, { ...body, filter_params: rawFilterParams(ctx.req) }, ctx.req.log);
-    const it = run.events();
-    ctx.reply.header('x-thread-id', run.threadId);
-    try {
-      if (body.stream) {
-        // the first event decides between an error response (502) and a stream
-        const first = await it.next();
-        ctx.reply.header('content-type', SSE.contentType).header('cache-control', 'no-cache').header('x-accel-buffering', 'no');
-        return ctx.reply.code(200).send(Readable.from(sse(run, first, it, ctx.req.log)));
-      }
-      const texts: string[] = Array(body.n).fill('');
-      const reasons: (string | null)[] = Array(body.n).fill(null);
-      for await (const e of it) {
-        if (e.type === 'delta') texts[e.index] += e.text;
-        else reasons[e.index] = e.reason;
-      }
-      return {
-        id: run.id,
-        created: run.created,
-        object: 'chat.completion',
-        model: run.model,
-        usage: run.usage,
-        choices: texts.map((content, index) => ({ index, message: { role: 'assistant', content }, finish_reason: reasons[index] })),
-        thread_id: run.threadId,
-      };
-    } catch (e) {
-      // no answer started: a new thread was not stored, so its id is not announced
-      ctx.reply.removeHeader('x-thread-id');
-      if (e instanceof ProviderError) throw gateway(e, ctx.req.log);
-      throw e;
-    }
+    return replyRun(ctx, run, {
+      stream: body.stream,
+      n: body.n,
+      render: (e) => [sseFrame(e.type === 'text' ? chunk(run, e.index, e.text, null) : chunk(run, e.index, '', e.reason))],
+      doing: { what: 'chat', while: 'streaming the answer' },
+    });
   },
 
   list_models: async (ctx) => {

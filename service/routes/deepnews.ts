@@ -1,5 +1,5 @@
 /**
- * POST /v1/chat/deepnews (plain or SSE, facts §11.4-11.5) and GET /v1/chat/deepnews-models (§11.6).
+ * POST /v1/chat/deepnews (plain or SSE, framed as spec/chat.ts `SSE` says) and GET /v1/chat/deepnews-models.
  *
  * Streams (`stream: true`), one SSE `data:` event per chunk, `usage` on every chunk, `data: [DONE]` last:
  * - engine v1 / v1.5: `chat.completion.chunk` with `delta.content` text; the thinking is inline
@@ -12,12 +12,10 @@
  *   chart / graph).
  * The report's text in a stream equals the non-streamed `choices[].message.content`.
  */
-import { Readable } from 'node:stream';
-import { DEEPNEWS_MODELS, SSE } from '../../spec/index.js';
+import { DEEPNEWS_MODELS } from '../../spec/index.js';
+import { sseFrame as frame } from '../../lib/sse.js';
 import type { GroupHandlers } from '../context.js';
-import { ProviderError } from '../llm/index.js';
-import type { ChatLog } from '../chat/completion.js';
-import { frame, gateway, rawFilterParams, sseFrames } from '../chat/respond.js';
+import { rawFilterParams, replyRun } from '../chat/respond.js';
 import { startDeepNews, type AgentEvent, type DeepNewsBody, type DeepNewsRun } from '../agent/run.js';
 import { deepNewsModels } from '../agent/models.js';
 import { byokAllowed, ownerOf } from '../byok/store.js';
@@ -105,49 +103,18 @@ function v2(run: DeepNewsRun) {
   };
 }
 
-function sse(
-  run: DeepNewsRun,
-  engine: DeepNewsBody['engine'],
-  first: IteratorResult<AgentEvent>,
-  it: AsyncGenerator<AgentEvent>,
-  log: ChatLog,
-): AsyncGenerator<string> {
-  return sseFrames(first, it, engine === 'v2.0' ? v2(run) : v15(run), log, { what: 'deepnews', while: 'researching' });
-}
-
 export const deepnewsHandlers: GroupHandlers = {
   deep_news: async (ctx) => {
     const body = ctx.body as DeepNewsBody;
-    const run = await startDeepNews(ctx.services, ctx.principal!, { ...body, filter_params: rawFilterParams(ctx.req) }, ctx.req.log);
-    const it = run.events();
-    ctx.reply.header('x-thread-id', run.threadId);
-    try {
-      if (body.stream) {
-        const first = await it.next();
-        ctx.reply.header('content-type', SSE.contentType).header('cache-control', 'no-cache').header('x-accel-buffering', 'no');
-        return ctx.reply.code(200).send(Readable.from(sse(run, body.engine, first, it, ctx.req.log)));
-      }
-      const texts: string[] = Array(body.n).fill('');
-      const reasons: (string | null)[] = Array(body.n).fill(null);
-      for await (const e of it) {
-        if (e.type === 'text') texts[e.index] += e.text;
-        else if (e.type === 'finish') reasons[e.index] = e.reason;
-      }
-      return {
-        id: run.id,
-        created: run.created,
-        object: 'chat.completion',
-        model: run.model,
-        usage: run.usage,
-        choices: texts.map((content, index) => ({ index, message: { role: 'assistant', content }, finish_reason: reasons[index] })),
-        sources: run.sources,
-        thread_id: run.threadId,
-      };
-    } catch (e) {
-      ctx.reply.removeHeader('x-thread-id');
-      if (e instanceof ProviderError) throw gateway(e, ctx.req.log);
-      throw e;
-    }
+    const origin = `${ctx.req.protocol}://${ctx.req.host}`;
+    const run = await startDeepNews(ctx.services, ctx.principal!, { ...body, filter_params: rawFilterParams(ctx.req) }, { log: ctx.req.log, origin });
+    return replyRun(ctx, run, {
+      stream: body.stream,
+      n: body.n,
+      render: body.engine === 'v2.0' ? v2(run) : v15(run),
+      doing: { what: 'deepnews', while: 'researching' },
+      extra: () => ({ sources: run.sources }),
+    });
   },
 
   list_deepnews_models: async (ctx) => {

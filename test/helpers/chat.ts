@@ -1,5 +1,6 @@
 /** Reading chat answers: the body, its inline citations, its references, SSE events. */
 import type { TestService } from './service.js';
+import { sseEventsOf } from '../../lib/sse.js';
 
 export const WATERMARK_RE = /— Answer grounded in news retrieved by newsflow/;
 
@@ -49,19 +50,8 @@ export async function chat(svc: TestService, key: string, body: Record<string, u
   return { status: res.status, headers: res.headers, text, body: json };
 }
 
-/** The `data:` payloads of an SSE body, in order. */
-export function sseEvents(text: string): string[] {
-  return text
-    .split('\n\n')
-    .filter((e) => e.trim())
-    .map((e) =>
-      e
-        .split('\n')
-        .filter((l) => l.startsWith('data:'))
-        .map((l) => l.slice(5).replace(/^ /, ''))
-        .join('\n'),
-    );
-}
+/** The `data:` payloads of an SSE body, in order (`[DONE]` included). */
+export const sseEvents = (text: string): string[] => sseEventsOf(text);
 
 /** The text an article offers the extractive writer: title, summary, key points, full text. */
 export async function articleTexts(svc: TestService, ids: string[]): Promise<Map<string, string>> {

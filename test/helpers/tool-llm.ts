@@ -1,8 +1,10 @@
 /**
  * A local model server that plans with tools: OpenAI chat completions (`tools` -> `tool_calls`)
  * or Anthropic Messages (`tools` -> `tool_use` blocks). A request that offers tools is answered
- * by `plan(body, turn)` (turn = assistant turns so far); one without tools (the report writer) gets `report`, plain or streamed.
- * Every request is recorded.
+ * by `plan(body, turn)` (turn = assistant turns so far); one without tools (the report writer) gets `report`
+ * (or what `write(body)` returns), plain or streamed, its pieces `reportGapMs` apart. Every request is
+ * recorded, and so is the progress of the streamed report: pieces sent, whether it ended or the
+ * client closed it first.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,11 +19,25 @@ export interface ToolLlm {
   requests: { path: string; headers: http.IncomingHttpHeaders; body: any }[]; // eslint-disable-line @typescript-eslint/no-explicit-any
   plan: (body: any, turn: number) => PlannedTurn; // eslint-disable-line @typescript-eslint/no-explicit-any
   report: string[];
+  /** the report's pieces for a writer request (undefined: `report`) */
+  write?: (body: any) => string[] | undefined; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** ms between streamed report pieces (0: all at once) */
+  reportGapMs: number;
+  /** the last streamed report: pieces sent so far, sent to the end, closed by the client before its end */
+  streamed: { sent: number; finished: boolean; aborted: boolean };
   close(): Promise<void>;
 }
 
 export async function startToolLlm(protocol: 'openai' | 'anthropic'): Promise<ToolLlm> {
-  const fake: ToolLlm = { url: '', requests: [], plan: () => ({ text: '', calls: [] }), report: ['The model reports [1].'], close: async () => undefined };
+  const fake: ToolLlm = {
+    url: '',
+    requests: [],
+    plan: () => ({ text: '', calls: [] }),
+    report: ['The model reports [1].'],
+    reportGapMs: 0,
+    streamed: { sent: 0, finished: false, aborted: false },
+    close: async () => undefined,
+  };
   const server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
@@ -54,7 +70,8 @@ export async function startToolLlm(protocol: 'openai' | 'anthropic'): Promise<To
         ];
         return res.end(JSON.stringify({ id: 'msg', type: 'message', role: 'assistant', content, stop_reason: t.calls.length ? 'tool_use' : 'end_turn' }));
       }
-      const text = fake.report.join('');
+      const report = fake.write?.(body) ?? fake.report;
+      const text = report.join('');
       if (!body?.stream) {
         res.writeHead(200, { 'content-type': 'application/json' });
         if (protocol === 'openai')
@@ -68,13 +85,24 @@ export async function startToolLlm(protocol: 'openai' | 'anthropic'): Promise<To
         return res.end(JSON.stringify({ id: 'msg', type: 'message', role: 'assistant', content: [{ type: 'text', text }], stop_reason: 'end_turn' }));
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const streamed: ToolLlm['streamed'] = { sent: 0, finished: false, aborted: false };
+      fake.streamed = streamed;
+      res.on('close', () => {
+        if (!streamed.finished) streamed.aborted = true;
+      });
       const send = (d: unknown) => res.write(`data: ${typeof d === 'string' ? d : JSON.stringify(d)}\n\n`);
-      for (const p of fake.report) {
-        if (protocol === 'openai') send({ id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: p }, finish_reason: null }] });
-        else send({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: p } });
-      }
-      send(protocol === 'openai' ? '[DONE]' : { type: 'message_stop' });
-      res.end();
+      void (async () => {
+        for (const p of report) {
+          if (fake.reportGapMs) await new Promise((r) => setTimeout(r, fake.reportGapMs));
+          if (res.destroyed) return;
+          if (protocol === 'openai') send({ id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: p }, finish_reason: null }] });
+          else send({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: p } });
+          streamed.sent++;
+        }
+        send(protocol === 'openai' ? '[DONE]' : { type: 'message_stop' });
+        streamed.finished = true;
+        res.end();
+      })();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

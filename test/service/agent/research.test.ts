@@ -10,6 +10,7 @@ import { DeepNewsResponse } from '../../../spec/index.js';
 import { api, startTestService, type TestService } from '../../helpers/service.js';
 import { repoRoot } from '../../helpers/paths.js';
 import { seededCorpusStore } from '../../helpers/corpus-store.js';
+import { citedArticles } from '../../helpers/deepnews.js';
 
 const QUESTIONS = JSON.parse(fs.readFileSync(path.join(repoRoot, 'test/fixtures/deepnews/questions.json'), 'utf8')) as {
   question: string;
@@ -25,19 +26,6 @@ afterAll(async () => svc?.stop());
 const deepnews = (question: string, extra: Record<string, unknown> = {}, key = svc.keys.org!) =>
   api(svc.url, 'POST', '/v1/chat/deepnews', key, { messages: [{ role: 'user', content: question }], ...extra });
 
-/** The "Cited Articles" lines of a report: number and URL. */
-function citedArticles(content: string): { n: number; url: string }[] {
-  const tail = content.split('\n\nCited Articles:\n')[1] ?? '';
-  return tail
-    .split('\n\n— ')[0]!
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => {
-      const m = /^\[(\d+)\] .* (\S+)$/.exec(l);
-      if (!m) throw new Error(`not a Cited Articles line: ${l}`);
-      return { n: Number(m[1]), url: m[2]! };
-    });
-}
 /** Inline citation numbers of the report body, in order of appearance. */
 const inlineCites = (content: string) => [...content.split('\n\nCited Articles:\n')[0]!.matchAll(/\[\[?(\d+)\]/g)].map((m) => Number(m[1]));
 

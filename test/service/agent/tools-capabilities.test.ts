@@ -5,54 +5,29 @@
  * two pages put in the web index by index_urls from a loopback server. The knowledge cutoff
  * still drops what was published after it; a publisher key still gets only the archive.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeepNewsResponse, DeepNewsStreamSource } from '../../../spec/index.js';
-import { api, startTestService, type TestService } from '../../helpers/service.js';
+import { api, type TestService } from '../../helpers/service.js';
 import { sseEvents } from '../../helpers/chat.js';
-import { withForumThreads } from '../../helpers/forum.js';
-import { startPageServer, type PageServer } from '../../helpers/page-server.js';
-import { pagesDir, servePages, waitForJob } from '../../helpers/readability-pages.js';
-import { seededCorpusStore } from '../../helpers/corpus-store.js';
+import { startCapabilityService, type CapabilityService } from '../../helpers/deepnews.js';
 
 const MOZILLA = 'https://en.wikipedia.org/wiki/Mozilla';
 const Q = 'Who founded Mozilla and what is the Mozilla Festival?';
 const SOURCES = ['asknews', 'wiki', 'google', 'reddit', 'graph', 'charts'];
 
 let svc: TestService;
-let server: PageServer;
-let merged: string;
+let env: CapabilityService;
 let webUrls: string[];
 let wikiTimes: Map<string, number>;
 
 beforeAll(async () => {
-  process.env.NEWSFLOW_FETCH_ALLOW = '127.0.0.1';
-  merged = await withForumThreads(await seededCorpusStore());
-  svc = await startTestService({ corpusStore: merged, limitsText: 'deepnews=100000:100000:100,news=1000:1000:100' });
-  const loaded = await svc.services.wiki!.load(pagesDir);
-  expect(loaded).toMatchObject({ pages: 4, problems: [] });
+  env = await startCapabilityService();
+  ({ svc, webUrls } = env);
   const rows = await svc.services.db.all<{ url: string; t: number | bigint }>('SELECT url, epoch_ms(ts) AS t FROM wiki_articles');
   wikiTimes = new Map(rows.map((r) => [r.url, Number(r.t)]));
-  server = await startPageServer();
-  const urls = servePages(server);
-  webUrls = [urls.get('wikipedia')!, urls.get('wikipedia-2')!];
-  const r = await api(svc.url, 'POST', '/v1/news/index_urls', svc.keys.org, {
-    start_time: '2000-01-01T00:00:00Z',
-    end_time: '2100-01-01T00:00:00Z',
-    urls: webUrls.map((url) => ({ url })),
-  });
-  expect(r.status).toBe(200);
-  const job = await waitForJob(() => api(svc.url, 'GET', `/v1/news/index_urls/${r.body.job_id}`, svc.keys.org));
-  expect(job.status).toBe('completed');
 }, 900_000); // the first run may build the cached forum store and wait for the seeded corpus
 
-afterAll(async () => {
-  await svc?.stop();
-  await server?.close();
-  delete process.env.NEWSFLOW_FETCH_ALLOW;
-  if (merged) fs.rmSync(path.dirname(merged), { recursive: true, force: true });
-});
+afterAll(async () => env?.stop());
 
 const deepnews = (body: Record<string, unknown>, key = svc.keys.org!) => api(svc.url, 'POST', '/v1/chat/deepnews', key, body);
 

@@ -7,6 +7,7 @@ import { NewsClient, ApiError } from '../../../client/index.js';
 import { countTokens, tokenizerWork } from '../../../service/llm/tokens.js';
 import { HISTORY_TOKENS } from '../../../service/chat/completion.js';
 import { seededCorpusStore } from '../../helpers/corpus-store.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 
 let svc: TestService;
 let fake: FakeLlm;
@@ -217,7 +218,8 @@ describe('a model provider behind the stream', () => {
       fake.requests.length = 0;
       const r = await chat(svc, svc.keys.org!, body({ thread_id: threadId, messages: [{ role: 'user', content: 'And what did Kyiv say?' }] }));
       expect(r.status).toBe(200);
-      const sent = fake.requests[0]!.body.messages as { role: string; content: string }[];
+      // the answer's request (a thread's follow-up is first rewritten by the model in a short plain call)
+      const sent = fake.requests.find((x) => x.body.stream)!.body.messages as { role: string; content: string }[];
       const replayed = sent.slice(1, -1);
       expect(replayed.some((m) => m.content.startsWith('turn-39 '))).toBe(true);
       expect(replayed.some((m) => m.content.startsWith('turn-0 '))).toBe(false);
@@ -252,6 +254,36 @@ describe('a model provider behind the stream', () => {
       expect(got).toEqual(['Abe was shot ']);
       await client.close();
     } finally {
+      offline();
+    }
+  });
+
+  it("a client that goes away mid-answer aborts the provider's request (its stream is closed before its last piece)", async () => {
+    useFake();
+    const pieces = fake.pieces;
+    try {
+      fake.mode = 'slow';
+      fake.gapMs = 200;
+      fake.pieces = ['Abe ', 'was ', 'shot ', 'at ', 'a ', 'campaign ', 'event ', 'in ', 'Nara [1].'];
+      const before = fake.aborted;
+      const ac = new AbortController();
+      const res = await fetch(`${svc.url}/v1/openai/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${svc.keys.org}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body({ stream: true })),
+        signal: ac.signal,
+      });
+      expect(res.status).toBe(200);
+      // read until the first delta, then go away
+      const reader = res.body!.getReader();
+      let read = '';
+      while (!read.includes('"content":"Abe ')) read += new TextDecoder().decode((await reader.read()).value);
+      ac.abort();
+      await waitUntil(() => fake.aborted > before, { what: "the provider's stream closed by the service" });
+      expect(fake.aborted).toBe(before + 1);
+    } finally {
+      fake.pieces = pieces;
+      fake.gapMs = 150;
       offline();
     }
   });
