@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import { DEFAULT_DEEPNEWS_MODEL, type DeepNewsSource, type SearchResponseDictItem, type WebSearchResult } from '../../spec/index.js';
 import type { Services } from '../context.js';
-import type { Principal } from '../auth/principal.js';
+import { ownerOf, type Principal } from '../auth/principal.js';
 import { notFound } from '../errors.js';
 import { toolCaller, type AgentMessage, type ContextDoc, type LlmMessage, type LlmProvider, type ToolSpec } from '../llm/index.js';
 import { countTokens } from '../llm/tokens.js';
@@ -209,6 +209,7 @@ export async function startDeepNews(services: Services, principal: Principal, bo
     services,
     news,
     onlyDomains: publisher ? publisher.domains : null,
+    viewer: ownerOf(principal),
     cutoffMs: cutoff ? Date.parse(cutoff) : null,
     filterParams: body.filter_params ?? null,
   };

@@ -6,13 +6,13 @@
  */
 import type { Db } from '../store/db.js';
 import { SecretsError, byokContext, sealedInfo, type Secrets } from '../auth/secrets.js';
-import type { Principal } from '../auth/principal.js';
+import { ownerOf, type Principal } from '../auth/principal.js';
 import { planAtLeast, route } from '../../spec/index.js';
 
 export type ByokProviderName = 'anthropic' | 'google';
 export const BYOK_PROVIDERS: ByokProviderName[] = ['anthropic', 'google'];
 
-export const ownerOf = (p: Principal) => (p.org ? `org:${p.org.id}` : `user:${p.userId}`);
+export { ownerOf };
 /** Whether a key may use its owner's BYOK keys: the plan the /v1/byok routes need (enterprise), in chat too. */
 export const byokAllowed = (p: Principal) => planAtLeast(p.plan, route('get_byok_key').plan!);
 export const hintOf = (key: string) => `...${key.slice(-4)}`;
