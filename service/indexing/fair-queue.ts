@@ -8,8 +8,8 @@
 export class FairQueue {
   /** owner -> its waiting tasks, in order */
   private readonly waiting = new Map<string, (() => Promise<void>)[]>();
-  /** owner -> when it last got a slot (a counter; -1: never), arrival order breaks ties */
-  private readonly served = new Map<string, { at: number; arrived: number }>();
+  /** owner -> when it last got a slot (a counter; -1: never), arrival order breaks ties, its tasks running */
+  private readonly served = new Map<string, { at: number; arrived: number; running: number }>();
   private ticks = 0;
   private arrivals = 0;
   private active = 0;
@@ -36,7 +36,7 @@ export class FairQueue {
     return new Promise<void>((resolve, reject) => {
       let q = this.waiting.get(owner);
       if (!q) this.waiting.set(owner, (q = []));
-      if (!this.served.has(owner)) this.served.set(owner, { at: -1, arrived: this.arrivals++ });
+      if (!this.served.has(owner)) this.served.set(owner, { at: -1, arrived: this.arrivals++, running: 0 });
       q.push(() => task().then(resolve, reject));
       this.pump();
     });
@@ -45,6 +45,7 @@ export class FairQueue {
   /** Drop every waiting task (they never run, their promises stay pending); running ones go on. */
   clear(): void {
     this.waiting.clear();
+    for (const [owner, s] of this.served) if (s.running === 0) this.served.delete(owner);
     this.settleIdle();
   }
 
@@ -72,14 +73,15 @@ export class FairQueue {
       if (owner === null) break;
       const q = this.waiting.get(owner)!;
       const run = q.shift()!;
-      if (q.length === 0) {
-        // an owner with nothing waiting is forgotten: coming back later, it is a newcomer again
-        this.waiting.delete(owner);
-        this.served.delete(owner);
-      } else this.served.get(owner)!.at = this.ticks++;
+      if (q.length === 0) this.waiting.delete(owner);
+      const s = this.served.get(owner)!;
+      s.at = this.ticks++;
+      s.running++;
       this.active++;
       void run().finally(() => {
         this.active--;
+        // an owner with nothing waiting or running is forgotten: coming back later, it is a newcomer again
+        if (--s.running === 0 && !this.waiting.has(owner) && this.served.get(owner) === s) this.served.delete(owner);
         this.pump();
         this.settleIdle();
       });
