@@ -57,7 +57,8 @@ export interface WebhookOptions extends Pick<FetchOptions, 'policy' | 'lookup' |
 export function webhookHeaders(req: Pick<WebhookRequest, 'headers' | 'idempotencyKey' | 'url'>, userAgent: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers ?? {})) {
-    if (!HTTP_HEADER_NAME.test(name)) throw new FetchRefused('invalid_header', `header name ${JSON.stringify(name.slice(0, 100))} is not an HTTP token`, req.url);
+    if (!HTTP_HEADER_NAME.test(name))
+      throw new FetchRefused('invalid_header', `header name ${JSON.stringify(name.slice(0, 100))} is not an HTTP token`, req.url);
     if (typeof value !== 'string' || !HTTP_HEADER_VALUE.test(value))
       throw new FetchRefused('invalid_header', `header ${name} has a control character in its value`, req.url);
     const key = name.toLowerCase();
@@ -109,7 +110,8 @@ export async function postWebhook(req: WebhookRequest, opts: WebhookOptions = {}
         res.statusCode,
       );
     }
-    if (res.statusCode < 200 || res.statusCode > 299) throw new FetchRefused('http_status', `the webhook answered HTTP ${res.statusCode}`, url.href, res.statusCode);
+    if (res.statusCode < 200 || res.statusCode > 299)
+      throw new FetchRefused('http_status', `the webhook answered HTTP ${res.statusCode}`, url.href, res.statusCode);
     return { status: res.statusCode };
   } finally {
     await agent.destroy();
