@@ -6,6 +6,11 @@
  * warehouse ledger `alert_deliveries`: the attempt is counted before the POST and the outcome
  * after it, so a worker killed between the two repeats the POST with the same key on retry, and
  * a delivered row is never sent again.
+ *
+ * Webhooks are POSTed under the fetch policy (lib/fetch/webhook.ts: public addresses only unless
+ * NEWSFLOW_FETCH_ALLOW lists them, DNS pinned, no redirect followed, transport headers fixed). A
+ * delivery the policy refuses (or whose receiver redirects) is recorded `refused` with its reason
+ * and fails without retry (ApplicationFailure type DeliveryRefused): no later run sends it again.
  */
 import crypto from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
@@ -16,6 +21,8 @@ import type { Warehouse } from '../warehouse/warehouse.js';
 import { ALERTS, ALERT_LOGS } from '../warehouse/tables/alerts.js';
 import { ALERT_SCHEDULE_PREFIX, applySchedules, isAlertSchedule, type ApplyResult, type ScheduleDecl } from './schedules.js';
 import { sendMail } from './smtp.js';
+import { FetchRefused, type FetchOptions } from '../lib/fetch/fetcher.js';
+import { WEBHOOK_REFUSALS, postWebhook } from '../lib/fetch/webhook.js';
 import { apiFailure, failingFast } from './api-failure.js';
 
 export interface AlertRunnerDeps {
@@ -28,6 +35,11 @@ export interface AlertRunnerDeps {
   smtpUrl?: string | null;
   /** per-request timeout of a webhook POST */
   webhookTimeoutMs?: number;
+  /**
+   * The address policy and resolver of webhook POSTs (lib/fetch/webhook.ts); default: the
+   * environment's NEWSFLOW_FETCH_ALLOW, read at each delivery, and the system resolver
+   */
+  webhookFetch?: Pick<FetchOptions, 'policy' | 'lookup'>;
 }
 
 export interface SyncResult extends ApplyResult {
@@ -45,7 +57,7 @@ export interface DeliveryRef {
   triggerIndex: number;
 }
 export interface DeliverResult {
-  status: 'delivered' | 'skipped';
+  status: 'delivered' | 'skipped' | 'refused';
   attempts: number;
   responseCode: number | null;
 }
@@ -241,7 +253,8 @@ export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
       [ref.logId, ref.triggerIndex],
     );
     if (!d) throw ApplicationFailure.nonRetryable(`no planned delivery for log ${ref.logId} trigger ${ref.triggerIndex}`);
-    if (d.status === 'delivered' || d.status === 'skipped') return { status: d.status, attempts: Number(d.attempts), responseCode: null };
+    if (d.status === 'delivered' || d.status === 'skipped' || d.status === 'refused')
+      return { status: d.status, attempts: Number(d.attempts), responseCode: null };
     const log = JSON.parse(d.log) as AlertLog;
     const trigger = (JSON.parse(d.triggers) as { action: string; params?: Record<string, unknown> }[])[ref.triggerIndex];
     const where = 'WHERE log_id = $1::UUID AND trigger_index = $2';
@@ -264,21 +277,21 @@ export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
       Context.current().cancellationSignal.throwIfAborted();
       const body = await payload(deps.client, log, d.title, d.idempotency_key, trigger.params?.payload);
       if (trigger.action === 'webhook') {
-        const res = await fetch(String(trigger.params!.url), {
-          method: 'POST',
-          headers: {
-            ...((trigger.params?.headers as Record<string, string> | null) ?? {}),
-            'content-type': 'application/json',
-            'idempotency-key': d.idempotency_key,
-            'user-agent': 'newsflow-alert-runner',
+        const res = await postWebhook(
+          {
+            url: String(trigger.params!.url),
+            body: JSON.stringify(body),
+            headers: (trigger.params?.headers as Record<string, string> | null | undefined) ?? null,
+            idempotencyKey: d.idempotency_key,
           },
-          body: JSON.stringify(body),
-          // an attempt Temporal gave up on (timed out, cancelled) does not send: its retry does
-          signal: AbortSignal.any([AbortSignal.timeout(deps.webhookTimeoutMs ?? 10_000), Context.current().cancellationSignal]),
-        });
+          {
+            ...deps.webhookFetch,
+            timeoutMs: deps.webhookTimeoutMs ?? 10_000,
+            // an attempt Temporal gave up on (timed out, cancelled) does not send: its retry does
+            signal: Context.current().cancellationSignal,
+          },
+        );
         code = res.status;
-        await res.arrayBuffer().catch(() => undefined);
-        if (!res.ok) throw new Error(`webhook answered HTTP ${res.status}`);
       } else {
         const p = trigger.params ?? {};
         await sendMail(deps.smtpUrl!, {
@@ -290,6 +303,17 @@ export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
         code = 250;
       }
     } catch (e) {
+      if (e instanceof FetchRefused && WEBHOOK_REFUSALS.has(e.reason)) {
+        const msg = `${e.reason}: ${e.message}`.slice(0, 500);
+        await wh.exec(`UPDATE alert_deliveries SET status = 'refused', response_code = $3, error = $4 ${where}`, [
+          ref.logId,
+          ref.triggerIndex,
+          e.status ?? null,
+          msg,
+        ]);
+        throw ApplicationFailure.nonRetryable(`delivery of log ${ref.logId} trigger ${ref.triggerIndex} refused: ${msg}`, 'DeliveryRefused');
+      }
+      if (e instanceof FetchRefused && e.status !== undefined) code = e.status;
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
       const msg = `${(e as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`.slice(0, 500);
       await wh.exec(`UPDATE alert_deliveries SET status = 'failed', response_code = $3, error = $4 ${where}`, [ref.logId, ref.triggerIndex, code, msg]);

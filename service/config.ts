@@ -1,6 +1,7 @@
 /** Service configuration: options win over environment variables, which win over defaults. */
 import path from 'node:path';
 import { DEFAULT_LIMITS, parseLimits, type LimitsConfig } from './limits.js';
+import { defaultKeyFile } from './auth/secrets.js';
 
 /** A setting of the environment the service cannot start with (the message names the variable). */
 export class ServiceConfigError extends Error {}
@@ -25,8 +26,10 @@ export interface ServiceConfig {
   anthropicUrl: string;
   /** Gemini API base (BYOK); NEWSFLOW_GEMINI_URL */
   geminiUrl: string;
-  /** master key for secrets at rest (BYOK keys), 32 bytes as hex or base64; else a key file in the data dir */
+  /** master key for secrets at rest (BYOK keys), 32 bytes as hex or base64; NEWSFLOW_SECRET_KEY */
   secretKey?: string;
+  /** else the master key file, outside the data dir: $XDG_CONFIG_HOME/newsflow/secret.key, else ~/.config/newsflow/secret.key (auth/secrets.ts) */
+  secretKeyFile: string;
 }
 
 export function serviceConfig(opts: Partial<ServiceConfig> & { limitsText?: string } = {}, env = process.env): ServiceConfig {
@@ -50,6 +53,7 @@ export function serviceConfig(opts: Partial<ServiceConfig> & { limitsText?: stri
     anthropicUrl: opts.anthropicUrl ?? env.NEWSFLOW_ANTHROPIC_URL ?? 'https://api.anthropic.com',
     geminiUrl: opts.geminiUrl ?? env.NEWSFLOW_GEMINI_URL ?? 'https://generativelanguage.googleapis.com',
     secretKey: opts.secretKey ?? env.NEWSFLOW_SECRET_KEY,
+    secretKeyFile: opts.secretKeyFile ?? defaultKeyFile(env),
   };
 }
 

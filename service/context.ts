@@ -36,7 +36,7 @@ export interface Services {
   admin: AdminAuth;
   /** knowledge graphs built from searches (POST /v1/news/graph, agent tools); absent without a news store */
   graph?: GraphService;
-  /** URL indexing jobs, the web index and web search (`web.search(params, principal)`); absent without the news core */
+  /** URL indexing jobs, the web index and web search (`web.search(params, viewer)`); absent without the news core */
   web?: Web;
   /** forum threads and forum search (DeepNews, forecast use_reddit, stories reddit) */
   forum?: ForumStore;

@@ -12,7 +12,7 @@ import { ModelLayer } from './llm/index.js';
 import { countTokens } from './llm/tokens.js';
 import { queryCacheSize, rememberingQueries } from './llm/query-vectors.js';
 import { ByokStore } from './byok/store.js';
-import { Secrets, parseMasterKey } from './auth/secrets.js';
+import { Secrets, SecretsError, dataDirKeyFile, findKeys, parseMasterKey } from './auth/secrets.js';
 import { ThreadStore } from './chat/threads.js';
 import { GraphService } from './graph/index.js';
 import { Charts } from './charts/index.js';
@@ -103,6 +103,37 @@ function embedderFor(config: ServiceConfig): Promise<Embedder | null> {
   return sharedEmbedder;
 }
 
+/** Data dirs whose key file beside the data was warned about (once per process). */
+const warnedKeyBeside = new Set<string>();
+
+/**
+ * BYOK keys and their master key (auth/secrets.ts). At start: a key file in the data dir is warned
+ * about once; a store holding values sealed by a key this machine does not have (a data dir
+ * restored without its key) stops the start with one line. A new key file is made only when a
+ * secret is first sealed.
+ */
+async function openByok(store: Db, config: ServiceConfig): Promise<ByokStore> {
+  const opts = { secretKey: config.secretKey, dataDir: config.dataDir, keyFile: config.secretKeyFile };
+  let secrets: Secrets | null;
+  try {
+    secrets = Secrets.forService({ ...opts, create: false });
+    const byok = new ByokStore(store, () => (secrets ??= Secrets.forService(opts)));
+    await byok.checkKeys(secrets, config.secretKeyFile);
+    const beside = findKeys(opts).find((k) => k.kind === 'data-dir');
+    if (beside && !warnedKeyBeside.has(beside.where)) {
+      warnedKeyBeside.add(beside.where);
+      process.emitWarning(
+        `the master key of secrets at rest is in the data dir (${dataDirKeyFile(config.dataDir)}), beside the data it opens: ` +
+          `move it out with \`newsflow secrets rotate\` (a new key in ${config.secretKeyFile}), or set NEWSFLOW_SECRET_KEY`,
+      );
+    }
+    return byok;
+  } catch (e) {
+    if (e instanceof SecretsError) throw new ServiceConfigError(e.message);
+    throw e;
+  }
+}
+
 export async function openServices(config: ServiceConfig, db?: Db, opts: { clock?: () => number } = {}): Promise<Services> {
   // the embedding settings are start-up errors too, before any model loads
   if (config.embeddings === 'local') embedSettings(process.env);
@@ -116,15 +147,17 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
     }
   }
   const store = db ?? (await Db.open(storeFile(config.dataDir)));
+  // before any model or index loads: a data dir restored without its master key stops here, in one line
+  const byok = await openByok(store, config).catch((e: unknown) => {
+    if (!db) store.close();
+    throw e;
+  });
   const loaded = await embedderFor(config);
   const embedder = loaded ? rememberingQueries(loaded) : null;
   countTokens('load the tokenizer now, not on the first chat');
   const news = await NewsService.open(store, { embedder, clock: opts.clock });
   const web = await Web.open(store, news);
   const wiki = await WikiStore.open(store, { embedder });
-  let secrets: Secrets | null = null;
-  // the key file is read (or created) only once a secret is stored or read
-  const byok = new ByokStore(store, () => (secrets ??= Secrets.forService(config)));
   const forum = await ForumStore.open(store, { embedder, clock: opts.clock });
   return {
     db: store,

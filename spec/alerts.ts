@@ -50,6 +50,35 @@ export const Cron = z
     if (err) ctx.addIssue({ code: 'custom', message: err });
   });
 
+/** An HTTP field name: a token (RFC 9110 section 5.1). */
+export const HTTP_HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** An HTTP field value: no CR, LF, NUL or other control character but tab (RFC 9110 section 5.5). */
+// eslint-disable-next-line no-control-regex -- the control characters are what the rule is about
+export const HTTP_HEADER_VALUE = /^[^\u0000-\u0008\u000a-\u001f\u007f]*$/;
+/**
+ * Headers a webhook's `headers` cannot set: the transport's framing and hop-by-hop fields (RFC 9110
+ * section 7.6.1, RFC 9112) and the delivery's own.
+ */
+export const WEBHOOK_FIXED_HEADERS = [
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'proxy-connection',
+  'expect',
+  'content-type',
+  'idempotency-key',
+  'user-agent',
+] as const;
+/** What the server refuses as a webhook host at creation (a 422 naming `triggers.N.params.url`). */
+export const WEBHOOK_REFUSED_HOSTS =
+  'address literals (any IPv4 form, IPv6, IPv4-mapped IPv6) of loopback, private, link-local, CGNAT, cloud metadata, unspecified, multicast, ' +
+  'reserved and documentation ranges, and localhost, unless the server allows them (NEWSFLOW_FETCH_ALLOW)';
+
 export const DeepNewsSourceParams = z.object({
   sources: z.union([DeepNewsSource, z.array(DeepNewsSource)]).default(['asknews', 'google', 'wiki', 'x']),
   filter_params: FilterParams.nullable().optional(),
@@ -87,8 +116,20 @@ export const AlertTrigger = z
     z.object({
       action: z.literal('webhook'),
       params: z.object({
-        url: Url.pipe(z.url({ protocol: /^https?$/, error: 'webhook url must be an absolute http(s) URL' })),
-        headers: z.record(z.string(), z.string()).nullable().optional(),
+        url: Url.pipe(z.url({ protocol: /^https?$/, error: 'webhook url must be an absolute http(s) URL' })).meta({
+          description:
+            'absolute http(s) URL the alert runner POSTs to, under the fetch policy: public addresses only unless the server lists the address ' +
+            '(NEWSFLOW_FETCH_ALLOW); redirects are not followed. A URL whose host is a non-public address literal or localhost is a 422.',
+          'x-newsflow-refused-hosts': WEBHOOK_REFUSED_HOSTS,
+        }),
+        headers: z
+          .record(
+            z.string().regex(HTTP_HEADER_NAME, 'not an HTTP header name'),
+            z.string().regex(HTTP_HEADER_VALUE, 'an HTTP header value holds no control character'),
+          )
+          .nullable()
+          .optional()
+          .meta({ description: `sent with each POST, except ${WEBHOOK_FIXED_HEADERS.join(', ')}, which the delivery sets itself` }),
         payload: FreeObject.nullable().optional(),
       }),
     }),

@@ -88,7 +88,12 @@ export const ReferralItem = z.object({ site: z.string(), count: z.int() });
  *   (the fetch policy or the URL: `forbidden_address`, `scheme`, `invalid_url`), failed (`dns`,
  *   `network`, `timeout`, `too_many_redirects`, `http_status`, `not_html`, `too_large`, `error`);
  * - pub_date = the page's published time, else the time it was fetched, bounded to
- *   [start_time, end_time] (a time outside is moved to the nearer bound and flagged derived).
+ *   [start_time, end_time] (a time outside is moved to the nearer bound and flagged derived);
+ * - what a job indexes is seen by its owner only (the organization of an organization key, else
+ *   the user), unless the server shares indexed pages (NEWSFLOW_INDEX_URLS_SHARED=1);
+ * - a server may lower maxUrls (NEWSFLOW_INDEX_MAX_URLS: a 422 on `urls` beyond it) and limits the
+ *   unfinished jobs of an owner (NEWSFLOW_INDEX_MAX_JOBS, default 4: a 429 beyond it); the URLs of
+ *   all jobs are fetched round-robin between owners.
  */
 export const INDEX_URLS_LIMITS = { maxUrls: 1000, urlChars: 2083 } as const;
 export const INDEX_URL_JOB_STATUSES = ['queued', 'running', 'completed', 'partial', 'failed'] as const;

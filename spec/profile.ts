@@ -129,8 +129,14 @@ export const ForecastResponse = record({
   expert_information: FreeObject.default({}),
 }).meta({ id: 'ForecastResponse' });
 
+/**
+ * Per-request caps of web search (the interface states none; facts §12.4): each query is searched
+ * (and, with SearXNG, asked for up to three result pages) on its own, so the work of a request
+ * grows with its queries; beyond the caps a 422 names `queries`.
+ */
+export const WEB_SEARCH_LIMITS = { maxQueries: 10, queryChars: 1000 } as const;
 export const WebSearchQuery = z.object({
-  queries: z.array(z.string()).min(1),
+  queries: z.array(z.string().max(WEB_SEARCH_LIMITS.queryChars)).min(1).max(WEB_SEARCH_LIMITS.maxQueries),
   lookback: LookbackHours.nullable().optional(),
   start_datetime: DateTimeInput.nullable().optional(),
   end_datetime: DateTimeInput.nullable().optional(),

@@ -6,8 +6,10 @@
  * Delivery order per alert: a delivery that still fails after its retries stops the run's
  * deliveries (later logs wait behind it); the next scheduled run starts again with the oldest
  * undelivered one, so a receiver that was down gets everything, in order, once it is back.
+ * A delivery the fetch policy refuses (activities/alert-runner.ts: DeliveryRefused) is final: it
+ * is counted as refused and the run goes on with the next one.
  */
-import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { AlertRunnerActivities, SyncResult } from '../activities/alert-runner.js';
 import { TASK_QUEUES } from './queues.js';
 
@@ -38,22 +40,29 @@ export interface AlertRunResult {
   logs: number;
   delivered: number;
   skipped: number;
+  /** deliveries the fetch policy refused (recorded in the ledger with the reason, never retried) */
+  refused: number;
   /** deliveries left for a later run (the receiver still failing) */
   pending: number;
 }
 
 export async function alertRun(input: { alertId: string }): Promise<AlertRunResult> {
   const r = await api.runAlert({ alertId: input.alertId });
-  const out: AlertRunResult = { alertId: input.alertId, gone: r.gone, logs: r.logs, delivered: 0, skipped: 0, pending: 0 };
+  const out: AlertRunResult = { alertId: input.alertId, gone: r.gone, logs: r.logs, delivered: 0, skipped: 0, refused: 0, pending: 0 };
   // deliveries are still owed for a deleted alert's landed logs
   const todo = await api.pendingDeliveries({ alertId: input.alertId });
   for (let i = 0; i < todo.length; i++) {
     try {
       const d = await delivery.deliver(todo[i]!);
       if (d.status === 'delivered') out.delivered++;
+      else if (d.status === 'refused') out.refused++;
       else out.skipped++;
     } catch (e) {
       if (!(e instanceof ActivityFailure)) throw e;
+      if (e.cause instanceof ApplicationFailure && e.cause.type === 'DeliveryRefused') {
+        out.refused++;
+        continue;
+      }
       out.pending = todo.length - i;
       break;
     }

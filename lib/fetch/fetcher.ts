@@ -1,5 +1,5 @@
 /**
- * The one fetcher of web pages (index_urls, web search, crawl; below both halves, so the toolkit's feed poller and webhooks use it too): undici, through an Agent whose
+ * The one fetcher of web pages (index_urls, web search, crawl; below both halves, so the toolkit's feed poller uses it too, and alert webhooks its pool: webhook.ts): undici, through an Agent whose
  * `connect` resolves the host itself, judges EVERY resolved address with the address policy
  * (policy.ts) and connects only to an allowed address — by address, so what was checked is what
  * is connected to (no DNS rebinding between check and connect); the socket's remote address is
@@ -24,7 +24,9 @@ export type RefusalReason =
   | 'too_many_redirects'
   | 'http_status' // a status other than 2xx (or a 3xx without Location)
   | 'not_html' // a Content-Type other than text/html or application/xhtml+xml
-  | 'too_large'; // the body exceeds the size cap
+  | 'too_large' // the body exceeds the size cap
+  | 'redirect' // a webhook answered with a redirect (webhooks never follow one: webhook.ts)
+  | 'invalid_header'; // a header the caller gave is not a valid HTTP field (webhook.ts)
 
 export class FetchRefused extends Error {
   override readonly name = 'FetchRefused';
@@ -106,6 +108,20 @@ type ConnectOpts = Parameters<buildConnector.connector>[0];
 type ConnectCallback = Parameters<buildConnector.connector>[1];
 
 /**
+ * A connection pool whose every connection is made under the policy (see policyConnector); the
+ * page fetcher and webhook delivery (webhook.ts) both go through one. `destroy()` it when done.
+ */
+export function policyAgent(
+  opts: Pick<FetchOptions, 'policy' | 'lookup'> & { connectTimeoutMs: number; headersTimeoutMs: number; bodyTimeoutMs: number },
+): Agent {
+  return new Agent({
+    connect: policyConnector(opts.policy ?? fetchPolicyFromEnv(), opts.lookup ?? systemLookup, opts.connectTimeoutMs),
+    headersTimeout: opts.headersTimeoutMs,
+    bodyTimeout: opts.bodyTimeoutMs,
+  });
+}
+
+/**
  * An undici connector that connects only to addresses the policy allows: the host is resolved
  * here, each address judged, the allowed ones tried in order by address (the TLS name stays the
  * host); the connected socket's remote address is judged again.
@@ -158,7 +174,7 @@ function policyConnector(policy: FetchPolicy, lookup: FetchOptions['lookup'] & {
 }
 
 /** The refusal an error of undici (or of our connector) means. */
-function asRefusal(err: unknown, url: string, total: AbortSignal): FetchRefused {
+export function asRefusal(err: unknown, url: string, total: AbortSignal): FetchRefused {
   for (let e: unknown = err; e instanceof Error; e = e.cause) if (e instanceof FetchRefused) return e;
   const e = err as NodeJS.ErrnoException;
   if (
@@ -175,7 +191,8 @@ function asRefusal(err: unknown, url: string, total: AbortSignal): FetchRefused 
   return new FetchRefused('network', `${url}: ${e?.code ?? ''} ${e?.message ?? String(err)}`.trim(), url);
 }
 
-function parseUrl(raw: string, base?: string): URL {
+/** An http(s) URL, else a `FetchRefused` (`invalid_url`, `scheme`). */
+export function parseUrl(raw: string, base?: string): URL {
   let url: URL;
   try {
     url = new URL(raw, base);
@@ -200,7 +217,6 @@ export class PageFetcher {
   private readonly o: Required<Omit<FetchOptions, 'signal' | 'policy' | 'lookup'>>;
 
   constructor(private readonly opts: FetchOptions = {}) {
-    const { policy = fetchPolicyFromEnv(), lookup = systemLookup } = opts;
     this.o = {
       connectTimeoutMs: opts.connectTimeoutMs ?? FETCH_DEFAULTS.connectTimeoutMs,
       headersTimeoutMs: opts.headersTimeoutMs ?? FETCH_DEFAULTS.headersTimeoutMs,
@@ -210,11 +226,7 @@ export class PageFetcher {
       maxRedirects: opts.maxRedirects ?? FETCH_DEFAULTS.maxRedirects,
       userAgent: opts.userAgent ?? FETCH_DEFAULTS.userAgent,
     };
-    this.agent = new Agent({
-      connect: policyConnector(policy, lookup, this.o.connectTimeoutMs),
-      headersTimeout: this.o.headersTimeoutMs,
-      bodyTimeout: this.o.bodyTimeoutMs,
-    });
+    this.agent = policyAgent({ ...this.o, policy: opts.policy, lookup: opts.lookup });
   }
 
   async fetch(rawUrl: string, signal?: AbortSignal): Promise<FetchedPage> {

@@ -232,3 +232,27 @@ export function refusal(policy: FetchPolicy, host: string, ip: string): string |
   if (policy.hosts.has(name) || allowedNetwork(policy, ip)) return null;
   return kind;
 }
+
+/** `localhost` and its subdomains: loopback whatever DNS says (RFC 6761 section 6.3). */
+const isLocalhostName = (name: string) => name === 'localhost' || name.endsWith('.localhost');
+
+/**
+ * Why the policy refuses a URL before any name is resolved: its host is an address literal (in
+ * any form `hostLiteral` reads) or a `localhost` name, of a kind the policy refuses (`loopback`,
+ * `private`, `metadata`, ... as `addressKind`; `malformed`); null when the host is a name DNS
+ * decides on (judged on every connection) or an allowed address. For checks where a request is
+ * made (an alert's webhook URL is refused when it can never be delivered).
+ */
+export function urlHostRefusal(policy: FetchPolicy, url: URL): string | null {
+  const host = url.hostname.toLowerCase().replace(/\.$/, '');
+  if (isLocalhostName(host)) {
+    if (policy.hosts.has(host)) return null;
+    const v4 = refusal(policy, host, '127.0.0.1');
+    const v6 = refusal(policy, host, '::1');
+    return v4 && v6 ? v4 : null;
+  }
+  const literal = hostLiteral(host);
+  if (literal === null) return null;
+  if (literal === 'malformed') return literal;
+  return refusal(policy, host, literal);
+}

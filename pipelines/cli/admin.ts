@@ -84,11 +84,28 @@ export function register(program: Command): void {
       console.log(`revoked ${id}`);
     });
 
-  const secrets = program.command('secrets').description('secrets at rest (BYOK provider keys, AES-256-GCM under a master key)');
+  const secrets = program
+    .command('secrets')
+    .description('secrets at rest (BYOK provider keys, AES-256-GCM under a master key: $NEWSFLOW_SECRET_KEY, else $XDG_CONFIG_HOME/newsflow/secret.key)');
+  secrets
+    .command('status')
+    .description('where the master key is, and how many of the stored sealed values it opens (exit 1 when some do not)')
+    .option(...dataDirOpt)
+    .action(async (o: { dataDir?: string }) => {
+      const { secretsStatus } = await import('../../service/byok/status.js');
+      const s = await withStore(o.dataDir, (db) => secretsStatus(db, { dataDir: dataDirOf(o.dataDir), secretKey: process.env.NEWSFLOW_SECRET_KEY }));
+      const where = (k: { id: string; kind: string; where: string }) =>
+        `${k.id} from ${k.kind === 'env' ? '$NEWSFLOW_SECRET_KEY' : k.where}${k.kind === 'data-dir' ? ' (beside the data: move it out with `newsflow secrets rotate`)' : ''}`;
+      console.log(`master key:    ${s.current ? where(s.current) : `none yet (the first sealed secret makes ${s.keyFile})`}`);
+      for (const k of s.older) console.log(`older key:     ${where(k)} (opens only)`);
+      const v1 = s.sealed.v1 ? `; ${s.sealed.v1} sealed before values were bound to their rows (re-sealed by \`newsflow secrets rotate\`)` : '';
+      console.log(`sealed values: ${s.sealed.total}, ${s.sealed.opened} open with these keys${v1}`);
+      if (s.sealed.opened < s.sealed.total) throw new CliError(`${s.sealed.total - s.sealed.opened} sealed value(s) do not open: ${s.sealed.problem}`);
+    });
   secrets
     .command('rotate')
     .description(
-      're-seal every stored secret under a new master key: a new key file in the data dir, or $NEWSFLOW_SECRET_KEY when set (the old one from --old-key, $NEWSFLOW_SECRET_KEY_OLD or the key file)',
+      're-seal every stored secret under a new master key (a new key file at $XDG_CONFIG_HOME/newsflow/secret.key, or $NEWSFLOW_SECRET_KEY when set; the old one from --old-key, $NEWSFLOW_SECRET_KEY_OLD or the key files), each bound to its row; a key file left in the data dir is removed',
     )
     .option('--old-key <key>', 'the previous master key (64 hex characters or base64), when NEWSFLOW_SECRET_KEY changed')
     .option(...dataDirOpt)
@@ -101,7 +118,8 @@ export function register(program: Command): void {
           },
         ),
       );
-      console.log(`re-sealed ${r.rotated} secret(s): master key ${r.from} -> ${r.to}`);
+      console.log(`re-sealed ${r.rotated} secret(s): master key ${r.from} -> ${r.to}${r.keyFile ? ` (${r.keyFile})` : ' ($NEWSFLOW_SECRET_KEY)'}`);
+      for (const f of r.removed) console.log(`removed ${f} (the data dir holds no key now)`);
     });
 
   program

@@ -105,7 +105,7 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
       status.push(
         `Service:     ${svc.url}  (${r.indexed} articles searchable, the rest of ${r.read} loading; replay at ${o.replay}x; enriched-corpus cache: ${cache.state === 'hit' ? `${cache.size} of ${r.read} articles` : 'empty'})`,
       );
-      background = backgroundLoads(svc, r.rest, o.corpus, cache, secs);
+      background = backgroundLoads(svc, r.rest, o.corpus, cache, secs, o.replay);
       history = r.history;
     }
     // every scheduled pipeline must be able to run with this key (our own service: a check of the wiring)
@@ -212,7 +212,14 @@ async function watchLoads(warehouse: Queryable, secs: () => string): Promise<() 
 }
 
 /** The rest of the corpus, then the forum threads and the encyclopedia pages: one line each when done. */
-async function backgroundLoads(svc: Running, rest: Promise<SeedResult> | undefined, corpus: string, cache: CorpusCache, secs: () => string): Promise<void> {
+async function backgroundLoads(
+  svc: Running,
+  rest: Promise<SeedResult> | undefined,
+  corpus: string,
+  cache: CorpusCache,
+  secs: () => string,
+  replay: number,
+): Promise<void> {
   try {
     if (rest) {
       const r = await rest;
@@ -224,10 +231,11 @@ async function backgroundLoads(svc: Running, rest: Promise<SeedResult> | undefin
         );
     }
     cache.release();
-    // the shared forum threads (<corpus>/forum) for forum search and stories' reddit threads
+    // the shared forum threads (<corpus>/forum) for forum search and stories' reddit threads, their
+    // dates moved by the replay like the news (service/forum/store.ts: timeline)
     const forumDir = path.join(corpus, 'forum');
     if (svc.services.forum && fs.existsSync(forumDir) && fs.statSync(forumDir).isDirectory()) {
-      const f = await svc.services.forum.load(forumDir);
+      const f = await svc.services.forum.load(forumDir, { timeline: { speed: replay } });
       console.log(`forum: ${f.stored.threads} threads, ${f.stored.comments} comments (${f.threads.inserted} new, ${f.enriched} enriched)`);
     }
     // the encyclopedia: the saved Wikipedia pages of the shared data (GET /v1/wiki/search)

@@ -19,7 +19,7 @@ import { NewsClient } from '../../client/index.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { createNewsIngestActivities } from '../../activities/news-ingest.js';
 import { createDistributionActivities } from '../../activities/distribution-pull.js';
-import { createAlertRunnerActivities } from '../../activities/alert-runner.js';
+import { createAlertRunnerActivities, type AlertRunnerDeps } from '../../activities/alert-runner.js';
 import { createStoryTrackerActivities } from '../../activities/story-tracker.js';
 import { createIndexCountSamplerActivities } from '../../activities/index-count-sampler.js';
 import { createEntityGraphActivities } from '../../activities/entity-graph.js';
@@ -40,6 +40,8 @@ export interface WorkerDeps {
   onPage?: (page: number) => void;
   /** email triggers go out through this SMTP URL (default $NEWSFLOW_SMTP_URL; unset: recorded as skipped) */
   smtpUrl?: string | null;
+  /** the address policy and resolver of webhook POSTs (default: $NEWSFLOW_FETCH_ALLOW and the system resolver) */
+  webhookFetch?: AlertRunnerDeps['webhookFetch'];
   /** where the webpack report of the workflow bundle goes (default: the Runtime's logger) */
   bundlerLogger?: Logger;
   /** workers sharing the API key (default $NEWSFLOW_WORKERS, else 1): each runs concurrency / workers activities at once */
@@ -118,6 +120,7 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
       temporal: temporalClient,
       taskQueue: TASK_QUEUES.alerts,
       smtpUrl: deps.smtpUrl !== undefined ? deps.smtpUrl : (process.env.NEWSFLOW_SMTP_URL ?? null),
+      webhookFetch: deps.webhookFetch,
     }),
     ...createDistributionActivities({
       client: deps.client,

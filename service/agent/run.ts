@@ -9,7 +9,7 @@
 import crypto from 'node:crypto';
 import { DEFAULT_DEEPNEWS_MODEL, type ChartResponse, type DeepNewsSource, type SearchResponseDictItem, type WebSearchResult } from '../../spec/index.js';
 import type { Services } from '../context.js';
-import type { Principal } from '../auth/principal.js';
+import { ownerOf, type Principal } from '../auth/principal.js';
 import { notFound } from '../errors.js';
 import {
   isPassage,
@@ -266,6 +266,7 @@ export async function startDeepNews(
     services,
     news,
     onlyDomains: publisher ? publisher.domains : null,
+    viewer: ownerOf(principal),
     cutoffMs: cutoff ? Date.parse(cutoff) : null,
     filterParams: body.filter_params ?? null,
   };

@@ -24,6 +24,7 @@
 import { GraphRequest, StoriesQuery, type ChartResponse, type DeepNewsSource, type SearchParamsParsed, type WebSearchResult } from '../../spec/index.js';
 import type { Services } from '../context.js';
 import type { NewsArticle } from '../news/model.js';
+import { NewsIndex } from '../search/engine.js';
 import type { NewsService } from '../news/service.js';
 import { searchParamsOf } from '../chat/retrieve.js';
 import { listStories, UpdateTextIndex } from '../stories/query.js';
@@ -35,6 +36,8 @@ export interface ToolContext {
   news: NewsService;
   /** a publisher key's own domains (null: any domain) */
   onlyDomains: string[] | null;
+  /** the caller's own pages (URL indexing) are seen besides the shared corpus (auth/principal.ts ownerOf) */
+  viewer?: string | null;
   /** knowledge cutoff (ms): nothing published after it */
   cutoffMs: number | null;
   /** the request's filter_params as sent */
@@ -78,7 +81,7 @@ const queryInput = { type: 'object', properties: { query: { type: 'string', desc
 export function inBounds(ctx: ToolContext, a: NewsArticle): boolean {
   if (ctx.cutoffMs !== null && a.pubDate.getTime() > ctx.cutoffMs) return false;
   if (ctx.onlyDomains && !ctx.onlyDomains.includes(a.domain)) return false;
-  return true;
+  return NewsIndex.visible(a, ctx.viewer);
 }
 
 /** One archive search: the request's filter_params (validated as search parameters), the tool's query and method, the cutoff. */
@@ -92,7 +95,7 @@ export async function archiveSearch(ctx: ToolContext, query: string, extra: Part
     if (params.start_timestamp != null && params.start_timestamp > params.end_timestamp) return [];
     if (!given.has('time_filter')) params.time_filter = 'pub_date';
   }
-  const r = await ctx.news.index.search(params, { now: ctx.news.clock(), given, onlyDomains: ctx.onlyDomains });
+  const r = await ctx.news.index.search(params, { now: ctx.news.clock(), given, onlyDomains: ctx.onlyDomains, viewer: ctx.viewer });
   return r.docs.filter((a) => inBounds(ctx, a));
 }
 
@@ -229,10 +232,13 @@ export const TOOLS: Tool[] = [
     parameters: queryInput,
     available: (s) => (s.web ? true : 'this service has no web index'),
     run: async (ctx, input) => {
-      const ans = await ctx.services.web!.search({
-        queries: [str(input.query)],
-        ...(ctx.cutoffMs !== null ? { end_datetime: new Date(ctx.cutoffMs).toISOString() } : {}),
-      });
+      const ans = await ctx.services.web!.search(
+        {
+          queries: [str(input.query)],
+          ...(ctx.cutoffMs !== null ? { end_datetime: new Date(ctx.cutoffMs).toISOString() } : {}),
+        },
+        ctx.viewer ?? null,
+      );
       return { ...emptyFound(), web: ans.as_dicts.slice(0, 5).filter((w) => webInBounds(ctx, w)) };
     },
   },

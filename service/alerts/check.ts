@@ -20,6 +20,7 @@ import type { NewsService } from '../news/service.js';
 import type { NewsArticle } from '../news/model.js';
 import { badRequest } from '../errors.js';
 import type { AlertRow } from './store.js';
+import { ownerOf } from '../auth/principal.js';
 import { ProviderError, complete, type LlmProvider } from '../llm/index.js';
 
 export interface CheckResult {
@@ -70,10 +71,12 @@ export async function checkAlert(news: NewsService, a: AlertRow, window: { from:
     diversify_sources: false,
   });
   const inWindow = (x: NewsArticle) => x.crawlDate !== null && x.crawlDate.getTime() > window.from && x.crawlDate.getTime() <= window.to;
-  const all = await news.index.search({ ...p, query: '' }, { now: window.to, given: new Set(), onlyDomains: null });
+  // the alert's owner sees its own indexed pages besides the shared corpus
+  const viewer = ownerOf({ org: a.org_id ? { id: a.org_id } : null, userId: a.user_id });
+  const all = await news.index.search({ ...p, query: '' }, { now: window.to, given: new Set(), onlyDomains: null, viewer });
   // (window bounds of the search are whole seconds; the exact bounds are applied to the returned docs)
   const considered = all.total;
-  const ranked = query ? await news.index.search(p, { now: window.to, given: new Set(), onlyDomains: null }) : all;
+  const ranked = query ? await news.index.search(p, { now: window.to, given: new Set(), onlyDomains: null, viewer }) : all;
   const matches = ranked.docs.filter(inWindow);
   const since = new Date(window.from).toISOString();
   const until = new Date(window.to).toISOString();

@@ -22,3 +22,9 @@ export interface Principal {
   /** Set when the caller authenticated with an OAuth access token. */
   viaOAuth: boolean;
 }
+
+/**
+ * Who owns what a key makes (BYOK keys, URL indexing jobs and the pages they index): the
+ * organization of an organization key, else the key's user.
+ */
+export const ownerOf = (p: { org: Pick<Org, 'id'> | null; userId: string }) => (p.org ? `org:${p.org.id}` : `user:${p.userId}`);

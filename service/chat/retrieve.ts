@@ -7,7 +7,7 @@
  */
 import { SearchParams, type SearchParamsParsed } from '../../spec/index.js';
 import type { NewsService } from '../news/service.js';
-import type { Principal } from '../auth/principal.js';
+import { ownerOf, type Principal } from '../auth/principal.js';
 import type { ContextDoc } from '../llm/index.js';
 import type { NewsArticle } from '../news/model.js';
 import { validationError, zodIssuesToItems } from '../errors.js';
@@ -36,7 +36,7 @@ export function searchParamsOf(
 
 export async function retrieve(news: NewsService, principal: Principal | null, p: SearchParamsParsed, given: Set<string>): Promise<ContextDoc[]> {
   const onlyDomains = principal?.org?.publisher ? principal.org.domains : null;
-  const r = await news.index.search(p, { now: news.clock(), given, onlyDomains });
+  const r = await news.index.search(p, { now: news.clock(), given, onlyDomains, viewer: principal ? ownerOf(principal) : null });
   const full = new Map(
     (
       await news.store.byIds(

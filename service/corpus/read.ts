@@ -33,6 +33,11 @@ export interface RawArticle {
   authors?: string[];
   language?: string;
   imageUrl?: string | null;
+  /**
+   * who may see it: null (or absent) the shared corpus, else the owner of the URL indexing job
+   * that fetched it (`org:<id>` / `user:<id>`; service/indexing/runner.ts)
+   */
+  owner?: string | null;
 }
 
 /** UUID (v5 layout) from a name: the same source key always gives the same article id. */

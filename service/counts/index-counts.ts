@@ -5,7 +5,7 @@
  * bucket limit) are written beside the schema in spec/news.ts.
  */
 import { DATETIME_RANGE, INDEX_COUNTS_LIMITS, SearchParams, type IndexCountsQueryParsed, type SearchParamsParsed } from '../../spec/index.js';
-import type { Principal } from '../auth/principal.js';
+import { ownerOf, type Principal } from '../auth/principal.js';
 import { validationError } from '../errors.js';
 import type { NewsService } from '../news/service.js';
 import { compileFilter } from '../search/filters.js';
@@ -108,7 +108,12 @@ export function indexCounts(q: IndexCountsQueryParsed, news: NewsService, princi
   }
   const starts = Array.from({ length: n + 1 }, (_, i) => addBuckets(first, s, i));
   const own = principal?.org?.publisher ? principal.org.domains : null;
-  const accept = compileFilter(searchFilters(q), { window: { field: q.time_filter, from: first, to: starts[n]! - 1 }, onlyDomains: own });
+  const accept = compileFilter(searchFilters(q), {
+    window: { field: q.time_filter, from: first, to: starts[n]! - 1 },
+    onlyDomains: own,
+    viewer: principal ? ownerOf(principal) : null,
+    owned: news.index.ownedCount > 0,
+  });
   const counts = new Array<number>(n).fill(0);
   for (const d of news.index.views) {
     if (!accept(d)) continue;

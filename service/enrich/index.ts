@@ -78,6 +78,7 @@ export function enrich(r: RawArticle, d: DocFreq, opts: { pageRank: (domain: str
     sourceId: sourceIdOf(r.domain),
     authors: r.authors?.length ? r.authors.map((name) => ({ name, email: null, url: null })) : null,
     imageUrl: r.imageUrl ?? null,
+    owner: r.owner ?? null,
     isPodcast: podcast,
     isPremium: isPremium(r.domain),
     // set by story clustering; 0 until an article joins a story

@@ -14,7 +14,7 @@
 import { SearchParams, TIME_LIMITS } from '../../spec/index.js';
 import type { NewsService } from '../news/service.js';
 import type { NewsArticle } from '../news/model.js';
-import type { Principal } from '../auth/principal.js';
+import { ownerOf, type Principal } from '../auth/principal.js';
 import { complete, type ContextDoc, type LlmProvider } from '../llm/index.js';
 import { keyPeople, type KeyPerson } from './people.js';
 
@@ -64,7 +64,7 @@ export async function gatherEvidence(
   });
   const onlyDomains = principal?.org?.publisher ? principal.org.domains : null;
   const given = new Set(['start_timestamp', 'end_timestamp', 'time_filter', 'historical']);
-  const r = await news.index.search(p, { now: news.clock(), given, onlyDomains });
+  const r = await news.index.search(p, { now: news.clock(), given, onlyDomains, viewer: principal ? ownerOf(principal) : null });
   // the search's bounds are whole seconds; the window's exact bounds apply to what it returns
   const inWindow = (a: NewsArticle) => a.pubDate.getTime() >= window.from && a.pubDate.getTime() <= window.to;
   const found = r.docs.filter(inWindow);

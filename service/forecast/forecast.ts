@@ -98,11 +98,14 @@ export async function forecast(services: Services, principal: Principal | null, 
     if (!src.web) notes.push('web_search: this service has no web source, so web_search_results is empty');
     else {
       try {
-        const r = await src.web.search({
-          queries: [q.query],
-          start_datetime: new Date(window.from).toISOString(),
-          end_datetime: new Date(window.to).toISOString(),
-        });
+        const r = await src.web.search(
+          {
+            queries: [q.query],
+            start_datetime: new Date(window.from).toISOString(),
+            end_datetime: new Date(window.to).toISOString(),
+          },
+          principal ? ownerOf(principal) : null,
+        );
         // a result whose date is known and outside the window is left out
         webResults = r.as_dicts.filter((w) => !Number.isFinite(Date.parse(w.published)) || within(window, w.published));
         if (webResults.length)

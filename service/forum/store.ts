@@ -15,6 +15,15 @@
  * in units of 12.5 hours), top (upvotes), new (date), comments (comments_count); ties by
  * relevance. With sorts other than relevance, nl keeps threads at or above the embedder's
  * relevant cosine. A thread shows its 25 most upvoted comments (comments_count counts all).
+ *
+ * Timeline (`retime`, or `load`'s `timeline`): the replay of a stored corpus (`newsflow start`)
+ * moves forum dates the way it moves news: each source's newest thread is dated `now` and every
+ * other thread and comment keeps its distance to it divided by the replay's speed (news articles
+ * the replay releases get their crawl_date on the same clock; speed 1 is the news rebase, a pure
+ * shift). The store keeps the source's dates; the index (search, the threads' and comments'
+ * `date`, stories' reddit threads) shows the moved ones. Without a timeline a stored archive
+ * answers with its own dates, so the interface's default `time_filter` (day) finds only threads of
+ * the last day before the service clock.
  */
 import fs from 'node:fs';
 import type { Db } from '../store/db.js';
@@ -77,6 +86,15 @@ export interface ForumLoadResult {
   /** unreadable lines or files (the rest was loaded) */
   problems: ReadProblem[];
 }
+
+/** How dates are moved (see the file comment): `now` (ms) the newest thread's date, `speed` the replay's. */
+export interface ForumTimeline {
+  now: number;
+  speed: number;
+}
+
+/** A source date moved onto the timeline, given the newest thread date of its source. */
+export const moveDate = (ms: number, newest: number, t: ForumTimeline | null) => (t ? t.now - (newest - ms) / t.speed : ms);
 
 interface View {
   dict: RedditThread;
@@ -178,12 +196,23 @@ export class ForumStore {
   private vectors: VectorIndex | null = null;
   private byId = new Map<string, number>();
 
+  /** dates are moved onto this timeline (null: the source's dates) */
+  private timeline: ForumTimeline | null = null;
+
   private constructor(
     readonly db: Db,
     readonly embedder: Embedder | null,
     readonly clock: () => number,
     private readonly indexed: boolean,
   ) {}
+
+  /** Move the index's dates onto `timeline` (null: back to the source's dates); see the file comment. */
+  async retime(timeline: ForumTimeline | null): Promise<void> {
+    if (timeline && !(timeline.speed > 0 && Number.isFinite(timeline.speed) && Number.isFinite(timeline.now)))
+      throw new Error(`a forum timeline needs a finite now and a positive speed, not ${JSON.stringify(timeline)}`);
+    this.timeline = timeline;
+    if (this.indexed) await this.rebuild();
+  }
 
   /**
    * Build the index from what the store holds (embedding threads that have no vector of the
@@ -211,9 +240,16 @@ export class ForumStore {
 
   // ---- loading
 
-  /** Load a file or a directory (see ./read.ts for the formats); rebuilds the index after. */
-  async load(p: string, opts: { onProgress?: (phase: string, done: number) => void } = {}): Promise<ForumLoadResult> {
+  /**
+   * Load a file or a directory (see ./read.ts for the formats); rebuilds the index after, its dates
+   * moved onto `timeline` when given (the replay: see the file comment).
+   */
+  async load(
+    p: string,
+    opts: { onProgress?: (phase: string, done: number) => void; timeline?: { now?: number; speed: number } } = {},
+  ): Promise<ForumLoadResult> {
     if (!fs.existsSync(p)) throw new Error(`${p}: no such file or directory`);
+    if (opts.timeline) this.timeline = { now: opts.timeline.now ?? this.clock(), speed: opts.timeline.speed };
     const files = forumFiles(p);
     const problems: ReadProblem[] = [];
     const threads: Counts = { read: 0, inserted: 0, updated: 0, unchanged: 0 };
@@ -371,6 +407,7 @@ export class ForumStore {
     type Row = {
       id: string;
       key: string;
+      src: string;
       sub: string;
       title: string;
       body: string;
@@ -395,7 +432,7 @@ export class ForumStore {
     };
     const rows = await this.db.all<Row>(`
       WITH n AS (SELECT thread_key, count(*) AS n FROM forum_comments GROUP BY 1)
-      SELECT t.thread_id::VARCHAR AS id, t.thread_key AS key, subreddit AS sub, title, body, author, author_link_karma AS lk, author_comment_karma AS ck,
+      SELECT t.thread_id::VARCHAR AS id, t.thread_key AS key, t.source AS src, subreddit AS sub, title, body, author, author_link_karma AS lk, author_comment_karma AS ck,
         epoch_ms(date) AS ms, upvotes, url, comments_count AS cc, derived, summary, key_takeaways AS kt, main_speculation AS ms2, keywords,
         entities::VARCHAR AS entities, sentiment, classification, topic, language, n.n AS n
       FROM forum_threads t LEFT JOIN n ON n.thread_key = t.thread_key
@@ -420,7 +457,11 @@ export class ForumStore {
     this.bm25 = new Bm25Index();
     this.vectors = null;
     const missing: number[] = [];
+    // the newest thread of each source: the timeline's `now`
+    const newest = new Map<string, number>();
+    for (const r of rows) newest.set(r.src, Math.max(newest.get(r.src) ?? -Infinity, Number(r.ms)));
     for (const r of rows) {
+      const moved = (ms: number) => Math.round(moveDate(ms, newest.get(r.src)!, this.timeline));
       const shown = commentsOf.get(r.key) ?? [];
       const derived = new Set(r.derived);
       const known = !NO_KARMA_AUTHORS.includes(r.author);
@@ -436,9 +477,9 @@ export class ForumStore {
         author_link_karma: r.lk ?? k.link,
         body: r.body,
         classification: r.classification,
-        comments: shown.map((c) => ({ author: c.author, body: c.body, date: iso(Number(c.ms)), upvotes: c.upvotes })),
+        comments: shown.map((c) => ({ author: c.author, body: c.body, date: iso(moved(Number(c.ms))), upvotes: c.upvotes })),
         comments_count: r.cc ?? Number(r.n ?? 0),
-        date: iso(Number(r.ms)),
+        date: iso(moved(Number(r.ms))),
         entities: Object.fromEntries(REDDIT_ENTITY_KEYS.map((key) => [key, parsed[key] ?? []])) as RedditThread['entities'],
         id: r.id,
         key_takeaways: r.kt,
@@ -455,7 +496,7 @@ export class ForumStore {
         derived_fields: [...derived].sort(),
       };
       const doc = this.views.length;
-      this.views.push({ dict, date: Number(r.ms), upvotes: r.upvotes, commentsCount: dict.comments_count });
+      this.views.push({ dict, date: moved(Number(r.ms)), upvotes: r.upvotes, commentsCount: dict.comments_count });
       this.byId.set(r.id, doc);
       const lang = r.language === 'unknown' ? 'en' : r.language;
       this.bm25.add(doc, terms(`${r.title}\n${r.title}\n${r.body}\n${shown.map((c) => c.body).join('\n')}`, lang));

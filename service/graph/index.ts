@@ -6,7 +6,7 @@
 import { GRAPH_LIMITS, SearchParams, type GraphRequestParsed, type SearchParamsParsed } from '../../spec/index.js';
 import type { NewsService } from '../news/service.js';
 import type { NewsArticle } from '../news/model.js';
-import type { Principal } from '../auth/principal.js';
+import { ownerOf, type Principal } from '../auth/principal.js';
 import { validationError, zodIssuesToItems } from '../errors.js';
 import { extractEntities } from '../enrich/entities.js';
 import { buildGraph, type BuiltGraph, type Graph } from './builder.js';
@@ -64,7 +64,7 @@ export class GraphService {
   async build(body: GraphRequestParsed, o: { principal: Principal | null; rawFilterParams?: Record<string, unknown> | null }): Promise<GraphBuild> {
     const { p, given } = graphSearchParams(o.rawFilterParams ?? null, body.query, this.news.embedder !== null);
     const onlyDomains = o.principal?.org?.publisher ? o.principal.org.domains : null;
-    const found = await this.news.index.search(p, { now: this.news.clock(), given, onlyDomains });
+    const found = await this.news.index.search(p, { now: this.news.clock(), given, onlyDomains, viewer: o.principal ? ownerOf(o.principal) : null });
     const withText = new Map(
       (
         await this.news.store.byIds(

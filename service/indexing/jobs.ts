@@ -143,12 +143,15 @@ export class JobStore {
     );
   }
 
-  /** The article stored under a URL (the newest if several), with the job that indexed it when URL indexing did. */
-  async articleByUrl(url: string): Promise<{ articleId: string; jobId: string | null } | undefined> {
+  /**
+   * The article stored under a URL that `owner` sees (the shared corpus's, or its own: the newest
+   * if several), with the job that indexed it when URL indexing did.
+   */
+  async articleByUrl(url: string, owner: string): Promise<{ articleId: string; jobId: string | null } | undefined> {
     const r = await this.db.one<{ id: string; job: string | null }>(
       `SELECT a.article_id::VARCHAR AS id, w.job_id::VARCHAR AS job FROM articles a LEFT JOIN web_pages w ON w.article_id = a.article_id
-       WHERE a.article_url = $1 ORDER BY a.crawl_date DESC NULLS LAST LIMIT 1`,
-      [url],
+       WHERE a.article_url = $1 AND (a.owner IS NULL OR a.owner = $2) ORDER BY a.crawl_date DESC NULLS LAST LIMIT 1`,
+      [url, owner],
     );
     return r ? { articleId: r.id, jobId: r.job } : undefined;
   }

@@ -3,14 +3,22 @@
  * lib/fetch), read (article or not), put in the web index, and — when it is an article —
  * added to the news like a corpus article (enrichment, embedding, stories; NewsService.addArticles).
  *
- * - URLs run `concurrency` at a time over all jobs, jobs in the order they came.
+ * - URLs run `concurrency` at a time over all jobs, shared round-robin between owners (FairQueue):
+ *   a freed slot goes to the owner that has waited longest since it last got one, each owner's URLs
+ *   in the order they came. One owner's 1,000-URL job delays another's 1-URL job by at most the
+ *   fetch under way in each slot.
+ * - An owner has at most `maxJobsPerOwner` jobs unfinished; one more is refused (TooManyJobs).
+ * - What a job indexes is its owner's: articles and web pages visible to the owner's keys only
+ *   (owner = the organization of an organization key, else the user), unless `shared`
+ *   (NEWSFLOW_INDEX_URLS_SHARED=1), when they join the shared corpus and web index. Dedupe looks at
+ *   what the owner sees.
  * - Every step is recorded in the store (url_job_items), so a restart resumes what was queued or
  *   running; an article's id derives from its canonical URL, so a URL done twice is still one
  *   article (the second write replaces the first).
- * - Dedupe: a URL (requested, then canonical) already stored as an article is `skipped` with
- *   reason `duplicate`, unless `skip_dedupe`, which indexes a copy under an id of its own (job, item).
+ * - Dedupe: a URL (requested, then canonical) already stored as an article the owner sees is
+ *   `skipped` with reason `duplicate`, unless `skip_dedupe`, which indexes a copy under an id of its
+ *   own (job, item).
  */
-import PQueue from 'p-queue';
 import crypto from 'node:crypto';
 import { FetchRefused, PageFetcher, type FetchOptions, type FetchedPage } from '../../lib/fetch/fetcher.js';
 import { stableUuid, type RawArticle } from '../corpus/read.js';
@@ -20,8 +28,21 @@ import type { IndexUrlsRequestParsed } from '../../spec/index.js';
 import { canonicalUrl, domainOf, normaliseUrl } from './canonical.js';
 import { readerPool } from './reader-pool.js';
 import { JobStore, type ItemOutcome, type Job, type JobItem, type JobStatus } from './jobs.js';
+import { FairQueue } from './fair-queue.js';
+import { ownerOf } from '../auth/principal.js';
 
-export const INDEXER_DEFAULTS = { concurrency: 4 } as const;
+/** concurrency: URLs fetched at once over all jobs; maxJobsPerOwner: unfinished jobs an owner may have. */
+export const INDEXER_DEFAULTS = { concurrency: 4, maxJobsPerOwner: 4 } as const;
+
+/** An owner already has `limit` unfinished jobs (the route's 429). */
+export class TooManyJobs extends Error {
+  constructor(
+    readonly owner: string,
+    readonly limit: number,
+  ) {
+    super(`${limit} URL indexing job${limit === 1 ? ' is' : 's are'} unfinished for this key's owner (the most at once); retry when one has finished`);
+  }
+}
 
 /** Fetch refusals that are the URL's or the policy's (status `refused`); the others are `failed`. */
 const REFUSED = new Set(['forbidden_address', 'scheme', 'invalid_url']);
@@ -29,6 +50,10 @@ const REFUSED = new Set(['forbidden_address', 'scheme', 'invalid_url']);
 export interface IndexerOptions {
   /** URLs fetched at once, over all jobs; default 4 */
   concurrency?: number;
+  /** unfinished jobs an owner may have; default 4 */
+  maxJobsPerOwner?: number;
+  /** pages join the shared corpus and web index (default false: their owner's only) */
+  shared?: boolean;
   fetch?: FetchOptions;
   clock?: () => number;
   log?: { warn: (o: object, msg: string) => void; error: (o: object, msg: string) => void };
@@ -45,7 +70,7 @@ export function boundPubDate(published: string | null, fetchedAt: Date, start: D
 }
 
 /** Who owns a job: the organization of an organization key, else the key's user. */
-export const ownerOf = (p: { org: { id: string } | null; userId: string }) => (p.org ? `org:${p.org.id}` : `user:${p.userId}`);
+export { ownerOf };
 
 export function jobMessage(counts: Record<string, number>): string {
   const n = Object.values(counts).reduce((a, b) => a + b, 0);
@@ -63,12 +88,14 @@ export function finalStatus(counts: Record<string, number>): JobStatus {
 
 export class UrlIndexer {
   readonly jobs: JobStore;
-  private readonly queue: PQueue;
+  private readonly queue: FairQueue;
   private readonly fetcher: PageFetcher;
   private readonly abort = new AbortController();
   private readonly clock: () => number;
   /** job id -> URLs not finished yet */
   private readonly remaining = new Map<string, number>();
+  /** job id -> its owner, for the jobs not finished */
+  private readonly ownerOfJob = new Map<string, string>();
   /** job id -> normalised URL -> first item seq asking for it (dedupe within a job) */
   private readonly firstOf = new Map<string, Map<string, number>>();
   private closing = false;
@@ -81,7 +108,7 @@ export class UrlIndexer {
   ) {
     this.jobs = jobs;
     this.clock = opts.clock ?? Date.now;
-    this.queue = new PQueue({ concurrency: opts.concurrency ?? INDEXER_DEFAULTS.concurrency });
+    this.queue = new FairQueue(opts.concurrency ?? INDEXER_DEFAULTS.concurrency);
     this.fetcher = new PageFetcher(opts.fetch ?? {});
   }
 
@@ -93,7 +120,7 @@ export class UrlIndexer {
     for (const job of await this.jobs.unfinished()) {
       const items = await this.jobs.items(job.jobId);
       const todo = items.filter((i) => i.status === 'queued' || i.status === 'running');
-      this.track(job.jobId, items);
+      this.track(job.jobId, items, job.owner);
       if (todo.length === 0) await this.finish(job.jobId);
       else this.enqueue(job, todo);
       n += todo.length;
@@ -101,8 +128,17 @@ export class UrlIndexer {
     return n;
   }
 
-  /** A new job: stored, then its URLs queued. */
+  /** Jobs of an owner not finished yet (queued or running). */
+  unfinishedOf(owner: string): number {
+    let n = 0;
+    for (const o of this.ownerOfJob.values()) if (o === owner) n++;
+    return n;
+  }
+
+  /** A new job: stored, then its URLs queued. Throws TooManyJobs when the owner has `maxJobsPerOwner` unfinished. */
   async submit(owner: string, keyId: string | null, req: IndexUrlsRequestParsed): Promise<Job> {
+    const limit = this.opts.maxJobsPerOwner ?? INDEXER_DEFAULTS.maxJobsPerOwner;
+    if (this.unfinishedOf(owner) >= limit) throw new TooManyJobs(owner, limit);
     const now = this.now();
     const job: Job = {
       jobId: crypto.randomUUID(),
@@ -122,7 +158,14 @@ export class UrlIndexer {
       metadata: u.metadata ?? null,
       enrichments: u.enrichments ?? null,
     }));
-    await this.jobs.create(job, urls, now);
+    // the slot is taken before the first await: two requests at once cannot both pass the limit
+    this.ownerOfJob.set(job.jobId, owner);
+    try {
+      await this.jobs.create(job, urls, now);
+    } catch (e) {
+      this.ownerOfJob.delete(job.jobId);
+      throw e;
+    }
     const items: JobItem[] = urls.map((u, seq) => ({
       ...u,
       jobId: job.jobId,
@@ -137,13 +180,14 @@ export class UrlIndexer {
       articleId: null,
       updatedAt: now,
     }));
-    this.track(job.jobId, items);
+    this.track(job.jobId, items, owner);
     const submitted = { ...job };
     this.enqueue(job, items);
     return submitted;
   }
 
-  private track(jobId: string, items: JobItem[]): void {
+  private track(jobId: string, items: JobItem[], owner: string): void {
+    this.ownerOfJob.set(jobId, owner);
     this.remaining.set(jobId, items.filter((i) => i.status === 'queued' || i.status === 'running').length);
     const first = new Map<string, number>();
     for (const i of items) {
@@ -156,7 +200,7 @@ export class UrlIndexer {
   private enqueue(job: Job, items: JobItem[]): void {
     for (const item of items)
       void this.queue
-        .add(() => this.run(job, item))
+        .add(job.owner, () => this.run(job, item))
         .catch((e: unknown) => this.opts.log?.error({ err: e, jobId: job.jobId, seq: item.seq }, 'index_urls item failed'));
   }
 
@@ -188,12 +232,18 @@ export class UrlIndexer {
     await this.jobs.setJobStatus(jobId, finalStatus(counts), this.now(), true);
     this.remaining.delete(jobId);
     this.firstOf.delete(jobId);
+    this.ownerOfJob.delete(jobId);
   }
 
-  /** An article stored under `url` by something other than this job, or null. */
-  private async duplicate(url: string, jobId: string): Promise<string | null> {
-    const found = await this.jobs.articleByUrl(url);
-    return found && found.jobId !== jobId ? found.articleId : null;
+  /** Who sees what a job indexes: null the shared corpus (`shared`), else the job's owner. */
+  private pageOwner(job: Job): string | null {
+    return this.opts.shared ? null : job.owner;
+  }
+
+  /** An article the job's owner sees stored under `url` by something other than this job, or null. */
+  private async duplicate(url: string, job: Job): Promise<string | null> {
+    const found = await this.jobs.articleByUrl(url, job.owner);
+    return found && found.jobId !== job.jobId ? found.articleId : null;
   }
 
   private async index(job: Job, item: JobItem): Promise<ItemOutcome> {
@@ -203,7 +253,7 @@ export class UrlIndexer {
       const first = this.firstOf.get(job.jobId)?.get(requested);
       if (first !== undefined && first !== item.seq)
         return { ...EMPTY, status: 'skipped', reason: 'duplicate', detail: `the same URL as urls[${first}] of this job`, canonicalUrl: requested };
-      const dup = await this.duplicate(requested, job.jobId);
+      const dup = await this.duplicate(requested, job);
       if (dup)
         return { ...EMPTY, status: 'skipped', reason: 'duplicate', detail: `already indexed as article ${dup}`, canonicalUrl: requested, articleId: dup };
     }
@@ -225,7 +275,9 @@ export class UrlIndexer {
     const canonical = canonicalUrl(page.url, read.canonical);
     const fetched = { ...EMPTY, finalUrl: page.url, canonicalUrl: canonical, httpStatus: page.status, title: read.title };
     const fetchedAt = this.now();
+    const owner = this.pageOwner(job);
     const webPage: WebPage = {
+      owner: owner ?? '',
       url: canonical,
       finalUrl: page.url,
       domain: domainOf(canonical),
@@ -240,14 +292,16 @@ export class UrlIndexer {
     };
     const extras = { jobId: job.jobId, metadata: item.metadata, enrichments: item.enrichments };
     if (!item.skipDedupe && canonical !== requested) {
-      const dup = await this.duplicate(canonical, job.jobId);
+      const dup = await this.duplicate(canonical, job);
       if (dup) return { ...fetched, status: 'skipped', reason: 'duplicate', detail: `its canonical URL is already indexed as article ${dup}`, articleId: dup };
     }
     if (!read.article) {
       await this.web.put(webPage, extras);
       return { ...fetched, status: 'skipped', reason: 'not_article', detail: read.skipped };
     }
-    const articleId = item.skipDedupe ? stableUuid(`web:${canonical}:${job.jobId}:${item.seq}`) : stableUuid(`web:${canonical}`);
+    // an owner's own copy has an id of its own: another owner indexing the same URL gets another article
+    const key = owner === null ? `web:${canonical}` : `web:${owner}:${canonical}`;
+    const articleId = item.skipDedupe ? stableUuid(`${key}:${job.jobId}:${item.seq}`) : stableUuid(key);
     const { pubDate, dateDerived } = boundPubDate(read.published, fetchedAt, job.startTime, job.endTime);
     const raw: RawArticle = {
       articleId,
@@ -265,6 +319,7 @@ export class UrlIndexer {
       authors: read.article.authors,
       language: read.language,
       imageUrl: read.article.image_url,
+      owner,
     };
     await this.news.addArticles([raw], fetchedAt);
     await this.web.put({ ...webPage, articleId }, extras);
@@ -273,7 +328,7 @@ export class UrlIndexer {
 
   /** URLs waiting or under way, over all jobs. */
   get pending(): number {
-    return this.queue.size + this.queue.pending;
+    return this.queue.size + this.queue.running;
   }
 
   /** Stop: nothing new starts, fetches under way are aborted (their URLs stay running, resumed on the next start). */

@@ -37,6 +37,11 @@ export interface NewsArticle {
   authors: { name: string | null; email: string | null; url: string | null }[] | null;
   /** og:image of a fetched page; null for the corpus */
   imageUrl?: string | null;
+  /**
+   * null (or absent): the shared corpus, seen by every key; else only the keys of this owner
+   * (`org:<id>` / `user:<id>`) see it: a page URL indexing fetched for them (service/indexing)
+   */
+  owner?: string | null;
   isPodcast: boolean;
   isPremium: boolean;
   centroidDistance: number;

@@ -8,9 +8,10 @@
 import crypto from 'node:crypto';
 import { ALERT_TYPE_EFFECT, type CreateAlertRequest } from '../../spec/index.js';
 import type { GroupHandlers, HandlerCtx } from '../context.js';
-import { notFound } from '../errors.js';
+import { notFound, validationError } from '../errors.js';
 import { AlertStore, alertBody, type AlertFields, type AlertRow } from '../alerts/store.js';
 import { checkAlert, newLog } from '../alerts/check.js';
+import { refusedWebhookUrls } from '../alerts/webhooks.js';
 
 const store = (ctx: HandlerCtx) => new AlertStore(ctx.services.db);
 const now = (ctx: HandlerCtx) => ctx.services.news?.clock() ?? Date.now();
@@ -42,6 +43,12 @@ function withTypeEffect<T extends { alert_type?: string | null; repeat?: boolean
   return eff ? { ...f, ...eff } : f;
 }
 
+/** A webhook URL that can never be delivered (a non-public address literal, localhost) is a 422. */
+function deliverable(triggers: readonly unknown[] | null | undefined): void {
+  const refused = refusedWebhookUrls(triggers);
+  if (refused.length) throw validationError(refused);
+}
+
 /** Fields required in the response keep their value when an update sends null. */
 const NOT_NULLABLE = new Set(['cron', 'triggers', 'always_trigger', 'repeat', 'active']);
 
@@ -54,6 +61,7 @@ export const alertHandlers: GroupHandlers = {
 
   create_alert: async (ctx) => {
     const body = withTypeEffect(ctx.body as CreateAlertRequest & AlertFields);
+    deliverable(body.triggers);
     const p = ctx.principal!;
     const a = await store(ctx).create({ userId: p.userId, orgId: p.org?.id ?? null, keyId: p.keyId }, body, now(ctx));
     return alertBody(a);
@@ -62,6 +70,7 @@ export const alertHandlers: GroupHandlers = {
   get_alert: async (ctx) => alertBody(await mine(ctx)),
 
   put_alert: async (ctx) => {
+    deliverable((ctx.body as { triggers?: unknown[] | null }).triggers);
     const a = await mine(ctx);
     const given = Object.entries(ctx.body as Record<string, unknown>).filter(([k, v]) => v !== undefined && !(v === null && NOT_NULLABLE.has(k)));
     const f = withTypeEffect(Object.fromEntries(given) as Partial<AlertFields>);

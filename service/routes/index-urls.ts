@@ -1,8 +1,8 @@
 /** POST /v1/news/index_urls (facts §6) and GET /v1/news/index_urls/{job_id} (extension). */
 import { ERROR_CODES, type IndexUrlsRequestParsed } from '../../spec/index.js';
 import type { GroupHandlers, HandlerCtx } from '../context.js';
-import { HttpError, notFound } from '../errors.js';
-import { countsOf, finalStatus, jobMessage, ownerOf } from '../indexing/runner.js';
+import { HttpError, notFound, validationError } from '../errors.js';
+import { TooManyJobs, countsOf, finalStatus, jobMessage, ownerOf } from '../indexing/runner.js';
 
 const web = (ctx: HandlerCtx) => {
   const w = ctx.services.web;
@@ -14,7 +14,20 @@ export const indexUrlsHandlers: GroupHandlers = {
   index_urls: async (ctx) => {
     const body = ctx.body as IndexUrlsRequestParsed;
     const p = ctx.principal!;
-    const job = await web(ctx).indexer.submit(ownerOf(p), p.keyId, body);
+    const w = web(ctx);
+    // this server's own cap (NEWSFLOW_INDEX_MAX_URLS), at most the schema's
+    const max = w.config.maxUrls;
+    if (body.urls.length > max)
+      throw validationError([
+        { loc: ['body', 'urls'], msg: `urls: at most ${max} items allowed on this server (NEWSFLOW_INDEX_MAX_URLS)`, type: 'value_error.list.max_items' },
+      ]);
+    let job;
+    try {
+      job = await w.indexer.submit(ownerOf(p), p.keyId, body);
+    } catch (e) {
+      if (e instanceof TooManyJobs) throw new HttpError(429, ERROR_CODES.concurrencyLimited, e.message, { 'Retry-After': '5' });
+      throw e;
+    }
     const n = body.urls.length;
     return {
       status: job.status,

@@ -4,12 +4,15 @@ import { TRY_CACHE_TTLS, SEARCH_LIMITS, type SearchParamsParsed } from '../../sp
 import type { GroupHandlers, HandlerCtx } from '../context.js';
 import { notFound } from '../errors.js';
 import { toDict, toStringBlock } from '../search/format.js';
-import type { Principal } from '../auth/principal.js';
+import { ownerOf, type Principal } from '../auth/principal.js';
+import { NewsIndex } from '../search/engine.js';
 
 /** Credits per search by method (documented in docs/service.md, "Search"); a try_cache hit costs 0.25 of it. */
 export const SEARCH_CREDITS = { kw: 1, recency: 1, nl: 2, both: 3 } as const;
 
 const onlyDomains = (p: Principal | null) => (p?.org?.publisher ? p.org.domains : null);
+/** The caller's own pages (URL indexing) are seen besides the shared corpus. */
+const viewer = (p: Principal | null) => (p ? ownerOf(p) : null);
 
 function surface(ctx: HandlerCtx, articles: { id: string; domain: string }[], query: string | null, kind: 'surface' | 'full_text' = 'surface') {
   const p = ctx.principal;
@@ -46,7 +49,7 @@ export const newsHandlers: GroupHandlers = {
         return { ...hit.body, usage: { credits: hit.credits * SEARCH_LIMITS.cachedCreditFactor } };
       }
     }
-    const r = await news.index.search(p, { now, given, onlyDomains: onlyDomains(ctx.principal) });
+    const r = await news.index.search(p, { now, given, onlyDomains: onlyDomains(ctx.principal), viewer: viewer(ctx.principal) });
     const dicts = p.return_type !== 'string' ? r.docs.map((a) => toDict(a, { graphs: p.return_graphs, geo: p.return_geo, fullText: false })) : null;
     const asString = p.return_type !== 'dicts' ? r.docs.map((a, i) => toStringBlock(a, i, p.doc_start_delimiter, p.doc_end_delimiter)).join('\n\n') : null;
     const credits = SEARCH_CREDITS[r.method];
@@ -64,7 +67,8 @@ export const newsHandlers: GroupHandlers = {
     const { article_ids, full_text } = ctx.query as { article_ids: string[]; full_text: boolean };
     const own = onlyDomains(ctx.principal);
     const found = await ctx.services.news!.store.byIds([...new Set(article_ids)], full_text);
-    const visible = found.filter((a) => !own || own.some((d) => a.domain === d || a.domain.endsWith(`.${d}`)));
+    const me = viewer(ctx.principal);
+    const visible = found.filter((a) => NewsIndex.visible(a, me) && (!own || own.some((d) => a.domain === d || a.domain.endsWith(`.${d}`))));
     const order = new Map(article_ids.map((id, i) => [id.toLowerCase(), i]));
     visible.sort((a, b) => order.get(a.articleId)! - order.get(b.articleId)!);
     if (full_text)
@@ -82,7 +86,8 @@ export const newsHandlers: GroupHandlers = {
     const fullText = (ctx.query as { full_text: boolean }).full_text;
     const own = onlyDomains(ctx.principal);
     const [a] = await ctx.services.news!.store.byIds([id], fullText); // a well-formed UUID (spec ArticlePath)
-    if (!a || (own && !own.some((d) => a.domain === d || a.domain.endsWith(`.${d}`)))) throw notFound(`no article ${id}`);
+    if (!a || !NewsIndex.visible(a, viewer(ctx.principal)) || (own && !own.some((d) => a.domain === d || a.domain.endsWith(`.${d}`))))
+      throw notFound(`no article ${id}`);
     if (fullText) surface(ctx, [{ id: a.articleId, domain: a.domain }], null, 'full_text');
     return toDict(a, { graphs: false, geo: false, fullText });
   },

@@ -1,6 +1,7 @@
 /** GET /v1/chat/websearch (facts §12.4): the web capability's search (service/websearch/). */
 import { ERROR_CODES } from '../../spec/index.js';
 import type { GroupHandlers } from '../context.js';
+import { ownerOf } from '../auth/principal.js';
 import { HttpError, validationError } from '../errors.js';
 import { WebSearchParamError, type WebSearchParams } from '../websearch/web.js';
 import { WebSearchProviderError } from '../websearch/providers.js';
@@ -10,7 +11,7 @@ export const websearchHandlers: GroupHandlers = {
     const web = ctx.services.web;
     if (!web) throw new HttpError(503, ERROR_CODES.unavailable, 'web search is not available on this server (no news store)');
     try {
-      return await web.search(ctx.query as WebSearchParams, ctx.principal);
+      return await web.search(ctx.query as WebSearchParams, ctx.principal ? ownerOf(ctx.principal) : null);
     } catch (e) {
       if (e instanceof WebSearchParamError) throw validationError([{ loc: e.loc, msg: e.message, type: 'value_error' }]);
       if (e instanceof WebSearchProviderError) {

@@ -22,6 +22,8 @@ export interface SearchContext {
   /** names of the query parameters the caller actually sent (hours_back only counts when sent) */
   given: Set<string>;
   onlyDomains: string[] | null;
+  /** the caller's own documents are seen besides the shared corpus (filters.ts FilterContext.viewer); absent: the shared corpus only */
+  viewer?: string | null;
 }
 
 export interface Ranked {
@@ -39,6 +41,8 @@ export class NewsIndex {
   /** article id of each doc (ties break on it) */
   private readonly ids: string[] = [];
   private readonly byId = new Map<string, number>();
+  /** documents with an owner (URL indexing's private pages) */
+  ownedCount = 0;
   readonly bm25 = new Bm25Index();
   vectors: VectorIndex | null = null;
 
@@ -57,6 +61,11 @@ export class NewsIndex {
     return i === undefined ? undefined : this.views[i]!.a;
   }
 
+  /** Whether `viewer` (auth/principal.ts `ownerOf`, null: nobody's own) may see an article: shared, or its own. */
+  static visible(a: Pick<NewsArticle, 'owner'>, viewer: string | null | undefined): boolean {
+    return !a.owner || a.owner === viewer;
+  }
+
   /** Add an indexed article (crawlDate set) with its index terms and embedding. */
   add(a: NewsArticle, indexTerms: string[], embedding: Float32Array | null, fullText: string | null): void {
     if (this.byId.has(a.articleId)) return;
@@ -73,7 +82,9 @@ export class NewsIndex {
       pubMs: a.pubDate.getTime(),
       crawlMs: a.crawlDate ? a.crawlDate.getTime() : NaN,
       premium: a.isPremium,
+      owner: a.owner ?? null,
     });
+    if (a.owner) this.ownedCount++;
     this.ids.push(a.articleId);
     this.byId.set(a.articleId, doc);
     this.bm25.add(doc, indexTerms);
@@ -120,7 +131,7 @@ export class NewsIndex {
 
   async search(p: SearchParamsParsed, ctx: SearchContext): Promise<Ranked> {
     const plan = this.plan(p, ctx);
-    const filter = compileFilter(p, { window: plan.window, onlyDomains: ctx.onlyDomains });
+    const filter = compileFilter(p, { window: plan.window, onlyDomains: ctx.onlyDomains, viewer: ctx.viewer, owned: this.ownedCount > 0 });
     const cache = new Int8Array(this.views.length); // 0 unknown, 1 yes, 2 no
     const accept = (doc: number) => {
       let v = cache[doc]!;

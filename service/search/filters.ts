@@ -17,6 +17,8 @@ export interface DocView {
   pubMs: number;
   crawlMs: number;
   premium: boolean;
+  /** `a.owner`: null for the shared corpus, else the only owner who sees the document */
+  owner: string | null;
 }
 
 const EARTH_RADIUS_M = 6_371_008.8;
@@ -52,6 +54,13 @@ export interface FilterContext {
   window: { field: 'crawl_date' | 'pub_date'; from: number | null; to: number | null };
   /** publisher organizations see only their domains */
   onlyDomains: string[] | null;
+  /**
+   * whose documents the caller sees besides the shared corpus (auth/principal.ts `ownerOf`);
+   * absent or null: the shared corpus only
+   */
+  viewer?: string | null;
+  /** whether any document has an owner (false: the owner check is skipped) */
+  owned?: boolean;
 }
 
 export function compileFilter(p: SearchParamsParsed, ctx: FilterContext): (d: DocView) => boolean {
@@ -61,6 +70,10 @@ export function compileFilter(p: SearchParamsParsed, ctx: FilterContext): (d: Do
     const lo = from ?? -Infinity;
     const hi = to ?? Infinity;
     checks.push(field === 'pub_date' ? (d) => d.pubMs >= lo && d.pubMs <= hi : (d) => d.crawlMs >= lo && d.crawlMs <= hi);
+  }
+  if (ctx.owned !== false) {
+    const viewer = ctx.viewer ?? null;
+    checks.push((d) => d.owner === null || d.owner === viewer);
   }
   if (ctx.onlyDomains) {
     const own = ctx.onlyDomains.map(normDomain);

@@ -361,3 +361,39 @@ MIGRATIONS.push({
     `CREATE TABLE forum_embeddings (thread_id UUID PRIMARY KEY, model VARCHAR NOT NULL, dim INTEGER NOT NULL, vec BLOB NOT NULL)`,
   ],
 });
+
+MIGRATIONS.push({
+  version: 10,
+  name: 'owners of indexed pages: articles.owner, web_pages keyed by (owner, page_url)',
+  sql: [
+    // owner NULL: the shared corpus; else `org:<id>` / `user:<id>`, the owner of the URL indexing job
+    // that fetched the page, the only one who sees it (service/indexing/runner.ts). Pages indexed
+    // before are their job's owner's.
+    'ALTER TABLE articles ADD COLUMN owner VARCHAR',
+    `UPDATE articles SET owner = j.owner FROM web_pages w JOIN url_jobs j ON j.job_id = w.job_id
+     WHERE w.article_id = articles.article_id AND articles.source = 'web'`,
+    // owner '' : a page of the shared web index (crawl, or index_urls with NEWSFLOW_INDEX_URLS_SHARED=1)
+    `CREATE TABLE web_pages_owned (
+       owner VARCHAR NOT NULL,
+       page_url VARCHAR NOT NULL,
+       final_url VARCHAR NOT NULL,
+       domain VARCHAR NOT NULL,
+       title VARCHAR NOT NULL,
+       text VARCHAR NOT NULL,
+       site_name VARCHAR,
+       language VARCHAR,
+       published TIMESTAMP,
+       fetched_at TIMESTAMP NOT NULL,
+       is_article BOOLEAN NOT NULL,
+       article_id UUID,
+       job_id UUID,
+       metadata JSON,
+       enrichments JSON,
+       PRIMARY KEY (owner, page_url))`,
+    `INSERT INTO web_pages_owned SELECT coalesce(j.owner, ''), w.page_url, w.final_url, w.domain, w.title, w.text, w.site_name, w.language,
+       w.published, w.fetched_at, w.is_article, w.article_id, w.job_id, w.metadata, w.enrichments
+     FROM web_pages w LEFT JOIN url_jobs j ON j.job_id = w.job_id`,
+    'DROP TABLE web_pages',
+    'ALTER TABLE web_pages_owned RENAME TO web_pages',
+  ],
+});

@@ -42,6 +42,7 @@ const ARTICLE_COLS: readonly ColSpec[] = [
   ['date_derived', 'bool'],
   ['content_hash', 'varchar'],
   ['image_url', 'varchar'],
+  ['owner', 'varchar'],
 ];
 
 function articleRow(a: NewsArticle): unknown[] {
@@ -82,6 +83,7 @@ function articleRow(a: NewsArticle): unknown[] {
     a.dateDerived,
     a.contentHash,
     a.imageUrl ?? null,
+    a.owner ?? null,
   ];
 }
 
@@ -89,7 +91,7 @@ const selectCols = (full: boolean) => `article_id::VARCHAR AS article_id, source
   key_points, keywords, ${full ? 'full_text' : 'NULL AS full_text'}, language, epoch_ms(pub_date) AS pub_ms, epoch_ms(crawl_date) AS crawl_ms,
   classification, sentiment, provocative, reporting_voice, content_type, bias, country, continent, page_rank, source_id,
   authors::VARCHAR AS authors, is_podcast, is_premium, centroid_distance, cluster_probability, entities::VARCHAR AS entities,
-  geo_coordinates::VARCHAR AS geo, n_terms, url_derived, date_derived, content_hash, image_url`;
+  geo_coordinates::VARCHAR AS geo, n_terms, url_derived, date_derived, content_hash, image_url, owner`;
 
 type Row = Record<string, unknown>;
 function fromRow(r: Row): NewsArticle {
@@ -132,6 +134,7 @@ function fromRow(r: Row): NewsArticle {
     dateDerived: !!r.date_derived,
     contentHash: String(r.content_hash),
     imageUrl: (r.image_url as string | null) ?? null,
+    owner: (r.owner as string | null) ?? null,
   };
 }
 

@@ -106,8 +106,8 @@ export class StoryService {
   }
 
   /**
-   * Cluster every indexed article that has no story yet (in pub_date, then id, order) and store
-   * the result. `refresh`: dates moved (a rebased reload), so rebuild the clusters' time spans.
+   * Cluster every indexed article of the shared corpus that has no story yet (in pub_date, then
+   * id, order) and store the result. `refresh`: dates moved (a rebased reload), so rebuild the clusters' time spans.
    */
   ingest(opts: { refresh?: boolean } = {}): Promise<number> {
     return this.serial(async () => {
@@ -122,6 +122,8 @@ export class StoryService {
       const todo: ClusterInput[] = [];
       for (const [id] of this.docOf) {
         if (this.members.has(id)) continue;
+        // an owner's own page (URL indexing, not shared) joins no story: stories are seen by every key
+        if (this.index.get(id)?.owner) continue;
         const input = this.clusterInput(id);
         if (input) todo.push(input);
       }

@@ -23,6 +23,8 @@ export interface ProviderRequest {
   limit: number;
   /** the instant the window was computed from (ms; default: the provider's clock now) */
   now?: number;
+  /** whose own indexed pages are found besides the shared ones (the index provider; auth/principal.ts ownerOf) */
+  viewer?: string | null;
   signal?: AbortSignal;
 }
 
@@ -96,7 +98,7 @@ export class IndexProvider implements WebSearchProvider {
       (!req.strict || req.domains.length === 0 || domainMatches(p.domain, req.domains)) &&
       // not strict: a page without a published time is judged by when it was fetched
       inWindow(p.published ?? (req.strict ? null : p.fetchedAt), req);
-    const lists = req.queries.map((q) => this.index.rank(q, accept).map((r) => r.page));
+    const lists = req.queries.map((q) => this.index.rank(q, accept, req.viewer ?? null).map((r) => r.page));
     const fused = fuse(
       lists,
       (p) => p.url,

@@ -1,14 +1,18 @@
 /**
  * The service's own web index: every page URL indexing fetched (articles and other pages), by
- * canonical URL, in the store (`web_pages`) and in memory for search. BM25 (k1 1.2, b 0.75)
- * over the title (counted twice) and the text; a page fetched again replaces its old version.
+ * owner and canonical URL, in the store (`web_pages`) and in memory for search. BM25 (k1 1.2,
+ * b 0.75) over the title (counted twice) and the text; a page fetched again for the same owner
+ * replaces its old version. A page's owner ('' for the shared web index) is the only one who finds
+ * it (`rank`'s `viewer`).
  */
 import type { Db } from '../store/db.js';
 import { Bm25Index } from '../search/bm25.js';
 import { terms } from '../search/tokenize.js';
 
 export interface WebPage {
-  /** canonical URL (the key) */
+  /** who finds it: '' the shared web index, else the owner of the indexing job (`org:<id>` / `user:<id>`) */
+  owner: string;
+  /** canonical URL (the key, with the owner) */
   url: string;
   /** the URL the page was read from, after redirects */
   finalUrl: string;
@@ -39,7 +43,9 @@ const pageTerms = (p: WebPage) => terms(`${p.title}\n${p.title}\n${p.text.slice(
 export const queryTerms = (q: string): string[] => [...new Set([...terms(q, 'en'), ...terms(q, 'und')])];
 
 type Row = Record<string, unknown>;
+const keyOf = (owner: string, url: string) => `${owner}\u0000${url}`;
 const fromRow = (r: Row): WebPage => ({
+  owner: String(r.owner),
   url: String(r.page_url),
   finalUrl: String(r.final_url),
   domain: String(r.domain),
@@ -56,6 +62,7 @@ const fromRow = (r: Row): WebPage => ({
 export class WebIndex {
   /** doc id -> page; a replaced page leaves null behind */
   private docs: (WebPage | null)[] = [];
+  /** owner NUL canonical URL -> doc id */
   private byUrl = new Map<string, number>();
   private bm25 = new Bm25Index();
 
@@ -63,7 +70,7 @@ export class WebIndex {
 
   static async open(db: Db): Promise<WebIndex> {
     const ix = new WebIndex(db);
-    const rows = await db.all<Row>(`SELECT page_url, final_url, domain, title, text, site_name, language, epoch_ms(published) AS pub_ms,
+    const rows = await db.all<Row>(`SELECT owner, page_url, final_url, domain, title, text, site_name, language, epoch_ms(published) AS pub_ms,
       epoch_ms(fetched_at) AS fetched_ms, is_article, article_id::VARCHAR AS article_id FROM web_pages ORDER BY fetched_at, page_url`);
     for (const r of rows) ix.addToMemory(fromRow(r));
     return ix;
@@ -74,27 +81,29 @@ export class WebIndex {
     return this.byUrl.size;
   }
 
-  get(url: string): WebPage | undefined {
-    const d = this.byUrl.get(url);
+  /** The page of `url` in the shared web index, or `owner`'s own. */
+  get(url: string, owner = ''): WebPage | undefined {
+    const d = this.byUrl.get(keyOf(owner, url));
     return d === undefined ? undefined : (this.docs[d] ?? undefined);
   }
 
   private addToMemory(p: WebPage): void {
-    const old = this.byUrl.get(p.url);
+    const key = keyOf(p.owner, p.url);
+    const old = this.byUrl.get(key);
     if (old !== undefined) this.docs[old] = null;
     const doc = this.docs.length;
     this.docs.push(p);
-    this.byUrl.set(p.url, doc);
+    this.byUrl.set(key, doc);
     this.bm25.add(doc, pageTerms(p));
   }
 
-  /** Store a fetched page (replacing the page of the same URL) and make it searchable. */
+  /** Store a fetched page (replacing the owner's page of the same URL) and make it searchable. */
   async put(p: WebPage, extras: WebPageExtras): Promise<void> {
     const json = (v: unknown) => (v == null ? null : JSON.stringify(v));
     await this.db.run(
       `INSERT OR REPLACE INTO web_pages (page_url, final_url, domain, title, text, site_name, language, published, fetched_at, is_article,
-         article_id, job_id, metadata, enrichments)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, make_timestamp($8::BIGINT), make_timestamp($9::BIGINT), $10, $11::UUID, $12::UUID, $13::JSON, $14::JSON)`,
+         article_id, job_id, metadata, enrichments, owner)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, make_timestamp($8::BIGINT), make_timestamp($9::BIGINT), $10, $11::UUID, $12::UUID, $13::JSON, $14::JSON, $15)`,
       [
         p.url,
         p.finalUrl,
@@ -110,27 +119,31 @@ export class WebIndex {
         extras.jobId,
         json(extras.metadata),
         json(extras.enrichments),
+        p.owner,
       ] as never,
     );
     this.addToMemory(p);
   }
 
   /**
-   * Pages that pass `accept`, best first: BM25 over the query's terms (a page with none of them
-   * is not a match); an empty query: every page, newest first. Ties by URL.
+   * Pages `viewer` may find (the shared ones and its own; null: the shared ones) that pass
+   * `accept`, best first: BM25 over the query's terms (a page with none of them is not a match);
+   * an empty query: every page, newest first. Ties by URL.
    */
-  rank(query: string, accept: (p: WebPage) => boolean): { page: WebPage; score: number }[] {
+  rank(query: string, accept: (p: WebPage) => boolean, viewer: string | null = null): { page: WebPage; score: number }[] {
+    const mine = (p: WebPage) => p.owner === '' || p.owner === viewer;
+    const ok = (p: WebPage) => mine(p) && accept(p);
     const qt = queryTerms(query);
     const out: { page: WebPage; score: number }[] = [];
     if (qt.length === 0) {
-      for (const p of this.docs) if (p && accept(p)) out.push({ page: p, score: 0 });
+      for (const p of this.docs) if (p && ok(p)) out.push({ page: p, score: 0 });
       const when = (p: WebPage) => (p.published ?? p.fetchedAt).getTime();
       out.sort((a, b) => when(b.page) - when(a.page) || (a.page.url < b.page.url ? -1 : 1));
       return out;
     }
     const r = this.bm25.score(qt, (doc) => {
       const p = this.docs[doc];
-      return !!p && accept(p);
+      return !!p && ok(p);
     });
     for (let i = 0; i < r.docs.length; i++) out.push({ page: this.docs[r.docs[i]!]!, score: r.scores[i]! });
     out.sort((a, b) => b.score - a.score || (a.page.url < b.page.url ? -1 : 1));

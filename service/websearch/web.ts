@@ -1,7 +1,7 @@
 /**
  * The web capability of the service (`Services.web`): URL indexing jobs (service/indexing), the
  * web index they fill, and web search over a provider (the index by default, or SearXNG).
- * Other routes (DeepNews, forecast) call `web.search(params, principal)` like the websearch
+ * Other routes (DeepNews, forecast) call `web.search(params, viewer)` like the websearch
  * route does.
  *
  * Environment (read when the service opens):
@@ -12,13 +12,18 @@
  *   fetched under the policy (NEWSFLOW_FETCH_ALLOW);
  * - NEWSFLOW_FETCH_TIMEOUT_MS the longest one page fetch may take (default 30000; also caps the
  *   connect, headers and body timeouts);
- * - NEWSFLOW_INDEX_CONCURRENCY URLs fetched at once by indexing jobs (default 4).
+ * - NEWSFLOW_INDEX_CONCURRENCY URLs fetched at once by indexing jobs, shared round-robin between
+ *   owners (default 4);
+ * - NEWSFLOW_INDEX_MAX_JOBS unfinished index_urls jobs an owner may have (default 4; one more: 429);
+ * - NEWSFLOW_INDEX_MAX_URLS URLs one index_urls request may name, 1 to INDEX_URLS_LIMITS.maxUrls
+ *   (the default, 1,000; more: 422 on `urls`);
+ * - NEWSFLOW_INDEX_URLS_SHARED `1`: pages indexed through index_urls join the shared corpus and web
+ *   index, seen by every key; unset or `0` (the default): only their owner's keys see them.
  */
 import type { z } from 'zod';
-import { normaliseDomain, type WebSearchQuery } from '../../spec/index.js';
+import { INDEX_URLS_LIMITS, normaliseDomain, type WebSearchQuery } from '../../spec/index.js';
 import type { Db } from '../store/db.js';
 import type { NewsService } from '../news/service.js';
-import type { Principal } from '../auth/principal.js';
 import { stableUuid } from '../corpus/read.js';
 import { FETCH_DEFAULTS, PageFetcher, type FetchOptions } from '../../lib/fetch/fetcher.js';
 import { INDEXER_DEFAULTS, UrlIndexer, type IndexerOptions } from '../indexing/runner.js';
@@ -42,6 +47,12 @@ export interface WebConfig {
   searxngUrl: string | null;
   fetch: FetchOptions;
   concurrency: number;
+  /** unfinished jobs an owner may have */
+  maxJobsPerOwner: number;
+  /** URLs one request may name */
+  maxUrls: number;
+  /** indexed pages join the shared corpus */
+  shared: boolean;
 }
 
 export class WebConfigError extends Error {}
@@ -66,7 +77,26 @@ export function webConfig(env: NodeJS.ProcessEnv = process.env): WebConfig {
   const concurrency = Number(env.NEWSFLOW_INDEX_CONCURRENCY ?? INDEXER_DEFAULTS.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1)
     throw new WebConfigError(`NEWSFLOW_INDEX_CONCURRENCY must be a positive integer, not ${env.NEWSFLOW_INDEX_CONCURRENCY}`);
-  return { provider, searxngUrl, fetch, concurrency };
+  const whole = (name: string, fallback: number, max = Infinity): number => {
+    const raw = env[name]?.trim();
+    if (!raw) return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 1 || n > max)
+      throw new WebConfigError(`${name} must be a whole number from 1${max === Infinity ? '' : ` to ${max}`}, not ${env[name]}`);
+    return n;
+  };
+  const shared = env.NEWSFLOW_INDEX_URLS_SHARED?.trim() ?? '';
+  if (!['', '0', '1'].includes(shared))
+    throw new WebConfigError(`NEWSFLOW_INDEX_URLS_SHARED must be 1 (indexed pages join the shared corpus) or 0, not ${shared}`);
+  return {
+    provider,
+    searxngUrl,
+    fetch,
+    concurrency,
+    maxJobsPerOwner: whole('NEWSFLOW_INDEX_MAX_JOBS', INDEXER_DEFAULTS.maxJobsPerOwner),
+    maxUrls: whole('NEWSFLOW_INDEX_MAX_URLS', INDEX_URLS_LIMITS.maxUrls, INDEX_URLS_LIMITS.maxUrls),
+    shared: shared === '1',
+  };
 }
 
 /** A request the provider cannot take (the route's 422 on `loc`). */
@@ -88,6 +118,8 @@ export class Web {
     readonly provider: WebSearchProvider,
     fetcher: PageFetcher,
     private readonly clock: () => number,
+    /** the settings it was opened with */
+    readonly config: WebConfig,
   ) {
     this.searchFetcher = fetcher;
   }
@@ -97,21 +129,29 @@ export class Web {
     const config = opts.config ?? webConfig();
     const clock = opts.clock ?? news.clock;
     const index = await WebIndex.open(db);
-    const indexer = new UrlIndexer(new JobStore(db), news, index, { concurrency: config.concurrency, fetch: config.fetch, clock, log: opts.log });
+    const indexer = new UrlIndexer(new JobStore(db), news, index, {
+      concurrency: config.concurrency,
+      maxJobsPerOwner: config.maxJobsPerOwner,
+      shared: config.shared,
+      fetch: config.fetch,
+      clock,
+      log: opts.log,
+    });
     const fetcher = new PageFetcher(config.fetch);
     const provider = config.provider === 'searxng' ? new SearxngProvider(config.searxngUrl!, fetcher, clock) : new IndexProvider(index);
-    const web = new Web(index, indexer, provider, fetcher, clock);
+    const web = new Web(index, indexer, provider, fetcher, clock, config);
     await indexer.resume();
     return web;
   }
 
   /**
    * Web search (GET /v1/chat/websearch): the provider's results for the queries, each distilled
-   * to extractive key points and its raw text, WEB_SEARCH_PAGE per call from `offset`.
+   * to extractive key points and its raw text, WEB_SEARCH_PAGE per call from `offset`. `viewer`
+   * (auth/principal.ts ownerOf) finds its own indexed pages besides the shared ones.
    * Throws WebSearchParamError for a request it cannot take, WebSearchProviderError when the
    * provider fails.
    */
-  async search(params: WebSearchParams, _principal: Principal | null = null): Promise<WebSearchAnswer> {
+  async search(params: WebSearchParams, viewer: string | null = null): Promise<WebSearchAnswer> {
     const queries = params.queries.map((q) => q.trim());
     const now = this.clock();
     let from: number | null = params.lookback != null ? now - params.lookback * 3_600_000 : null;
@@ -135,7 +175,7 @@ export class Web {
       offset = Number(params.offset.trim());
     }
     const domains = [...new Set((params.domains ?? []).map(normaliseDomain).filter(Boolean))];
-    const { hits, more } = await this.provider.search({ queries, from, to, domains, strict: !!params.strict, offset, limit: WEB_SEARCH_PAGE, now });
+    const { hits, more } = await this.provider.search({ queries, from, to, domains, strict: !!params.strict, offset, limit: WEB_SEARCH_PAGE, now, viewer });
     const dicts = hits.map((h) => distil(h, queries));
     return {
       as_string: dicts.map((r, i) => toWebStringBlock(r, i)).join('\n\n'),

@@ -4,7 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { NewsClient } from '../../client/index.js';
 import type { LimitsConfig } from '../../spec/index.js';
 import { Warehouse } from '../../warehouse/warehouse.js';
-import { createWorkers } from '../../pipelines/worker/worker.js';
+import { createWorkers, type WorkerDeps } from '../../pipelines/worker/worker.js';
 import { tempDir, type TestService } from './service.js';
 
 export interface Harness {
@@ -18,7 +18,13 @@ export interface Harness {
  * Workers of every queue on the test run's dev server, in the file's own namespace (see
  * test/setup/temporal.ts), landing into a fresh warehouse through `client`.
  */
-export async function startHarness(opts: { namespace: string; client: NewsClient; limits?: LimitsConfig; smtpUrl?: string | null }): Promise<Harness> {
+export async function startHarness(opts: {
+  namespace: string;
+  client: NewsClient;
+  limits?: LimitsConfig;
+  smtpUrl?: string | null;
+  webhookFetch?: WorkerDeps['webhookFetch'];
+}): Promise<Harness> {
   const whDir = tempDir('newsflow-wh-');
   const warehouse = await Warehouse.open(whDir);
   const workers = await createWorkers({
@@ -28,6 +34,7 @@ export async function startHarness(opts: { namespace: string; client: NewsClient
     warehouse,
     limits: opts.limits,
     smtpUrl: opts.smtpUrl,
+    webhookFetch: opts.webhookFetch,
   });
   const running = workers.run();
   const temporal = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }), namespace: opts.namespace });

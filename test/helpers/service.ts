@@ -9,6 +9,8 @@ import { SCOPES, type Scope } from '../../spec/index.js';
 
 export interface TestService extends RunningService {
   dataDir: string;
+  /** the master key file of secrets at rest: in a folder of its own, outside the data dir (as $XDG_CONFIG_HOME/newsflow/secret.key is) */
+  secretKeyFile: string;
   keys: Record<string, string>;
   /** the admin token of the data dir (admin routes) */
   adminToken: string;
@@ -50,6 +52,7 @@ export async function startTestService(
   } = {},
 ): Promise<TestService> {
   const dataDir = tempDir();
+  const configDir = tempDir('newsflow-config-');
   if (opts.corpusStore) fs.copyFileSync(opts.corpusStore, path.join(dataDir, 'service.duckdb'));
   const config = serviceConfig({
     dataDir,
@@ -58,6 +61,7 @@ export async function startTestService(
     limitsText: opts.limitsText,
     logLevel: 'silent',
     validateResponses: opts.validateResponses ?? true,
+    secretKeyFile: path.join(configDir, 'newsflow', 'secret.key'),
   });
   const services = await openServices(config, undefined, { clock: opts.clock });
   await services.keys.createOrg({ name: 'acme', domains: ['acme.com', 'acme-news.co.uk'] });
@@ -73,6 +77,7 @@ export async function startTestService(
   return {
     ...svc,
     dataDir,
+    secretKeyFile: config.secretKeyFile,
     keys,
     keyIds,
     adminToken: fs.readFileSync(path.join(dataDir, 'admin.token'), 'utf8').trim(),
@@ -81,6 +86,7 @@ export async function startTestService(
       await services.news?.close();
       services.db.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
+      fs.rmSync(configDir, { recursive: true, force: true });
     },
   };
 }

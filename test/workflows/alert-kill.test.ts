@@ -23,11 +23,16 @@ let svc: TestService;
 let temporal: Client;
 
 beforeAll(async () => {
+  // the receivers listen on loopback: the service (alert creation) and the worker (delivery) allow it
+  process.env.NEWSFLOW_FETCH_ALLOW = '127.0.0.1';
   svc = await startTestService({ limitsText: LIMITS });
   await holdFeed(svc, FEED);
   temporal = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }), namespace: NS });
 }, 180_000);
-afterAll(async () => svc?.stop());
+afterAll(async () => {
+  await svc?.stop();
+  delete process.env.NEWSFLOW_FETCH_ALLOW;
+});
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,8 +1,10 @@
 /**
  * The alert runner on the real Temporal dev server against the real service, with local webhook
- * receivers: schedule sync, end-to-end delivery while articles arrive through replay, and a
- * receiver that is down for several minutes of scheduled runs.
+ * receivers: schedule sync, end-to-end delivery while articles arrive through replay, a receiver
+ * that is down for several minutes of scheduled runs, and deliveries the fetch policy refuses.
+ * The receivers listen on 127.0.0.1, which NEWSFLOW_FETCH_ALLOW lists for this file.
  */
+import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -16,6 +18,7 @@ import { isAlertSchedule, listOurs } from '../../activities/schedules.js';
 import { api, startTestService, type TestService } from '../helpers/service.js';
 import { repoRoot } from '../helpers/paths.js';
 import { holdFeed, startHarness, type Harness } from '../helpers/pipeline.js';
+import { redirect, startPageServer } from '../helpers/page-server.js';
 
 const NS = 'nf-alerts';
 const FEED = path.join(repoRoot, 'test/fixtures/corpus/alerts-feed.json');
@@ -25,8 +28,11 @@ let svc: TestService;
 let h: Harness;
 let warehouse: Warehouse;
 let temporal: Client;
+/** a public-looking name the worker's resolver (its fetch policy's hook) answers with a loopback address outside the allow list */
+const REBOUND = 'hooks.public-receiver.com';
 
 beforeAll(async () => {
+  process.env.NEWSFLOW_FETCH_ALLOW = '127.0.0.1';
   svc = await startTestService({ limitsText: LIMITS });
   // the feed is held back: it arrives through replay once the alerts exist
   await holdFeed(svc, FEED);
@@ -35,7 +41,12 @@ beforeAll(async () => {
     apiKey: svc.keys.org,
     limits: { chat: { rate: 500, burst: 100, concurrency: 10 }, news: { rate: 500, burst: 100, concurrency: 10 } },
   });
-  h = await startHarness({ namespace: NS, client, smtpUrl: null });
+  h = await startHarness({
+    namespace: NS,
+    client,
+    smtpUrl: null,
+    webhookFetch: { lookup: async (host) => (host === REBOUND ? [{ address: '127.0.0.2', family: 4 }] : dnsLookup(host, { all: true })) },
+  });
   ({ warehouse, temporal } = h);
 }, 180_000);
 afterAll(async () => {
@@ -46,6 +57,7 @@ afterAll(async () => {
       .catch(() => undefined);
   await h?.stop();
   await svc?.stop();
+  delete process.env.NEWSFLOW_FETCH_ALLOW;
 });
 
 const sync = () =>
@@ -304,6 +316,58 @@ describe('triggers the runner cannot send', () => {
     })) as { skipped: number };
     expect(r2.skipped).toBe(2);
     expect(Number((await warehouse.query<{ n: bigint }>('SELECT count(*) AS n FROM alert_deliveries WHERE alert_id = $1::UUID', [a.id]))[0]!.n)).toBe(4);
+  });
+});
+
+describe('webhooks under the fetch policy', () => {
+  it('a name resolving to loopback and a redirect to loopback are refused at delivery, in the ledger with the reason, never retried; nothing reaches the listener', async () => {
+    // the listener the refused deliveries aim at: loopback, outside NEWSFLOW_FETCH_ALLOW (127.0.0.1)
+    const inside = await startPageServer('127.0.0.2');
+    inside.routes.set('/hook', (_req, res) => res.writeHead(200).end('reached'));
+    // an allowed receiver that bounces the POST to it
+    const bouncer = await startPageServer('127.0.0.1');
+    bouncer.routes.set('/bounce', redirect(`${inside.origin}/hook`, 307));
+    try {
+      const a = await createAlert({
+        query: 'anything',
+        cron: '0 0 1 1 *',
+        alert_type: 'ReportAbout',
+        triggers: [
+          { action: 'webhook', params: { url: `http://${REBOUND}:${inside.port}/hook` } },
+          { action: 'webhook', params: { url: `${bouncer.origin}/bounce` } },
+        ],
+      });
+      const run = (n: number) =>
+        temporal.workflow.execute('alertRun', {
+          taskQueue: TASK_QUEUES.alerts,
+          workflowId: `alert-policy-${n}-${Date.now()}`,
+          args: [{ alertId: a.id }],
+        }) as Promise<{ logs: number; delivered: number; refused: number; pending: number }>;
+      expect(await run(1)).toMatchObject({ logs: 1, delivered: 0, refused: 2, pending: 0 });
+      const ledger = () =>
+        warehouse.query<{ status: string; attempts: number; error: string; response_code: number | null }>(
+          'SELECT status, attempts, error, response_code FROM alert_deliveries WHERE alert_id = $1::UUID ORDER BY trigger_index',
+          [a.id],
+        );
+      const rows = await ledger();
+      expect(rows).toMatchObject([
+        { status: 'refused', attempts: 1, response_code: null },
+        { status: 'refused', attempts: 1, response_code: 307 },
+      ]);
+      expect(rows[0]!.error).toMatch(new RegExp(`^forbidden_address: ${REBOUND.replace(/\./g, '\\.')}: .*127\\.0\\.0\\.2 \\(loopback\\)`));
+      expect(rows[1]!.error).toMatch(/^redirect: the webhook answered HTTP 307 to http:\/\/127\.0\.0\.2:\d+\/hook; webhooks do not follow redirects/);
+      // a second run (ReportAbout: a new log) refuses the new log's deliveries and does not try the first log's again
+      expect(await run(2)).toMatchObject({ delivered: 0, refused: 2, pending: 0 });
+      const after = await ledger();
+      expect(after.map((r) => [r.status, Number(r.attempts)])).toEqual(Array(4).fill(['refused', 1]));
+      // one POST per log reached the allowed bouncer; its redirect was not followed
+      expect(bouncer.requests).toBe(2);
+      expect(inside.connections).toBe(0);
+      expect(inside.requests).toBe(0);
+    } finally {
+      await inside.close();
+      await bouncer.close();
+    }
   });
 });
 

@@ -9,6 +9,20 @@ import { Db } from '../../../service/store/db.js';
 import { rotateSecrets } from '../../../service/byok/rotate.js';
 import { KEY_FILE } from '../../../service/auth/secrets.js';
 
+/** A data dir and, apart from it, the folder its master key file goes in (as $XDG_CONFIG_HOME/newsflow is). */
+function dirs(): { dataDir: string; keyFile: string; done: () => void } {
+  const dataDir = tempDir();
+  const config = tempDir('newsflow-config-');
+  return {
+    dataDir,
+    keyFile: path.join(config, 'newsflow', KEY_FILE),
+    done: () => {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      fs.rmSync(config, { recursive: true, force: true });
+    },
+  };
+}
+
 let svc: TestService;
 beforeAll(async () => {
   svc = await startTestService({
@@ -75,7 +89,7 @@ describe('BYOK keys', () => {
 });
 
 describe('BYOK keys at rest', () => {
-  it('never writes the key in plaintext, before or after a checkpoint; the key file is 0600', async () => {
+  it('never writes the key in plaintext, before or after a checkpoint; the key file is 0600, outside the data dir', async () => {
     const key = `sk-ant-plaintext-${Date.now()}-secret`;
     const marker = `marker-${Date.now()}-visible`;
     expect((await api(svc.url, 'PUT', '/v1/byok/anthropic', svc.keys.org, { api_key: key })).status).toBe(200);
@@ -87,38 +101,41 @@ describe('BYOK keys at rest', () => {
       expect(bytes.includes(Buffer.from(key)), `${phase}: key`).toBe(false);
       expect(bytes.includes(Buffer.from(key.slice(7, -4))), `${phase}: key middle`).toBe(false);
     }
-    const st = fs.statSync(path.join(svc.dataDir, KEY_FILE));
-    expect(st.mode & 0o777).toBe(0o600);
+    expect(fs.existsSync(path.join(svc.dataDir, KEY_FILE))).toBe(false);
+    expect(fs.statSync(svc.secretKeyFile).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(path.dirname(svc.secretKeyFile)).mode & 0o777).toBe(0o700);
     const row = await svc.services.db.one<{ secret: string }>("SELECT secret FROM byok_keys WHERE provider = 'anthropic'");
-    expect(row!.secret).toMatch(/^v1:[0-9a-f]{8}:/);
+    expect(row!.secret).toMatch(/^v2:[0-9a-f]{8}:/);
     // ...while the service opens it to call the provider
     const owner = `org:${(await svc.services.keys.resolve(svc.keys.org!))!.org!.id}`;
     expect((await svc.services.byok.keys(owner)).anthropic).toBe(key);
   });
 
   it('seals under NEWSFLOW_SECRET_KEY when it is set (no key file)', async () => {
-    const dataDir = tempDir();
-    const config = serviceConfig({ dataDir, port: 0, logLevel: 'silent', secretKey: 'ab'.repeat(32), embeddings: 'none' });
+    const { dataDir, keyFile, done } = dirs();
+    const config = serviceConfig({ dataDir, port: 0, logLevel: 'silent', secretKey: 'ab'.repeat(32), embeddings: 'none', secretKeyFile: keyFile });
     const services = await openServices(config);
     await services.byok.put('user:u1', 'google', 'AIza-env-sealed-key-0001');
     expect(fs.existsSync(path.join(dataDir, KEY_FILE))).toBe(false);
+    expect(fs.existsSync(keyFile)).toBe(false);
     expect((await services.byok.keys('user:u1')).google).toBe('AIza-env-sealed-key-0001');
     await services.news?.close();
     services.db.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    done();
   });
 
   it('a malformed NEWSFLOW_SECRET_KEY fails when services open, naming the variable; no key file is created', async () => {
-    const dataDir = tempDir();
-    const config = serviceConfig({ dataDir, port: 0, logLevel: 'silent', secretKey: 'not-a-master-key', embeddings: 'none' });
+    const { dataDir, keyFile, done } = dirs();
+    const config = serviceConfig({ dataDir, port: 0, logLevel: 'silent', secretKey: 'not-a-master-key', embeddings: 'none', secretKeyFile: keyFile });
     await expect(openServices(config)).rejects.toThrow(/NEWSFLOW_SECRET_KEY/);
     expect(fs.existsSync(path.join(dataDir, KEY_FILE))).toBe(false);
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    expect(fs.existsSync(keyFile)).toBe(false);
+    done();
   });
 
   it('rotate re-seals every key under a new master key and GET keeps working', async () => {
-    const dataDir = tempDir();
-    const config = serviceConfig({ dataDir, port: 0, host: '127.0.0.1', logLevel: 'silent', embeddings: 'none' });
+    const { dataDir, keyFile, done } = dirs();
+    const config = serviceConfig({ dataDir, port: 0, host: '127.0.0.1', logLevel: 'silent', embeddings: 'none', secretKeyFile: keyFile });
     let services = await openServices(config);
     await services.keys.createOrg({ name: 'acme', domains: ['acme.com'] });
     const { key } = await services.keys.createKey({ name: 'k', org: 'acme', scopes: ['chat'], plan: 'enterprise' });
@@ -127,16 +144,16 @@ describe('BYOK keys at rest', () => {
     await api(running.url, 'PUT', '/v1/byok/google', key, { api_key: 'AIza-rotate-me-5432' });
     await running.close();
     services.db.close();
-    const before = fs.readFileSync(path.join(dataDir, KEY_FILE), 'utf8');
+    const before = fs.readFileSync(keyFile, 'utf8');
 
     const db = await Db.open(path.join(dataDir, 'service.duckdb'));
-    const r = await rotateSecrets(db, { dataDir });
+    const r = await rotateSecrets(db, { dataDir, keyFile });
     db.close();
     expect(r.rotated).toBe(2);
     expect(r.to).not.toBe(r.from);
-    const after = fs.readFileSync(path.join(dataDir, KEY_FILE), 'utf8');
+    const after = fs.readFileSync(keyFile, 'utf8');
     expect(after).not.toBe(before);
-    expect(fs.statSync(path.join(dataDir, KEY_FILE)).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
 
     services = await openServices(config);
     running = await startService({ services, logger: false });
@@ -146,9 +163,9 @@ describe('BYOK keys at rest', () => {
     const owner = `org:${(await services.keys.resolve(key))!.org!.id}`;
     expect(await services.byok.keys(owner)).toEqual({ anthropic: 'sk-ant-rotate-me-9876', google: 'AIza-rotate-me-5432' });
     const rows = await services.db.all<{ secret: string }>('SELECT secret FROM byok_keys');
-    expect(rows.every((x) => x.secret.startsWith(`v1:${r.to}:`))).toBe(true);
+    expect(rows.every((x) => x.secret.startsWith(`v2:${r.to}:`))).toBe(true);
     await running.close();
     services.db.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    done();
   });
 });

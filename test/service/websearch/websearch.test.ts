@@ -8,6 +8,7 @@ import { api, startTestService, type TestService } from '../../helpers/service.j
 import { startPageServer, type PageServer } from '../../helpers/page-server.js';
 import { expectedMeta, pageNames, servePages, waitForJob } from '../../helpers/readability-pages.js';
 import { queryTerms } from '../../../service/websearch/web-index.js';
+import { ownerOf } from '../../../service/auth/principal.js';
 
 let svc: TestService;
 let server: PageServer;
@@ -51,6 +52,8 @@ describe('web search over the service web index', () => {
     let first = 0;
     let withKeyPoints = 0;
     const english = pageNames.filter((n) => n !== 'yahoo-2');
+    // the pages are the organization's that indexed them
+    const owner = ownerOf((await svc.services.keys.resolve(svc.keys.org!))!);
     for (const n of english) {
       const title = expectedMeta(n).title!;
       const r = await search({ queries: title });
@@ -59,7 +62,7 @@ describe('web search over the service web index', () => {
       if (top?.url === urls.get(n)) first++;
       const mine = r.body.as_dicts.find((d: any) => d.url === urls.get(n));
       // raw_text is the first 20,000 characters: key points are looked up in the whole stored text
-      const text = svc.services.web!.index.get(urls.get(n)!)!.text.replace(/\s+/g, ' ');
+      const text = svc.services.web!.index.get(urls.get(n)!, owner)!.text.replace(/\s+/g, ' ');
       if (mine && mine.key_points.length > 0 && mine.key_points.every((k: string) => text.includes(k.replace(/…$/, '').replace(/\s+/g, ' ').slice(0, 60))))
         withKeyPoints++;
       else console.log(`${n}: key points not found in the page: ${JSON.stringify(mine?.key_points)}`);
@@ -138,9 +141,22 @@ describe('web search over the service web index', () => {
     expect(none.body.detail[0].loc).toEqual(['query', 'queries']);
   });
 
-  it('is a capability other routes can call: Services.web.search gives what the route gives', async () => {
+  it('answers 422 naming queries beyond the per-request caps: more than 10 queries, a query over 1,000 characters', async () => {
+    const eleven = await search({ queries: Array.from({ length: 11 }, (_, i) => `q${i}`) });
+    expect(eleven.status).toBe(422);
+    expect(eleven.body.detail[0]).toMatchObject({ loc: ['query', 'queries'], type: 'value_error.list.max_items' });
+    expect((await search({ queries: Array.from({ length: 10 }, (_, i) => `q${i}`) })).status).toBe(200);
+    const long = await search({ queries: ['x'.repeat(1001)] });
+    expect(long.status).toBe(422);
+    expect(long.body.detail[0].loc).toEqual(['query', 'queries', 0]);
+  });
+
+  it("is a capability other routes can call: Services.web.search gives what the route gives (for the caller's owner)", async () => {
     const viaRoute = await search({ queries: 'Higgs boson' });
-    const direct = await svc.services.web!.search({ queries: ['Higgs boson'] }, null);
+    const owner = ownerOf((await svc.services.keys.resolve(svc.keys.org!))!);
+    const direct = await svc.services.web!.search({ queries: ['Higgs boson'] }, owner);
     expect(direct).toEqual(viaRoute.body);
+    // the pages are the organization's (index_urls): nobody else's search finds them
+    expect((await svc.services.web!.search({ queries: ['Higgs boson'] }, null)).as_dicts).toEqual([]);
   });
 });
