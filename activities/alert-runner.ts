@@ -7,7 +7,7 @@
  * after it, so a worker killed between the two repeats the POST with the same key on retry, and
  * a delivered row is never sent again.
  *
- * Webhooks are POSTed under the fetch policy (lib/fetch/webhook.ts: public addresses only unless
+ * Webhooks are POSTed under the fetch policy (activities/webhook.ts: public addresses only unless
  * NEWSFLOW_FETCH_ALLOW lists them, DNS pinned, no redirect followed, transport headers fixed). A
  * delivery the policy refuses (or whose receiver redirects) is recorded `refused` with its reason
  * and fails without retry (ApplicationFailure type DeliveryRefused): no later run sends it again.
@@ -22,7 +22,7 @@ import { ALERTS, ALERT_LOGS } from '../warehouse/tables/alerts.js';
 import { ALERT_SCHEDULE_PREFIX, applySchedules, isAlertSchedule, type ApplyResult, type ScheduleDecl } from './schedules.js';
 import { sendMail } from './smtp.js';
 import { FetchRefused, type FetchOptions } from '../lib/fetch/fetcher.js';
-import { WEBHOOK_REFUSALS, postWebhook } from '../lib/fetch/webhook.js';
+import { WEBHOOK_REFUSALS, postWebhook } from './webhook.js';
 import { apiFailure, failingFast } from './api-failure.js';
 
 export interface AlertRunnerDeps {
@@ -36,7 +36,7 @@ export interface AlertRunnerDeps {
   /** per-request timeout of a webhook POST */
   webhookTimeoutMs?: number;
   /**
-   * The address policy and resolver of webhook POSTs (lib/fetch/webhook.ts); default: the
+   * The address policy and resolver of webhook POSTs (activities/webhook.ts); default: the
    * environment's NEWSFLOW_FETCH_ALLOW, read at each delivery, and the system resolver
    */
   webhookFetch?: Pick<FetchOptions, 'policy' | 'lookup'>;

@@ -51,6 +51,13 @@ export async function rotateSecrets(
   return (await import('./byok/rotate.js')).rotateSecrets(...args);
 }
 
+/** Where the master key of sealed secrets comes from and how many stored values it opens (`newsflow secrets status`). */
+export async function secretsStatus(
+  ...args: Parameters<typeof import('./byok/status.js').secretsStatus>
+): ReturnType<typeof import('./byok/status.js').secretsStatus> {
+  return (await import('./byok/status.js')).secretsStatus(...args);
+}
+
 /** Write a synthetic hit history into the store (`newsflow simulate hits`). */
 export async function simulateHits(db: Db, opts: Parameters<import('./store/distribution.js').DistributionStore['simulate']>[0]) {
   const { DistributionStore } = await import('./store/distribution.js');

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { PLANS, SCOPES } from '../../spec/index.js';
 import { CliError, dataDirOf, dataDirOpt, intArg, list, table, withStore } from './shared.js';
-import { rotateSecrets, simulateHits, withAdmin } from '../../service/index.js';
+import { rotateSecrets, secretsStatus, simulateHits, withAdmin } from '../../service/index.js';
 
 export function register(program: Command): void {
   const orgs = program.command('orgs').description('organizations (through the running service of the data dir, if any, with its admin token)');
@@ -92,7 +92,6 @@ export function register(program: Command): void {
     .description('where the master key is, and how many of the stored sealed values it opens (exit 1 when some do not)')
     .option(...dataDirOpt)
     .action(async (o: { dataDir?: string }) => {
-      const { secretsStatus } = await import('../../service/byok/status.js');
       const s = await withStore(o.dataDir, (db) => secretsStatus(db, { dataDir: dataDirOf(o.dataDir), secretKey: process.env.NEWSFLOW_SECRET_KEY }));
       const where = (k: { id: string; kind: string; where: string }) =>
         `${k.id} from ${k.kind === 'env' ? '$NEWSFLOW_SECRET_KEY' : k.where}${k.kind === 'data-dir' ? ' (beside the data: move it out with `newsflow secrets rotate`)' : ''}`;

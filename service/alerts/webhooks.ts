@@ -2,7 +2,7 @@
  * Webhook URLs an alert may carry: a URL the fetch policy refuses whatever DNS says (its host is a
  * non-public address literal or localhost; lib/fetch/policy.ts `urlHostRefusal`) can never be
  * delivered, so creating or updating an alert with one is a 422 naming `triggers.N.params.url`.
- * A host name is judged when the alert runner connects (lib/fetch/webhook.ts), on every delivery.
+ * A host name is judged when the alert runner connects (activities/webhook.ts), on every delivery.
  */
 import type { ValidationErrorItem } from '../../spec/index.js';
 import { fetchPolicyFromEnv, urlHostRefusal, type FetchPolicy } from '../../lib/fetch/policy.js';

@@ -18,8 +18,8 @@
  * `timeout`, `http_status`) may pass.
  */
 import { request } from 'undici';
-import { HTTP_HEADER_NAME, HTTP_HEADER_VALUE, WEBHOOK_FIXED_HEADERS } from '../../spec/index.js';
-import { FETCH_DEFAULTS, FetchRefused, asRefusal, parseUrl, policyAgent, type FetchOptions, type RefusalReason } from './fetcher.js';
+import { HTTP_HEADER_NAME, HTTP_HEADER_VALUE, WEBHOOK_FIXED_HEADERS } from '../spec/index.js';
+import { FETCH_DEFAULTS, FetchRefused, asRefusal, parseUrl, policyAgent, type FetchOptions, type RefusalReason } from '../lib/fetch/fetcher.js';
 
 export const WEBHOOK_DEFAULTS = {
   /** the whole POST, connect to last response byte */

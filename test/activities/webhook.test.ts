@@ -6,10 +6,10 @@
  */
 import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FetchRefused } from '../../../lib/fetch/fetcher.js';
-import { parseFetchAllow, urlHostRefusal } from '../../../lib/fetch/policy.js';
-import { postWebhook, WEBHOOK_REFUSALS, type WebhookOptions, type WebhookRequest } from '../../../lib/fetch/webhook.js';
-import { redirect, startPageServer, type PageServer } from '../../helpers/page-server.js';
+import { FetchRefused } from '../../lib/fetch/fetcher.js';
+import { parseFetchAllow, urlHostRefusal } from '../../lib/fetch/policy.js';
+import { postWebhook, WEBHOOK_REFUSALS, type WebhookOptions, type WebhookRequest } from '../../activities/webhook.js';
+import { redirect, startPageServer, type PageServer } from '../helpers/page-server.js';
 
 let receiver: PageServer;
 /** a listener on another loopback address, never allowed: nothing may reach it */
