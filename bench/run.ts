@@ -4,6 +4,7 @@ import { benchSearch } from './search.js';
 import { benchChat } from './chat.js';
 import { benchGraph } from './graph.js';
 import { benchExtract } from './extract.js';
+import { benchStories } from './stories.js';
 import { benchDeepNews } from './deepnews.js';
 import { benchAutofilter } from './autofilter.js';
 import { benchForum } from './forum.js';
@@ -20,6 +21,7 @@ const benches = [
   benchChat,
   benchGraph,
   benchExtract,
+  benchStories,
   benchDeepNews,
   benchAutofilter,
   benchForum,
