@@ -10,6 +10,7 @@ import { benchSearch } from './search.js';
 import { benchChat } from './chat.js';
 import { benchGraph } from './graph.js';
 import { benchExtract } from './extract.js';
+import { benchStories } from './stories.js';
 import { benchDeepNews } from './deepnews.js';
 import { benchAutofilter } from './autofilter.js';
 import { benchForum } from './forum.js';
@@ -27,6 +28,7 @@ const benches: [id: string, run: () => Promise<Record<string, unknown>>][] = [
   ['chat', benchChat],
   ['graph', benchGraph],
   ['extract', benchExtract],
+  ['stories', benchStories],
   ['deepnews', benchDeepNews],
   ['autofilter', benchAutofilter],
   ['forum', benchForum],
