@@ -29,7 +29,7 @@
  */
 import os from 'node:os';
 import { CLUSTER_PARAMS, StoryClusterer, type ClusterInput, type ClusterParams } from '../service/stories/cluster.js';
-import { mulberry32 } from '../test/helpers/rng.js';
+import { mulberry32 } from '../lib/random.js';
 import { scoreClustering, type ClusterScores } from './cluster-metrics.js';
 import { loadMstream, type LabelledText } from './stories-data.js';
 
