@@ -9,12 +9,12 @@ import path from 'node:path';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import type { z } from 'zod';
 import { ProjectFile } from './schema.js';
-import { CliError } from '../errors.js';
+import { UserError } from '../../lib/errors.js';
 
 export const PROJECT_FILE_NAMES = ['newsflow.yaml', 'newsflow.yml'] as const;
 
 /** What is wrong with a project file: one line per problem, each naming file:line:col and the field. */
-export class ConfigError extends CliError {
+export class ConfigError extends UserError {
   constructor(readonly lines: string[]) {
     super(lines.join('\n'));
   }
@@ -72,13 +72,16 @@ export function parseProjectFile(text: string, file: string, env: NodeJS.Process
     throw new ConfigError([`${at(0)}: ${(e as Error).message}`]);
   }
   if (data === null || data === undefined) data = {};
-  if (typeof data !== 'object' || Array.isArray(data)) throw new ConfigError([`${at(nodeStart(doc.contents))}: the project file must be a mapping of keys (api, warehouse, temporal, limits, pipelines, ...)`]);
+  if (typeof data !== 'object' || Array.isArray(data))
+    throw new ConfigError([`${at(nodeStart(doc.contents))}: the project file must be a mapping of keys (api, warehouse, temporal, limits, pipelines, ...)`]);
 
   // ${VAR} and ${VAR:-default} in string values
   interpolate(data, [], (p, msg) => lines.push(`${at(nodeStart(nodeAt(doc, p)))}: ${fieldPath(p)}: ${msg}`), env);
   const key = (data as { api?: { key?: unknown } }).api?.key;
   if (typeof key === 'string' && !/^\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}$/.test(rawAt(doc, ['api', 'key']) ?? '')) {
-    lines.push(`${at(nodeStart(nodeAt(doc, ['api', 'key'])))}: api.key: write the key as \${ENV_VAR} (e.g. \${NEWSFLOW_API_KEY}); secrets never sit in the file`);
+    lines.push(
+      `${at(nodeStart(nodeAt(doc, ['api', 'key'])))}: api.key: write the key as \${ENV_VAR} (e.g. \${NEWSFLOW_API_KEY}); secrets never sit in the file`,
+    );
   }
   if (lines.length) throw new ConfigError(lines);
 
@@ -110,7 +113,8 @@ function walk(node: Node | null | undefined, p: Path, visit: (n: Node, p: Path) 
   else if (isSeq(node)) node.items.forEach((item, i) => walk(item as Node, [...p, i], visit));
 }
 
-const nodeStart = (n: unknown): number | undefined => (n && typeof n === 'object' && 'range' in n ? (n as { range?: [number, number, number] }).range?.[0] : undefined);
+const nodeStart = (n: unknown): number | undefined =>
+  n && typeof n === 'object' && 'range' in n ? (n as { range?: [number, number, number] }).range?.[0] : undefined;
 
 /** The deepest node of the document on `p` (the closest existing parent when `p` is missing). */
 function nodeAt(doc: Document, p: readonly PropertyKey[]): Node | undefined {

@@ -67,7 +67,9 @@ export function resolveProject(f: ProjectFile, file: string | null, dir: string,
     throw new ConfigError([`NEWSFLOW_WORKERS: takes a positive integer (the number of workers sharing one API key), got ${JSON.stringify(workers)}`]);
   const temporalMode = envVar('NEWSFLOW_TEMPORAL');
   if (temporalMode !== undefined && temporalMode !== 'dev' && temporalMode !== 'postgres')
-    throw new ConfigError([`NEWSFLOW_TEMPORAL: takes dev or postgres (for a running server set TEMPORAL_ADDRESS=host:port), got ${JSON.stringify(temporalMode)}`]);
+    throw new ConfigError([
+      `NEWSFLOW_TEMPORAL: takes dev or postgres (for a running server set TEMPORAL_ADDRESS=host:port), got ${JSON.stringify(temporalMode)}`,
+    ]);
   const catalog = envVar('NEWSFLOW_LAKE_CATALOG') ?? f.warehouse.catalog;
   const data = envVar('NEWSFLOW_LAKE_DATA') ?? f.warehouse.data;
   const workflows = f.workflows ? abs(f.workflows) : undefined;
@@ -155,7 +157,10 @@ export function pipelinesWithEnv(list: Pipeline[], env: NodeJS.ProcessEnv, warni
     const parsed = (Array.isArray(list) ? list : [list]).map((t) => {
       const { maxUpdates, maxArticles, ...rest } = (t ?? {}) as Record<string, unknown>;
       const r = StoryTracker.safeParse({ ...rest, max_updates: maxUpdates, max_articles: maxArticles });
-      if (!r.success) throw new ConfigError([`NEWSFLOW_STORY_TRACKERS: ${JSON.stringify(t)?.slice(0, 80)}: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`]);
+      if (!r.success)
+        throw new ConfigError([
+          `NEWSFLOW_STORY_TRACKERS: ${JSON.stringify(t)?.slice(0, 80)}: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+        ]);
       return r.data;
     });
     if (!has('stories')) out.push(parse('NEWSFLOW_STORY_TRACKERS', { name: 'stories', kind: 'stories', trackers: parsed }));
@@ -164,7 +169,9 @@ export function pipelinesWithEnv(list: Pipeline[], env: NodeJS.ProcessEnv, warni
 
   const research = env.NEWSFLOW_RESEARCH?.trim();
   if (research) {
-    warnings.push('NEWSFLOW_RESEARCH is deprecated and read for this release only: declare pipelines of kind research in newsflow.yaml (docs/configuration.md)');
+    warnings.push(
+      'NEWSFLOW_RESEARCH is deprecated and read for this release only: declare pipelines of kind research in newsflow.yaml (docs/configuration.md)',
+    );
     if (has('research')) warnings.push('NEWSFLOW_RESEARCH is ignored: newsflow.yaml declares research pipelines');
     else {
       let list: unknown;
@@ -185,7 +192,8 @@ export function pipelinesWithEnv(list: Pipeline[], env: NodeJS.ProcessEnv, warni
   }
   const seen = new Set<string>();
   for (const p of out) {
-    if (seen.has(p.name)) throw new ConfigError([`two pipelines are named "${p.name}" once the environment's pipeline variables are applied; rename one in newsflow.yaml`]);
+    if (seen.has(p.name))
+      throw new ConfigError([`two pipelines are named "${p.name}" once the environment's pipeline variables are applied; rename one in newsflow.yaml`]);
     seen.add(p.name);
   }
   return out;

@@ -35,7 +35,10 @@ function typeOf(s: Json): string {
   if (s.type === 'string' && s.format) return `string (${s.format})`;
   if (s.type === 'object' && s.properties) return 'mapping';
   if (s.type === 'object') return 'mapping';
-  const range = [s.minimum !== undefined && Math.abs(s.minimum as number) < 1e15 ? `>= ${s.minimum}` : '', s.maximum !== undefined && (s.maximum as number) < 1e15 ? `<= ${s.maximum}` : '']
+  const range = [
+    s.minimum !== undefined && Math.abs(s.minimum as number) < 1e15 ? `>= ${s.minimum}` : '',
+    s.maximum !== undefined && (s.maximum as number) < 1e15 ? `<= ${s.maximum}` : '',
+  ]
     .filter(Boolean)
     .join(', ');
   return `${String(s.type ?? 'any')}${range ? ` (${range})` : ''}`;

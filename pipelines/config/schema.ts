@@ -46,10 +46,12 @@ export const PipelineName = z
 
 /** The search parameters a news pipeline may set; the pipeline sets the window, paging and return type itself. */
 const PIPELINE_SET = ['query', 'n_articles', 'offset', 'start_timestamp', 'end_timestamp', 'return_type', 'historical', 'hours_back'] as const;
+/** A field as the API takes it, without its default: a pipeline's filters hold what the file says, no more. */
+const given = (s: z.ZodType): z.ZodType => (s instanceof z.ZodDefault ? (s.unwrap() as z.ZodType) : s).optional();
 const searchFilters = Object.fromEntries(
   Object.entries(filterShape)
     .filter(([k]) => !(PIPELINE_SET as readonly string[]).includes(k))
-    .map(([k, s]) => [k, (s as z.ZodType).optional()]),
+    .map(([k, s]) => [k, given(s as z.ZodType)]),
 );
 export const NewsFilters = z.strictObject(searchFilters).describe('any search parameter of GET /v1/news/search but the window, paging and return type');
 
@@ -95,14 +97,17 @@ export const StoriesPipeline = z
   .strictObject({
     ...base,
     kind: z.literal('stories'),
-    trackers: z.array(StoryTracker).min(1).default([{ name: 'top', strategy: 'topstories', stories: 20 }]),
+    trackers: z
+      .array(StoryTracker)
+      .min(1)
+      .default([{ name: 'top', strategy: 'topstories', stories: 20 }]),
   })
   .describe('stories: track story queries; land stories, updates and their metrics per run');
 
 const countFilters = Object.fromEntries(
   Object.entries(IndexCountsQuery.shape)
     .filter(([k]) => !['start_datetime', 'end_datetime', 'domains', 'sampling'].includes(k))
-    .map(([k, s]) => [k, (s as z.ZodType).optional()]),
+    .map(([k, s]) => [k, given(s as z.ZodType)]),
 );
 export const IndexCountsPipeline = z
   .strictObject({
@@ -200,11 +205,7 @@ export const ProjectFile = z
           .optional()
           .describe('base URL of the API (unset: the embedded service `newsflow start` runs)')
           .meta({ 'x-env': 'NEWSFLOW_API_URL' }),
-        key: z
-          .string()
-          .optional()
-          .describe('the API key, as ${ENV_VAR}: secrets never sit in the file')
-          .meta({ 'x-env': 'NEWSFLOW_API_KEY' }),
+        key: z.string().optional().describe('the API key, as ${ENV_VAR}: secrets never sit in the file').meta({ 'x-env': 'NEWSFLOW_API_KEY' }),
       })
       .default({}),
     warehouse: z
@@ -224,7 +225,9 @@ export const ProjectFile = z
           .string()
           .regex(/^(dev|postgres|[^\s:/]+:\d{1,5})$/, 'dev, postgres or host:port')
           .default('dev')
-          .describe('dev (the Temporal CLI dev server, started for you), postgres (the Temporal server on PostgreSQL, started for you) or host:port of a running server')
+          .describe(
+            'dev (the Temporal CLI dev server, started for you), postgres (the Temporal server on PostgreSQL, started for you) or host:port of a running server',
+          )
           .meta({ 'x-env': 'TEMPORAL_ADDRESS / NEWSFLOW_TEMPORAL' }),
         namespace: z.string().min(1).default('default').meta({ 'x-env': 'TEMPORAL_NAMESPACE' }),
       })

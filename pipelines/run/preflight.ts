@@ -15,6 +15,7 @@
  *   is internal on the hosted API). 403 when the organization owns none of them; a domain missing
  *   from the answer is asked alone, and a 403 then means it is not the organization's.
  */
+import { UserError } from '../../lib/errors.js';
 import { ApiError, AuthError, NetworkError, NewsClient, NotFoundError, ServerError } from '../../client/index.js';
 import { normaliseDomain, route, type Scope } from '../../spec/index.js';
 
@@ -76,7 +77,7 @@ export function scheduledNeeds(decls: { workflowType: string; args: unknown[] }[
 }
 
 /** A check failed: the message is one line, what is wrong and how to fix it. */
-export class PreflightError extends Error {}
+export class PreflightError extends UserError {}
 /** The API and the key are fine, but the key may not do what this pipeline does. */
 class PipelineRefused extends PreflightError {}
 
