@@ -21,6 +21,7 @@ export const CronExpr = z
   .string()
   .refine((s) => s.trim().split(/\s+/).length === 5, 'a cron expression of five fields (minute hour day-of-month month day-of-week), e.g. "0 6 * * *"')
   .refine((s) => {
+    if (s.trim().split(/\s+/).length !== 5) return true; // said above
     try {
       new Cron(s.trim(), { paused: true });
       return true;

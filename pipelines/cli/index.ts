@@ -1,6 +1,6 @@
 /**
  * The `newsflow` command line: the service, its admin commands and the pipelines, one file per
- * command group under cli/. Errors say what was wrong and how to fix it, and exit non-zero.
+ * command group in this folder (bin/newsflow.js calls `main`). Errors say what was wrong and how to fix it, and exit non-zero.
  *
  * pipelines/, room by room (a command's file reads like its --help, then calls one of these):
  * - cli/: the commands, one file per group (service, admin, research, crawl, forum, wiki,
@@ -16,21 +16,21 @@
  * The service is reached through service/index.ts only.
  */
 import { Command, CommanderError } from 'commander';
-import * as service from './cli/service.js';
-import * as admin from './cli/admin.js';
-import * as pipelines from './cli/pipelines.js';
-import * as schedules from './cli/schedules.js';
-import * as alerts from './cli/alerts.js';
-import * as warehouse from './cli/warehouse.js';
-import * as spec from './cli/spec.js';
-import * as research from './cli/research.js';
-import * as crawl from './cli/crawl.js';
-import * as temporal from './cli/temporal.js';
-import * as forum from './cli/forum.js';
-import * as wiki from './cli/wiki.js';
-import * as config from './cli/config.js';
-import { setConfigFlag } from './config/flag.js';
-import { UserError } from '../lib/errors.js';
+import * as service from './service.js';
+import * as admin from './admin.js';
+import * as pipelines from './pipelines.js';
+import * as schedules from './schedules.js';
+import * as alerts from './alerts.js';
+import * as warehouse from './warehouse.js';
+import * as spec from './spec.js';
+import * as research from './research.js';
+import * as crawl from './crawl.js';
+import * as temporal from './temporal.js';
+import * as forum from './forum.js';
+import * as wiki from './wiki.js';
+import * as config from './config.js';
+import { setConfigFlag } from '../config/flag.js';
+import { UserError } from '../../lib/errors.js';
 
 /** Commands that run without a project: they write, check or print one. */
 const NO_PROJECT = new Set(['init', 'config check', 'openapi', 'spec']);
@@ -45,7 +45,7 @@ export function buildCli(): Command {
     setConfigFlag(command.optsWithGlobals().config as string | undefined);
     // every command but these runs in its project: a bad project file stops it with one line per problem
     const name = [command.parent?.name(), command.name()].filter((n) => n && n !== 'newsflow').join(' ');
-    if (!NO_PROJECT.has(name)) (await import('./config/index.js')).useProject();
+    if (!NO_PROJECT.has(name)) (await import('../config/index.js')).useProject();
   });
   // the order of --help
   for (const group of [config, service, admin, research, crawl, forum, wiki, pipelines, schedules, alerts, warehouse, temporal, spec]) group.register(program);
@@ -79,5 +79,3 @@ export async function main(argv = process.argv): Promise<void> {
     setTimeout(() => process.exit(1), 3000).unref();
   }
 }
-
-await main();
