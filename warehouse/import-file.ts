@@ -54,6 +54,8 @@ export async function importFile(conn: DuckDBConnection, dir: string, tx: LakeTx
         await c.run(`INSERT INTO ${n} (${cols.join(', ')}) SELECT ${cols.join(', ')} FROM old_wh.main.${n}`);
         moved[n] = oldRows[n]!;
       }
+      // loads of before named pipelines: the kind was their pipeline
+      if (from.includes('_loads')) await c.run('UPDATE _loads SET kind = pipeline WHERE kind IS NULL');
     });
     fs.rmSync(path.join(dir, SNAPSHOT_FILE), { force: true });
     return moved;

@@ -4,6 +4,7 @@
  * JSON or Arrow IPC; and the Parquet export, hive-partitioned by month, written to a temporary
  * folder and renamed into place.
  */
+import { UserError } from '../lib/errors.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { tableFromJSON, tableToIPC } from 'apache-arrow';
@@ -11,7 +12,7 @@ import { WAREHOUSE_FILE } from './import-file.js';
 import { catalogSpec, lakeExists, lakeOptionsFromEnv, openLake, type LakeOptions } from './lake.js';
 import { TABLES, TABLES_BY_NAME } from './tables/index.js';
 
-export class WarehouseReadError extends Error {}
+export class WarehouseReadError extends UserError {}
 
 export interface Reader {
   all: (sql: string) => Promise<Record<string, unknown>[]>;

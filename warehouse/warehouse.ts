@@ -22,7 +22,10 @@ export { WAREHOUSE_FILE, SNAPSHOT_FILE, WarehouseMigrateError } from './import-f
 
 export interface LoadMeta {
   loadId: string;
+  /** the named pipeline (project file) whose run this is; a run outside any is named after its kind */
   pipeline: string;
+  /** what ran: news-ingest, distribution-pull, story-tracker, index-count-sampler, deep-research, graph, ... */
+  kind: string;
   workflowId: string | null;
   runId: string | null;
   windowStart: Date | null;
@@ -126,17 +129,18 @@ export class Warehouse {
         counts.updated,
         us(startedAt),
         JSON.stringify(invariants),
+        meta.kind,
       ];
       const changed = await this.tx({ loadId: meta.loadId, op: 'record' }, async (conn) => {
         const r = await conn.runAndReadAll(
           `MERGE INTO _loads t USING (SELECT $1::VARCHAR AS load_id, $2::VARCHAR AS pipeline, $3::VARCHAR AS workflow_id, $4::VARCHAR AS run_id,
              make_timestamp($5::BIGINT) AS window_start, make_timestamp($6::BIGINT) AS window_end, $7::BIGINT AS rows_received, $8::BIGINT AS rows_inserted,
-             $9::BIGINT AS rows_updated, make_timestamp($10::BIGINT) AS started_at, $11::JSON AS invariants) s ON t.load_id = s.load_id
+             $9::BIGINT AS rows_updated, make_timestamp($10::BIGINT) AS started_at, $11::JSON AS invariants, $12::VARCHAR AS kind) s ON t.load_id = s.load_id
            WHEN MATCHED AND (t.rows_received <> s.rows_received OR t.rows_inserted <> s.rows_inserted OR t.rows_updated <> s.rows_updated
              OR coalesce(t.invariants::VARCHAR, '') <> coalesce(s.invariants::VARCHAR, '')) THEN UPDATE SET rows_received = s.rows_received,
              rows_inserted = s.rows_inserted, rows_updated = s.rows_updated, finished_at = now(), invariants = s.invariants
-           WHEN NOT MATCHED THEN INSERT (load_id, pipeline, workflow_id, run_id, window_start, window_end, rows_received, rows_inserted, rows_updated, started_at, finished_at, invariants)
-             VALUES (s.load_id, s.pipeline, s.workflow_id, s.run_id, s.window_start, s.window_end, s.rows_received, s.rows_inserted, s.rows_updated, s.started_at, now(), s.invariants)`,
+           WHEN NOT MATCHED THEN INSERT (load_id, pipeline, kind, workflow_id, run_id, window_start, window_end, rows_received, rows_inserted, rows_updated, started_at, finished_at, invariants)
+             VALUES (s.load_id, s.pipeline, s.kind, s.workflow_id, s.run_id, s.window_start, s.window_end, s.rows_received, s.rows_inserted, s.rows_updated, s.started_at, now(), s.invariants)`,
           params as never,
         );
         return Number((r.getRowObjectsJS()[0] as { Count?: bigint } | undefined)?.Count ?? 0) > 0;

@@ -1,27 +1,65 @@
-/** The Temporal schedules declared in pipelines/schedules: `schedule apply|list|trigger|backfill|delete`. */
+/** The Temporal schedules of the project's pipelines: `schedule apply [--dry-run]|list|trigger|backfill|delete`. */
 import type { Command } from 'commander';
 import { temporalEndpoint } from '../temporal/index.js';
 import { temporalClient } from '../worker/index.js';
+import type { SchedulePlan } from '../schedules/index.js';
 import { CliError, dataDirOf, dataDirOpt, table } from './shared.js';
 
-/** A client of the server of TEMPORAL_ADDRESS (these commands never start one). */
+/** The plan as the terminal shows it: one line per schedule, the changed arguments under each update. */
+export function planText(plan: SchedulePlan, dryRun: boolean): string {
+  const n = (k: number, w: string) => `${k} to ${w}`;
+  const lines = [
+    `plan${dryRun ? ' (dry run: nothing changes)' : ''}: ${n(plan.create.length, 'create')}, ${n(plan.update.length, 'update')}, ${n(plan.delete.length, 'delete')}, ${plan.unchanged.length} unchanged`,
+  ];
+  for (const d of plan.create) lines.push(`  + create ${d.id}: ${d.description}`);
+  for (const u of plan.update) {
+    lines.push(`  ~ update ${u.decl.id}: ${u.decl.description}`);
+    for (const c of u.changes) lines.push(`      ${c}`);
+  }
+  for (const id of plan.delete) lines.push(`  - delete ${id} (no longer declared; what it landed stays in the warehouse)`);
+  return lines.join('\n');
+}
+
+const planJson = (plan: SchedulePlan) => ({
+  create: plan.create.map((d) => d.id),
+  update: plan.update.map((u) => ({ id: u.decl.id, changes: u.changes })),
+  delete: plan.delete,
+  unchanged: plan.unchanged,
+});
+
+/** A client of the running Temporal server of the project (temporal.server host:port, or TEMPORAL_ADDRESS); these commands never start one. */
 async function withTemporal<T>(dataDir: string | undefined, fn: (c: Awaited<ReturnType<typeof temporalClient>>) => Promise<T>): Promise<T> {
   if (!process.env.TEMPORAL_ADDRESS)
-    throw new CliError('set TEMPORAL_ADDRESS to the Temporal server (newsflow start prints it), e.g. TEMPORAL_ADDRESS=127.0.0.1:7233');
+    throw new CliError(
+      'these commands talk to a running Temporal server: set temporal.server: host:port in newsflow.yaml or TEMPORAL_ADDRESS (newsflow start prints it), e.g. TEMPORAL_ADDRESS=127.0.0.1:7233',
+    );
   const ep = await temporalEndpoint({ dataDir: dataDirOf(dataDir) });
   return fn(await temporalClient(ep));
 }
 
 export function register(program: Command): void {
-  const schedule = program.command('schedule').description('Temporal schedules declared in pipelines/schedules');
+  const schedule = program.command('schedule').description("Temporal schedules of the project file's pipelines");
   schedule
     .command('apply')
-    .description("make the server's schedules match the declaration (idempotent)")
+    .description("make the server's schedules match the project file: prints the plan (create, update with the changed arguments, delete), then applies it")
+    .option('--dry-run', 'print the plan only; change nothing')
+    .option('--json', 'the plan (and the result) as JSON')
     .option(...dataDirOpt)
-    .action(async (o: { dataDir?: string }) => {
-      const { applySchedules, schedulesFromEnv } = await import('../schedules/index.js');
-      const schedules = schedulesFromEnv(process.env);
-      console.log(JSON.stringify(await withTemporal(o.dataDir, (c) => applySchedules(c, schedules))));
+    .action(async (o: { dataDir?: string; dryRun?: boolean; json?: boolean }) => {
+      const { useProject } = await import('../config/index.js');
+      const { applyPlan, declareSchedules, planSchedules } = await import('../schedules/index.js');
+      const schedules = declareSchedules(useProject().pipelines);
+      await withTemporal(o.dataDir, async (c) => {
+        const plan = await planSchedules(c, schedules);
+        if (o.json) console.log(JSON.stringify({ plan: planJson(plan), ...(o.dryRun ? {} : { applied: await applyPlan(c, plan) }) }));
+        else {
+          console.log(planText(plan, o.dryRun ?? false));
+          if (!o.dryRun && (plan.create.length || plan.update.length || plan.delete.length)) {
+            const r = await applyPlan(c, plan);
+            console.log(`applied: ${r.created.length} created, ${r.updated.length} updated, ${r.deleted.length} deleted`);
+          }
+        }
+      });
     });
   schedule
     .command('list')

@@ -1,11 +1,12 @@
 /** What several command groups use: the error they report, argument parsers, common options, the store, a text table. */
+import { UserError } from '../../lib/errors.js';
 import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { Db, serviceConfig, storeFile } from '../../service/index.js';
 import { warehouseDir } from '../worker/index.js';
 
 /** A mistake of the user's: printed as `error: <message>`, exit code 1, no stack trace. */
-export class CliError extends Error {}
+export class CliError extends UserError {}
 
 export const dataDirOpt = ['--data-dir <dir>', 'data directory (default: $NEWSFLOW_DATA_DIR or ./data)'] as const;
 export const verboseOpt = ['--verbose', "the Temporal worker's log on stderr too (always in <data dir>/logs/worker.log)"] as const;

@@ -66,6 +66,7 @@ import { INDEX_COUNT_TABLES } from './index-counts.js';
 import { STORY_TABLES } from './stories.js';
 import { GRAPH_TABLES } from './graph.js';
 import { RESEARCH_TABLES } from './research.js';
+import { PIPELINE_TABLES } from './pipelines.js';
 
 export const NEWS_TABLES: TableDef[] = [ARTICLES, ARTICLE_ENTITIES, ARTICLE_KEYWORDS, ARTICLE_CLASSIFICATIONS];
 export const TABLES: TableDef[] = [
@@ -76,5 +77,6 @@ export const TABLES: TableDef[] = [
   ...STORY_TABLES,
   ...GRAPH_TABLES,
   ...RESEARCH_TABLES,
+  ...PIPELINE_TABLES,
 ];
 export const TABLES_BY_NAME = Object.fromEntries(TABLES.map((t) => [t.name, t]));
