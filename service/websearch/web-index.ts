@@ -6,6 +6,7 @@
 import type { Db } from '../store/db.js';
 import { Bm25Index } from '../search/bm25.js';
 import { terms } from '../search/tokenize.js';
+import { bodyHash } from '../indexing/canonical.js';
 
 export interface WebPage {
   /** canonical URL (the key) */
@@ -57,6 +58,8 @@ export class WebIndex {
   /** doc id -> page; a replaced page leaves null behind */
   private docs: (WebPage | null)[] = [];
   private byUrl = new Map<string, number>();
+  /** content hash (`bodyHash`) of an article page's text -> its canonical URL */
+  private byBody = new Map<string, string>();
   private bm25 = new Bm25Index();
 
   private constructor(readonly db: Db) {}
@@ -79,9 +82,17 @@ export class WebIndex {
     return d === undefined ? undefined : (this.docs[d] ?? undefined);
   }
 
+  /** The article page (another URL's) whose text has the content hash `hash`, if any. */
+  articleWithBody(hash: string): WebPage | undefined {
+    const url = this.byBody.get(hash);
+    return url === undefined ? undefined : this.get(url);
+  }
+
   private addToMemory(p: WebPage): void {
     const old = this.byUrl.get(p.url);
     if (old !== undefined) this.docs[old] = null;
+    const h = p.isArticle && p.articleId ? bodyHash(p.text) : null;
+    if (h && !this.byBody.has(h)) this.byBody.set(h, p.url);
     const doc = this.docs.length;
     this.docs.push(p);
     this.byUrl.set(p.url, doc);
