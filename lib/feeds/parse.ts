@@ -191,7 +191,7 @@ const keyOr = (id: unknown, url: string | null, title: string, published: string
 };
 
 function atomFeed(feed: AtomFeed.Feed<string>, feedUrl: string, now: number): ParsedFeed {
-  const feedLang = language(feed.dc?.languages?.[0]);
+  const feedLang = language(feed.xml?.lang ?? feed.dc?.languages?.[0]);
   const items = (feed.entries ?? []).map((e): FeedItem => {
     const links = e.links ?? [];
     const alt =
