@@ -26,6 +26,9 @@ import { PostgresSetupError } from './postgres.js';
 import * as forum from './cli/forum.js';
 import * as wiki from './cli/wiki.js';
 
+// >>> feeds (issue 27): `newsflow sources add|list|remove|test`, registered after the groups below
+import * as sourcesCli from './cli/sources.js';
+
 export function buildCli(): Command {
   const program = new Command('newsflow')
     .description('newsflow: news-intelligence API service and data-pipeline toolkit')
@@ -33,6 +36,8 @@ export function buildCli(): Command {
     .exitOverride();
   // the order of --help
   for (const group of [service, admin, research, crawl, forum, wiki, pipelines, schedules, alerts, warehouse, temporal, spec]) group.register(program);
+  sourcesCli.register(program); // feeds (issue 27)
+  // <<< feeds
   return program;
 }
 

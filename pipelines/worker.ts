@@ -164,7 +164,16 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
     maxTaskQueueActivitiesPerSecond: limits.deepnews.rate,
     maxConcurrentActivityTaskExecutions: concurrency(limits.deepnews.concurrency),
   });
-  const workers = [news, distribution, alerts, deliveries, stories, research];
+  // >>> feeds (issue 27): the feed poller's activities on their own queue (workflows/feed-poll.ts, activities/feed-poll.ts)
+  const { createFeedPollActivities } = await import('../activities/feed-poll.js');
+  const feeds = await Worker.create({
+    ...common,
+    activities: { ...activities, ...createFeedPollActivities({ client: deps.client, warehouse: deps.warehouse }) },
+    taskQueue: TASK_QUEUES.feeds,
+    maxConcurrentActivityTaskExecutions: 4,
+  });
+  const workers = [news, distribution, alerts, deliveries, stories, research, feeds];
+  // <<< feeds
   return {
     run: async () => {
       await Promise.all(workers.map((w) => w.run()));

@@ -15,6 +15,11 @@ if [ -x "$WRAPPER" ] && [ -f "$CACHE/lib/temporal-test-server-$VERSION.jar" ]; t
   echo "install-test-server: $WRAPPER"
   exit 0
 fi
+# Java and Maven from Debian's packages when missing (as .ci/run installs Chromium and PostgreSQL)
+if { ! command -v java >/dev/null || ! command -v mvn >/dev/null; } && command -v apt-get >/dev/null; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless maven
+fi
 command -v java >/dev/null || { echo "install-test-server: Java 17+ is needed to run the Temporal test server" >&2; exit 1; }
 command -v mvn >/dev/null || { echo "install-test-server: Maven (mvn) is needed to fetch io.temporal:temporal-test-server:$VERSION" >&2; exit 1; }
 WORK="$(mktemp -d)"

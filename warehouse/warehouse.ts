@@ -19,6 +19,7 @@ import { INDEX_COUNT_TABLES } from './tables/index-counts.js';
 import { STORY_TABLES } from './tables/stories.js';
 import { GRAPH_TABLES } from './tables/graph.js';
 import { RESEARCH_TABLES } from './tables/research.js';
+import { FEED_TABLES } from './tables/feeds.js';
 
 /** The single-file warehouse of before the lake (`newsflow warehouse migrate` moves it in). */
 export const WAREHOUSE_FILE = 'warehouse.duckdb';
@@ -76,6 +77,14 @@ const VERSIONED_MIGRATIONS: [version: number, sql: string[]][] = [
       'ALTER TABLE _loads ADD COLUMN snapshot_id BIGINT',
       'CREATE TABLE _land_locks (table_name VARCHAR NOT NULL, n BIGINT NOT NULL)',
       `INSERT INTO _land_locks VALUES ${TABLES.map((t) => `('${t.name}', 0)`).join(', ')}`,
+    ],
+  ],
+  // the feed poller's tables (their lock rows too, when migration 16 ran before they were declared)
+  [
+    20,
+    [
+      ...FEED_TABLES.map(createTable),
+      ...FEED_TABLES.map((t) => `INSERT INTO _land_locks SELECT '${t.name}', 0 WHERE NOT EXISTS (SELECT 1 FROM _land_locks WHERE table_name = '${t.name}')`),
     ],
   ],
 ];

@@ -301,10 +301,17 @@ export async function startFeedServer(opts: FeedServerOptions = {}): Promise<Fee
       routes.set(`${u.pathname}${u.search}`, (_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page));
     }
   if (opts.extras) {
-    const guardian = fs.readFileSync(path.join(feedsDir, 'rss2', 'guardian-us.rss'));
-    const oren = fs.readFileSync(path.join(feedsDir, 'rss2', 'oren-ru-windows-1251.xml'));
+    // copies of two feeds, their links rewritten as the served feeds' are
+    const copy = (file: string) => {
+      const bytes = fs.readFileSync(path.join(feedsDir, file));
+      const first = parseFeedBytes(bytes, undefined, fs_.origin);
+      const hosts = new Set(first.items.flatMap((i) => (i.url && !i.url.startsWith(fs_.origin) ? [new URL(i.url).host] : [])));
+      return Buffer.from(rewriteOrigins(bytes.toString('latin1'), hosts, fs_.origin), 'latin1');
+    };
+    const guardian = copy('rss2/guardian-us.rss');
+    const oren = copy('rss2/oren-ru-windows-1251.xml');
     const fixed = (p: string, ct: string, bytes: Buffer) => {
-      routes.set(p, (_req, res) => res.writeHead(200, { 'content-type': ct }).end(bytes));
+      serve(p, ct, () => bytes, 'both');
       return `${fs_.origin}${p}`;
     };
     fs_.extras = {
