@@ -8,8 +8,9 @@
  * What runs: the activity code of a worker (activities/feed-poll.ts FeedPoller: due sources,
  * batches by host, `parallel` batches at once as workflows/feed-poll.ts runs them) with a real
  * warehouse (DuckLake, in a temp dir); no Temporal (its scheduling is not the cost measured).
- * index_urls is answered by a loopback receiver that accepts and counts (the service's indexing
- * of what it is sent is another process's work; bench/extract.ts measures its reading).
+ * The feeds, and index_urls, are served by a child process (so the CPU measured is the poller's):
+ * index_urls by a loopback receiver that accepts and counts (the service's indexing of what it is
+ * sent is another process's work; bench/extract.ts measures its reading).
  * Politeness delay 0 (see the printed note: the per-host delay bounds a host's polls per second).
  *
  * Rounds: `first` (every feed new, half its items shown: parse, send, land), `unchanged` (every
@@ -17,14 +18,17 @@
  *
  * `node --import tsx bench/feeds.ts` prints a table and a JSON line; FEEDS=n changes the count.
  */
+import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import http from 'node:http';
+import readline from 'node:readline';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { NewsClient } from '../client/index.js';
 import { Warehouse } from '../warehouse/warehouse.js';
 import { FeedPoller, type BatchResult } from '../activities/feed-poll.js';
 import { parseFetchAllow } from '../lib/fetch/policy.js';
+import { HOST_GATE_DEFAULTS } from '../lib/feeds/host-gate.js';
 import { startFeedServer, type FeedServer } from '../test/helpers/feed-server.js';
 import { tempDir } from '../test/helpers/service.js';
 
@@ -52,18 +56,39 @@ async function receiver(): Promise<{ url: string; urls: () => number; close: () 
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, urls: () => urls, close: () => new Promise((r) => server.close(() => r())) };
 }
 
-export async function benchFeeds() {
+/** The child: the feed servers and the receiver; prints them as one JSON line, then reads stages from stdin. */
+async function serve(n: number): Promise<void> {
   const perHost = 56;
   const servers: FeedServer[] = [];
-  for (let i = 0; servers.length * perHost < FEEDS; i++) servers.push(await startFeedServer({ stages: 2, pages: 0 }));
-  const feeds = servers.flatMap((s) => s.feeds.map((f) => ({ server: s, f }))).slice(0, FEEDS);
+  while (servers.length * perHost < n) servers.push(await startFeedServer({ stages: 2, pages: 0 }));
   const api = await receiver();
+  const feeds = servers.flatMap((s) => s.feeds.map((f) => ({ source: `${s.port}-${f.file.replace(/[/.]/g, '-')}`, url: f.url }))).slice(0, n);
+  console.log(JSON.stringify({ api: api.url, hosts: servers.length, feeds }));
+  for await (const line of readline.createInterface({ input: process.stdin })) {
+    const [cmd, arg] = line.trim().split(' ');
+    if (cmd === 'reveal') for (const s of servers) s.reveal(Number(arg));
+    console.log(JSON.stringify({ ok: cmd, urls: api.urls() }));
+  }
+  for (const s of servers) await s.close();
+  await api.close();
+}
+
+export async function benchFeeds() {
+  const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, '--serve', String(FEEDS)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = readline.createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const next = async () => JSON.parse(((await lines.next()).value as string) ?? 'null');
+  const ask = async (cmd: string) => {
+    child.stdin!.write(`${cmd}\n`);
+    return (await next()) as { urls: number };
+  };
+  const served = (await next()) as { api: string; hosts: number; feeds: { source: string; url: string }[] };
+  const feeds = served.feeds;
   const dir = tempDir('newsflow-bench-feeds-');
   const warehouse = await Warehouse.open(dir);
-  const client = new NewsClient({ baseUrl: api.url, apiKey: 'bench', limits: { news: { rate: 10_000, burst: 1000, concurrency: 16 } } });
+  const client = new NewsClient({ baseUrl: served.api, apiKey: 'bench', limits: { news: { rate: 10_000, burst: 1000, concurrency: 16 } } });
   const poller = new FeedPoller({ client, warehouse, delayMs: 0, fetch: { policy: parseFetchAllow('127.0.0.1') } });
   await poller.store.declare(
-    feeds.map(({ server, f }) => ({ source: `${server.port}-${f.file.replace(/[/.]/g, '-')}`, url: f.url, language: null, tags: [], pollIntervalS: null })),
+    feeds.map((f) => ({ ...f, language: null, tags: [], pollIntervalS: null })),
     'file',
     Date.now(),
   );
@@ -71,9 +96,8 @@ export async function benchFeeds() {
   const rows: Record<string, unknown>[] = [];
   let at = Date.now();
   const round = async (name: string, stage: number) => {
-    for (const s of servers) s.reveal(stage);
+    const sentBefore = (await ask(`reveal ${stage}`)).urls;
     at += 7 * 3_600_000; // past every source's next poll
-    const sentBefore = api.urls();
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     const { batches } = await poller.due({ at, limit: FEEDS });
@@ -96,7 +120,7 @@ export async function benchFeeds() {
       ok: sum('ok'),
       not_modified: sum('notModified'),
       failed: sum('failed'),
-      items_sent: api.urls() - sentBefore,
+      items_sent: (await ask('count')).urls - sentBefore,
       wall_s: Number(wall.toFixed(1)),
       polls_per_s: Number((polled / wall).toFixed(1)),
       cpu_ms_per_poll: Number(((cpu.user + cpu.system) / 1000 / polled).toFixed(2)),
@@ -109,15 +133,17 @@ export async function benchFeeds() {
         .join('  '),
     );
   };
-  console.log(`${feeds.length} feeds on ${servers.length} hosts (loopback), ${os.cpus().length} CPUs, politeness delay 0, ${PARALLEL} batches at once`);
+  console.log(
+    `${feeds.length} feeds on ${served.hosts} hosts (loopback, served by a child process), ${os.cpus().length} CPUs, politeness delay 0, ${PARALLEL} batches at once`,
+  );
   await round('first', 1);
   await round('unchanged', 1);
   await round('changed', 2);
   await poller.close();
   await client.close();
   warehouse.close();
-  await api.close();
-  for (const s of servers) await s.close();
+  child.stdin!.end();
+  await new Promise((r) => child.once('exit', r));
 
   // 10,000 sources every 15 minutes: 11.1 polls a second; a worker's share of it from its CPU per poll (one core a worker process)
   const need = TARGET_SOURCES / CADENCE_S;
@@ -131,16 +157,20 @@ export async function benchFeeds() {
     `10,000 sources at a 15-minute cadence = ${need.toFixed(1)} polls/s; one worker (one core) polls ${byRound.unchanged!.polls_per_s_per_core}/s of unchanged feeds (304), ${byRound.changed!.polls_per_s_per_core}/s of changed ones, ${byRound.first!.polls_per_s_per_core}/s on a first poll: ${byRound.changed!.workers} worker(s) at the changed rate (${byRound.first!.workers} while every source is new)`,
   );
   console.log(
-    `note: a host is polled one request at a time, ${'1 s'} apart by default: 10,000 sources of one host could not all be polled in 15 minutes (900 at most), whatever the workers`,
+    `note: a host is polled one request at a time, ${HOST_GATE_DEFAULTS.delayMs / 1000} s apart by default: 10,000 sources of one host could not all be polled in 15 minutes (900 at most), whatever the workers`,
   );
   return {
     bench: 'feeds',
     feeds: feeds.length,
-    hosts: servers.length,
+    hosts: served.hosts,
     rounds: rows,
     target: { sources: TARGET_SOURCES, cadence_s: CADENCE_S, polls_per_s: Number(need.toFixed(2)), ...byRound },
     items,
   };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) console.log(JSON.stringify(await benchFeeds()));
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const i = process.argv.indexOf('--serve');
+  if (i > 0) await serve(Number(process.argv[i + 1]));
+  else console.log(JSON.stringify(await benchFeeds()));
+}

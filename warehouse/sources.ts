@@ -261,31 +261,56 @@ export class SourceStore {
         loadId,
       );
     if (states.length === 0) return;
-    const stmts: [string, unknown[]][] = [...lock('sources')];
-    for (const s of states)
-      stmts.push([
-        `UPDATE sources SET kind = $2, title = $3, status = $4, last_poll_at = make_timestamp($5::BIGINT), last_success_at = make_timestamp($6::BIGINT),
-           failing_since = make_timestamp($7::BIGINT), failures_in_row = $8, last_http_status = $9, last_error = $10, items_per_day = $11, items_seen = $12,
-           interval_s = $13, next_poll_at = make_timestamp($14::BIGINT), etag = $15, last_modified = $16 WHERE source = $1`,
-        [
-          s.source,
-          s.kind,
-          s.title,
-          s.status,
-          us(s.lastPollAt),
-          us(s.lastSuccessAt),
-          us(s.failingSince),
-          s.failuresInRow,
-          s.lastHttpStatus,
-          s.lastError,
-          s.itemsPerDay,
-          s.itemsSeen,
-          s.intervalS,
-          us(s.nextPollAt),
-          s.etag,
-          s.lastModified,
-        ],
-      ]);
+    // one statement for the batch (an UPDATE per source is a lake write each: 16 ms of CPU apiece)
+    const v = states.map((x) => ({
+      source: x.source,
+      kind: x.kind,
+      title: x.title,
+      status: x.status,
+      last_poll: us(x.lastPollAt),
+      last_success: us(x.lastSuccessAt),
+      failing_since: us(x.failingSince),
+      failures: x.failuresInRow,
+      http: x.lastHttpStatus,
+      error: x.lastError,
+      per_day: x.itemsPerDay,
+      seen: x.itemsSeen,
+      interval: x.intervalS,
+      next_poll: us(x.nextPollAt),
+      etag: x.etag,
+      last_modified: x.lastModified,
+    }));
+    const shape = JSON.stringify([
+      {
+        source: 'VARCHAR',
+        kind: 'VARCHAR',
+        title: 'VARCHAR',
+        status: 'VARCHAR',
+        last_poll: 'BIGINT',
+        last_success: 'BIGINT',
+        failing_since: 'BIGINT',
+        failures: 'INTEGER',
+        http: 'INTEGER',
+        error: 'VARCHAR',
+        per_day: 'DOUBLE',
+        seen: 'BIGINT',
+        interval: 'INTEGER',
+        next_poll: 'BIGINT',
+        etag: 'VARCHAR',
+        last_modified: 'VARCHAR',
+      },
+    ]);
+    const ts = (c: string) => `CASE WHEN v.${c} IS NULL THEN NULL ELSE make_timestamp(v.${c}) END`;
+    const stmts: [string, unknown[]][] = [
+      ...lock('sources'),
+      [
+        `UPDATE sources SET kind = v.kind, title = v.title, status = v.status, last_poll_at = ${ts('last_poll')}, last_success_at = ${ts('last_success')},
+           failing_since = ${ts('failing_since')}, failures_in_row = v.failures, last_http_status = v.http, last_error = v.error, items_per_day = v.per_day,
+           items_seen = v.seen, interval_s = v.interval, next_poll_at = ${ts('next_poll')}, etag = v.etag, last_modified = v.last_modified
+         FROM (SELECT unnest(from_json($1, '${shape}'), recursive := true)) v WHERE sources.source = v.source`,
+        [JSON.stringify(v)],
+      ],
+    ];
     await this.wh.execMany(stmts);
   }
 }
