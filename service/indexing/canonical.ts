@@ -79,6 +79,10 @@ export const BODY_HASH_MIN_CHARS = 500;
  * tracking copy) has one hash.
  */
 export function bodyHash(text: string): string | null {
-  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu)?.join(' ') ?? '';
+  const words =
+    text
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu)
+      ?.join(' ') ?? '';
   return words.length < BODY_HASH_MIN_CHARS ? null : crypto.createHash('sha1').update(words).digest('hex');
 }

@@ -262,9 +262,16 @@ export class UrlIndexer {
     if (hash) {
       const same = this.web.articleWithBody(hash);
       if (same && same.url !== canonical)
-        return { ...fetched, status: 'skipped', reason: 'duplicate', detail: `its text is the text of article ${same.articleId} at ${same.url}`, articleId: same.articleId };
+        return {
+          ...fetched,
+          status: 'skipped',
+          reason: 'duplicate',
+          detail: `its text is the text of article ${same.articleId} at ${same.url}`,
+          articleId: same.articleId,
+        };
       const flying = this.inflight.get(hash);
-      if (flying && flying !== canonical) return { ...fetched, status: 'skipped', reason: 'duplicate', detail: `its text is the text of ${flying}, indexed now` };
+      if (flying && flying !== canonical)
+        return { ...fetched, status: 'skipped', reason: 'duplicate', detail: `its text is the text of ${flying}, indexed now` };
       this.inflight.set(hash, canonical);
     }
     // a page without a date of its own takes its feed's

@@ -15,7 +15,15 @@ let svc: TestService;
 let server: PageServer;
 
 const feedItem = (title: string, extra: Record<string, unknown> = {}) => ({
-  feed_item: { title, summary: `${title}: what the feed says of it, in a sentence or two.`, authors: ['Jane Reporter'], published: '2018-01-31T07:26:05.000Z', language: 'en-GB', source_name: 'Test Feed', ...extra },
+  feed_item: {
+    title,
+    summary: `${title}: what the feed says of it, in a sentence or two.`,
+    authors: ['Jane Reporter'],
+    published: '2018-01-31T07:26:05.000Z',
+    language: 'en-GB',
+    source_name: 'Test Feed',
+    ...extra,
+  },
 });
 const index = async (urls: { url: string; metadata?: Record<string, unknown> }[]) => {
   const r = await api(svc.url, 'POST', '/v1/news/index_urls', svc.keys.org, { start_time: '2000-01-01T00:00:00Z', end_time: '2100-01-01T00:00:00Z', urls });
@@ -45,7 +53,12 @@ afterAll(async () => {
 describe('index_urls of feed items', () => {
   it('indexes an item whose page is gone (404) from its feed metadata, flagged feed_metadata, with no full text', async () => {
     const job = await index([{ url: `${server.origin}/gone/story-1`, metadata: feedItem('Senate passes the harbour bill after a night of debate') }]);
-    expect(job.urls[0]).toMatchObject({ status: 'indexed', reason: 'feed_metadata', http_status: 404, title: 'Senate passes the harbour bill after a night of debate' });
+    expect(job.urls[0]).toMatchObject({
+      status: 'indexed',
+      reason: 'feed_metadata',
+      http_status: 404,
+      title: 'Senate passes the harbour bill after a night of debate',
+    });
     expect(job.urls[0].detail).toMatch(/could not be fetched \(http_status: HTTP 404\)/);
     const a = await article(job.urls[0].article_id);
     expect(a).toMatchObject({
