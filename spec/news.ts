@@ -87,6 +87,12 @@ export const ReferralItem = z.object({ site: z.string(), count: z.int() });
  * - URL status: queued, running, indexed, skipped (reason `not_article`, `duplicate`), refused
  *   (the fetch policy or the URL: `forbidden_address`, `scheme`, `invalid_url`), failed (`dns`,
  *   `network`, `timeout`, `too_many_redirects`, `http_status`, `not_html`, `too_large`, `error`);
+ * - dedupe: a URL whose requested or canonical URL is stored already, or whose page text is the
+ *   text of an article indexed from another URL (same content hash), is skipped as `duplicate`;
+ * - a URL sent with `metadata.feed_item` (FeedItemMetadata: what a feed says of the item) whose
+ *   page cannot be fetched, or is not an article, is indexed from that metadata: status
+ *   `indexed`, reason `feed_metadata`, detail saying why the page was not used; the article's
+ *   title, summary, authors, date and language are the feed's, its `full_text` is null;
  * - pub_date = the page's published time, else the time it was fetched, bounded to
  *   [start_time, end_time] (a time outside is moved to the nearer bound and flagged derived);
  * - what a job indexes is seen by its owner only (the organization of an organization key, else
@@ -124,6 +130,22 @@ export const ScrapedURLItem = z.object({
   metadata: FreeObjectInput.nullable().optional(),
   enrichments: FreeObjectInput.nullable().optional(),
 });
+/** The key of `metadata` that carries a feed item's own fields (see the rules above). */
+export const FEED_ITEM_METADATA_KEY = 'feed_item';
+/** What a feed says of an item, sent by the feed poller beside its URL (an extension of this server; another server keeps it as metadata). */
+export const FeedItemMetadata = z.object({
+  title: z.string().min(1).max(2000),
+  summary: z.string().max(20_000).nullable().optional(),
+  authors: z.array(z.string().max(500)).max(50).nullable().optional(),
+  /** ISO date-time */
+  published: z.string().max(64).nullable().optional(),
+  /** a language code (`en`, `pt-BR`) */
+  language: z.string().max(35).nullable().optional(),
+  /** the feed: its name and URL */
+  source_name: z.string().max(500).nullable().optional(),
+  source_url: z.string().max(INDEX_URLS_LIMITS.urlChars).nullable().optional(),
+});
+export type FeedItemMetadata = z.infer<typeof FeedItemMetadata>;
 export const IndexUrlsRequest = z
   .object({ start_time: DateTimeInput, end_time: DateTimeInput, urls: z.array(ScrapedURLItem).min(1).max(INDEX_URLS_LIMITS.maxUrls) })
   .superRefine((v, ctx) => {

@@ -9,6 +9,7 @@ import { STORY_TABLES } from './tables/stories.js';
 import { GRAPH_TABLES } from './tables/graph.js';
 import { RESEARCH_TABLES } from './tables/research.js';
 import { PIPELINE_TABLES } from './tables/pipelines.js';
+import { FEED_TABLES } from './tables/feeds.js';
 
 /** DuckLake has no primary keys: the merge key lives in the table definition and in `land`'s MERGE. */
 export const createTable = (t: TableDef) => `CREATE TABLE ${t.name} (${t.columns.map((c) => `${c.name} ${c.sql}`).join(', ')})`;
@@ -60,6 +61,14 @@ const VERSIONED_MIGRATIONS: [version: number, sql: string[]][] = [
       'UPDATE _loads SET kind = pipeline',
       ...PIPELINE_TABLES.map(createTable),
       `INSERT INTO _land_locks VALUES ${PIPELINE_TABLES.map((t) => `('${t.name}', 0)`).join(', ')}`,
+    ],
+  ],
+  // the feed poller's tables (their lock rows too, when migration 16 ran before they were declared)
+  [
+    20,
+    [
+      ...FEED_TABLES.map(createTable),
+      ...FEED_TABLES.map((t) => `INSERT INTO _land_locks SELECT '${t.name}', 0 WHERE NOT EXISTS (SELECT 1 FROM _land_locks WHERE table_name = '${t.name}')`),
     ],
   ],
 ];

@@ -29,6 +29,7 @@ import * as temporal from './temporal.js';
 import * as forum from './forum.js';
 import * as wiki from './wiki.js';
 import * as config from './config.js';
+import * as sources from './sources.js';
 import { setConfigFlag } from '../config/flag.js';
 import { UserError } from '../../lib/errors.js';
 
@@ -48,7 +49,7 @@ export function buildCli(): Command {
     if (!NO_PROJECT.has(name)) (await import('../config/index.js')).useProject();
   });
   // the order of --help
-  for (const group of [config, service, admin, research, crawl, forum, wiki, pipelines, schedules, alerts, warehouse, temporal, spec]) group.register(program);
+  for (const group of [config, service, admin, research, crawl, forum, wiki, pipelines, schedules, sources, alerts, warehouse, temporal, spec]) group.register(program);
   return program;
 }
 

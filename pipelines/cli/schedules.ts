@@ -47,10 +47,10 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .action(async (o: { dataDir?: string; dryRun?: boolean; json?: boolean }) => {
       const { useProject } = await import('../config/index.js');
-      const { applyPlan, declareSchedules, planSchedules } = await import('../schedules/index.js');
+      const { applyPlan, declareSchedules, pipelineScope, planSchedules } = await import('../schedules/index.js');
       const schedules = declareSchedules(useProject().pipelines);
       await withTemporal(o.dataDir, async (c) => {
-        const plan = await planSchedules(c, schedules);
+        const plan = await planSchedules(c, schedules, pipelineScope);
         if (o.json) console.log(JSON.stringify({ plan: planJson(plan), ...(o.dryRun ? {} : { applied: await applyPlan(c, plan) }) }));
         else {
           console.log(planText(plan, o.dryRun ?? false));

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { Cron } from 'croner';
 import { DeepNewsSource, IndexCountsQuery, LIMIT_GROUPS, Sampling, filterShape } from '../../spec/index.js';
+import { SourceEntry, sourceName } from '../../lib/feeds/source.js';
 
 /** `30s`, `15m`, `1h`, `2d`, `1w`: a whole number and a unit. */
 export const Duration = z
@@ -187,14 +188,6 @@ const Limit = z.strictObject({
   concurrency: z.int().min(1).describe('requests in flight at once'),
 });
 
-export const Source = z.strictObject({
-  name: PipelineName.describe('unique name of the source'),
-  url: z.url({ protocol: /^https?$/ }).describe('an RSS, Atom, RDF or JSON feed, or a news sitemap (index)'),
-  every: Duration.optional().describe('poll interval (default: adapts to how often it publishes)'),
-  language: z.string().min(2).max(8).optional(),
-  tags: z.array(z.string()).optional(),
-});
-
 export const ProjectFile = z
   .strictObject({
     $schema: z.string().optional().describe('the JSON Schema of this file, for editors'),
@@ -240,7 +233,7 @@ export const ProjectFile = z
       .meta({ 'x-env': 'NEWSFLOW_LIMITS' }),
     workers: z.int().min(1).default(1).describe('workers sharing the API key (each takes its share of the concurrency)').meta({ 'x-env': 'NEWSFLOW_WORKERS' }),
     pipelines: z.array(Pipeline).default([]).describe('named pipelines: each a kind with its parameters and a schedule'),
-    sources: z.array(Source).default([]).describe('feeds and sitemaps the embedded service indexes as they publish'),
+    sources: z.array(SourceEntry).default([]).describe('feeds and sitemaps the service is filled from as they publish (see docs/pipelines.md, live news)'),
     workflows: z.string().optional().describe("a module of your own workflows and activities, registered with newsflow's worker (e.g. ./pipelines.ts)"),
   })
   .superRefine((f, ctx) => {
@@ -252,9 +245,16 @@ export const ProjectFile = z
     });
     const sources = new Map<string, number>();
     f.sources.forEach((s, i) => {
-      const first = sources.get(s.name);
-      if (first !== undefined) ctx.addIssue({ code: 'custom', path: ['sources', i, 'name'], message: `"${s.name}" is also the name of sources[${first}]` });
-      else sources.set(s.name, i);
+      let name: string;
+      try {
+        name = s.name ?? sourceName(s.url);
+      } catch {
+        return; // the URL itself is refused above
+      }
+      const first = sources.get(name);
+      if (first !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['sources', i, s.name ? 'name' : 'url'], message: `"${name}" is also the name of sources[${first}]; give one a name` });
+      else sources.set(name, i);
     });
   });
 export type ProjectFile = z.infer<typeof ProjectFile>;

@@ -10,7 +10,7 @@ import { cacheDir } from '../../lib/cache-dir.js';
 import { SCOPES } from '../../spec/index.js';
 import { corpusCache, serviceConfig, startService, type CorpusCache, type RunningService, type SeedResult } from '../../service/index.js';
 import { TASK_QUEUES } from '../../workflows/queues.js';
-import { applySchedules, declareSchedules } from '../schedules/index.js';
+import { applyFeedSchedule, applySchedules, declareSchedules, FEED_SCHEDULE_ID, pipelineScope } from '../schedules/index.js';
 import { useProject, type Pipeline } from '../config/index.js';
 import { atShutdown, stopOnSignals, temporalEndpoint } from '../temporal/index.js';
 import { startWorker, temporalClient, warehouseDir } from '../worker/index.js';
@@ -126,7 +126,9 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
   const worker = await startWorker({ endpoint, dataDir, apiUrl, apiKey, verbose: o.verbose, quiet: true, bundleCacheDir: path.join(cacheDir(), 'bundle') });
   atShutdown(() => worker.stop());
   const client = await temporalClient(endpoint);
-  await applySchedules(client, schedules);
+  await applySchedules(client, schedules, pipelineScope);
+  // the feed poller, when the project or `newsflow sources add` declared sources
+  const feeds = await applyFeedSchedule(client, { warehouse: worker.warehouse, sources: project.sources });
   const stopLoads = await watchLoads(worker.warehouse, secs);
   atShutdown(async () => stopLoads());
   for (const d of schedules) await client.schedule.getHandle(d.id).trigger();
@@ -151,6 +153,7 @@ Logs:        ${logs} (service.log, worker.log; --verbose shows them here)
 Pipelines (each triggered once now):
 ${pipelines.join('\n')}
 Backfill:    ${backfill}
+Sources:     ${feeds.schedule.created.length + feeds.schedule.updated.length + feeds.schedule.unchanged.length ? `${project.sources.length} in the project file (newsflow sources list shows them all); polled by ${FEED_SCHEDULE_ID}` : 'none (declare feeds under sources: in newsflow.yaml, or newsflow sources add URL)'}
 Up in ${secs()}. Try:
   npx newsflow sql "SELECT domain_url, count(*) AS articles FROM articles GROUP BY 1 ORDER BY 2 DESC LIMIT 10"
   npx newsflow sql "SELECT category, count(*) FROM article_classifications GROUP BY 1 ORDER BY 2 DESC"

@@ -4,7 +4,18 @@
  * Temporal server (planSchedules, applyPlan, applySchedules) is activities/schedules.ts: the alert
  * sync applies its per-alert schedules with it too.
  */
+import { isAlertSchedule } from '../../activities/schedules.js';
+import { FEED_SCHEDULE_ID } from './feeds.js';
+
 export { declareSchedules, pipelineSchedules, INDEX_COUNT_CADENCE, RESEARCH_MAX_DEPTH } from './declare.js';
+export { applyFeedSchedule, feedScheduleDecl, FEED_SCHEDULE_ID, type FeedScheduleResult } from './feeds.js';
+
+/**
+ * The schedules `schedule apply` keeps in line with the pipelines of the project file: all of
+ * newsflow's but the per-alert ones (the alert sync keeps them) and the feed poller's
+ * (applyFeedSchedule keeps it, with the sources in the warehouse).
+ */
+export const pipelineScope = (id: string): boolean => !isAlertSchedule(id) && id !== FEED_SCHEDULE_ID;
 export {
   applyPlan,
   applySchedules,

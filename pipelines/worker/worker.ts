@@ -24,6 +24,7 @@ import { createStoryTrackerActivities } from '../../activities/story-tracker.js'
 import { createIndexCountSamplerActivities } from '../../activities/index-count-sampler.js';
 import { createEntityGraphActivities } from '../../activities/entity-graph.js';
 import { createDeepResearchActivities } from '../../activities/deep-research.js';
+import { createFeedPollActivities } from '../../activities/feed-poll.js';
 import { TASK_QUEUES } from '../../workflows/queues.js';
 import { TemporalSetupError } from '../temporal/index.js';
 
@@ -132,8 +133,9 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
     ...createStoryTrackerActivities({ client: deps.client, warehouse: deps.warehouse }),
     ...createEntityGraphActivities({ client: deps.client, warehouse: deps.warehouse }),
     ...createDeepResearchActivities({ client: deps.client, warehouse: deps.warehouse }),
+    ...createFeedPollActivities({ client: deps.client, warehouse: deps.warehouse }),
   };
-  // one bundle for the five workers (was one webpack run, and report, each)
+  // one bundle for every queue's worker (was one webpack run, and report, each)
   const { code } = await workflowBundle({ cacheDir: deps.bundleCacheDir, logger: deps.bundlerLogger });
   const common = { connection, namespace: deps.namespace, workflowBundle: { code }, activities, shutdownGraceTime: DRAIN_MS };
   // one worker per task queue: its activity rate (the API's, per queue for all workers together)
@@ -145,6 +147,8 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
     { taskQueue: TASK_QUEUES.deliveries, concurrency: 10 },
     { taskQueue: TASK_QUEUES.stories, rate: limits.stories.rate, concurrency: concurrency(limits.stories.concurrency) },
     { taskQueue: TASK_QUEUES.research, rate: limits.deepnews.rate, concurrency: concurrency(limits.deepnews.concurrency) },
+    // feed polling: fetches of feeds (politeness per host in lib/feeds); its index_urls calls go through the client's limiter
+    { taskQueue: TASK_QUEUES.feeds, concurrency: 4 },
   ];
   const workers: Worker[] = [];
   for (const q of queues) {

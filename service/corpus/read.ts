@@ -23,6 +23,8 @@ export interface RawArticle {
   title: string;
   /** body text, '' when the source has only a headline */
   text: string;
+  /** a feed's summary of an article whose page was not read (index_urls with `metadata.feed_item`): enriched in place of `text`, which stays '' */
+  feedSummary?: string;
   pubDate: Date;
   /** categories of the source (subreddits, BBC sections) */
   sourceCategories: string[];

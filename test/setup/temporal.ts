@@ -23,6 +23,8 @@ export const TEST_NAMESPACES = [
   'nf-research',
   'nf-one-worker',
   'nf-many-workers',
+  'nf-feeds',
+  'nf-feeds-kill',
 ] as const;
 
 declare module 'vitest' {

@@ -67,6 +67,7 @@ import { STORY_TABLES } from './stories.js';
 import { GRAPH_TABLES } from './graph.js';
 import { RESEARCH_TABLES } from './research.js';
 import { PIPELINE_TABLES } from './pipelines.js';
+import { FEED_TABLES } from './feeds.js';
 
 export const NEWS_TABLES: TableDef[] = [ARTICLES, ARTICLE_ENTITIES, ARTICLE_KEYWORDS, ARTICLE_CLASSIFICATIONS];
 export const TABLES: TableDef[] = [
@@ -78,5 +79,6 @@ export const TABLES: TableDef[] = [
   ...GRAPH_TABLES,
   ...RESEARCH_TABLES,
   ...PIPELINE_TABLES,
+  ...FEED_TABLES,
 ];
 export const TABLES_BY_NAME = Object.fromEntries(TABLES.map((t) => [t.name, t]));
