@@ -2,6 +2,7 @@
  * Every enum of the interface (v0.32.4), written once. Values are copied from
  * the interface text; where the facts file adds or disagrees, the comment says so.
  */
+import { PLANS, SCOPES } from './constants.js';
 import { z } from 'zod';
 
 export const ENTITY_TYPES = [
@@ -340,13 +341,10 @@ export const HitEventKind = z.enum(HIT_EVENT_KINDS);
 
 export const ByokProvider = z.enum(['anthropic', 'google']);
 
-/** Key scopes we issue. `analytics`, `internal`, `offline`, `openid` are accepted in OAuth requests and ignored. */
-export const SCOPES = ['news', 'stories', 'chat', 'distribution', 'profile'] as const;
+export { SCOPES, PLANS } from './constants.js';
 export const Scope = z.enum(SCOPES);
 export type Scope = z.infer<typeof Scope>;
 
-/** Plans in ascending order of tier (facts §13: Free < Pro < Analyst < Enterprise). */
-export const PLANS = ['free', 'pro', 'analyst', 'enterprise'] as const;
 export const Plan = z.enum(PLANS);
 export type Plan = z.infer<typeof Plan>;
 export function planAtLeast(plan: Plan, min: Plan): boolean {

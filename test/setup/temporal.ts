@@ -25,6 +25,7 @@ export const TEST_NAMESPACES = [
   'nf-many-workers',
   'nf-feeds',
   'nf-feeds-kill',
+  'nf-package',
 ] as const;
 
 declare module 'vitest' {
