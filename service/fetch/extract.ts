@@ -10,7 +10,9 @@
  * - JSON-LD `articleBody` is the text when Readability found much less of it (a page whose body is
  *   built by script, or a teaser page) or nothing;
  * - boilerplate inside the article is removed: boxes named for newsletters, subscriptions, cookies,
- *   consent, related or recommended stories, sharing, promotion; "Read more"/"Related:" link lines;
+ *   consent, related or recommended stories, sharing, promotion; picture captions and credits
+ *   (`<figcaption>`, boxes named caption or credit, of at most 300 letters); "Read more"/"Related:"
+ *   link lines;
  * - a page with no markup around its text (served as HTML) is its text;
  * - tables and lists are kept (one row or item a line in the text).
  *
@@ -228,6 +230,10 @@ export function blockText(root: El): string {
 /** Names of boxes that are not the article: newsletters, cookies, related stories, sharing. */
 const BOILERPLATE_NAME =
   /(^|[\s_-])(newsletters?|subscribe|subscription|sign-?up|cookies?|cookie-?(banner|consent|notice)|consent|gdpr|paywall|related|recommended|recommendations|read-?more|more-?stories|also-?read|promo|share|sharing|share-?bar|social|outbrain|taboola|advert|advertisement|sponsored)([\s_-]|$)/i;
+/** Names of a picture's caption or credit line (not of a box "with" or "without" a caption). */
+const CAPTION_NAME = /(^|[\s_-])(?<!(no|has|with|without)[_-]?)(captions?|caption-?text|credits?|image-?credit|photo-?credit|copyright)([\s_-]|$)/i;
+/** A caption is a line or two: more is not one, whatever its name. */
+const CAPTION_LETTERS = 300;
 /** A line that sends the reader elsewhere. */
 const BOILERPLATE_LINE =
   /^(read more|read next|related( stories| articles| coverage)?:?|also read|recommended( for you)?|sign up|subscribe( now)?|click here|follow us|share this)\b/i;
@@ -252,9 +258,10 @@ function removeBoilerplate(root: El, removed: string[]): void {
   };
   for (const el of root.getElementsByTagName('*')) {
     const name = `${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''} ${el.getAttribute('aria-label') ?? ''} ${el.getAttribute('data-component') ?? ''}`;
-    if (!BOILERPLATE_NAME.test(name) || !inside(el)) continue;
+    const caption = el.tagName === 'FIGCAPTION' || CAPTION_NAME.test(name);
+    if (!(caption || BOILERPLATE_NAME.test(name)) || !inside(el)) continue;
     const n = letters(el.textContent ?? '');
-    if (n < total * 0.25) {
+    if (n < total * 0.25 && (!caption || n <= CAPTION_LETTERS)) {
       removed.push(el.textContent ?? '');
       el.remove();
     }
