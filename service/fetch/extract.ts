@@ -201,18 +201,25 @@ const BLOCK = new Set([
 ]);
 const CELL = new Set(['TD', 'TH']);
 
-/** The text of an element, a line per block (paragraph, list item, table row), cells apart. */
+/**
+ * The text of an element, a line per block (paragraph, list item, table row), cells apart. A line
+ * break in the markup is a space, as a browser shows it (a table written a tag a line stays a row
+ * a line), but in `<pre>`.
+ */
 export function blockText(root: El): string {
   const out: string[] = [];
+  let pre = 0;
   const walk = (n: El): void => {
     for (const c of n.childNodes) {
-      if (c.nodeType === 3) out.push(c.textContent ?? '');
+      if (c.nodeType === 3) out.push(pre ? (c.textContent ?? '') : (c.textContent ?? '').replace(/[\r\n]+/g, ' '));
       else if (c.nodeType === 1) {
         const tag = (c as El).tagName;
         if (tag === 'SCRIPT' || tag === 'STYLE' || tag === 'NOSCRIPT' || tag === 'TEMPLATE') continue;
         const block = BLOCK.has(tag);
         if (block) out.push('\n');
+        if (tag === 'PRE') pre++;
         walk(c as El);
+        if (tag === 'PRE') pre--;
         if (block) out.push('\n');
         else if (CELL.has(tag)) out.push('\t');
       }
@@ -344,7 +351,7 @@ function extract(html: string, url: string, boilerplate: string[]): ExtractResul
       .join('');
     linkShare = 0;
   }
-  if (bare && letters(bare) > letters(text)) {
+  if (bare && letters(bare) >= letters(text)) {
     text = bare;
     content = undefined;
     linkShare = 0;

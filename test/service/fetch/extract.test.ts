@@ -193,6 +193,33 @@ describe('extractArticle over the Readability test pages', () => {
     expect(wrong.map((s) => s.name)).toEqual([]);
   });
 
+  it('keeps the tables and lists of the pages that have them: a line per table row (cells apart) and per list item', () => {
+    const withTables = ['lwn-1', 'wikipedia', 'wikipedia-2', 'wikipedia-3', 'wikipedia-4'];
+    for (const name of withTables) {
+      const s = scored.find((x) => x.name === name)!;
+      const lines = new Set((s.result as { text: string }).text.split('\n').map(norm));
+      const { document } = parseHTML(`<!doctype html><html><body>${fs.readFileSync(path.join(pagesDir, name, 'expected.html'), 'utf8')}</body></html>`);
+      const rows = [...document.querySelectorAll('tr')]
+        .filter((tr) => !tr.querySelector('table, li, p, div, br'))
+        .map((tr) =>
+          [...tr.children]
+            .map((c) => norm(c.textContent))
+            .filter(Boolean)
+            .join(' '),
+        )
+        .filter((r) => r.length > 2);
+      const items = [...document.querySelectorAll('li')]
+        .filter((li) => !li.querySelector('li, p, div, table, br'))
+        .map((li) => norm(li.textContent))
+        .filter((t) => t.length > 2);
+      expect(rows.length + items.length, name).toBeGreaterThan(0);
+      expect(
+        [...rows, ...items].filter((t) => !lines.has(t)),
+        name,
+      ).toEqual([]);
+    }
+  });
+
   it('makes og:image absolute', () => {
     const withImage = articles().filter((s) => (s.result as { image_url: string | null }).image_url);
     expect(withImage.length).toBeGreaterThan(20);
