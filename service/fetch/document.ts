@@ -96,7 +96,7 @@ export function parseDocument(html: string, url = 'about:blank'): LDocument {
       },
       onclosetag(name) {
         if (name === 'title' && cur?.localName === 'title' && !doc.title) doc.title = cur.textContent.replace(/\s+/g, ' ').trim();
-        cur = stack.pop() ?? body;
+        cur = stack.length ? stack.pop()! : body;
       },
     },
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
