@@ -17,8 +17,8 @@ export interface ActivityDeps {
   warehouse: Warehouse;
 }
 
-// biome-ignore lint: activities take and return any serializable values
-type Activity = (...args: any[]) => Promise<unknown>;
+// activities take and return any serializable values: their own parameter types, which `never[]` accepts
+type Activity = (...args: never[]) => Promise<unknown>;
 
 export interface PipelinesModule {
   /** the module of your workflow functions (Temporal workflow code: deterministic, no I/O), as a path or file URL */

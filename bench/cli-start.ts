@@ -37,7 +37,7 @@ export async function benchCliStart(): Promise<Record<string, unknown>> {
   ];
   const times: Record<string, number[]> = {};
   const load = [os.loadavg()[0]!];
-  for (const [name, args] of cases) for (const built of [false, true]) once(args, built, dir); // warm: module caches, the cached project
+  for (const [, args] of cases) for (const built of [false, true]) once(args, built, dir); // warm: module caches, the cached project
   for (let i = 0; i < runs; i++)
     for (const [name, args] of cases)
       for (const built of [false, true]) {

@@ -37,7 +37,7 @@ export async function openReader(dir: string, o: { at?: string; lake?: Partial<L
   }
   let lake = await openLake(opts);
   const rows = async (sql: string, params?: unknown[]) => (await lake.conn.runAndReadAll(sql, params as never)).getRowObjectsJS() as Record<string, unknown>[];
-  let snapshot: number | null = null;
+  let snapshot: number | null;
   try {
     if (o.at !== undefined) {
       const [hit] = await rows('SELECT snapshot_id FROM _loads WHERE load_id = $1 ORDER BY snapshot_id DESC NULLS LAST LIMIT 1', [o.at]);

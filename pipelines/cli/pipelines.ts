@@ -107,7 +107,7 @@ async function runRequest(pipeline: string, o: RunOptions): Promise<RunRequest<n
   if (pipeline === 'index-counts') {
     if (!(await spec()).Sampling.safeParse(o.sampling).success)
       throw new CliError(`unknown --sampling "${o.sampling}"; samplings: ${(await spec()).Sampling.options.join(', ')}`);
-    let filters: Record<string, unknown> = {};
+    let filters: Record<string, unknown>;
     try {
       filters = o.filters ? JSON.parse(o.filters) : {};
       (await sampler()).canonicalFilters(filters);
@@ -164,7 +164,7 @@ function storyTrackerRequest(trackersJson: string | undefined): RunRequest<never
 
 function graphRequest(o: RunOptions): RunRequest<never> {
   if (!o.query.trim()) throw new CliError('--query is required for graph, e.g. --query "Ukraine Russia talks"');
-  let filterParams: Record<string, unknown> = {};
+  let filterParams: Record<string, unknown>;
   try {
     filterParams = o.filters ? JSON.parse(o.filters) : {};
   } catch (e) {

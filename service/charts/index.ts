@@ -236,6 +236,8 @@ function chartOn(
 ): ChartResponse {
   if (!news) throw new HttpError(503, 503000, 'charts need the news index, which this service was started without');
   const now = cutoff !== null && Number.isFinite(cutoff) ? Math.min(news.clock(), cutoff) : news.clock();
+  // control characters are what this takes out
+  // eslint-disable-next-line no-control-regex
   const q = question.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
   const chartType = chartTypeOf(q);
   const whole = autofilter(q, now);
