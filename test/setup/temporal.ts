@@ -26,6 +26,7 @@ export const TEST_NAMESPACES = [
   'nf-feeds',
   'nf-feeds-kill',
   'nf-package',
+  'nf-schedule-cli',
 ] as const;
 
 declare module 'vitest' {
