@@ -101,7 +101,7 @@ export const REPORTING_VOICES = [
 export const ReportingVoice = z.enum(REPORTING_VOICES);
 export const ReportingVoiceFilter = z.enum([...REPORTING_VOICES, 'all']);
 
-/** Search categories. `Economy` exists on the search parameter only (facts §3.1). */
+/** Search categories. `Economy` exists on the search parameter only (../shared/spec/asknews-facts.md §3.1). */
 export const SEARCH_CATEGORIES = [
   'All',
   'Business',
@@ -123,7 +123,7 @@ export const SEARCH_CATEGORIES = [
 export const SearchCategory = z.enum(SEARCH_CATEGORIES);
 export const INDEX_COUNT_CATEGORIES = SEARCH_CATEGORIES.filter((c) => c !== 'Economy') as Exclude<(typeof SEARCH_CATEGORIES)[number], 'Economy'>[];
 export const IndexCountCategory = z.enum(INDEX_COUNT_CATEGORIES as [string, ...string[]]);
-/** Story categories (facts §8.1). */
+/** Story categories (../shared/spec/asknews-facts.md §8.1). */
 export const STORY_CATEGORIES = [
   'Politics',
   'Economy',
@@ -267,7 +267,7 @@ export const DEEPNEWS_MODELS = [
   'gemini-3.6-flash',
   'open-source-best',
   'kimi-k2p5',
-  // added by the 0.32.3 production contract (facts §11.4)
+  // added by the 0.32.3 production contract (../shared/spec/asknews-facts.md §11.4)
   'claude-sonnet-5-5',
   'gpt-6.1-sol',
   'kimi-k3',
@@ -335,7 +335,7 @@ export const FORECAST_MODELS = [
 ] as const;
 
 export const DistributionMetric = z.enum(['surface', 'citation', 'grounded']);
-/** Hit event kinds counted by stats/metrics (facts §10). */
+/** Hit event kinds counted by stats/metrics (../shared/spec/asknews-facts.md §10). */
 export const HIT_EVENT_KINDS = ['surface', 'citation', 'full_text', 'grounded'] as const;
 export const HitEventKind = z.enum(HIT_EVENT_KINDS);
 

@@ -2,7 +2,7 @@
  * The project file, `newsflow.yaml`: one zod schema. Its JSON Schema (`newsflow.schema.json`, for
  * editors) and its reference (`docs/configuration.md`) are generated from it; defaults live here,
  * next to the fields they belong to, and `meta({ env })` names the environment variable that
- * overrides a field (see env.ts for the precedence).
+ * overrides a field (see project.ts for the precedence).
  */
 import { z } from 'zod';
 import { Cron } from 'croner';

@@ -129,7 +129,7 @@ function seriesOf(name: string, f: Record<string, unknown>, win: { from: number;
   let stringGuarantee = list(f.string_guarantee);
   let stringOp = (f.string_guarantee_op as string | undefined) ?? 'OR';
   if (categories?.includes('Economy')) {
-    // index counts have no Economy category (facts §7): count the economy's words instead
+    // index counts have no Economy category (spec/enums.ts `INDEX_COUNT_CATEGORIES`): count the economy's words instead
     categories = categories.filter((c) => c !== 'Economy');
     if (!categories.length && !stringGuarantee?.length) {
       stringGuarantee = ['economy', 'economic', 'inflation', 'recession'];
