@@ -1,4 +1,4 @@
-/** Article lookup, graph, URL indexing and index counts (facts §5, §6, §7, §12.1). */
+/** Article lookup, graph, URL indexing and index counts (../shared/spec/asknews-facts.md §5, §6, §7, §12.1). */
 import { z } from 'zod';
 import { Continent, IndexCountCategory, Language, ProvocativeFilter, ReportingVoiceFilter, Sampling, SentimentFilter, StringOp, TimeFilter } from './enums.js';
 import { DateTime, DateTimeInput, FreeObject, FreeObjectInput, oneOrMany, record, Uuid } from './common.js';
@@ -15,7 +15,7 @@ export const ArticleQuery = z.object({ full_text: z.boolean().default(false) });
 export const ArticlesResponse = z.array(SearchResponseDictItem);
 
 /**
- * POST /v1/news/graph (facts §5). The facts give the field names, types and defaults; the inner
+ * POST /v1/news/graph (../shared/spec/asknews-facts.md §5). That sheet gives the field names, types and defaults; the inner
  * shapes of `constrained_disambiguations`, `docs_upload`, `full_graph` and `disambiguations` are
  * not shown, so they are this implementation's (docs/service.md, "Knowledge graph"). Unknown fields are a 422 naming
  * them (a misspelt option would otherwise be ignored silently).
@@ -76,7 +76,7 @@ export const ScrapeItem = z.object({ user_agent: z.string(), count: z.int() });
 export const ReferralItem = z.object({ site: z.string(), count: z.int() });
 
 /**
- * URL indexing (facts §6). Rules of this implementation, written once here:
+ * URL indexing (../shared/spec/asknews-facts.md §6). Rules of this implementation, written once here:
  * - a request names 1 to maxUrls URLs, each an absolute http(s) URL of at most 2083 characters
  *   (else 422 naming `urls.N.url`); end_time before start_time is a 422 on `end_time`;
  * - the request answers at once with a job (status `queued`); `GET /v1/news/index_urls/{job_id}`
@@ -155,7 +155,7 @@ export const IndexUrlsRequest = z
   })
   .meta({ id: 'URLIndexingRequest' });
 export type IndexUrlsRequestParsed = z.output<typeof IndexUrlsRequest>;
-/** Both shapes of facts §6: the spec's {status, job_id} and the Python SDK's {status, message, indexed_count}. */
+/** Both shapes of ../shared/spec/asknews-facts.md §6: the spec's {status, job_id} and the Python SDK's {status, message, indexed_count}. */
 export const IndexUrlsResponse = record({
   status: z.string(),
   job_id: z.string().nullable().optional(),
@@ -191,7 +191,7 @@ export const IndexUrlsJob = record({
 }).meta({ id: 'IndexUrlsJob' });
 
 /**
- * Index counts (facts §7). Rules of this implementation, written once here:
+ * Index counts (../shared/spec/asknews-facts.md §7). Rules of this implementation, written once here:
  * - buckets are aligned in UTC and half-open [start, end): 5m, 1h, 12h (00:00 and 12:00) and 1d
  *   from midnight; 1w from Monday 00:00; 1m from the 1st of the month 00:00;
  * - the answer lists every bucket that meets [start_datetime, end_datetime), zero counts included,
@@ -225,7 +225,7 @@ export const IndexCountsQuery = z
     entity_guarantee: z.array(EntityGuaranteeItem).nullable().optional(),
     entity_guarantee_op: StringOp.default('OR'),
     languages: z.array(Language).nullable().optional(),
-    // ISO 3166 alpha-2 of the publisher, as on search (facts §3.1)
+    // ISO 3166 alpha-2 of the publisher, as on search (spec/search.ts)
     countries: z.array(z.string().length(2)).nullable().optional(),
     countries_blacklist: z.array(z.string().length(2)).nullable().optional(),
     continents: z.array(Continent).nullable().optional(),

@@ -11,8 +11,9 @@
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { attachLake, lakeOptionsFromEnv, withLakeRetry, LAKE_ALIAS, type LakeOptions } from './lake.js';
-import type { TableDef } from './tables/index.js';
-import { migrate } from './migrations.js';
+import { TABLES_BY_NAME, type TableDef } from './tables/index.js';
+import { TABLE_NAME } from './tables/define.js';
+import { createTable, migrate } from './migrations.js';
 import { Landing, type LoadCounts } from './land.js';
 import { importFile } from './import-file.js';
 
@@ -67,6 +68,24 @@ export class Warehouse {
       instance.closeSync();
       throw e;
     }
+  }
+
+  /**
+   * Create the tables of a custom pipeline that the lake does not have yet (`CREATE TABLE IF NOT
+   * EXISTS`, in one lake transaction); newsflow's own tables and names are refused. An existing
+   * table is left as it is (add a column with your own migration, or a new table).
+   */
+  ensureTables(defs: TableDef[]): Promise<void> {
+    for (const d of defs) {
+      if (!TABLE_NAME.test(d.name)) throw new Error(`table name "${d.name}": lower-case letters, digits and underscores, at most 63`);
+      if (TABLES_BY_NAME[d.name] || d.name.startsWith('_')) throw new Error(`table ${d.name} is newsflow's own: give your table another name`);
+    }
+    if (!defs.length) return Promise.resolve();
+    return this.serial(() =>
+      this.tx({ op: `tables ${defs.map((d) => d.name).join(',')}` }, async (conn) => {
+        for (const d of defs) await conn.run(createTable(d).replace(/^CREATE TABLE /, 'CREATE TABLE IF NOT EXISTS '));
+      }),
+    );
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {

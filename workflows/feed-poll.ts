@@ -1,6 +1,6 @@
 /**
  * feedPoll: one round of the feed poller, started by its schedule (every minute by default;
- * pipelines/feed-schedule.ts): the sources due at the round's time, in batches by host
+ * pipelines/schedules/feeds.ts): the sources due at the round's time, in batches by host
  * (activities/feed-poll.ts), `parallel` batches at a time. Sources not reached (more than `limit`
  * due) wait for the next round. Time is the workflow's: a test that skips time skips the sources'
  * schedule with it.

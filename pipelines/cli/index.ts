@@ -30,7 +30,7 @@ import * as forum from './forum.js';
 import * as wiki from './wiki.js';
 import * as config from './config.js';
 import * as sources from './sources.js';
-import { setConfigFlag } from '../config/flag.js';
+import { setConfigFlag } from '../config/current.js';
 import { UserError } from '../../lib/errors.js';
 
 /** Commands that run without a project: they write, check or print one. */
@@ -46,10 +46,11 @@ export function buildCli(): Command {
     setConfigFlag(command.optsWithGlobals().config as string | undefined);
     // every command but these runs in its project: a bad project file stops it with one line per problem
     const name = [command.parent?.name(), command.name()].filter((n) => n && n !== 'newsflow').join(' ');
-    if (!NO_PROJECT.has(name)) (await import('../config/index.js')).useProject();
+    if (!NO_PROJECT.has(name)) await (await import('../config/cached.js')).loadProjectCached();
   });
   // the order of --help
-  for (const group of [config, service, admin, research, crawl, forum, wiki, pipelines, schedules, sources, alerts, warehouse, temporal, spec]) group.register(program);
+  for (const group of [config, service, admin, research, crawl, forum, wiki, pipelines, schedules, sources, alerts, warehouse, temporal, spec])
+    group.register(program);
   return program;
 }
 

@@ -1,9 +1,14 @@
 /** The Temporal schedules of the project's pipelines: `schedule apply [--dry-run]|list|trigger|backfill|delete`. */
 import type { Command } from 'commander';
-import { temporalEndpoint } from '../temporal/index.js';
-import { temporalClient } from '../worker/index.js';
+import type { Client } from '@temporalio/client';
 import type { SchedulePlan } from '../schedules/index.js';
 import { CliError, dataDirOf, dataDirOpt, table } from './shared.js';
+
+/** loaded when a command runs: `newsflow --help` loads no more than the commands */
+const runtime = () => import('../worker/index.js');
+
+/** loaded when a command runs: `newsflow --help` loads no more than the commands */
+const temporal = () => import('../temporal/index.js');
 
 /** The plan as the terminal shows it: one line per schedule, the changed arguments under each update. */
 export function planText(plan: SchedulePlan, dryRun: boolean): string {
@@ -28,13 +33,13 @@ const planJson = (plan: SchedulePlan) => ({
 });
 
 /** A client of the running Temporal server of the project (temporal.server host:port, or TEMPORAL_ADDRESS); these commands never start one. */
-async function withTemporal<T>(dataDir: string | undefined, fn: (c: Awaited<ReturnType<typeof temporalClient>>) => Promise<T>): Promise<T> {
+async function withTemporal<T>(dataDir: string | undefined, fn: (c: Client) => Promise<T>): Promise<T> {
   if (!process.env.TEMPORAL_ADDRESS)
     throw new CliError(
       'these commands talk to a running Temporal server: set temporal.server: host:port in newsflow.yaml or TEMPORAL_ADDRESS (newsflow start prints it), e.g. TEMPORAL_ADDRESS=127.0.0.1:7233',
     );
-  const ep = await temporalEndpoint({ dataDir: dataDirOf(dataDir) });
-  return fn(await temporalClient(ep));
+  const ep = await (await temporal()).temporalEndpoint({ dataDir: dataDirOf(dataDir) });
+  return fn(await (await runtime()).temporalClient(ep));
 }
 
 export function register(program: Command): void {

@@ -1,7 +1,9 @@
 /** Feeds and sitemaps the service is filled from: `sources add|list|remove|test`. */
 import type { Command } from 'commander';
-import { addSource, describePoll, listSources, removeSource, testSources } from '../run/sources.js';
 import { CliError, dataDirOpt, intArg, table, warehouseOf, warehouseOpt } from './shared.js';
+
+/** loaded when a command runs: `newsflow --help` loads no more than the commands */
+const work = () => import('../run/sources.js');
 
 export function register(program: Command): void {
   const sources = program.command('sources').description('feeds and sitemaps polled for new articles (the project file declares more)');
@@ -15,7 +17,7 @@ export function register(program: Command): void {
     .option(...warehouseOpt)
     .option(...dataDirOpt)
     .action(async (url: string, o: { name?: string; every?: string; language?: string; tag?: string[]; warehouse?: string; dataDir?: string }) => {
-      const r = await addSource(warehouseOf(o), { url, name: o.name, poll_interval: o.every, language: o.language, tags: o.tag });
+      const r = await (await work()).addSource(warehouseOf(o), { url, name: o.name, poll_interval: o.every, language: o.language, tags: o.tag });
       console.log(`${r.added ? 'added' : 'updated'} source ${r.source}: ${url}`);
     });
   sources
@@ -25,7 +27,7 @@ export function register(program: Command): void {
     .option(...warehouseOpt)
     .option(...dataDirOpt)
     .action(async (o: { json?: boolean; warehouse?: string; dataDir?: string }) => {
-      const rows = await listSources(warehouseOf(o));
+      const rows = await (await work()).listSources(warehouseOf(o));
       console.log(o.json ? rows.map((r) => JSON.stringify(r)).join('\n') : table(rows));
     });
   sources
@@ -34,7 +36,7 @@ export function register(program: Command): void {
     .option(...warehouseOpt)
     .option(...dataDirOpt)
     .action(async (name: string, o: { warehouse?: string; dataDir?: string }) => {
-      await removeSource(warehouseOf(o), name);
+      await (await work()).removeSource(warehouseOf(o), name);
       console.log(`removed source ${name}`);
     });
   sources
@@ -43,8 +45,8 @@ export function register(program: Command): void {
     .option('--delay <ms>', 'wait between two requests to one host (politeness)', intArg('--delay'), 1000)
     .action(async (urls: string[], o: { delay: number }) => {
       const broken: string[] = [];
-      for await (const { url, poll: p } of testSources(urls, { delayMs: o.delay })) {
-        const lines = describePoll(url, p);
+      for await (const { url, poll: p } of (await work()).testSources(urls, { delayMs: o.delay })) {
+        const lines = (await work()).describePoll(url, p);
         if (p.status === 'ok') console.log(lines.join('\n'));
         else {
           broken.push(url);

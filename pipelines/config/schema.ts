@@ -2,7 +2,7 @@
  * The project file, `newsflow.yaml`: one zod schema. Its JSON Schema (`newsflow.schema.json`, for
  * editors) and its reference (`docs/configuration.md`) are generated from it; defaults live here,
  * next to the fields they belong to, and `meta({ env })` names the environment variable that
- * overrides a field (see env.ts for the precedence).
+ * overrides a field (see project.ts for the precedence).
  */
 import { z } from 'zod';
 import { Cron } from 'croner';
@@ -159,6 +159,22 @@ export const AlertsPipeline = z
   })
   .describe('alerts: run the API key’s alerts and deliver their triggers');
 
+export const WorkflowPipeline = z
+  .strictObject({
+    ...base,
+    kind: z.literal('workflow'),
+    workflow: z
+      .string()
+      .regex(/^[A-Za-z_$][\w$]*$/, 'the name of a workflow function your workflows module exports')
+      .describe('a workflow of your own (the module `workflows:` names) to run on the schedule'),
+    input: z.record(z.string(), z.unknown()).default({}).describe('its argument, an object (`pipeline` is set to the pipeline name)'),
+    queue: z
+      .enum(['news', 'stories', 'distribution', 'alerts', 'research'])
+      .default('news')
+      .describe("the task queue it runs on: whose rate limits its activities (and newsflow's it calls) share"),
+  })
+  .describe('workflow: a workflow of your own pipelines module (see examples/custom-pipeline)');
+
 export const Pipeline = z.discriminatedUnion('kind', [
   NewsPipeline,
   DistributionPipeline,
@@ -167,6 +183,7 @@ export const Pipeline = z.discriminatedUnion('kind', [
   ResearchPipeline,
   GraphPipeline,
   AlertsPipeline,
+  WorkflowPipeline,
 ]);
 export type Pipeline = z.infer<typeof Pipeline>;
 export type PipelineKind = Pipeline['kind'];
@@ -180,6 +197,7 @@ export const DEFAULT_SCHEDULES: Record<Exclude<PipelineKind, 'index-counts'>, { 
   research: { cron: '0 6 * * *', catchup: '1d' },
   graph: { cron: '0 7 * * *', catchup: '1d' },
   alerts: { every: '1m', catchup: '5m' },
+  workflow: { every: '1h', catchup: '1h' },
 };
 
 const Limit = z.strictObject({
@@ -237,6 +255,14 @@ export const ProjectFile = z
     workflows: z.string().optional().describe("a module of your own workflows and activities, registered with newsflow's worker (e.g. ./pipelines.ts)"),
   })
   .superRefine((f, ctx) => {
+    f.pipelines.forEach((p, i) => {
+      if (p.kind === 'workflow' && !f.workflows)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['pipelines', i, 'workflow'],
+          message: 'a workflow pipeline needs `workflows:` (your pipelines module) at the top of the file',
+        });
+    });
     const seen = new Map<string, number>();
     f.pipelines.forEach((p, i) => {
       const first = seen.get(p.name);
@@ -253,7 +279,11 @@ export const ProjectFile = z
       }
       const first = sources.get(name);
       if (first !== undefined)
-        ctx.addIssue({ code: 'custom', path: ['sources', i, s.name ? 'name' : 'url'], message: `"${name}" is also the name of sources[${first}]; give one a name` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['sources', i, s.name ? 'name' : 'url'],
+          message: `"${name}" is also the name of sources[${first}]; give one a name`,
+        });
       else sources.set(name, i);
     });
   });

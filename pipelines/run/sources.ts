@@ -1,7 +1,7 @@
 /**
  * What `newsflow sources add|list|remove|test` does: sources managed at run time live in the
  * warehouse's `sources` table with origin `cli` (the project file's come from its `sources:` list,
- * origin `file`: pipelines/feed-schedule.ts); `test` fetches a feed once, as the poller would, and
+ * origin `file`: pipelines/schedules/feeds.ts); `test` fetches a feed once, as the poller would, and
  * tells what it would index, without the warehouse or the API.
  */
 import { PageFetcher } from '../../lib/fetch/fetcher.js';

@@ -107,6 +107,10 @@ export function pipelineSchedules(p: Pipeline): ScheduleDecl[] {
       };
       return [decl(p, p.name, 'entityGraph', TASK_QUEUES.news, w, `the graph of "${p.query.slice(0, 60)}"`, [args])];
     }
+    case 'workflow': {
+      const w = when(p.schedule, DEFAULT_SCHEDULES.workflow);
+      return [decl(p, p.name, p.workflow, TASK_QUEUES[p.queue], w, `your workflow ${p.workflow}`, [{ ...p.input, pipeline: p.name }])];
+    }
     case 'alerts': {
       if (!p.sync) return [];
       const w = when(p.schedule, DEFAULT_SCHEDULES.alerts);

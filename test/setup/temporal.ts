@@ -25,6 +25,8 @@ export const TEST_NAMESPACES = [
   'nf-many-workers',
   'nf-feeds',
   'nf-feeds-kill',
+  'nf-package',
+  'nf-schedule-cli',
 ] as const;
 
 declare module 'vitest' {

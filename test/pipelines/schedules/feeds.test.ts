@@ -1,5 +1,5 @@
 /**
- * applyFeedSchedule (pipelines/feed-schedule.ts) on the real Temporal dev server: the project
+ * applyFeedSchedule (pipelines/schedules/feeds.ts) on the real Temporal dev server: the project
  * file's sources land in the warehouse (origin file) and the poller's one schedule exists while
  * there is a source to poll; a shorter list removes the file's dropped sources, never the CLI's;
  * no source at all, no schedule.
