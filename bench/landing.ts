@@ -7,8 +7,8 @@
  * - bulk landing of 1M wide rows (articles with their entities, pages of 50,000 through
  *   `Warehouse.land`, the next page landed before the previous one resolved, as a bulk caller
  *   does: its rows are staged while the lake writes the previous page) against the lake's own
- *   INSERT of the same pages already staged in DuckDB (no JS), in the same run (half of the
- *   INSERT pages before the landing, half after): goal landing within 1.5x of it; the appender
+ *   INSERT of the same pages already staged in DuckDB (no JS), in the same run (the two taking
+ *   turns in 4 blocks of pages): goal landing within 1.5x of it; the appender
  *   staging alone (the rows into DuckDB, no hash, no lake) is printed beside them, and the CPU
  *   time of a page each way (all threads of the process: on a machine whose cores are all busy
  *   the rates follow it); and row-by-row INSERT statements (one statement per row, in one
@@ -26,7 +26,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Warehouse } from '../warehouse/warehouse.js';
 import { ARTICLES, ARTICLE_CLASSIFICATIONS, ARTICLE_ENTITIES, ARTICLE_KEYWORDS } from '../warehouse/tables/index.js';
-import { articlePage, landPage as land, type ArticlePage } from '../test/helpers/articles.js';
+import { articlePage, landPage as land, pageChildren, type ArticlePage } from '../test/helpers/articles.js';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { stageRows } from '../lib/duckdb/stage.js';
 import { hashedColumns, rowHashes } from '../warehouse/row-hash.js';
@@ -110,6 +110,8 @@ const cpuMs = (from: NodeJS.CpuUsage) => {
  * in flight).
  */
 const POOL = 3;
+/** the bulk landing and the lake's INSERT take turns in this many blocks */
+const BLOCKS = 4;
 function bulkPages(per: number) {
   const pool = Array.from({ length: POOL }, (_, k) => articlePage(4000, per, k * per));
   const base = pool.map((p) => {
@@ -137,35 +139,43 @@ function bulkPages(per: number) {
 }
 
 /**
- * The lake's own INSERT of `pages` bulk pages already in DuckDB (no JS): each pool page staged as
- * `land` stages it (its row hashes, a load id; the appender, timed apart: `stage`), then copied
- * into the lake's tables in one transaction (`insert`). Rows (articles) per second and CPU ms a
- * page, each.
+ * The lake's own INSERT of bulk pages already in DuckDB (no JS), a lake of its own: `pages(n)`
+ * stages `n` pool pages as `land` stages them (their row hashes, a load id; the appender, timed
+ * apart: `stage`), each then copied into the lake's tables in one transaction (`insert`). Time and
+ * CPU ms of each half in `t`.
  */
-async function lakeInsert(dir: string, pool: ArticlePage[], pages: number) {
+async function openLakeInsert(dir: string, pool: ArticlePage[]) {
   const inst = await DuckDBInstance.create(':memory:', { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });
   const conn = await inst.connect();
   // staging on a connection of its own (its default database is the in-memory one), as `land` does
   const st = await inst.connect();
+  const close = () => {
+    st.closeSync();
+    conn.closeSync();
+    inst.closeSync();
+  };
+  const tables = [ARTICLES, ARTICLE_ENTITIES, ARTICLE_KEYWORDS, ARTICLE_CLASSIFICATIONS];
   try {
     await attachLake(conn, { dir });
-    const tables = [ARTICLES, ARTICLE_ENTITIES, ARTICLE_KEYWORDS, ARTICLE_CLASSIFICATIONS];
     for (const t of tables) await conn.run(createTable(t));
-    const hashes = pool.map((p) =>
-      rowHashes(hashedColumns(ARTICLES), p.rows, [
-        { table: ARTICLE_ENTITIES, key: 'article_id', rows: p.entities },
-        { table: ARTICLE_KEYWORDS, key: 'article_id', rows: p.keywords },
-        { table: ARTICLE_CLASSIFICATIONS, key: 'article_id', rows: p.classes },
-      ]),
-    );
-    const t = { stageMs: 0, stageCpu: 0, insertMs: 0, insertCpu: 0, rows: 0 };
-    for (let k = 0; k < pages; k++) {
-      const p = pool[k % pool.length]!;
+  } catch (e) {
+    close();
+    throw e;
+  }
+  const t = { stageMs: 0, stageCpu: 0, insertMs: 0, insertCpu: 0, rows: 0, pages: 0 };
+  const pages = async (n: number) => {
+    for (let k = 0; k < n; k++, t.pages++) {
+      const p = pool[t.pages % pool.length]!;
+      const hashes = rowHashes(
+        hashedColumns(ARTICLES),
+        p.rows,
+        pageChildren(p).map((c) => ({ ...c, key: 'article_id' })),
+      );
       const rows = [p.rows, p.entities, p.keywords, p.classes];
       let t0 = performance.now();
       let c0 = process.cpuUsage();
       for (const [i, table] of tables.entries()) {
-        const value: Parameters<typeof stageRows>[4] = i === 0 ? { row_hash: (_, j) => hashes[k % pool.length]![j], last_load_id: () => 'insert' } : {};
+        const value: Parameters<typeof stageRows>[4] = i === 0 ? { row_hash: (_, j) => hashes[j], last_load_id: () => 'insert' } : {};
         await stageRows(st, `h_${table.name}`, table.columns, rows[i]!, value);
       }
       t.stageMs += performance.now() - t0;
@@ -181,12 +191,8 @@ async function lakeInsert(dir: string, pool: ArticlePage[], pages: number) {
       t.insertCpu += cpuMs(c0);
       t.rows += p.rows.length;
     }
-    return t;
-  } finally {
-    st.closeSync();
-    conn.closeSync();
-    inst.closeSync();
-  }
+  };
+  return { t, pages, close };
 }
 
 export async function benchLanding() {
@@ -214,35 +220,42 @@ export async function benchLanding() {
     big.close();
     const [msSmall, msBig, msBigFirst] = [pSmall!.median, pBig!.median, pBig!.first];
 
-    // bulk: pages of 50,000 articles with their children through land(), two in flight, between
-    // the two halves of the lake's own INSERT of the same pages
+    // bulk: pages of 50,000 articles with their children through land(), two in flight, and the
+    // lake's own INSERT of the same pages, taking turns by blocks (both see the same moments of a
+    // shared machine; each landing block starts and ends with a page not overlapped)
     load.bulk = os.loadavg()[0]!;
     const per = Math.min(50_000, bulkRows);
     const pages = Math.ceil(bulkRows / per);
+    const blocks = Math.min(BLOCKS, pages);
     const bp = bulkPages(per);
-    const before = await lakeInsert(path.join(tmp, 'insert-1'), bp.pool, Math.ceil(pages / 2));
+    const insert = await openLakeInsert(path.join(tmp, 'insert'), bp.pool);
     const bulk = await Warehouse.open(path.join(tmp, 'bulk'));
-    let entities = 0;
-    const inFlight: Promise<unknown>[] = [];
-    const c0 = process.cpuUsage();
-    const t0 = performance.now();
-    for (let b = 0; b < pages; b++) {
-      if (inFlight.length === 2) await inFlight.shift();
-      const p = bp.next(b + 1);
-      entities += p.entities.length;
-      inFlight.push(land(bulk, p, `bench-bulk-${b}`));
+    const landing = { ms: 0, cpu: 0, entities: 0 };
+    try {
+      for (let b = 0, block = 0; block < blocks; block++) {
+        const upTo = Math.round((pages * (block + 1)) / blocks);
+        await insert.pages(upTo - b);
+        const inFlight: Promise<unknown>[] = [];
+        const c0 = process.cpuUsage();
+        const t0 = performance.now();
+        for (; b < upTo; b++) {
+          if (inFlight.length === 2) await inFlight.shift();
+          const p = bp.next(b + 1);
+          landing.entities += p.entities.length;
+          inFlight.push(land(bulk, p, `bench-bulk-${b}`));
+        }
+        await Promise.all(inFlight);
+        landing.ms += performance.now() - t0;
+        landing.cpu += cpuMs(c0);
+      }
+    } finally {
+      insert.close();
     }
-    await Promise.all(inFlight);
-    const bulkMs = performance.now() - t0;
-    const bulkCpu = cpuMs(c0);
     const landed = Number((await bulk.query<{ n: bigint }>('SELECT count(*) AS n FROM articles'))[0]!.n);
     bulk.close();
-    const after = await lakeInsert(path.join(tmp, 'insert-2'), bp.pool, Math.floor(pages / 2));
-    const bulkRate = (pages * per) / (bulkMs / 1000);
-    const ins = { rows: before.rows + after.rows, ms: before.insertMs + after.insertMs, cpu: before.insertCpu + after.insertCpu };
-    const insertRate = ins.rows / (ins.ms / 1000);
-    const stageRate = ins.rows / ((before.stageMs + after.stageMs) / 1000);
-    const insPages = ins.rows / per;
+    const bulkRate = (pages * per) / (landing.ms / 1000);
+    const ins = insert.t;
+    const insertRate = ins.rows / (ins.insertMs / 1000);
 
     // row by row: one INSERT statement per article (and per entity), in one transaction
     load.rbr = os.loadavg()[0]!;
@@ -274,17 +287,17 @@ export async function benchLanding() {
       page_goal: '<= 1.2x',
       bulk_rows: pages * per,
       bulk_rows_landed: landed,
-      bulk_entities: entities,
+      bulk_entities: landing.entities,
       bulk_page_rows: per,
       bulk_rows_per_s: Math.round(bulkRate),
       bulk_lake_insert_only_rows_per_s: Math.round(insertRate),
       bulk_insert_vs_landing: +(insertRate / bulkRate).toFixed(2),
       bulk_insert_goal: 'landing within 1.5x of the INSERT',
-      bulk_stage_only_rows_per_s: Math.round(stageRate),
+      bulk_stage_only_rows_per_s: Math.round(ins.rows / (ins.stageMs / 1000)),
       bulk_cpu_ms_per_page: {
-        landing: Math.round(bulkCpu / pages),
-        insert: Math.round(ins.cpu / insPages),
-        stage: Math.round((before.stageCpu + after.stageCpu) / insPages),
+        landing: Math.round(landing.cpu / pages),
+        insert: Math.round(ins.insertCpu / ins.pages),
+        stage: Math.round(ins.stageCpu / ins.pages),
       },
       row_by_row_rows_per_s: Math.round(rbrRate),
       bulk_vs_row_by_row: +(bulkRate / rbrRate).toFixed(1),
