@@ -11,8 +11,12 @@
  * rounds ran (`Research: N round(s), ...`). When round k ran fewer than k, the research is over:
  * the run lands as complete with `rounds_done` N and the workflow stops.
  *
- * Citation numbers: the request asks for `numbered` citations from 1; the report's [n] is the
- * n-th source of the answer, news first (`sources.news`), then web (`sources.web`).
+ * Citation numbers: the request asks for `numbered` citations from 1 and the references appended;
+ * a source's number is the one its URL has in the report's references ("[n] title (publisher)
+ * url"), which are then cut from the landed report. A report cites sources of every kind (an
+ * encyclopedia passage may be [1] and an article [2]), so the order of `sources.news` and
+ * `sources.web` says nothing of the numbers. A source the references do not list (the API lists
+ * every source found, not only the cited ones) is numbered after the cited ones, news first.
  */
 import { Context } from '@temporalio/activity';
 import type { NewsClient } from '../client/index.js';
@@ -75,7 +79,7 @@ export function roundRequest(p: ResearchParams, round: number, runAt: string): D
     inline_citations: 'numbered',
     start_citation_number: 1,
     return_sources: true,
-    append_references: false,
+    append_references: true,
     asknews_watermark: false,
     cutoff_datetime: runAt,
   };
@@ -92,14 +96,29 @@ export function roundsRunOf(report: string, asked: number): number {
   return m ? Math.min(asked, Number(m[1])) : asked;
 }
 
+/** The report's references block ("Cited Articles:" or "References:", then "[n] ... url" lines): the body without it, and each URL's number. */
+export function splitReferences(report: string): { body: string; numbers: Map<string, number> } {
+  const m = /\n\n(?:Cited Articles|References):\n((?:\[\d+\][^\n]*(?:\n|$))+)/.exec(report);
+  const numbers = new Map<string, number>();
+  if (!m) return { body: report, numbers };
+  for (const line of m[1]!.split('\n')) {
+    const ref = /^\[(\d+)\].*\s(\S+)$/.exec(line.trim());
+    if (ref && !numbers.has(ref[2]!)) numbers.set(ref[2]!, Number(ref[1]));
+  }
+  return { body: report.slice(0, m.index) + report.slice(m.index + m[0].length), numbers };
+}
+
 /** The rows a round's answer lands: the run as it stands, and its sources by citation number. */
 export function researchRows(input: RoundInput, r: DeepNewsResponse) {
   const news = r.sources.news ?? [];
   const web = r.sources.web ?? [];
+  const { body: report, numbers } = splitReferences(r.choices[0]?.message.content ?? '');
+  let next = Math.max(0, ...numbers.values());
+  const numberOf = (url: string | null | undefined) => (url && numbers.get(url)) || ++next;
   const sources = [
-    ...news.map((a, i) => ({
+    ...news.map((a) => ({
       run_id: input.runId,
-      citation: i + 1,
+      citation: numberOf(a.article_url),
       kind: 'news',
       article_id: a.article_id,
       url: a.article_url,
@@ -107,9 +126,9 @@ export function researchRows(input: RoundInput, r: DeepNewsResponse) {
       source: a.domain_url,
       published: usIso(a.pub_date),
     })),
-    ...web.map((w, i) => ({
+    ...web.map((w) => ({
       run_id: input.runId,
-      citation: news.length + i + 1,
+      citation: numberOf(w.url),
       kind: 'web',
       article_id: null,
       url: w.url,
@@ -117,8 +136,7 @@ export function researchRows(input: RoundInput, r: DeepNewsResponse) {
       source: w.source,
       published: usIso(w.published),
     })),
-  ];
-  const report = r.choices[0]?.message.content ?? '';
+  ].sort((a, b) => a.citation - b.citation);
   const roundsRun = roundsRunOf(report, input.round);
   const complete = input.round >= input.rounds || roundsRun < input.round;
   const run = {

@@ -233,7 +233,8 @@ export function createDistributionActivities(deps: {
           const record: Parameters<Warehouse['recordLoad']> = [
             {
               loadId: ref.loadId,
-              pipeline: 'distribution-pull',
+              pipeline: input.load.pipeline ?? 'distribution-pull',
+              kind: 'distribution-pull',
               workflowId: input.load.workflowId,
               runId: input.load.runId,
               windowStart: new Date(win.start),
@@ -285,6 +286,7 @@ export function createDistributionActivities(deps: {
 
     async recordWindowLoad(input: {
       loadId: string;
+      pipeline?: string;
       workflowId: string;
       runId: string;
       start: number;
@@ -296,7 +298,8 @@ export function createDistributionActivities(deps: {
       await deps.warehouse.recordLoad(
         {
           loadId: input.loadId,
-          pipeline: 'distribution-pull',
+          pipeline: input.pipeline ?? 'distribution-pull',
+          kind: 'distribution-pull',
           workflowId: input.workflowId,
           runId: input.runId,
           windowStart: new Date(input.start),

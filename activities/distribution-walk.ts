@@ -44,7 +44,7 @@ export interface WalkInput {
   /** stop starting requests after this long; the workflow calls again */
   budgetMs: number;
   /** for `_loads` */
-  load: { workflowId: string; runId: string; startedAt: string; windows: number; coverage: boolean };
+  load: { workflowId: string; runId: string; startedAt: string; windows: number; coverage: boolean; pipeline?: string };
 }
 
 export interface WalkResult {

@@ -109,6 +109,7 @@ export function createIndexCountSamplerActivities(deps: { client: NewsClient; wa
 
     async recordIndexCountLoad(input: {
       loadId: string;
+      pipeline?: string;
       workflowId: string;
       runId: string;
       from: string;
@@ -122,7 +123,8 @@ export function createIndexCountSamplerActivities(deps: { client: NewsClient; wa
       await deps.warehouse.recordLoad(
         {
           loadId: input.loadId,
-          pipeline: 'index-count-sampler',
+          pipeline: input.pipeline ?? 'index-count-sampler',
+          kind: 'index-count-sampler',
           workflowId: input.workflowId,
           runId: input.runId,
           windowStart: new Date(input.from),

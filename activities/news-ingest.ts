@@ -5,9 +5,12 @@ import type { NewsClient } from '../client/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { failingFast } from './api-failure.js';
 import { ARTICLES, ARTICLE_CLASSIFICATIONS, ARTICLE_ENTITIES, ARTICLE_KEYWORDS } from '../warehouse/tables/index.js';
+import { PIPELINE_ARTICLES } from '../warehouse/tables/pipelines.js';
 
 export interface IngestPageInput {
   loadId: string;
+  /** the named pipeline (project file) whose run this is: its articles are mapped to it in pipeline_articles */
+  pipeline?: string;
   query: string;
   /** extra search filters (any search parameter) */
   filters: Record<string, unknown>;
@@ -63,10 +66,10 @@ export function createNewsIngestActivities(deps: { client: NewsClient; warehouse
     async ingestPage(input: IngestPageInput): Promise<IngestPageResult> {
       Context.current().heartbeat({ offset: input.offset });
       const res = await deps.client.searchNews({
+        time_filter: 'crawl_date',
         ...input.filters,
         query: input.query,
         historical: true,
-        time_filter: 'crawl_date',
         start_timestamp: Math.floor(Date.parse(input.from) / 1000),
         end_timestamp: Math.floor(Date.parse(input.to) / 1000),
         n_articles: input.pageSize,
@@ -85,12 +88,21 @@ export function createNewsIngestActivities(deps: { client: NewsClient; warehouse
         ],
         input.loadId,
       );
+      if (input.pipeline && items.length)
+        await deps.warehouse.land(
+          PIPELINE_ARTICLES,
+          items.map((a) => ({ pipeline: input.pipeline, article_id: a.article_id })),
+          [],
+          input.loadId,
+        );
       return { ...counts, nextOffset: input.offset + items.length, done: items.length < input.pageSize, ids: items.map((a) => a.article_id) };
     },
 
     async recordLoad(input: {
       loadId: string;
-      pipeline: string;
+      /** the named pipeline (default: the kind) */
+      pipeline?: string;
+      kind: string;
       workflowId: string;
       runId: string;
       from: string;
@@ -104,7 +116,8 @@ export function createNewsIngestActivities(deps: { client: NewsClient; warehouse
       await deps.warehouse.recordLoad(
         {
           loadId: input.loadId,
-          pipeline: input.pipeline,
+          pipeline: input.pipeline ?? input.kind,
+          kind: input.kind,
           workflowId: input.workflowId,
           runId: input.runId,
           windowStart: new Date(input.from),

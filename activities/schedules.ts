@@ -11,6 +11,8 @@ import { ScheduleNotFoundError, type Client, type ScheduleOverlapPolicy, type Sc
 
 export interface ScheduleDecl {
   id: string;
+  /** the named pipeline (project file) it runs */
+  pipeline?: string;
   description: string;
   workflowType: string;
   taskQueue: string;
@@ -18,6 +20,8 @@ export interface ScheduleDecl {
   overlap: ScheduleOverlapPolicy;
   /** how far back missed runs are caught up after an outage */
   catchupWindow: string;
+  /** created paused (declared, not running) */
+  paused?: boolean;
   args: unknown[];
 }
 
@@ -27,10 +31,21 @@ export const isAlertSchedule = (id: string) => /^alert-[0-9a-f]{8}-[0-9a-f]{4}-[
 export const notAlertSchedule = (id: string) => !isAlertSchedule(id);
 
 const MEMO_KEY = 'newsflow';
+/** What a declaration is, as compared and as kept in the schedule's memo (so a plan can show what changed). */
+const shapeOf = (d: ScheduleDecl) => ({
+  workflowType: d.workflowType,
+  taskQueue: d.taskQueue,
+  spec: d.spec,
+  overlap: d.overlap,
+  catchupWindow: d.catchupWindow,
+  paused: d.paused ?? false,
+  args: d.args,
+});
+type Shape = ReturnType<typeof shapeOf>;
 const hashOf = (d: ScheduleDecl) =>
   crypto
     .createHash('sha1')
-    .update(JSON.stringify([d.workflowType, d.taskQueue, d.spec, d.overlap, d.catchupWindow, d.args]))
+    .update(JSON.stringify(d.paused ? shapeOf(d) : [d.workflowType, d.taskQueue, d.spec, d.overlap, d.catchupWindow, d.args]))
     .digest('hex')
     .slice(0, 16);
 
@@ -39,6 +54,20 @@ export interface ApplyResult {
   updated: string[];
   deleted: string[];
   unchanged: string[];
+}
+
+/** What applying a list of declarations would do; `changes` of an update are one line per changed field. */
+export interface SchedulePlan {
+  create: ScheduleDecl[];
+  update: { decl: ScheduleDecl; changes: string[] }[];
+  delete: string[];
+  unchanged: string[];
+}
+
+interface Ours {
+  id: string;
+  hash: string | null;
+  decl?: Shape;
 }
 
 /** Our schedules the server lists, within `scope` (default: all of ours). */
@@ -51,48 +80,84 @@ export async function listOurs(client: Client, scope: (id: string) => boolean = 
   return out;
 }
 
-/** The hash of a declared schedule on the server (describe is consistent; listing is not), or undefined. */
-async function serverHash(client: Client, id: string): Promise<string | null | undefined> {
+/** A declared schedule on the server (describe is consistent; listing is not), or undefined. */
+async function described(client: Client, id: string): Promise<Ours | undefined> {
   try {
     const d = await client.schedule.getHandle(id).describe();
-    return (d.memo?.[MEMO_KEY] as { hash?: string } | undefined)?.hash ?? null;
+    const memo = d.memo?.[MEMO_KEY] as { hash?: string; decl?: Shape } | undefined;
+    return { id, hash: memo?.hash ?? null, decl: memo?.decl };
   } catch (e) {
     if (e instanceof ScheduleNotFoundError) return undefined;
     throw e;
   }
 }
 
-/**
- * Make the server's schedules within `scope` match `decls`. The default scope is every newsflow
- * schedule but the per-alert ones, which the alert sync applies with scope isAlertSchedule.
- */
-export async function applySchedules(client: Client, decls: ScheduleDecl[], scope: (id: string) => boolean = notAlertSchedule): Promise<ApplyResult> {
-  // schedules of ours the server lists (eventually consistent), to find the undeclared ones
-  const existing = new Map((await listOurs(client, scope)).map((s) => [s.id, s.hash]));
-  for (const d of decls) {
-    const h = await serverHash(client, d.id);
-    if (h === undefined) existing.delete(d.id);
-    else existing.set(d.id, h);
+/** `path: old -> new`, one line per leaf that differs (arrays compared whole). */
+export function changedFields(before: unknown, after: unknown, at = ''): string[] {
+  const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (isObj(before) && isObj(after)) {
+    const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+    return keys.flatMap((k) => changedFields(before[k], after[k], at ? `${at}.${k}` : k));
   }
-  const r: ApplyResult = { created: [], updated: [], deleted: [], unchanged: [] };
+  if (Array.isArray(before) && Array.isArray(after) && before.length === after.length && before.every((x) => isObj(x)) && after.every((x) => isObj(x)))
+    return before.flatMap((b, i) => changedFields(b, after[i], `${at}[${i}]`));
+  const show = (v: unknown) => (v === undefined ? '(none)' : JSON.stringify(v));
+  return JSON.stringify(before) === JSON.stringify(after) ? [] : [`${at || '(all)'}: ${show(before)} -> ${show(after)}`];
+}
+
+/**
+ * What making the server's schedules within `scope` match `decls` would do (nothing is changed).
+ * The default scope is every newsflow schedule but the per-alert ones, which the alert sync keeps.
+ */
+export async function planSchedules(client: Client, decls: ScheduleDecl[], scope: (id: string) => boolean = notAlertSchedule): Promise<SchedulePlan> {
+  // schedules of ours the server lists (eventually consistent), to find the undeclared ones
+  const existing = new Map<string, Ours>((await listOurs(client, scope)).map((s) => [s.id, s]));
   for (const d of decls) {
-    const hash = hashOf(d);
-    const action = { type: 'startWorkflow' as const, workflowType: d.workflowType, taskQueue: d.taskQueue, args: d.args, workflowId: `${d.id}-run` };
-    const policies = { overlap: d.overlap, catchupWindow: d.catchupWindow };
-    if (!existing.has(d.id)) {
-      await client.schedule.create({ scheduleId: d.id, spec: d.spec, action, policies, memo: { [MEMO_KEY]: { hash, description: d.description } } });
-      r.created.push(d.id);
-    } else if (existing.get(d.id) !== hash) {
-      // the memo cannot be updated in place: recreate
-      await client.schedule.getHandle(d.id).delete();
-      await client.schedule.create({ scheduleId: d.id, spec: d.spec, action, policies, memo: { [MEMO_KEY]: { hash, description: d.description } } });
-      r.updated.push(d.id);
-    } else {
-      r.unchanged.push(d.id);
-    }
+    const o = await described(client, d.id);
+    if (o === undefined) existing.delete(d.id);
+    else existing.set(d.id, o);
+  }
+  const plan: SchedulePlan = { create: [], update: [], delete: [], unchanged: [] };
+  for (const d of decls) {
+    const o = existing.get(d.id);
+    if (!o) plan.create.push(d);
+    else if (o.hash !== hashOf(d)) {
+      const changes = o.decl ? changedFields(o.decl, shapeOf(d)) : ['(the declaration before is not recorded: made by an older newsflow)'];
+      plan.update.push({ decl: d, changes: changes.length ? changes : ['(declaration format)'] });
+    } else plan.unchanged.push(d.id);
     existing.delete(d.id);
   }
-  for (const id of existing.keys()) {
+  plan.delete = [...existing.keys()];
+  return plan;
+}
+
+/** Carry out a plan of planSchedules. */
+export async function applyPlan(client: Client, plan: SchedulePlan): Promise<ApplyResult> {
+  const r: ApplyResult = { created: [], updated: [], deleted: [], unchanged: [...plan.unchanged] };
+  const create = (d: ScheduleDecl) =>
+    client.schedule.create({
+      scheduleId: d.id,
+      spec: d.spec,
+      action: { type: 'startWorkflow' as const, workflowType: d.workflowType, taskQueue: d.taskQueue, args: d.args, workflowId: `${d.id}-run` },
+      policies: { overlap: d.overlap, catchupWindow: d.catchupWindow },
+      state: d.paused ? { paused: true, note: 'paused in the project file' } : undefined,
+      memo: { [MEMO_KEY]: { hash: hashOf(d), description: d.description, pipeline: d.pipeline ?? null, decl: shapeOf(d) } },
+    });
+  for (const d of plan.create) {
+    await create(d);
+    r.created.push(d.id);
+  }
+  for (const { decl: d } of plan.update) {
+    // the memo cannot be updated in place: recreate
+    try {
+      await client.schedule.getHandle(d.id).delete();
+    } catch (e) {
+      if (!(e instanceof ScheduleNotFoundError)) throw e;
+    }
+    await create(d);
+    r.updated.push(d.id);
+  }
+  for (const id of plan.delete) {
     try {
       await client.schedule.getHandle(id).delete();
       r.deleted.push(id);
@@ -101,4 +166,12 @@ export async function applySchedules(client: Client, decls: ScheduleDecl[], scop
     }
   }
   return r;
+}
+
+/**
+ * Make the server's schedules within `scope` match `decls`: create what is missing, update what
+ * changed, delete ours that are no longer declared.
+ */
+export async function applySchedules(client: Client, decls: ScheduleDecl[], scope: (id: string) => boolean = notAlertSchedule): Promise<ApplyResult> {
+  return applyPlan(client, await planSchedules(client, decls, scope));
 }

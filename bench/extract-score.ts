@@ -58,6 +58,38 @@ export function meanScores(scores: PageScore[]): { f1: number; precision: number
   return { f1: precision + recall ? (2 * precision * recall) / (precision + recall) : 0, precision, recall };
 }
 
+export interface SnippetScore {
+  tp: number;
+  fn: number;
+  fp: number;
+  tn: number;
+}
+
+const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+/** trafilatura's evaluation of one page (tests/comparison.py, evaluate_result): which snippets the text holds. */
+export function snippetScore(snippets: { with: string[]; without: string[] }, text: string): SnippetScore {
+  const t = collapse(text);
+  const s: SnippetScore = { tp: 0, fn: 0, fp: 0, tn: 0 };
+  for (const w of snippets.with) {
+    if (t.includes(collapse(w))) s.tp++;
+    else s.fn++;
+  }
+  for (const w of snippets.without) {
+    if (t.includes(collapse(w))) s.fp++;
+    else s.tn++;
+  }
+  return s;
+}
+
+/** Counts summed over pages, then precision, recall and F1 (tests/comparison.py, calculate_scores). */
+export function sumSnippets(scores: SnippetScore[]): SnippetScore & { precision: number; recall: number; f1: number } {
+  const s = scores.reduce((a, b) => ({ tp: a.tp + b.tp, fn: a.fn + b.fn, fp: a.fp + b.fp, tn: a.tn + b.tn }), { tp: 0, fn: 0, fp: 0, tn: 0 });
+  const precision = s.tp / (s.tp + s.fp);
+  const recall = s.tp / (s.tp + s.fn);
+  return { ...s, precision, recall, f1: (2 * precision * recall) / (precision + recall) };
+}
+
 /** Readability alone (no readerable check), its content read to text. */
 export function readabilityAlone(html: string, url: string): string {
   try {

@@ -10,6 +10,7 @@ import { benchSearch } from './search.js';
 import { benchChat } from './chat.js';
 import { benchGraph } from './graph.js';
 import { benchExtract } from './extract.js';
+import { benchStories } from './stories.js';
 import { benchDeepNews } from './deepnews.js';
 import { benchAutofilter } from './autofilter.js';
 import { benchForum } from './forum.js';
@@ -17,6 +18,7 @@ import { benchWiki } from './wiki.js';
 import { benchLanding } from './landing.js';
 import { benchColdStart } from './coldstart.js';
 import { benchWalk } from './walk.js';
+import { benchCliStart } from './cli-start.js';
 import { benchHttp } from './http.js';
 import { benchMix } from './mix.js';
 import { loadAvg1m, recordResult } from './results.js';
@@ -27,6 +29,7 @@ const benches: [id: string, run: () => Promise<Record<string, unknown>>][] = [
   ['chat', benchChat],
   ['graph', benchGraph],
   ['extract', benchExtract],
+  ['stories', benchStories],
   ['deepnews', benchDeepNews],
   ['autofilter', benchAutofilter],
   ['forum', benchForum],
@@ -36,6 +39,7 @@ const benches: [id: string, run: () => Promise<Record<string, unknown>>][] = [
   ['walk', benchWalk],
   ['http', benchHttp],
   ['mix', benchMix],
+  ['cli-start', benchCliStart],
 ];
 
 /** The result's key: the bench's id, and for the walk its rate factor (NEWSFLOW_BENCH_WALK_FACTOR), whose runs are kept apart. */

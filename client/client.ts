@@ -35,7 +35,7 @@ export interface NewsClientOptions {
   baseUrl?: string;
   /** default: $NEWSFLOW_API_KEY */
   apiKey?: string;
-  /** OAuth2 client credentials instead of an API key (facts §1.2). */
+  /** OAuth2 client credentials instead of an API key (../shared/spec/asknews-facts.md §1.2). */
   oauth?: { clientId: string; clientSecret: string; tokenUrl?: string; scopes?: string[] };
   /** Per limiter group; `false` turns the group's limiter off. Default: the interface limits. */
   limits?: Partial<Record<LimitGroup, LimitSpec | false>>;
@@ -58,7 +58,7 @@ interface CallArgs {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** Arrays become repeated keys (`k=a&k=b`), as the SDKs send them (facts §3.1). */
+/** Arrays become repeated keys (`k=a&k=b`), as the SDKs send them (../shared/spec/asknews-facts.md §3.1). */
 export function toQueryString(q: Record<string, unknown> | undefined): string {
   if (!q) return '';
   const sp = new URLSearchParams();
@@ -185,7 +185,7 @@ export class NewsClient {
         /* not JSON */
       }
       if (status === 401 && this.opts.oauth && !refreshed) {
-        refreshed = true; // facts §1.2: drop the token, fetch once more, retry once
+        refreshed = true; // ../shared/spec/asknews-facts.md §1.2: drop the token, fetch once more, retry once
         await this.authHeader(true);
         attempt--;
         continue;
@@ -233,7 +233,7 @@ export class NewsClient {
     }
     for await (const data of sseData(r.stream)) {
       const ev = JSON.parse(data) as { error?: { message: string; code: number } };
-      // an in-stream error (facts §2.4): its code is status x 1000 (502000: a model provider failed)
+      // an in-stream error (spec/chat.ts `StreamError`): its code is status x 1000 (502000: a model provider failed)
       if (ev.error) throw new ApiError(Math.floor(ev.error.code / 1000) || 500, ev.error.code, ev.error.message, operationId);
       yield this.check<T>(operationId, schema, ev);
     }

@@ -1,6 +1,6 @@
 /**
  * Errors raised below the routes, answered with the same `{code, detail}` body as every other
- * error (facts §2.1) instead of Fastify's `{error, message, statusCode}` defaults:
+ * error (spec/errors.ts) instead of Fastify's `{error, message, statusCode}` defaults:
  * - the HTTP parser's client errors (Node's `clientError`): a request line or headers over
  *   16 KB (431), a malformed request line, header or chunked body, an unknown method token
  *   (400), a request that was too slow to arrive (408);

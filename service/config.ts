@@ -1,10 +1,11 @@
 /** Service configuration: options win over environment variables, which win over defaults. */
+import { UserError } from '../lib/errors.js';
 import path from 'node:path';
 import { DEFAULT_LIMITS, parseLimits, type LimitsConfig } from './limits.js';
 import { defaultKeyFile } from './auth/secrets.js';
 
 /** A setting of the environment the service cannot start with (the message names the variable). */
-export class ServiceConfigError extends Error {}
+export class ServiceConfigError extends UserError {}
 
 export interface ServiceConfig {
   dataDir: string;

@@ -1,4 +1,4 @@
-/** Alerts under /v1/chat/alerts (facts §9). */
+/** Alerts under /v1/chat/alerts (../shared/spec/asknews-facts.md §9). */
 import { z } from 'zod';
 import { AlertCheckModel, AlertType, DeepNewsEngine, DeepNewsModel, DeepNewsSource, LEGACY_REPORT_MODELS } from './enums.js';
 import { atMostJsonBytes, DateTime, DateTimeInput, FreeObject, INPUT_LIMITS, LookbackHours, record, UnixSeconds, Url, Uuid } from './common.js';
@@ -225,7 +225,7 @@ export const UpdateAlertRequest = z
   )
   .meta({ id: 'UpdateAlertRequest' });
 
-/** alert_type overrides repeat / always_trigger (facts §9.2). */
+/** alert_type overrides repeat / always_trigger (../shared/spec/asknews-facts.md §9.2). */
 export const ALERT_TYPE_EFFECT = {
   AlwaysAlertWhen: { repeat: true, always_trigger: false },
   AlertOnceIf: { repeat: false, always_trigger: false },

@@ -1,4 +1,4 @@
-/** The Article resource (interface "Resources and their fields"; facts §4). */
+/** The Article resource (interface "Resources and their fields"; ../shared/spec/asknews-facts.md §4). */
 import { z } from 'zod';
 import { Bias, Continent, ContentType, ENTITY_TYPES, Provocative, ReportingVoice } from './enums.js';
 import { DateTime, Url, Uuid, record } from './common.js';
@@ -15,7 +15,7 @@ export const GraphEdge = z.record(z.enum(['from', 'to', 'label']), z.string());
 
 /**
  * The article's entity relation graph (`entity_relation_graph`): its nodes carry `ner_type`.
- * A story update's graph is another schema (spec/stories.ts `StoryRelationships`, facts §8.5):
+ * A story update's graph is another schema (spec/stories.ts `StoryRelationships`):
  * its nodes have no `ner_type`.
  */
 export const GraphRelationships = z
@@ -64,7 +64,7 @@ export const articleShape = {
   cluster_probability: z.number(),
   markdown_citation: z.string().default(''),
   provocative: Provocative.default('unknown'),
-  // The hosted API may send values outside the list (facts §4: "or any string").
+  // The hosted API may send values outside the list (../shared/spec/asknews-facts.md §4: "or any string").
   reporting_voice: z.union([ReportingVoice, z.string()]).default('Unknown'),
   entity_relation_graph: GraphRelationships.nullable().optional(),
   geo_coordinates: z.record(z.string(), GeoCoordinate).nullable().optional(),

@@ -1,4 +1,4 @@
-/** Chat completions, DeepNews and their stream chunks (facts §11). */
+/** Chat completions, DeepNews and their stream chunks (../shared/spec/asknews-facts.md §11). */
 import { z } from 'zod';
 import {
   DEFAULT_CHAT_MODEL,
@@ -94,7 +94,7 @@ export const ChatCompletionChunk = record({
   choices: z.array(z.object({ index: z.int(), delta: Delta, finish_reason: z.string().nullable() })),
 }).meta({ id: 'CreateChatCompletionResponseStream' });
 
-/** In-stream error event (facts §2.4). */
+/** In-stream error event (../shared/spec/asknews-facts.md §2.4). */
 export const StreamError = z.object({ error: z.object({ message: z.string(), code: z.int() }) }).meta({ id: 'StreamError' });
 
 export const DeepNewsRequest = z
@@ -131,7 +131,7 @@ export const DeepNewsSources = z
   .object({
     news: z.array(SearchResponseDictItem).nullable().optional(),
     web: z.array(WebSearchResult).nullable().optional(),
-    /** ChartResponse items (PY DeepNewsSources; facts §11.5) */
+    /** ChartResponse items (PY DeepNewsSources; ../shared/spec/asknews-facts.md §11.5) */
     charts: z.array(FreeObject).nullable().optional(),
   })
   .meta({ id: 'DeepNewsResponseSources' });
@@ -201,14 +201,14 @@ export const DeepNewsModelsResponse = record({
   ),
 }).meta({ id: 'ListDeepNewsModelResponse' });
 
-/** GET /v1/openai/models (facts §11.3; called by the official Python and TypeScript clients). */
+/** GET /v1/openai/models (../shared/spec/asknews-facts.md §11.3; called by the official Python and TypeScript clients). */
 export const ModelsResponse = record({
   object: z.literal('list'),
   data: z.array(record({ id: z.string(), object: z.literal('model'), created: z.int(), owned_by: z.string() })),
 }).meta({ id: 'ListModelResponse' });
 
 /**
- * POST /v1/chat/charts (facts §11.5; an endpoint of the official SDKs after 0.32.4): a question
+ * POST /v1/chat/charts (../shared/spec/asknews-facts.md §11.5; an endpoint of the official SDKs after 0.32.4): a question
  * becomes ChartParameters, answered with a plotly figure of index counts (GET /v1/index_counts).
  */
 export const CHART_TYPES = ['line', 'bar', 'bar_pct'] as const;
@@ -272,5 +272,5 @@ export const ChartResponse = record({
 }).meta({ id: 'ChartResponse' });
 export type ChartResponse = z.output<typeof ChartResponse>;
 
-/** SSE framing (facts §11.1). */
+/** SSE framing (../shared/spec/asknews-facts.md §11.1). */
 export const SSE = { contentType: 'text/event-stream', done: '[DONE]' } as const;

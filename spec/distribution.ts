@@ -1,4 +1,4 @@
-/** Publisher distribution analytics (interface "Publisher distribution endpoints"; facts §10). */
+/** Publisher distribution analytics (interface "Publisher distribution endpoints"; ../shared/spec/asknews-facts.md §10). */
 import { z } from 'zod';
 import { DistributionMetric } from './enums.js';
 import { DateTime, record, UnixSeconds, Uuid } from './common.js';

@@ -2,6 +2,7 @@
  * Every enum of the interface (v0.32.4), written once. Values are copied from
  * the interface text; where the facts file adds or disagrees, the comment says so.
  */
+import { PLANS, SCOPES } from './constants.js';
 import { z } from 'zod';
 
 export const ENTITY_TYPES = [
@@ -100,7 +101,7 @@ export const REPORTING_VOICES = [
 export const ReportingVoice = z.enum(REPORTING_VOICES);
 export const ReportingVoiceFilter = z.enum([...REPORTING_VOICES, 'all']);
 
-/** Search categories. `Economy` exists on the search parameter only (facts §3.1). */
+/** Search categories. `Economy` exists on the search parameter only (../shared/spec/asknews-facts.md §3.1). */
 export const SEARCH_CATEGORIES = [
   'All',
   'Business',
@@ -122,7 +123,7 @@ export const SEARCH_CATEGORIES = [
 export const SearchCategory = z.enum(SEARCH_CATEGORIES);
 export const INDEX_COUNT_CATEGORIES = SEARCH_CATEGORIES.filter((c) => c !== 'Economy') as Exclude<(typeof SEARCH_CATEGORIES)[number], 'Economy'>[];
 export const IndexCountCategory = z.enum(INDEX_COUNT_CATEGORIES as [string, ...string[]]);
-/** Story categories (facts §8.1). */
+/** Story categories (../shared/spec/asknews-facts.md §8.1). */
 export const STORY_CATEGORIES = [
   'Politics',
   'Economy',
@@ -266,7 +267,7 @@ export const DEEPNEWS_MODELS = [
   'gemini-3.6-flash',
   'open-source-best',
   'kimi-k2p5',
-  // added by the 0.32.3 production contract (facts §11.4)
+  // added by the 0.32.3 production contract (../shared/spec/asknews-facts.md §11.4)
   'claude-sonnet-5-5',
   'gpt-6.1-sol',
   'kimi-k3',
@@ -334,19 +335,16 @@ export const FORECAST_MODELS = [
 ] as const;
 
 export const DistributionMetric = z.enum(['surface', 'citation', 'grounded']);
-/** Hit event kinds counted by stats/metrics (facts §10). */
+/** Hit event kinds counted by stats/metrics (../shared/spec/asknews-facts.md §10). */
 export const HIT_EVENT_KINDS = ['surface', 'citation', 'full_text', 'grounded'] as const;
 export const HitEventKind = z.enum(HIT_EVENT_KINDS);
 
 export const ByokProvider = z.enum(['anthropic', 'google']);
 
-/** Key scopes we issue. `analytics`, `internal`, `offline`, `openid` are accepted in OAuth requests and ignored. */
-export const SCOPES = ['news', 'stories', 'chat', 'distribution', 'profile'] as const;
+export { SCOPES, PLANS } from './constants.js';
 export const Scope = z.enum(SCOPES);
 export type Scope = z.infer<typeof Scope>;
 
-/** Plans in ascending order of tier (facts §13: Free < Pro < Analyst < Enterprise). */
-export const PLANS = ['free', 'pro', 'analyst', 'enterprise'] as const;
 export const Plan = z.enum(PLANS);
 export type Plan = z.infer<typeof Plan>;
 export function planAtLeast(plan: Plan, min: Plan): boolean {

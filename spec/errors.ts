@@ -1,4 +1,4 @@
-/** Error bodies and codes (facts §2, §13). Code = HTTP status x 1000 (+ sub-code). */
+/** Error bodies and codes (../shared/spec/asknews-facts.md §2, §13). Code = HTTP status x 1000 (+ sub-code). */
 import { z } from 'zod';
 
 export const ERROR_CODES = {

@@ -13,7 +13,7 @@ export type LimitsConfig = Record<LimitGroup, LimitSpec>;
 /**
  * Defaults. Distribution is the interface's 0.2 requests/s, burst 5, 2 concurrent; the news scope
  * is "more generous" (its value is not shown: we use 10/s, burst 20, 10 concurrent); the others
- * follow the Analyst plan of the rate-limit page (facts §13) or less.
+ * follow the Analyst plan of the rate-limit page (../shared/spec/asknews-facts.md §13) or less.
  */
 export const DEFAULT_LIMITS: LimitsConfig = {
   news: { rate: 10, burst: 20, concurrency: 10 },

@@ -1,4 +1,4 @@
-/** Article lookup, graph, URL indexing and index counts (facts §5, §6, §7, §12.1). */
+/** Article lookup, graph, URL indexing and index counts (../shared/spec/asknews-facts.md §5, §6, §7, §12.1). */
 import { z } from 'zod';
 import { Continent, IndexCountCategory, Language, ProvocativeFilter, ReportingVoiceFilter, Sampling, SentimentFilter, StringOp, TimeFilter } from './enums.js';
 import { DateTime, DateTimeInput, FreeObject, FreeObjectInput, oneOrMany, record, Uuid } from './common.js';
@@ -15,7 +15,7 @@ export const ArticleQuery = z.object({ full_text: z.boolean().default(false) });
 export const ArticlesResponse = z.array(SearchResponseDictItem);
 
 /**
- * POST /v1/news/graph (facts §5). The facts give the field names, types and defaults; the inner
+ * POST /v1/news/graph (../shared/spec/asknews-facts.md §5). That sheet gives the field names, types and defaults; the inner
  * shapes of `constrained_disambiguations`, `docs_upload`, `full_graph` and `disambiguations` are
  * not shown, so they are this implementation's (docs/service.md, "Knowledge graph"). Unknown fields are a 422 naming
  * them (a misspelt option would otherwise be ignored silently).
@@ -76,7 +76,7 @@ export const ScrapeItem = z.object({ user_agent: z.string(), count: z.int() });
 export const ReferralItem = z.object({ site: z.string(), count: z.int() });
 
 /**
- * URL indexing (facts §6). Rules of this implementation, written once here:
+ * URL indexing (../shared/spec/asknews-facts.md §6). Rules of this implementation, written once here:
  * - a request names 1 to maxUrls URLs, each an absolute http(s) URL of at most 2083 characters
  *   (else 422 naming `urls.N.url`); end_time before start_time is a 422 on `end_time`;
  * - the request answers at once with a job (status `queued`); `GET /v1/news/index_urls/{job_id}`
@@ -87,6 +87,12 @@ export const ReferralItem = z.object({ site: z.string(), count: z.int() });
  * - URL status: queued, running, indexed, skipped (reason `not_article`, `duplicate`), refused
  *   (the fetch policy or the URL: `forbidden_address`, `scheme`, `invalid_url`), failed (`dns`,
  *   `network`, `timeout`, `too_many_redirects`, `http_status`, `not_html`, `too_large`, `error`);
+ * - dedupe: a URL whose requested or canonical URL is stored already, or whose page text is the
+ *   text of an article indexed from another URL (same content hash), is skipped as `duplicate`;
+ * - a URL sent with `metadata.feed_item` (FeedItemMetadata: what a feed says of the item) whose
+ *   page cannot be fetched, or is not an article, is indexed from that metadata: status
+ *   `indexed`, reason `feed_metadata`, detail saying why the page was not used; the article's
+ *   title, summary, authors, date and language are the feed's, its `full_text` is null;
  * - pub_date = the page's published time, else the time it was fetched, bounded to
  *   [start_time, end_time] (a time outside is moved to the nearer bound and flagged derived);
  * - what a job indexes is seen by its owner only (the organization of an organization key, else
@@ -124,6 +130,22 @@ export const ScrapedURLItem = z.object({
   metadata: FreeObjectInput.nullable().optional(),
   enrichments: FreeObjectInput.nullable().optional(),
 });
+/** The key of `metadata` that carries a feed item's own fields (see the rules above). */
+export const FEED_ITEM_METADATA_KEY = 'feed_item';
+/** What a feed says of an item, sent by the feed poller beside its URL (an extension of this server; another server keeps it as metadata). */
+export const FeedItemMetadata = z.object({
+  title: z.string().min(1).max(2000),
+  summary: z.string().max(20_000).nullable().optional(),
+  authors: z.array(z.string().max(500)).max(50).nullable().optional(),
+  /** ISO date-time */
+  published: z.string().max(64).nullable().optional(),
+  /** a language code (`en`, `pt-BR`) */
+  language: z.string().max(35).nullable().optional(),
+  /** the feed: its name and URL */
+  source_name: z.string().max(500).nullable().optional(),
+  source_url: z.string().max(INDEX_URLS_LIMITS.urlChars).nullable().optional(),
+});
+export type FeedItemMetadata = z.infer<typeof FeedItemMetadata>;
 export const IndexUrlsRequest = z
   .object({ start_time: DateTimeInput, end_time: DateTimeInput, urls: z.array(ScrapedURLItem).min(1).max(INDEX_URLS_LIMITS.maxUrls) })
   .superRefine((v, ctx) => {
@@ -133,7 +155,7 @@ export const IndexUrlsRequest = z
   })
   .meta({ id: 'URLIndexingRequest' });
 export type IndexUrlsRequestParsed = z.output<typeof IndexUrlsRequest>;
-/** Both shapes of facts §6: the spec's {status, job_id} and the Python SDK's {status, message, indexed_count}. */
+/** Both shapes of ../shared/spec/asknews-facts.md §6: the spec's {status, job_id} and the Python SDK's {status, message, indexed_count}. */
 export const IndexUrlsResponse = record({
   status: z.string(),
   job_id: z.string().nullable().optional(),
@@ -169,7 +191,7 @@ export const IndexUrlsJob = record({
 }).meta({ id: 'IndexUrlsJob' });
 
 /**
- * Index counts (facts §7). Rules of this implementation, written once here:
+ * Index counts (../shared/spec/asknews-facts.md §7). Rules of this implementation, written once here:
  * - buckets are aligned in UTC and half-open [start, end): 5m, 1h, 12h (00:00 and 12:00) and 1d
  *   from midnight; 1w from Monday 00:00; 1m from the 1st of the month 00:00;
  * - the answer lists every bucket that meets [start_datetime, end_datetime), zero counts included,
@@ -203,7 +225,7 @@ export const IndexCountsQuery = z
     entity_guarantee: z.array(EntityGuaranteeItem).nullable().optional(),
     entity_guarantee_op: StringOp.default('OR'),
     languages: z.array(Language).nullable().optional(),
-    // ISO 3166 alpha-2 of the publisher, as on search (facts §3.1)
+    // ISO 3166 alpha-2 of the publisher, as on search (spec/search.ts)
     countries: z.array(z.string().length(2)).nullable().optional(),
     countries_blacklist: z.array(z.string().length(2)).nullable().optional(),
     continents: z.array(Continent).nullable().optional(),

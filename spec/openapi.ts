@@ -69,7 +69,7 @@ function parameters(sink: SchemaSink, schema: z.ZodType | undefined, where: 'que
  * - 501 where this server has no handler (`notImplemented`).
  */
 /**
- * One server-sent event of a stream route (facts §11.1), as OpenAPI 3.1 tools read the
+ * One server-sent event of a stream route (spec/chat.ts `SSE`), as OpenAPI 3.1 tools read the
  * text/event-stream schema: per event, with the fields of the SSE format. `data` is JSON text:
  * a chunk, an in-stream error `{error: {message, code}}` (§2.4), or `[DONE]` as the last event.
  */

@@ -1,4 +1,4 @@
-/** Profile, rate-limit status, BYOK and the smaller endpoints (facts §12). */
+/** Profile, rate-limit status, BYOK and the smaller endpoints (../shared/spec/asknews-facts.md §12). */
 import { z } from 'zod';
 import { ByokProvider, FORECAST_MODELS, Plan, RedditSort, RedditTimeFilter, ReturnType } from './enums.js';
 import { DateTime, DateTimeInput, FreeObject, LookbackDays, LookbackHours, record } from './common.js';
@@ -130,7 +130,7 @@ export const ForecastResponse = record({
 }).meta({ id: 'ForecastResponse' });
 
 /**
- * Per-request caps of web search (the interface states none; facts §12.4): each query is searched
+ * Per-request caps of web search (the interface states none; ../shared/spec/asknews-facts.md §12.4): each query is searched
  * (and, with SearXNG, asked for up to three result pages) on its own, so the work of a request
  * grows with its queries; beyond the caps a 422 names `queries`.
  */

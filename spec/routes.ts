@@ -72,7 +72,7 @@ export interface RouteDef {
   modelProvider?: boolean;
   /**
    * Also answers text/event-stream when the body says stream: true: the schema of one event's
-   * `data` (facts §11.1: a chunk as JSON, an error event `{error}`, or `[DONE]` last).
+   * `data` (spec/chat.ts `SSE`, ../shared/spec/asknews-facts.md §11.1: a chunk as JSON, an error event `{error}`, or `[DONE]` last).
    */
   stream?: z.ZodType;
   /** An administration route (spec/admin.ts): the admin token of the data dir, never an API key. */
@@ -725,7 +725,7 @@ export function route(operationId: string): RouteDef {
   return d;
 }
 
-/** OAuth2 client-credentials token endpoint (facts §1.2), served by the service beside the API. */
+/** OAuth2 client-credentials token endpoint (../shared/spec/asknews-facts.md §1.2), served by the service beside the API. */
 export const OAUTH_TOKEN_PATH = '/oauth2/token';
 export const OAuthTokenResponse = z
   .object({ access_token: z.string(), token_type: z.literal('bearer').or(z.string()), expires_in: z.int(), scope: z.string() })

@@ -1,4 +1,4 @@
-/** GET /v1/news/search: the parameter table with every rule, and the response (facts §3). */
+/** GET /v1/news/search: the parameter table with every rule, and the response (../shared/spec/asknews-facts.md §3). */
 import { z } from 'zod';
 import {
   Continent,

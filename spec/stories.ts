@@ -1,4 +1,4 @@
-/** Stories (facts §8). */
+/** Stories (the interface facts, ../shared/spec/asknews-facts.md §8). */
 import { z } from 'zod';
 import {
   CitationMethod,
@@ -82,7 +82,7 @@ export type RedditThread = z.output<typeof RedditThread>;
 const counts = z.record(z.string(), z.int());
 const pcts = z.record(z.string(), z.number());
 /**
- * A story update's entity graph (facts §8.5): nodes are exactly `{id, type, detailed_type}`;
+ * A story update's entity graph (../shared/spec/asknews-facts.md §8.5): nodes are exactly `{id, type, detailed_type}`;
  * `ner_type` belongs to the article graph only (spec/article.ts `GraphRelationships`), and a
  * strict client rejects a story node that carries it.
  */

@@ -6,19 +6,17 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { packageRoot } from '../lib/package-root.js';
 
 /** The DuckDB version the extensions are pinned for (the one @duckdb/node-api embeds). */
 export const DUCKDB_VERSION = '1.5.5';
 export const EXTENSIONS = ['ducklake', 'sqlite_scanner', 'postgres_scanner', 'httpfs', 'fts', 'vss'] as const;
 export type ExtensionName = (typeof EXTENSIONS)[number];
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
 /** Where the extension files are: `NEWSFLOW_DUCKDB_EXTENSIONS` or `.duckdb/extensions` of the install. */
 export function extensionDir(env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(env.NEWSFLOW_DUCKDB_EXTENSIONS ?? path.join(repoRoot, '.duckdb', 'extensions'), `v${DUCKDB_VERSION}`);
+  return path.join(env.NEWSFLOW_DUCKDB_EXTENSIONS ?? path.join(packageRoot(), '.duckdb', 'extensions'), `v${DUCKDB_VERSION}`);
 }
 
 export class ExtensionMissing extends Error {

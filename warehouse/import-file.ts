@@ -4,11 +4,9 @@ import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LAKE_ALIAS, type LakeTx } from './lake.js';
 import { TABLES } from './tables/index.js';
+import { SNAPSHOT_FILE, WAREHOUSE_FILE } from './files.js';
 
-/** The single-file warehouse of before the lake (`newsflow warehouse migrate` moves it in). */
-export const WAREHOUSE_FILE = 'warehouse.duckdb';
-/** The read copy of the single-file warehouse: gone with the lake (migrate removes a stale one). */
-export const SNAPSHOT_FILE = 'warehouse.snapshot.duckdb';
+export { SNAPSHOT_FILE, WAREHOUSE_FILE };
 
 export class WarehouseMigrateError extends Error {}
 
@@ -54,6 +52,8 @@ export async function importFile(conn: DuckDBConnection, dir: string, tx: LakeTx
         await c.run(`INSERT INTO ${n} (${cols.join(', ')}) SELECT ${cols.join(', ')} FROM old_wh.main.${n}`);
         moved[n] = oldRows[n]!;
       }
+      // loads of before named pipelines: the kind was their pipeline
+      if (from.includes('_loads')) await c.run('UPDATE _loads SET kind = pipeline WHERE kind IS NULL');
     });
     fs.rmSync(path.join(dir, SNAPSHOT_FILE), { force: true });
     return moved;

@@ -8,6 +8,8 @@ import { INDEX_COUNT_TABLES } from './tables/index-counts.js';
 import { STORY_TABLES } from './tables/stories.js';
 import { GRAPH_TABLES } from './tables/graph.js';
 import { RESEARCH_TABLES } from './tables/research.js';
+import { PIPELINE_TABLES } from './tables/pipelines.js';
+import { FEED_TABLES } from './tables/feeds.js';
 
 /** DuckLake has no primary keys: the merge key lives in the table definition and in `land`'s MERGE. */
 export const createTable = (t: TableDef) => `CREATE TABLE ${t.name} (${t.columns.map((c) => `${c.name} ${c.sql}`).join(', ')})`;
@@ -45,7 +47,28 @@ const VERSIONED_MIGRATIONS: [version: number, sql: string[]][] = [
     [
       'ALTER TABLE _loads ADD COLUMN snapshot_id BIGINT',
       'CREATE TABLE _land_locks (table_name VARCHAR NOT NULL, n BIGINT NOT NULL)',
-      `INSERT INTO _land_locks VALUES ${TABLES.map((t) => `('${t.name}', 0)`).join(', ')}`,
+      `INSERT INTO _land_locks VALUES ${TABLES.filter((t) => !PIPELINE_TABLES.includes(t))
+        .map((t) => `('${t.name}', 0)`)
+        .join(', ')}`,
+    ],
+  ],
+  // named pipelines (the project file): _loads.pipeline is the pipeline's name, _loads.kind its kind
+  // (before: the kind in pipeline); which pipeline landed which article
+  [
+    17,
+    [
+      'ALTER TABLE _loads ADD COLUMN kind VARCHAR',
+      'UPDATE _loads SET kind = pipeline',
+      ...PIPELINE_TABLES.map(createTable),
+      `INSERT INTO _land_locks VALUES ${PIPELINE_TABLES.map((t) => `('${t.name}', 0)`).join(', ')}`,
+    ],
+  ],
+  // the feed poller's tables (their lock rows too, when migration 16 ran before they were declared)
+  [
+    20,
+    [
+      ...FEED_TABLES.map(createTable),
+      ...FEED_TABLES.map((t) => `INSERT INTO _land_locks SELECT '${t.name}', 0 WHERE NOT EXISTS (SELECT 1 FROM _land_locks WHERE table_name = '${t.name}')`),
     ],
   ],
 ];

@@ -4,14 +4,15 @@
  * JSON or Arrow IPC; and the Parquet export, hive-partitioned by month, written to a temporary
  * folder and renamed into place.
  */
+import { UserError } from '../lib/errors.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import { tableFromJSON, tableToIPC } from 'apache-arrow';
+import { createRequire } from 'node:module';
 import { WAREHOUSE_FILE } from './import-file.js';
 import { catalogSpec, lakeExists, lakeOptionsFromEnv, openLake, type LakeOptions } from './lake.js';
 import { TABLES, TABLES_BY_NAME } from './tables/index.js';
 
-export class WarehouseReadError extends Error {}
+export class WarehouseReadError extends UserError {}
 
 export interface Reader {
   all: (sql: string) => Promise<Record<string, unknown>[]>;
@@ -36,7 +37,7 @@ export async function openReader(dir: string, o: { at?: string; lake?: Partial<L
   }
   let lake = await openLake(opts);
   const rows = async (sql: string, params?: unknown[]) => (await lake.conn.runAndReadAll(sql, params as never)).getRowObjectsJS() as Record<string, unknown>[];
-  let snapshot: number | null = null;
+  let snapshot: number | null;
   try {
     if (o.at !== undefined) {
       const [hit] = await rows('SELECT snapshot_id FROM _loads WHERE load_id = $1 ORDER BY snapshot_id DESC NULLS LAST LIMIT 1', [o.at]);
@@ -94,7 +95,9 @@ export function formatRows(rows: Record<string, unknown>[], format: SqlFormat): 
       const q = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
       return [cols.join(','), ...data.map((r) => cols.map((c) => q(cell(r[c]))).join(','))].join('\n') + '\n';
     }
-    case 'arrow':
+    case 'arrow': {
+      // loaded for Arrow output only: the other formats start without it
+      const { tableFromJSON, tableToIPC } = createRequire(import.meta.url)('apache-arrow') as typeof import('apache-arrow');
       return tableToIPC(
         tableFromJSON(
           data.map((r) =>
@@ -105,6 +108,7 @@ export function formatRows(rows: Record<string, unknown>[], format: SqlFormat): 
         ),
         'stream',
       );
+    }
     default: {
       if (data.length === 0) return '(0 rows)\n';
       const cols = Object.keys(data[0]!);

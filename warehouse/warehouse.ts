@@ -11,8 +11,9 @@
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { attachLake, lakeOptionsFromEnv, withLakeRetry, LAKE_ALIAS, type LakeOptions } from './lake.js';
-import type { TableDef } from './tables/index.js';
-import { migrate } from './migrations.js';
+import { TABLES_BY_NAME, type TableDef } from './tables/index.js';
+import { TABLE_NAME } from './tables/define.js';
+import { createTable, migrate } from './migrations.js';
 import { Landing, type LoadCounts } from './land.js';
 import { importFile } from './import-file.js';
 
@@ -22,7 +23,10 @@ export { WAREHOUSE_FILE, SNAPSHOT_FILE, WarehouseMigrateError } from './import-f
 
 export interface LoadMeta {
   loadId: string;
+  /** the named pipeline (project file) whose run this is; a run outside any is named after its kind */
   pipeline: string;
+  /** what ran: news-ingest, distribution-pull, story-tracker, index-count-sampler, deep-research, graph, ... */
+  kind: string;
   workflowId: string | null;
   runId: string | null;
   windowStart: Date | null;
@@ -64,6 +68,24 @@ export class Warehouse {
       instance.closeSync();
       throw e;
     }
+  }
+
+  /**
+   * Create the tables of a custom pipeline that the lake does not have yet (`CREATE TABLE IF NOT
+   * EXISTS`, in one lake transaction); newsflow's own tables and names are refused. An existing
+   * table is left as it is (add a column with your own migration, or a new table).
+   */
+  ensureTables(defs: TableDef[]): Promise<void> {
+    for (const d of defs) {
+      if (!TABLE_NAME.test(d.name)) throw new Error(`table name "${d.name}": lower-case letters, digits and underscores, at most 63`);
+      if (TABLES_BY_NAME[d.name] || d.name.startsWith('_')) throw new Error(`table ${d.name} is newsflow's own: give your table another name`);
+    }
+    if (!defs.length) return Promise.resolve();
+    return this.serial(() =>
+      this.tx({ op: `tables ${defs.map((d) => d.name).join(',')}` }, async (conn) => {
+        for (const d of defs) await conn.run(createTable(d).replace(/^CREATE TABLE /, 'CREATE TABLE IF NOT EXISTS '));
+      }),
+    );
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -128,17 +150,18 @@ export class Warehouse {
         counts.updated,
         us(startedAt),
         JSON.stringify(invariants),
+        meta.kind,
       ];
       const changed = await this.tx({ loadId: meta.loadId, op: 'record' }, async (conn) => {
         const r = await conn.runAndReadAll(
           `MERGE INTO _loads t USING (SELECT $1::VARCHAR AS load_id, $2::VARCHAR AS pipeline, $3::VARCHAR AS workflow_id, $4::VARCHAR AS run_id,
              make_timestamp($5::BIGINT) AS window_start, make_timestamp($6::BIGINT) AS window_end, $7::BIGINT AS rows_received, $8::BIGINT AS rows_inserted,
-             $9::BIGINT AS rows_updated, make_timestamp($10::BIGINT) AS started_at, $11::JSON AS invariants) s ON t.load_id = s.load_id
+             $9::BIGINT AS rows_updated, make_timestamp($10::BIGINT) AS started_at, $11::JSON AS invariants, $12::VARCHAR AS kind) s ON t.load_id = s.load_id
            WHEN MATCHED AND (t.rows_received <> s.rows_received OR t.rows_inserted <> s.rows_inserted OR t.rows_updated <> s.rows_updated
              OR coalesce(t.invariants::VARCHAR, '') <> coalesce(s.invariants::VARCHAR, '')) THEN UPDATE SET rows_received = s.rows_received,
              rows_inserted = s.rows_inserted, rows_updated = s.rows_updated, finished_at = now(), invariants = s.invariants
-           WHEN NOT MATCHED THEN INSERT (load_id, pipeline, workflow_id, run_id, window_start, window_end, rows_received, rows_inserted, rows_updated, started_at, finished_at, invariants)
-             VALUES (s.load_id, s.pipeline, s.workflow_id, s.run_id, s.window_start, s.window_end, s.rows_received, s.rows_inserted, s.rows_updated, s.started_at, now(), s.invariants)`,
+           WHEN NOT MATCHED THEN INSERT (load_id, pipeline, kind, workflow_id, run_id, window_start, window_end, rows_received, rows_inserted, rows_updated, started_at, finished_at, invariants)
+             VALUES (s.load_id, s.pipeline, s.kind, s.workflow_id, s.run_id, s.window_start, s.window_end, s.rows_received, s.rows_inserted, s.rows_updated, s.started_at, now(), s.invariants)`,
           params as never,
         );
         return Number((r.getRowObjectsJS()[0] as { Count?: bigint } | undefined)?.Count ?? 0) > 0;

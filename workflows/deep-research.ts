@@ -16,6 +16,8 @@ const { researchRound } = proxyActivities<DeepResearchActivities>({
 const { recordLoad } = proxyActivities<NewsIngestActivities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 10 } });
 
 export interface DeepResearchInput extends ResearchParams {
+  /** the named pipeline (project file) this run belongs to: its `_loads` rows carry it */
+  pipeline?: string;
   /** a standing question's name (its schedule); absent for a one-off run */
   name?: string;
   /** the time the run stands for, the agent's cutoff (default: its scheduled time, else its start) */
@@ -61,7 +63,8 @@ export async function deepResearch(input: DeepResearchInput): Promise<DeepResear
   const done = last!;
   await recordLoad({
     loadId,
-    pipeline: 'deep-research',
+    pipeline: input.pipeline,
+    kind: 'deep-research',
     workflowId: info.workflowId,
     runId: info.runId,
     from: runAt,

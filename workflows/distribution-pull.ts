@@ -15,6 +15,8 @@ import { freshProgress, type WalkWindow, type WindowProgress } from '../activiti
 import { splitMonths } from './months.js';
 
 export interface DistributionPullInput {
+  /** the named pipeline (project file) this run belongs to: its `_loads` rows carry it */
+  pipeline?: string;
   domains: string[];
   /** default (scheduled refresh): month to date of the scheduled time */
   from?: string;
@@ -104,7 +106,7 @@ export async function distributionPull(input: DistributionPullInput): Promise<{ 
         progress,
         maxPages: PAGES_PER_RUN - runPages,
         budgetMs: WALK_BUDGET_MS,
-        load: { workflowId: info.workflowId, runId: info.runId, startedAt: s.startedAt, windows: windows.length, coverage },
+        load: { workflowId: info.workflowId, runId: info.runId, startedAt: s.startedAt, windows: windows.length, coverage, pipeline: input.pipeline },
       });
       s.orgId = r.orgId;
       runPages += r.pages;
@@ -144,6 +146,7 @@ export async function distributionPull(input: DistributionPullInput): Promise<{ 
     if (endpoints.includes('metrics')) await acts.pullMetrics(ref);
     await acts.recordWindowLoad({
       loadId: ref.loadId,
+      pipeline: input.pipeline,
       workflowId: info.workflowId,
       runId: info.runId,
       start: w.start,

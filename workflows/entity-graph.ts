@@ -14,6 +14,8 @@ const { buildEntityGraph } = proxyActivities<EntityGraphActivities>({
 const { recordLoad } = proxyActivities<NewsIngestActivities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 10 } });
 
 export interface EntityGraphInput {
+  /** the named pipeline (project file) this run belongs to: its `_loads` rows carry it */
+  pipeline?: string;
   query: string;
   filterParams?: Record<string, unknown>;
   minClusterProbability?: number;
@@ -52,7 +54,8 @@ export async function entityGraph(input: EntityGraphInput): Promise<EntityGraphR
   done = 1;
   await recordLoad({
     loadId,
-    pipeline: 'graph',
+    pipeline: input.pipeline,
+    kind: 'graph',
     workflowId: info.workflowId,
     runId: info.runId,
     from: runAt,

@@ -8,6 +8,8 @@ import { ApplicationFailure, defineQuery, proxyActivities, setHandler, workflowI
 import type { IndexCountSamplerActivities, Sampling } from '../activities/index-count-sampler.js';
 
 export interface IndexCountSamplerInput {
+  /** the named pipeline (project file) this run belongs to: its `_loads` rows carry it */
+  pipeline?: string;
   sampling: Sampling;
   /** one series per domain; default: one series over every domain (domain '*') */
   domains?: string[];
@@ -79,6 +81,7 @@ export async function indexCountSampler(input: IndexCountSamplerInput): Promise<
   }
   await recordIndexCountLoad({
     loadId,
+    pipeline: input.pipeline,
     workflowId: info.workflowId,
     runId: info.runId,
     ...window,

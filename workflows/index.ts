@@ -6,3 +6,4 @@ export { indexCountSampler } from './index-count-sampler.js';
 export { storyTracker } from './story-tracker.js';
 export { entityGraph } from './entity-graph.js';
 export { deepResearch } from './deep-research.js';
+export { feedPoll } from './feed-poll.js';

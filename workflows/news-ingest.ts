@@ -6,11 +6,15 @@ import { ApplicationFailure, continueAsNew, defineQuery, proxyActivities, setHan
 import type { NewsIngestActivities } from '../activities/news-ingest.js';
 
 export interface NewsIngestInput {
+  /** the named pipeline (project file) this run belongs to: its `_loads` rows and pipeline_articles carry it */
+  pipeline?: string;
   query?: string;
   filters?: Record<string, unknown>;
-  /** window on crawl_date (ISO); defaults: the hour before the workflow started */
+  /** window on crawl_date (ISO); defaults: the `windowMs` before the run's scheduled (else start) time */
   from?: string;
   to?: string;
+  /** the window's length when `from` is not given, in ms (default one hour) */
+  windowMs?: number;
   pageSize?: number;
   /** carried across continue-as-new */
   state?: { offset: number; received: number; inserted: number; updated: number; pages: number; startedAt: string; loadId: string };
@@ -36,11 +40,11 @@ const PAGES_PER_RUN = 200;
 
 export async function newsIngest(input: NewsIngestInput): Promise<NewsIngestResult> {
   const info = workflowInfo();
-  // a scheduled (or backfilled) run covers the hour before its scheduled time, not its start time
+  // a scheduled (or backfilled) run covers the window before its scheduled time, not its start time
   const scheduled = (info.searchAttributes?.TemporalScheduledStartTime as unknown[] | undefined)?.[0];
   const started = scheduled ? new Date(scheduled as string | Date) : info.startTime;
   const to = input.to ?? started.toISOString();
-  const from = input.from ?? new Date(started.getTime() - 3_600_000).toISOString();
+  const from = input.from ?? new Date(Date.parse(to) - (input.windowMs ?? 3_600_000)).toISOString();
   // a window no retry can mend ends the run at once
   if (Number.isNaN(Date.parse(from)) || Number.isNaN(Date.parse(to)) || Date.parse(to) < Date.parse(from)) {
     throw ApplicationFailure.nonRetryable(`window from ${input.from} to ${input.to} is not an ordered pair of ISO times`, 'WindowError');
@@ -60,7 +64,16 @@ export async function newsIngest(input: NewsIngestInput): Promise<NewsIngestResu
     if (n >= PAGES_PER_RUN) {
       return continueAsNew<typeof newsIngest>({ ...input, from, to, pageSize, state: s });
     }
-    const page = await ingestPage({ loadId: s.loadId, query: input.query ?? '', filters: input.filters ?? {}, from, to, offset: s.offset, pageSize });
+    const page = await ingestPage({
+      loadId: s.loadId,
+      pipeline: input.pipeline,
+      query: input.query ?? '',
+      filters: input.filters ?? {},
+      from,
+      to,
+      offset: s.offset,
+      pageSize,
+    });
     s.pages++;
     s.received += page.received;
     s.inserted += page.inserted;
@@ -70,7 +83,8 @@ export async function newsIngest(input: NewsIngestInput): Promise<NewsIngestResu
   }
   await recordLoad({
     loadId: s.loadId,
-    pipeline: 'news-ingest',
+    pipeline: input.pipeline,
+    kind: 'news-ingest',
     workflowId: info.workflowId,
     runId: info.runId,
     from,

@@ -14,4 +14,6 @@ export const TASK_QUEUES = {
   research: 'newsflow-research',
   /** webhook and email deliveries: no API calls, not limited by the API's rates */
   deliveries: 'newsflow-deliveries',
+  /** feed polling (workflows/feed-poll.ts): fetches of feeds, politeness per host; index_urls calls through the client's limiter */
+  feeds: 'newsflow-feeds',
 } as const;

@@ -17,6 +17,8 @@ const { recordLoad } = proxyActivities<NewsIngestActivities>({ startToCloseTimeo
 export const DEFAULT_TRACKERS: Tracker[] = [{ name: 'top', strategy: 'topstories', stories: 20 }];
 
 export interface StoryTrackerInput {
+  /** the named pipeline (project file) this run belongs to: its `_loads` rows carry it */
+  pipeline?: string;
   trackers?: Tracker[];
   /** the time the run stands for (default: its scheduled time, else its start) */
   runAt?: string;
@@ -46,7 +48,8 @@ export async function storyTracker(input: StoryTrackerInput = {}): Promise<Story
   const sum = (f: (r: TrackResult) => number) => Object.values(out).reduce((s, r) => s + f(r), 0);
   await recordLoad({
     loadId,
-    pipeline: 'story-tracker',
+    pipeline: input.pipeline,
+    kind: 'story-tracker',
     workflowId: info.workflowId,
     runId: info.runId,
     from: runAt,

@@ -3,7 +3,8 @@
  * a byte-order mark, else the `charset` of the Content-Type header, else a `<meta charset>` or
  * `<meta http-equiv="Content-Type" content="...; charset=...">` in the head (its first 64 KiB: a
  * browser that meets a later `<meta charset>` re-reads the page with it), else
- * UTF-8. Labels are WHATWG encoding labels (`latin1`, `iso-8859-1` and `ascii` mean
+ * UTF-8 (`decodeHtml`); an XML document (a feed, a sitemap) the same way with its XML declaration in
+ * place of `<meta>` (`decodeXml`). Labels are WHATWG encoding labels (`latin1`, `iso-8859-1` and `ascii` mean
  * windows-1252); an unknown label falls back to UTF-8.
  *
  * A declared charset is checked against the bytes (pages lie: a CMS template says gb2312 over
@@ -110,13 +111,17 @@ export function detectCharset(bytes: Uint8Array): string | null {
   return chardet.detect(Buffer.from(text, 'latin1'));
 }
 
-export function decodeHtml(bytes: Uint8Array, contentType?: string): DecodedPage {
+/**
+ * Decode with the first encoding the BOM, the header or the document declares (`declared`), then
+ * check it against the bytes (see the top of this file).
+ */
+function decodeChecked(bytes: Uint8Array, contentType: string | undefined, declared: (b: Uint8Array) => string | undefined): DecodedPage {
   const bom = bomEncoding(bytes);
   let decoder: TextDecoder | null = null;
   let source: DecodedPage['source'] = 'default';
   if (bom) [decoder, source] = [new TextDecoder(bom), 'bom'];
   if (!decoder && (decoder = decoderFor(headerCharset(contentType)))) source = 'header';
-  if (!decoder && (decoder = decoderFor(metaCharset(bytes)))) source = 'meta';
+  if (!decoder && (decoder = decoderFor(declared(bytes)))) source = 'meta';
   decoder ??= new TextDecoder('utf-8');
   // declared as something else, but the bytes are UTF-8
   if (decoder.encoding !== 'utf-8' && source !== 'bom' && isMultiByteUtf8(bytes))
@@ -134,4 +139,26 @@ export function decodeHtml(bytes: Uint8Array, contentType?: string): DecodedPage
     }
   }
   return { text, charset: decoder.encoding, source };
+}
+
+export function decodeHtml(bytes: Uint8Array, contentType?: string): DecodedPage {
+  return decodeChecked(bytes, contentType, metaCharset);
+}
+
+/** The `encoding` of an XML declaration (`<?xml version="1.0" encoding="..."?>`) at the start of the bytes (blank lines before it allowed). */
+export function xmlDeclCharset(bytes: Uint8Array): string | undefined {
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 1024)).toString('latin1');
+  return /^(?:\ufeff|\xef\xbb\xbf)?\s*<\?xml\b[^>]*?\bencoding\s*=\s*["']([\w.:-]+)["']/i.exec(head)?.[1];
+}
+
+/**
+ * The text of an XML document (a feed, a sitemap) from its bytes, in the order XML decides the
+ * encoding (the Extensible Markup Language 1.0, appendix F; RFC 7303 for the header): a
+ * byte-order mark, else the `charset` of the Content-Type header, else the `encoding` of the XML
+ * declaration, else UTF-8; checked against the bytes as pages are (UTF-8 bytes declared as
+ * ISO-8859-1 are UTF-8; undeclared Latin-1 bytes, which are not UTF-8, are re-detected). `source`
+ * `meta` means the XML declaration. The text keeps its declaration: a parser reads the string.
+ */
+export function decodeXml(bytes: Uint8Array, contentType?: string): DecodedPage {
+  return decodeChecked(bytes, contentType, xmlDeclCharset);
 }

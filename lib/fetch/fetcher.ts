@@ -36,6 +36,8 @@ export class FetchRefused extends Error {
     readonly url: string,
     /** the HTTP status, for `http_status` */
     readonly status?: number,
+    /** the response's Retry-After header (seconds or an HTTP date), for `http_status` */
+    readonly retryAfter?: string,
   ) {
     super(message);
   }
@@ -91,6 +93,22 @@ export interface FetchedPage {
   charsetSource: DecodedPage['source'];
   bytes: number;
   html: string;
+}
+
+/** A resource read as bytes (`PageFetcher.fetchResource`): a feed, a sitemap, robots.txt. */
+export interface FetchedResource {
+  /** the URL it was read from (after redirects) */
+  url: string;
+  redirects: string[];
+  /** 2xx, or 304 for a conditional request the resource has not changed since */
+  status: number;
+  /** the Content-Type header as sent ('' when absent) */
+  contentType: string;
+  etag: string | null;
+  lastModified: string | null;
+  cacheControl: string | null;
+  bytes: number;
+  body: Buffer;
 }
 
 /** Drop a response body without reading it (its abort error is not an error of ours). */
@@ -229,9 +247,33 @@ export class PageFetcher {
     this.agent = policyAgent({ ...this.o, policy: opts.policy, lookup: opts.lookup });
   }
 
-  async fetch(rawUrl: string, signal?: AbortSignal): Promise<FetchedPage> {
+  /**
+   * One GET with redirects followed by hand, each hop judged again; the body read up to the size
+   * cap. A status other than 2xx (and 304 when `conditional`) is `http_status`, with the
+   * response's Retry-After; `accept` decides which Content-Types are read (else `not_html`).
+   */
+  private async get(
+    rawUrl: string,
+    o: {
+      signal?: AbortSignal;
+      accept: string;
+      /** what `acceptType` accepts, for messages */
+      what: string;
+      headers?: Record<string, string>;
+      conditional?: boolean;
+      acceptType: (contentType: string, body: Buffer | null) => boolean;
+    },
+  ): Promise<{
+    url: URL;
+    redirects: string[];
+    status: number;
+    header: string | undefined;
+    contentType: string;
+    headers: Record<string, string | string[] | undefined>;
+    body: Buffer;
+  }> {
     const total = AbortSignal.timeout(this.o.totalTimeoutMs);
-    const stop = AbortSignal.any([total, ...(signal ? [signal] : []), ...(this.opts.signal ? [this.opts.signal] : [])]);
+    const stop = AbortSignal.any([total, ...(o.signal ? [o.signal] : []), ...(this.opts.signal ? [this.opts.signal] : [])]);
     let url = parseUrl(rawUrl);
     const redirects: string[] = [];
     for (;;) {
@@ -241,11 +283,7 @@ export class PageFetcher {
           method: 'GET',
           dispatcher: this.agent,
           signal: stop,
-          headers: {
-            'user-agent': this.o.userAgent,
-            accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1',
-            'accept-encoding': 'identity',
-          },
+          headers: { ...o.headers, 'user-agent': this.o.userAgent, accept: o.accept, 'accept-encoding': 'identity' },
         });
       } catch (err) {
         throw asRefusal(err, url.href, total);
@@ -260,15 +298,20 @@ export class PageFetcher {
         url = parseUrl(Array.isArray(location) ? location[0]! : location, url.href);
         continue;
       }
-      if (res.statusCode < 200 || res.statusCode > 299) {
-        discard(res.body);
-        throw new FetchRefused('http_status', `HTTP ${res.statusCode}`, url.href, res.statusCode);
-      }
       const header = [res.headers['content-type']].flat()[0];
       const contentType = (header ?? '').split(';')[0]!.trim().toLowerCase();
-      if (contentType && !HTML_TYPES.has(contentType)) {
+      if (res.statusCode === 304 && o.conditional) {
         discard(res.body);
-        throw new FetchRefused('not_html', `not HTML: ${contentType}`, url.href);
+        return { url, redirects, status: 304, header, contentType, headers: res.headers, body: Buffer.alloc(0) };
+      }
+      if (res.statusCode < 200 || res.statusCode > 299) {
+        discard(res.body);
+        const retryAfter = [res.headers['retry-after']].flat()[0];
+        throw new FetchRefused('http_status', `HTTP ${res.statusCode}`, url.href, res.statusCode, retryAfter);
+      }
+      if (contentType && !o.acceptType(contentType, null)) {
+        discard(res.body);
+        throw new FetchRefused('not_html', `not ${o.what}: ${contentType}`, url.href);
       }
       const declared = Number([res.headers['content-length']].flat()[0] ?? NaN);
       if (declared > this.o.maxBytes) {
@@ -290,19 +333,51 @@ export class PageFetcher {
         throw asRefusal(err, url.href, total);
       }
       const body = Buffer.concat(chunks);
-      if (!contentType && !looksLikeHtml(body)) throw new FetchRefused('not_html', 'no Content-Type and not HTML', url.href);
-      const decoded = decodeHtml(body, header);
-      return {
-        url: url.href,
-        redirects,
-        status: res.statusCode,
-        contentType,
-        charset: decoded.charset,
-        charsetSource: decoded.source,
-        bytes,
-        html: decoded.text,
-      };
+      if (!contentType && !o.acceptType('', body)) throw new FetchRefused('not_html', `no Content-Type and not ${o.what}`, url.href);
+      return { url, redirects, status: res.statusCode, header, contentType, headers: res.headers, body };
     }
+  }
+
+  async fetch(rawUrl: string, signal?: AbortSignal): Promise<FetchedPage> {
+    const r = await this.get(rawUrl, {
+      signal,
+      accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1',
+      what: 'HTML',
+      acceptType: (type, body) => (body ? looksLikeHtml(body) : HTML_TYPES.has(type)),
+    });
+    const decoded = decodeHtml(r.body, r.header);
+    return {
+      url: r.url.href,
+      redirects: r.redirects,
+      status: r.status,
+      contentType: r.contentType,
+      charset: decoded.charset,
+      charsetSource: decoded.source,
+      bytes: r.body.length,
+      html: decoded.text,
+    };
+  }
+
+  /**
+   * Any resource (a feed, a sitemap, robots.txt) as bytes, under the same policy, caps and
+   * redirects as a page; `headers` are sent as given (If-None-Match, If-Modified-Since: a 304 then
+   * comes back as status 304 with an empty body). Types are not checked: the caller reads the body.
+   */
+  async fetchResource(rawUrl: string, o: { signal?: AbortSignal; headers?: Record<string, string>; accept?: string } = {}): Promise<FetchedResource> {
+    const conditional = !!o.headers && Object.keys(o.headers).some((k) => /^if-(none-match|modified-since)$/i.test(k));
+    const r = await this.get(rawUrl, { signal: o.signal, headers: o.headers, accept: o.accept ?? '*/*', what: 'any', conditional, acceptType: () => true });
+    const one = (k: string) => [r.headers[k]].flat()[0];
+    return {
+      url: r.url.href,
+      redirects: r.redirects,
+      status: r.status,
+      contentType: r.header ?? '',
+      etag: one('etag') ?? null,
+      lastModified: one('last-modified') ?? null,
+      cacheControl: one('cache-control') ?? null,
+      bytes: r.body.length,
+      body: r.body,
+    };
   }
 
   /** Close the pool once the fetches under way are done. */

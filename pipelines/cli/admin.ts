@@ -1,8 +1,10 @@
 /** Administration of the service store: `orgs`, `keys` (through the running service when one runs on the data dir), `secrets`, `simulate`. */
 import type { Command } from 'commander';
-import { PLANS, SCOPES } from '../../spec/index.js';
+import { PLANS, SCOPES } from '../../spec/constants.js';
 import { CliError, dataDirOf, dataDirOpt, intArg, list, table, withStore } from './shared.js';
-import { rotateSecrets, secretsStatus, simulateHits, withAdmin } from '../../service/index.js';
+
+/** loaded when a command runs: `newsflow --help` loads no more than the commands */
+const svc = () => import('../../service/index.js');
 
 export function register(program: Command): void {
   const orgs = program.command('orgs').description('organizations (through the running service of the data dir, if any, with its admin token)');
@@ -16,7 +18,9 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .option('--json', 'print JSON')
     .action(async (o: { name: string; domains: string[]; publisher?: boolean; plan: string; dataDir?: string; json?: boolean }) => {
-      const org = await withAdmin(dataDirOf(o.dataDir), (k) => k.createOrg({ name: o.name, domains: o.domains, publisher: o.publisher, plan: o.plan }));
+      const org = await (await svc()).withAdmin(dataDirOf(o.dataDir), (k) =>
+        k.createOrg({ name: o.name, domains: o.domains, publisher: o.publisher, plan: o.plan }),
+      );
       console.log(
         o.json ? JSON.stringify(org) : `created organization ${org.name} (${org.id}) domains=${org.domains.join(',') || '-'} publisher=${org.publisher}`,
       );
@@ -26,7 +30,7 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .option('--json', 'print JSON')
     .action(async (o: { dataDir?: string; json?: boolean }) => {
-      const rows = await withAdmin(dataDirOf(o.dataDir), (k) => k.listOrgs());
+      const rows = await (await svc()).withAdmin(dataDirOf(o.dataDir), (k) => k.listOrgs());
       console.log(
         o.json ? JSON.stringify(rows) : table(rows.map((r) => ({ id: r.id, name: r.name, domains: r.domains, publisher: r.publisher, plan: r.plan }))),
       );
@@ -46,7 +50,7 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .option('--json', 'print JSON')
     .action(async (o: { name: string; org?: string; scopes: string[]; plan?: string; legacy?: boolean; dataDir?: string; json?: boolean }) => {
-      const { id, key, row } = await withAdmin(dataDirOf(o.dataDir), (k) => k.createKey(o));
+      const { id, key, row } = await (await svc()).withAdmin(dataDirOf(o.dataDir), (k) => k.createKey(o));
       if (o.json) {
         console.log(JSON.stringify({ id, key, name: row.name, org: row.org_name, scopes: row.scopes, plan: row.plan, legacy: row.legacy }));
       } else {
@@ -61,7 +65,7 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .option('--json', 'print JSON')
     .action(async (o: { dataDir?: string; json?: boolean }) => {
-      const rows = await withAdmin(dataDirOf(o.dataDir), (k) => k.listKeys());
+      const rows = await (await svc()).withAdmin(dataDirOf(o.dataDir), (k) => k.listKeys());
       const view = rows.map((r) => ({
         id: r.id,
         name: r.name,
@@ -79,7 +83,7 @@ export function register(program: Command): void {
     .command('revoke <id>')
     .option(...dataDirOpt)
     .action(async (id: string, o: { dataDir?: string }) => {
-      const ok = await withAdmin(dataDirOf(o.dataDir), (k) => k.revokeKey(id));
+      const ok = await (await svc()).withAdmin(dataDirOf(o.dataDir), (k) => k.revokeKey(id));
       if (!ok) throw new CliError(`no key with id ${id}; list them with: newsflow keys list`);
       console.log(`revoked ${id}`);
     });
@@ -92,7 +96,9 @@ export function register(program: Command): void {
     .description('where the master key is, and how many of the stored sealed values it opens (exit 1 when some do not)')
     .option(...dataDirOpt)
     .action(async (o: { dataDir?: string }) => {
-      const s = await withStore(o.dataDir, (db) => secretsStatus(db, { dataDir: dataDirOf(o.dataDir), secretKey: process.env.NEWSFLOW_SECRET_KEY }));
+      const s = await withStore(o.dataDir, async (db) =>
+        (await svc()).secretsStatus(db, { dataDir: dataDirOf(o.dataDir), secretKey: process.env.NEWSFLOW_SECRET_KEY }),
+      );
       const where = (k: { id: string; kind: string; where: string }) =>
         `${k.id} from ${k.kind === 'env' ? '$NEWSFLOW_SECRET_KEY' : k.where}${k.kind === 'data-dir' ? ' (beside the data: move it out with `newsflow secrets rotate`)' : ''}`;
       console.log(`master key:    ${s.current ? where(s.current) : `none yet (the first sealed secret makes ${s.keyFile})`}`);
@@ -110,12 +116,12 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .action(async (o: { oldKey?: string; dataDir?: string }) => {
       const dataDir = dataDirOf(o.dataDir);
-      const r = await withStore(o.dataDir, (db) =>
-        rotateSecrets(db, { dataDir, secretKey: process.env.NEWSFLOW_SECRET_KEY, oldKey: o.oldKey ?? process.env.NEWSFLOW_SECRET_KEY_OLD }).catch(
-          (e: Error) => {
+      const r = await withStore(o.dataDir, async (db) =>
+        (await svc())
+          .rotateSecrets(db, { dataDir, secretKey: process.env.NEWSFLOW_SECRET_KEY, oldKey: o.oldKey ?? process.env.NEWSFLOW_SECRET_KEY_OLD })
+          .catch((e: Error) => {
             throw new CliError(`rotation failed, nothing changed: ${e.message}`);
-          },
-        ),
+          }),
       );
       console.log(`re-sealed ${r.rotated} secret(s): master key ${r.from} -> ${r.to}${r.keyFile ? ` (${r.keyFile})` : ' ($NEWSFLOW_SECRET_KEY)'}`);
       for (const f of r.removed) console.log(`removed ${f} (the data dir holds no key now)`);
@@ -132,8 +138,8 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .action(async (what: string, o: { months: number; seed: number; eventsPerDay: number; dataDir?: string }) => {
       if (what !== 'hits') throw new CliError(`unknown simulation "${what}"; use: newsflow simulate hits`);
-      const r = await withStore(o.dataDir, (db) =>
-        simulateHits(db, { months: o.months, seed: o.seed, eventsPerDay: o.eventsPerDay, now: new Date() }).catch((e: Error) => {
+      const r = await withStore(o.dataDir, async (db) =>
+        (await svc()).simulateHits(db, { months: o.months, seed: o.seed, eventsPerDay: o.eventsPerDay, now: new Date() }).catch((e: Error) => {
           throw new CliError(e.message);
         }),
       );

@@ -1,7 +1,9 @@
 /** The alert runner: `alerts sync`, `alerts status`. */
 import type { Command } from 'commander';
-import { alertStatus, syncAlerts } from '../run/alert-sync.js';
 import { CliError, dataDirOpt, table, verboseOpt, warehouseOf, warehouseOpt } from './shared.js';
+
+/** loaded when a command runs: `newsflow --help` loads no more than the commands */
+const work = () => import('../run/alert-sync.js');
 
 export function register(program: Command): void {
   const alerts = program.command('alerts').description('the alert runner: one Temporal schedule per active alert, deliveries to its triggers');
@@ -13,7 +15,7 @@ export function register(program: Command): void {
     .action(async (o: { dataDir?: string; verbose?: boolean }) => {
       if (!process.env.TEMPORAL_ADDRESS)
         throw new CliError('set TEMPORAL_ADDRESS to the Temporal server the alert schedules live on (newsflow start prints it)');
-      console.log(JSON.stringify(await syncAlerts(o.dataDir, { verbose: o.verbose })));
+      console.log(JSON.stringify(await (await work()).syncAlerts(o.dataDir, { verbose: o.verbose })));
     });
   alerts
     .command('status')
@@ -21,7 +23,7 @@ export function register(program: Command): void {
     .option(...warehouseOpt)
     .option(...dataDirOpt)
     .action(async (o: { warehouse?: string; dataDir?: string }) => {
-      const rows = await alertStatus(warehouseOf(o), o.dataDir);
+      const rows = await (await work()).alertStatus(warehouseOf(o), o.dataDir);
       console.log(table(rows.map((r) => ({ ...r, alert_id: String(r.alert_id).slice(0, 8) }))));
     });
 }

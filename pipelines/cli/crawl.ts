@@ -1,7 +1,9 @@
 /** `newsflow crawl`: index web pages on the running service and wait for the job. */
 import type { Command } from 'commander';
 import { CliError } from './shared.js';
-import { crawl, CrawlError } from '../api/index-urls.js';
+
+/** loaded when a command runs: `newsflow --help` loads no more than the commands */
+const work = () => import('../api/index-urls.js');
 
 const when = (name: string, v: string) => {
   const t = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v);
@@ -33,10 +35,10 @@ export function register(program: Command): void {
       const end = o.end ? when('--end', o.end) : new Date().toISOString();
       if (Date.parse(end) < Date.parse(start)) throw new CliError(`--end (${end}) is before --start (${start})`);
       try {
-        const status = await crawl({ urls, start, end, skipDedupe: o.skipDedupe, wait: o.wait, json: o.json, baseUrl: o.url, apiKey: o.key });
+        const status = await (await work()).crawl({ urls, start, end, skipDedupe: o.skipDedupe, wait: o.wait, json: o.json, baseUrl: o.url, apiKey: o.key });
         if (status === 'failed') process.exitCode = 1;
       } catch (e) {
-        if (e instanceof CrawlError) throw new CliError(e.message);
+        if (e instanceof (await work()).CrawlError) throw new CliError(e.message);
         throw e;
       }
     });

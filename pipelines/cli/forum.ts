@@ -1,7 +1,9 @@
 /** Forum threads: `forum load`. */
 import type { Command } from 'commander';
-import { openForumStore } from '../../service/index.js';
 import { CliError, dataDirOpt, withStore } from './shared.js';
+
+/** loaded when a command runs: `newsflow --help` loads no more than the commands */
+const svc = () => import('../../service/index.js');
 
 export function register(program: Command): void {
   const forum = program.command('forum').description('forum threads (forum search, stories reddit)');
@@ -17,7 +19,7 @@ export function register(program: Command): void {
     .option('--json', 'print the result as JSON')
     .action(async (p: string, o: { dataDir?: string; json?: boolean }) => {
       const r = await withStore(o.dataDir, async (db) => {
-        const store = await openForumStore(db, { embedder: null, index: false });
+        const store = await (await svc()).openForumStore(db, { embedder: null, index: false });
         return store.load(p).catch((e: Error) => {
           throw new CliError(`forum load failed: ${e.message}`);
         });

@@ -1,11 +1,15 @@
 /** The pipelines: `worker` (runs them all) and `run` (one now, waiting for it). */
 import type { Command } from 'commander';
-import { Sampling } from '../../spec/index.js';
-import { canonicalFilters } from '../../activities/index-count-sampler.js';
 import { TASK_QUEUES } from '../../workflows/queues.js';
 import type { RunRequest } from '../run/run-once.js';
 import type { Pipeline } from '../run/preflight.js';
 import { CliError, dataDirOpt, intArg, list, verboseOpt } from './shared.js';
+
+/** loaded when a command runs: `newsflow --help` loads no more than the commands */
+const sampler = () => import('../../activities/index-count-sampler.js');
+
+/** loaded when a command runs: `newsflow --help` loads no more than the commands */
+const spec = () => import('../../spec/index.js');
 
 const PIPELINES = ['news-ingest', 'distribution', 'index-counts', 'story-tracker', 'graph'];
 
@@ -39,7 +43,9 @@ export function register(program: Command): void {
 
   program
     .command('run <pipeline>')
-    .description('run a pipeline once now and wait for it (pipelines: news-ingest, distribution, index-counts, story-tracker, graph)')
+    .description(
+      "run a pipeline once now and wait for it: one of the project file's named pipelines (its declared run, now), or a kind with options (news-ingest, distribution, index-counts, story-tracker, graph)",
+    )
     .option('--from <time>', 'window start (ISO date or date-time, UTC); all but story-tracker (graph: optional, on pub_date)')
     .option('--to <time>', 'window end (ISO date or date-time, UTC); all but story-tracker (graph: optional)')
     .option('--trackers <json>', 'story-tracker: JSON array of trackers, e.g. \'[{"name":"top","strategy":"topstories","stories":20}]\'')
@@ -58,14 +64,37 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .option(...verboseOpt)
     .action(async (pipeline: string, o: RunOptions) => {
-      const request = runRequest(pipeline, o);
+      const request = PIPELINES.includes(pipeline) ? await runRequest(pipeline, o) : await namedRequest(pipeline);
       const { runOnce } = await import('../run/run-once.js');
       await runOnce(o.dataDir, request, { verbose: o.verbose });
     });
 }
 
+/** The run of a named pipeline of the project file: its (first) schedule's workflow and argument, now. */
+async function namedRequest(name: string): Promise<RunRequest<never>> {
+  const { useProject } = await import('../config/index.js');
+  const { pipelineSchedules } = await import('../schedules/declare.js');
+  const { scheduledNeeds } = await import('../run/preflight.js');
+  const p = useProject().pipelines.find((x) => x.name === name);
+  if (!p) {
+    const names = useProject().pipelines.map((x) => x.name);
+    throw new CliError(
+      `no pipeline "${name}" in the project file${names.length ? ` (its pipelines: ${names.join(', ')})` : ''} and no kind of that name; kinds: ${PIPELINES.join(', ')}`,
+    );
+  }
+  const [d] = pipelineSchedules(p);
+  if (!d) throw new CliError(`pipeline ${name} runs nothing (an alerts pipeline with sync: false)`);
+  return {
+    workflowType: d.workflowType,
+    taskQueue: d.taskQueue,
+    input: (d.args[0] as Record<string, unknown> | undefined) ?? {},
+    show: () => [0, 1, name],
+    need: scheduledNeeds([d])[0] ?? { pipeline: 'news-ingest' },
+  };
+}
+
 /** The workflow `newsflow run <pipeline>` starts, from its options; a CliError says what is wrong with them. */
-function runRequest(pipeline: string, o: RunOptions): RunRequest<never> {
+async function runRequest(pipeline: string, o: RunOptions): Promise<RunRequest<never>> {
   if (!PIPELINES.includes(pipeline)) throw new CliError(`unknown pipeline "${pipeline}"; pipelines: ${PIPELINES.join(', ')}`);
   if (pipeline === 'story-tracker') return storyTrackerRequest(o.trackers);
   if (pipeline === 'graph') return graphRequest(o);
@@ -76,11 +105,12 @@ function runRequest(pipeline: string, o: RunOptions): RunRequest<never> {
   if (to < from) throw new CliError(`--from (${o.from}) is after --to (${o.to})`);
   const window = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
   if (pipeline === 'index-counts') {
-    if (!Sampling.safeParse(o.sampling).success) throw new CliError(`unknown --sampling "${o.sampling}"; samplings: ${Sampling.options.join(', ')}`);
-    let filters: Record<string, unknown> = {};
+    if (!(await spec()).Sampling.safeParse(o.sampling).success)
+      throw new CliError(`unknown --sampling "${o.sampling}"; samplings: ${(await spec()).Sampling.options.join(', ')}`);
+    let filters: Record<string, unknown>;
     try {
       filters = o.filters ? JSON.parse(o.filters) : {};
-      canonicalFilters(filters);
+      (await sampler()).canonicalFilters(filters);
     } catch (e) {
       throw new CliError(`--filters: ${(e as Error).message}; e.g. --filters '{"languages":["en"],"categories":["Politics"]}'`);
     }
@@ -134,7 +164,7 @@ function storyTrackerRequest(trackersJson: string | undefined): RunRequest<never
 
 function graphRequest(o: RunOptions): RunRequest<never> {
   if (!o.query.trim()) throw new CliError('--query is required for graph, e.g. --query "Ukraine Russia talks"');
-  let filterParams: Record<string, unknown> = {};
+  let filterParams: Record<string, unknown>;
   try {
     filterParams = o.filters ? JSON.parse(o.filters) : {};
   } catch (e) {

@@ -1,7 +1,9 @@
 /** Research with the API: `ask` (grounded chat) and `research` (a DeepNews research run, landed). */
 import type { Command } from 'commander';
 import { CliError, dataDirOpt, intArg, list, verboseOpt } from './shared.js';
-import { AskError, ask } from '../api/ask.js';
+
+/** loaded when a command runs: `newsflow --help` loads no more than the commands */
+const work = () => import('../api/ask.js');
 
 function json(v: string, flag = '--filters'): Record<string, unknown> {
   try {
@@ -30,7 +32,7 @@ export function register(program: Command): void {
         if (!(o.key ?? process.env.NEWSFLOW_API_KEY))
           throw new CliError('an API key is needed: --key or NEWSFLOW_API_KEY (create one with: newsflow keys create --scopes chat ...)');
         try {
-          const r = await ask({
+          const r = await (await work()).ask({
             question,
             stream: o.stream,
             filters: o.filters ? json(o.filters) : null,
@@ -42,7 +44,7 @@ export function register(program: Command): void {
           });
           if (r.threadId) process.stderr.write(`(model ${r.model}; continue with --thread ${r.threadId})\n`);
         } catch (e) {
-          if (e instanceof AskError) throw new CliError(e.message);
+          if (e instanceof (await work()).AskError) throw new CliError((e as Error).message);
           throw e;
         }
       },

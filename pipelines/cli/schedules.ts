@@ -1,27 +1,93 @@
-/** The Temporal schedules declared in pipelines/schedules: `schedule apply|list|trigger|backfill|delete`. */
+/** The Temporal schedules of the project's pipelines: `schedule apply [--dry-run]|list|trigger|backfill|delete`. */
 import type { Command } from 'commander';
-import { temporalEndpoint } from '../temporal/index.js';
-import { temporalClient } from '../worker/index.js';
-import { CliError, dataDirOf, dataDirOpt, table } from './shared.js';
+import type { Client } from '@temporalio/client';
+import type { SchedulePlan } from '../schedules/index.js';
+import { CliError, dataDirOf, dataDirOpt, table, warehouseOf } from './shared.js';
 
-/** A client of the server of TEMPORAL_ADDRESS (these commands never start one). */
-async function withTemporal<T>(dataDir: string | undefined, fn: (c: Awaited<ReturnType<typeof temporalClient>>) => Promise<T>): Promise<T> {
+/** loaded when a command runs: `newsflow --help` loads no more than the commands */
+const runtime = () => import('../worker/index.js');
+
+/** loaded when a command runs: `newsflow --help` loads no more than the commands */
+const temporal = () => import('../temporal/index.js');
+
+/** The plan as the terminal shows it: one line per schedule, the changed arguments under each update. */
+export function planText(plan: SchedulePlan, dryRun: boolean): string {
+  const n = (k: number, w: string) => `${k} to ${w}`;
+  const lines = [
+    `plan${dryRun ? ' (dry run: nothing changes)' : ''}: ${n(plan.create.length, 'create')}, ${n(plan.update.length, 'update')}, ${n(plan.delete.length, 'delete')}, ${plan.unchanged.length} unchanged`,
+  ];
+  for (const d of plan.create) lines.push(`  + create ${d.id}: ${d.description}`);
+  for (const u of plan.update) {
+    lines.push(`  ~ update ${u.decl.id}: ${u.decl.description}`);
+    for (const c of u.changes) lines.push(`      ${c}`);
+  }
+  for (const id of plan.delete) lines.push(`  - delete ${id} (no longer declared; what it landed stays in the warehouse)`);
+  return lines.join('\n');
+}
+
+const planJson = (plan: SchedulePlan) => ({
+  create: plan.create.map((d) => d.id),
+  update: plan.update.map((u) => ({ id: u.decl.id, changes: u.changes })),
+  delete: plan.delete,
+  unchanged: plan.unchanged,
+});
+
+/** A client of the running Temporal server of the project (temporal.server host:port, or TEMPORAL_ADDRESS); these commands never start one. */
+async function withTemporal<T>(dataDir: string | undefined, fn: (c: Client) => Promise<T>): Promise<T> {
   if (!process.env.TEMPORAL_ADDRESS)
-    throw new CliError('set TEMPORAL_ADDRESS to the Temporal server (newsflow start prints it), e.g. TEMPORAL_ADDRESS=127.0.0.1:7233');
-  const ep = await temporalEndpoint({ dataDir: dataDirOf(dataDir) });
-  return fn(await temporalClient(ep));
+    throw new CliError(
+      'these commands talk to a running Temporal server: set temporal.server: host:port in newsflow.yaml or TEMPORAL_ADDRESS (newsflow start prints it), e.g. TEMPORAL_ADDRESS=127.0.0.1:7233',
+    );
+  const ep = await (await temporal()).temporalEndpoint({ dataDir: dataDirOf(dataDir) });
+  return fn(await (await runtime()).temporalClient(ep));
 }
 
 export function register(program: Command): void {
-  const schedule = program.command('schedule').description('Temporal schedules declared in pipelines/schedules');
+  const schedule = program.command('schedule').description("Temporal schedules of the project file's pipelines");
   schedule
     .command('apply')
-    .description("make the server's schedules match the declaration (idempotent)")
+    .description("make the server's schedules match the project file: prints the plan (create, update with the changed arguments, delete), then applies it")
+    .option('--dry-run', 'print the plan only; change nothing')
+    .option('--json', 'the plan (and the result) as JSON')
     .option(...dataDirOpt)
-    .action(async (o: { dataDir?: string }) => {
-      const { applySchedules, schedulesFromEnv } = await import('../schedules/index.js');
-      const schedules = schedulesFromEnv(process.env);
-      console.log(JSON.stringify(await withTemporal(o.dataDir, (c) => applySchedules(c, schedules))));
+    .action(async (o: { dataDir?: string; dryRun?: boolean; json?: boolean }) => {
+      const { useProject } = await import('../config/index.js');
+      const { applyFeedSchedule, applyPlan, declareSchedules, FEED_SCHEDULE_ID, pipelineScope, planSchedules } = await import('../schedules/index.js');
+      const project = useProject();
+      const schedules = declareSchedules(project.pipelines);
+      await withTemporal(o.dataDir, async (c) => {
+        const plan = await planSchedules(c, schedules, pipelineScope);
+        const applied = o.dryRun ? null : await applyPlan(c, plan);
+        // the feed poller: the file's sources into the warehouse (beside those `sources add` added), one schedule while any exists
+        let feeds: string;
+        if (o.dryRun) {
+          const exists = await c.schedule
+            .getHandle(FEED_SCHEDULE_ID)
+            .describe()
+            .then(
+              () => true,
+              () => false,
+            );
+          feeds = `feed poller (${FEED_SCHEDULE_ID}): ${project.sources.length} source(s) in the project file; its schedule ${exists ? 'exists' : 'does not exist yet'}`;
+        } else {
+          const { Warehouse } = await import('../../warehouse/warehouse.js');
+          const warehouse = await Warehouse.open(warehouseOf({ dataDir: o.dataDir }));
+          try {
+            const r = await applyFeedSchedule(c, { warehouse, sources: project.sources });
+            const s = r.sources;
+            feeds = `feed poller (${FEED_SCHEDULE_ID}): sources ${s.added.length} added, ${s.updated.length} updated, ${s.removed.length} removed; schedule ${r.schedule.created.length ? 'created' : r.schedule.deleted.length ? 'deleted (no source)' : r.schedule.unchanged.length ? 'unchanged' : r.schedule.updated.length ? 'updated' : 'none (no source)'}`;
+          } finally {
+            warehouse.close();
+          }
+        }
+        if (o.json) console.log(JSON.stringify({ plan: planJson(plan), ...(applied ? { applied } : {}), feeds }));
+        else {
+          console.log(planText(plan, o.dryRun ?? false));
+          if (applied && (plan.create.length || plan.update.length || plan.delete.length))
+            console.log(`applied: ${applied.created.length} created, ${applied.updated.length} updated, ${applied.deleted.length} deleted`);
+          console.log(feeds);
+        }
+      });
     });
   schedule
     .command('list')

@@ -1,10 +1,12 @@
 /** The service: `serve`, `seed`, `start` (the main job). */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { remoteApi } from '../run/preflight.js';
+import { packageRoot } from '../../lib/package-root.js';
 import { CliError, dataDirOpt, floatArg, intArg, verboseOpt } from './shared.js';
+
+/** loaded when a command runs: `newsflow --help` loads no more than the commands */
+const pre = () => import('../run/preflight.js');
 
 // the work is imported when a command runs: `newsflow --help` and other commands load no service
 const work = () => import('../run/serve.js');
@@ -12,7 +14,7 @@ const job = () => import('../run/main-job.js');
 
 /** ../shared/data beside the repository, when it is there. */
 function defaultCorpus(): string | undefined {
-  const p = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'data');
+  const p = path.resolve(packageRoot(), '..', 'shared', 'data');
   return fs.existsSync(p) ? p : undefined;
 }
 
@@ -76,7 +78,7 @@ export function register(program: Command): void {
       if (!['dev', 'postgres'].includes(o.temporal)) throw new CliError(`--temporal must be dev or postgres; got ${o.temporal}`);
       process.env.NEWSFLOW_TEMPORAL = o.temporal;
       const corpus = o.corpus ?? process.env.NEWSFLOW_CORPUS ?? defaultCorpus();
-      if (!corpus && !remoteApi())
+      if (!corpus && !(await pre()).remoteApi())
         throw new CliError('no corpus found: pass --corpus PATH or set NEWSFLOW_CORPUS (the shared data folder, e.g. ../shared/data)');
       const { mainJob } = await job();
       await mainJob({ ...o, corpus });

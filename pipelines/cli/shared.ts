@@ -1,21 +1,22 @@
 /** What several command groups use: the error they report, argument parsers, common options, the store, a text table. */
+import { UserError } from '../../lib/errors.js';
 import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { Db, serviceConfig, storeFile } from '../../service/index.js';
-import { warehouseDir } from '../worker/index.js';
+import type { Db } from '../../service/index.js';
 
 /** A mistake of the user's: printed as `error: <message>`, exit code 1, no stack trace. */
-export class CliError extends Error {}
+export class CliError extends UserError {}
 
 export const dataDirOpt = ['--data-dir <dir>', 'data directory (default: $NEWSFLOW_DATA_DIR or ./data)'] as const;
 export const verboseOpt = ['--verbose', "the Temporal worker's log on stderr too (always in <data dir>/logs/worker.log)"] as const;
 export const warehouseOpt = ['--warehouse <dir>', 'warehouse folder (default: the data dir)'] as const;
 
-/** The data dir of --data-dir (else $NEWSFLOW_DATA_DIR, else ./data). */
-export const dataDirOf = (dataDir: string | undefined) => serviceConfig({ dataDir }).dataDir;
+/** The data dir of --data-dir (else $NEWSFLOW_DATA_DIR, the project file's warehouse.path, else ./data), as the service takes it. */
+export const dataDirOf = (dataDir: string | undefined) => path.resolve(dataDir ?? process.env.NEWSFLOW_DATA_DIR ?? './data');
 
-/** The warehouse folder of --warehouse, else of the data dir. */
-export const warehouseOf = (o: { warehouse?: string; dataDir?: string }) => (o.warehouse ? path.resolve(o.warehouse) : warehouseDir(dataDirOf(o.dataDir)));
+/** The warehouse folder of --warehouse, else $NEWSFLOW_WAREHOUSE_DIR, else the data dir (as the worker's). */
+export const warehouseOf = (o: { warehouse?: string; dataDir?: string }) =>
+  path.resolve(o.warehouse ?? process.env.NEWSFLOW_WAREHOUSE_DIR ?? dataDirOf(o.dataDir));
 
 export const intArg = (name: string) => (v: string) => {
   const n = Number(v);
@@ -35,6 +36,7 @@ export const list = (v: string) =>
 
 /** The service store of the data dir, open for `fn` and closed after. */
 export async function withStore<T>(dataDir: string | undefined, fn: (db: Db) => Promise<T>): Promise<T> {
+  const { Db, storeFile } = await import('../../service/index.js');
   const db = await Db.open(storeFile(dataDirOf(dataDir)));
   try {
     return await fn(db);

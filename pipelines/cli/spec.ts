@@ -2,8 +2,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { buildOpenApi } from '../../spec/index.js';
-import { notImplementedOperations } from '../../service/index.js';
+
+/** loaded when a command runs: `newsflow --help` loads no more than the commands */
+const svc = () => import('../../service/index.js');
+
+/** loaded when a command runs: `newsflow --help` loads no more than the commands */
+const spec = () => import('../../spec/index.js');
 
 export function register(program: Command): void {
   program
@@ -12,7 +16,7 @@ export function register(program: Command): void {
     .option('--out <file>', 'write to a file instead of stdout')
     .action(async (o: { out?: string }) => {
       // the route handlers (and all they import) load only for this command
-      const doc = JSON.stringify(buildOpenApi({ notImplemented: await notImplementedOperations() }), null, 2);
+      const doc = JSON.stringify((await spec()).buildOpenApi({ notImplemented: await (await svc()).notImplementedOperations() }), null, 2);
       if (o.out) fs.writeFileSync(path.resolve(o.out), doc);
       else console.log(doc);
     });

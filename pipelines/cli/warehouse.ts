@@ -1,10 +1,15 @@
 /** The warehouse: `sql`, `export`, `warehouse migrate`. */
 import path from 'node:path';
 import type { Command } from 'commander';
-import { exportParquet, type SqlFormat } from '../../warehouse/read.js';
-import { WAREHOUSE_FILE } from '../../warehouse/warehouse.js';
-import { sqlShell } from '../run/sql-shell.js';
+import type { SqlFormat } from '../../warehouse/read.js';
+import { WAREHOUSE_FILE } from '../../warehouse/files.js';
 import { CliError, dataDirOpt, warehouseOf, warehouseOpt } from './shared.js';
+
+/** loaded when a command runs: `newsflow --help` loads no more than the commands */
+const shell = () => import('../run/sql-shell.js');
+
+/** loaded when a command runs: `newsflow --help` loads no more than the commands */
+const read = () => import('../../warehouse/read.js');
 
 const FORMATS: SqlFormat[] = ['table', 'csv', 'json', 'arrow'];
 
@@ -19,7 +24,7 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .action(async (query: string | undefined, o: { format: string; out?: string; at?: string; warehouse?: string; dataDir?: string }) => {
       if (!FORMATS.includes(o.format as SqlFormat)) throw new CliError(`unknown --format "${o.format}"; use table, csv, json or arrow`);
-      if (!(await sqlShell({ warehouseDir: warehouseOf(o), query, format: o.format as SqlFormat, out: o.out, at: o.at }))) process.exitCode = 1;
+      if (!(await (await shell()).sqlShell({ warehouseDir: warehouseOf(o), query, format: o.format as SqlFormat, out: o.out, at: o.at }))) process.exitCode = 1;
     });
 
   program
@@ -30,7 +35,7 @@ export function register(program: Command): void {
     .option(...warehouseOpt)
     .option(...dataDirOpt)
     .action(async (o: { table?: string; out: string; warehouse?: string; dataDir?: string }) => {
-      const counts = await exportParquet(warehouseOf(o), path.resolve(o.out), o.table ? [o.table] : undefined);
+      const counts = await (await read()).exportParquet(warehouseOf(o), path.resolve(o.out), o.table ? [o.table] : undefined);
       console.log(JSON.stringify(counts));
     });
 

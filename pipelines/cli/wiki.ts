@@ -1,8 +1,10 @@
 /** The encyclopedia: `wiki load`. */
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { describeWikiProblems, loadWikiStore, WikiLoadError } from '../../service/index.js';
 import { CliError, dataDirOpt } from './shared.js';
+
+/** loaded when a command runs: `newsflow --help` loads no more than the commands */
+const svc = () => import('../../service/index.js');
 
 export function register(program: Command): void {
   const wiki = program.command('wiki').description('the encyclopedia behind GET /v1/wiki/search');
@@ -16,20 +18,22 @@ export function register(program: Command): void {
     .action(async (p: string, o: { dataDir?: string; json?: boolean }) => {
       if (!fs.existsSync(p)) throw new CliError(`no such file or folder: ${p}`);
       let last = 0;
-      const r = await loadWikiStore({
-        path: p,
-        dataDir: o.dataDir,
-        onProgress: (rep) => {
-          if (!o.json && process.stderr.isTTY && Date.now() - last > 1000) {
-            last = Date.now();
-            process.stderr.write(`\r${rep.pages} pages read, ${rep.loaded} articles loaded, ${rep.unchanged} unchanged`);
-          }
-        },
-      }).catch((e: Error) => {
-        throw e instanceof WikiLoadError ? new CliError(e.message) : e;
-      });
+      const r = await (await svc())
+        .loadWikiStore({
+          path: p,
+          dataDir: o.dataDir,
+          onProgress: (rep) => {
+            if (!o.json && process.stderr.isTTY && Date.now() - last > 1000) {
+              last = Date.now();
+              process.stderr.write(`\r${rep.pages} pages read, ${rep.loaded} articles loaded, ${rep.unchanged} unchanged`);
+            }
+          },
+        })
+        .catch(async (e: Error) => {
+          throw e instanceof (await svc()).WikiLoadError ? new CliError(e.message) : e;
+        });
       if (!o.json && process.stderr.isTTY && last) process.stderr.write('\n');
-      for (const line of await describeWikiProblems(r.problems)) console.error(`error: ${line}`);
+      for (const line of await (await svc()).describeWikiProblems(r.problems)) console.error(`error: ${line}`);
       console.log(
         o.json
           ? JSON.stringify(r)

@@ -10,7 +10,8 @@ import { cacheDir } from '../../lib/cache-dir.js';
 import { SCOPES } from '../../spec/index.js';
 import { corpusCache, serviceConfig, startService, type CorpusCache, type RunningService, type SeedResult } from '../../service/index.js';
 import { TASK_QUEUES } from '../../workflows/queues.js';
-import { applySchedules, schedulesFromEnv } from '../schedules/index.js';
+import { applyFeedSchedule, applySchedules, declareSchedules, FEED_SCHEDULE_ID, pipelineScope } from '../schedules/index.js';
+import { useProject, type Pipeline } from '../config/index.js';
 import { atShutdown, stopOnSignals, temporalEndpoint } from '../temporal/index.js';
 import { startWorker, temporalClient, warehouseDir } from '../worker/index.js';
 import { preflight, scheduledNeeds } from './preflight.js';
@@ -20,7 +21,8 @@ import { progress } from './progress.js';
 export const BACKFILL_DAYS = 7;
 /** The part of that history loaded before the service is announced; the rest follows at once, newest first. */
 const HEAD_HOURS = 24;
-const BACKFILL_ID = 'newsflow-backfill-news';
+/** The backfill of a news pipeline: one workflow (and `_loads` workflow_id) per pipeline name. */
+export const backfillId = (pipeline: string) => `newsflow-backfill-${pipeline}`;
 
 let stopping = false;
 type Running = RunningService;
@@ -38,8 +40,9 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
   let apiUrl = process.env.NEWSFLOW_API_URL;
   let apiKey = process.env.NEWSFLOW_API_KEY;
   let svc: RunningService | null = null;
-  // the schedules this start declares (the environment read once)
-  const schedules = schedulesFromEnv(process.env);
+  // the schedules of the project's pipelines
+  const project = useProject();
+  const schedules = declareSchedules(project.pipelines);
   const status: string[] = [];
   // the Temporal dev server (its own process): started while our own service loads; against a
   // remote API only after the preflight passed (a refused key or a down API starts nothing)
@@ -123,13 +126,15 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
   const worker = await startWorker({ endpoint, dataDir, apiUrl, apiKey, verbose: o.verbose, quiet: true, bundleCacheDir: path.join(cacheDir(), 'bundle') });
   atShutdown(() => worker.stop());
   const client = await temporalClient(endpoint);
-  await applySchedules(client, schedules);
+  await applySchedules(client, schedules, pipelineScope);
+  // the feed poller, when the project or `newsflow sources add` declared sources
+  const feeds = await applyFeedSchedule(client, { warehouse: worker.warehouse, sources: project.sources });
   const stopLoads = await watchLoads(worker.warehouse, secs);
   atShutdown(async () => stopLoads());
   for (const d of schedules) await client.schedule.getHandle(d.id).trigger();
-  const backfill = await startBackfill(client, worker.warehouse, history);
+  const backfill = await startBackfill(client, worker.warehouse, history, project.pipelines);
   up();
-  const wh = path.join(warehouseDir(dataDir), 'warehouse.duckdb');
+  const wh = `${warehouseDir(dataDir)} (a DuckLake: its catalog lake.sqlite and Parquet files under lake/, unless the project file names others)`;
   const pipelines: string[] = [];
   for (const d of schedules) {
     const next = (
@@ -148,33 +153,49 @@ Logs:        ${logs} (service.log, worker.log; --verbose shows them here)
 Pipelines (each triggered once now):
 ${pipelines.join('\n')}
 Backfill:    ${backfill}
+Sources:     ${feeds.schedule.created.length + feeds.schedule.updated.length + feeds.schedule.unchanged.length ? `${project.sources.length} in the project file (newsflow sources list shows them all); polled by ${FEED_SCHEDULE_ID}` : 'none (declare feeds under sources: in newsflow.yaml, or newsflow sources add URL)'}
 Up in ${secs()}. Try:
   npx newsflow sql "SELECT domain_url, count(*) AS articles FROM articles GROUP BY 1 ORDER BY 2 DESC LIMIT 10"
   npx newsflow sql "SELECT category, count(*) FROM article_classifications GROUP BY 1 ORDER BY 2 DESC"
-  npx newsflow sql "SELECT load_id, rows_received, rows_inserted, finished_at FROM _loads ORDER BY started_at DESC LIMIT 5"
+  npx newsflow sql "SELECT pipeline, count(*) AS articles FROM pipeline_articles GROUP BY 1"
+  npx newsflow sql "SELECT pipeline, load_id, rows_received, rows_inserted, finished_at FROM _loads ORDER BY started_at DESC LIMIT 5"
 Ctrl-C stops everything.`);
   void background;
   await worker.running;
 }
 
 /**
- * The first start of a warehouse lands the replay's recent history: the last BACKFILL_DAYS days
- * of news. Its `_loads` row (workflow id newsflow-backfill-news) is the marker: later starts skip it.
+ * The first start of a warehouse lands the replay's recent history for each news pipeline: its
+ * query over the last BACKFILL_DAYS days. Each backfill's `_loads` row (workflow id
+ * newsflow-backfill-<pipeline>) is its marker: later starts skip it; a pipeline added later is
+ * backfilled on the next start.
  */
-export async function startBackfill(client: Client, warehouse: Queryable, history: Promise<void> | undefined): Promise<string> {
-  const done = await warehouse.query<{ n: number | bigint }>(`SELECT count(*) AS n FROM _loads WHERE workflow_id = '${BACKFILL_ID}'`).catch(() => [{ n: 0 }]);
-  if (Number(done[0]?.n ?? 0) > 0) return `done before (the last ${BACKFILL_DAYS} days of news; _loads workflow_id ${BACKFILL_ID})`;
+export async function startBackfill(client: Client, warehouse: Queryable, history: Promise<void> | undefined, pipelines: Pipeline[]): Promise<string> {
+  const news = pipelines.filter((p): p is Extract<Pipeline, { kind: 'news' }> => p.kind === 'news');
+  if (!news.length) return 'none (no news pipeline)';
+  const done = new Set(
+    (await warehouse.query<{ w: string }>(`SELECT DISTINCT workflow_id AS w FROM _loads WHERE workflow_id LIKE 'newsflow-backfill-%'`).catch(() => [])).map(
+      (r) => r.w,
+    ),
+  );
+  const todo = news.filter((p) => !done.has(backfillId(p.name)));
+  if (!todo.length) return `done before (the last ${BACKFILL_DAYS} days of each news pipeline; _loads workflow_id newsflow-backfill-<pipeline>)`;
   const start = async () => {
     const to = new Date();
     const from = new Date(to.getTime() - BACKFILL_DAYS * 86_400_000);
-    await client.workflow
-      .start('newsIngest', { taskQueue: TASK_QUEUES.news, workflowId: BACKFILL_ID, args: [{ from: from.toISOString(), to: to.toISOString(), pageSize: 100 }] })
-      .catch((e: Error) => {
-        // a start stopped before the backfill landed left it running: it goes on
-        if (e.name !== 'WorkflowExecutionAlreadyStartedError') throw e;
-      });
+    for (const p of todo)
+      await client.workflow
+        .start('newsIngest', {
+          taskQueue: TASK_QUEUES.news,
+          workflowId: backfillId(p.name),
+          args: [{ pipeline: p.name, query: p.query, filters: p.filters ?? {}, from: from.toISOString(), to: to.toISOString(), pageSize: p.page_size }],
+        })
+        .catch((e: Error) => {
+          // a start stopped before the backfill landed left it running: it goes on
+          if (e.name !== 'WorkflowExecutionAlreadyStartedError') throw e;
+        });
   };
-  const what = `the last ${BACKFILL_DAYS} days of news, once per warehouse (workflow ${BACKFILL_ID})`;
+  const what = `the last ${BACKFILL_DAYS} days of ${todo.map((p) => p.name).join(', ')}, once per warehouse (workflows newsflow-backfill-<pipeline>)`;
   if (!history) {
     await start();
     return what;

@@ -15,6 +15,7 @@
  *   is internal on the hosted API). 403 when the organization owns none of them; a domain missing
  *   from the answer is asked alone, and a 403 then means it is not the organization's.
  */
+import { UserError } from '../../lib/errors.js';
 import { ApiError, AuthError, NetworkError, NewsClient, NotFoundError, ServerError } from '../../client/index.js';
 import { normaliseDomain, route, type Scope } from '../../spec/index.js';
 
@@ -49,11 +50,13 @@ export const WORKFLOW_PIPELINES: Record<string, Pipeline> = {
 
 /** What would set a scheduled pipeline aside (for the fix of a worker's failed check). */
 const LEAVE_OUT: Partial<Record<Pipeline, string>> = {
-  alerts: 'NEWSFLOW_ALERTS=0',
-  'story-tracker': 'NEWSFLOW_STORY_TRACKERS=0',
-  'index-counts': 'NEWSFLOW_INDEX_COUNT_SAMPLINGS=""',
-  distribution: 'NEWSFLOW_DISTRIBUTION_DOMAINS=""',
-  research: 'NEWSFLOW_RESEARCH=""',
+  'news-ingest': 'remove its news pipelines from newsflow.yaml',
+  alerts: 'set sync: false on its alerts pipeline in newsflow.yaml, or NEWSFLOW_ALERTS=0',
+  'story-tracker': 'remove its stories pipelines from newsflow.yaml',
+  'index-counts': 'remove its index-counts pipelines from newsflow.yaml, or NEWSFLOW_INDEX_COUNT_SAMPLINGS=""',
+  distribution: 'remove its distribution pipelines from newsflow.yaml',
+  research: 'remove its research pipelines from newsflow.yaml',
+  graph: 'remove its graph pipelines from newsflow.yaml',
 };
 
 export interface PreflightNeed {
@@ -76,7 +79,7 @@ export function scheduledNeeds(decls: { workflowType: string; args: unknown[] }[
 }
 
 /** A check failed: the message is one line, what is wrong and how to fix it. */
-export class PreflightError extends Error {}
+export class PreflightError extends UserError {}
 /** The API and the key are fine, but the key may not do what this pipeline does. */
 class PipelineRefused extends PreflightError {}
 
@@ -149,7 +152,7 @@ export async function preflight(needs: PreflightNeed[], opts: PreflightOptions =
         // the API or the key failing half-way is no pipeline's matter
         if (!(e instanceof PipelineRefused) || opts.mode !== 'worker') throw e;
         const leave = LEAVE_OUT[need.pipeline];
-        warn(`warning: ${e.message}; its runs will fail on this worker${leave ? ` (leave it out of the schedules with ${leave})` : ''}`);
+        warn(`warning: ${e.message}; its runs will fail on this worker${leave ? ` (to leave it out: ${leave})` : ''}`);
       }
     }
   } finally {

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { ClientEvent } from '../../client/index.js';
 import { serviceConfig } from '../../service/index.js';
-import { schedulesFromEnv } from '../schedules/index.js';
+import { declareSchedules } from '../schedules/index.js';
+import { useProject } from '../config/index.js';
 import { atShutdown, RunFailedError, stopOnSignals, temporalEndpoint } from '../temporal/index.js';
 import { startWorker, temporalClient, warehouseDir, workerLogFile } from '../worker/index.js';
 import { preflight, scheduledNeeds, type PreflightNeed } from './preflight.js';
@@ -29,7 +30,7 @@ function cleanupFailed(dataDir: string, what: string, e: Error): void {
  */
 export async function runWorker(dataDirOpt: string | undefined, o: { verbose?: boolean } = {}) {
   const dataDir = serviceConfig({ dataDir: dataDirOpt }).dataDir;
-  await preflight(scheduledNeeds(schedulesFromEnv(process.env)), { mode: 'worker' });
+  await preflight(scheduledNeeds(declareSchedules(useProject().pipelines)), { mode: 'worker' });
   stopOnSignals();
   const endpoint = await temporalEndpoint({ dataDir, log: (m) => console.error(m) });
   atShutdown(() => endpoint.stop());

@@ -1,151 +1,125 @@
 /**
- * The schedules newsflow declares, as a function of their configuration (`SchedulesConfig`): news
- * ingest every 15 minutes, and, as configured, the daily distribution refresh, the alert sync,
- * story tracking, standing research questions and index-count sampling. No environment is read
- * here: from-env.ts builds the configuration from NEWSFLOW_* variables.
+ * The schedules of a project: one per named pipeline of the project file (index-counts: one per
+ * sampling), a function of the pipelines alone. No environment is read here: the project
+ * (pipelines/config) has applied the environment's overrides already.
  */
-import { ScheduleOverlapPolicy } from '@temporalio/client';
+import { ScheduleOverlapPolicy, type ScheduleSpec } from '@temporalio/client';
 import type { z } from 'zod';
-import { Sampling } from '../../spec/index.js';
+import type { Sampling } from '../../spec/index.js';
 import type { ScheduleDecl } from '../../activities/schedules.js';
+import type { Tracker } from '../../activities/story-tracker.js';
 import { TASK_QUEUES } from '../../workflows/queues.js';
+import { DEFAULT_SCHEDULES, durationMs, type Pipeline, type Schedule } from '../config/schema.js';
 
-/** Most research rounds: the API's search_depth maximum (standing questions and `newsflow research --depth`). */
-export const RESEARCH_MAX_DEPTH = 190;
-
-/** A standing research question (one `research-<name>` schedule). */
-export interface StandingQuestion {
-  name: string;
-  question: string;
-  depth?: number;
-  sources?: string[];
-  model?: string;
-  filters?: Record<string, unknown>;
-  /** cron (UTC) of its runs; default daily at 06:00 */
-  cron?: string;
-}
-export const RESEARCH_DEFAULT_CRON = '0 6 * * *';
-
-export interface SchedulesConfig {
-  /** the daily month-to-date distribution refresh over these domains; empty: none */
-  distributionDomains: string[];
-  /** the alert sync (one schedule per active alert), every minute */
-  alerts: boolean;
-  /** story tracking hourly at :05; null: none; without `trackers`, the workflow's default (the 20 top stories) */
-  storyTracker: { trackers?: unknown[] } | null;
-  /** standing research questions, one schedule each */
-  research: StandingQuestion[];
-  /** index-count sampling: one schedule per sampling, over `domains` (empty: one series over every domain) */
-  indexCounts: { samplings: z.infer<typeof Sampling>[]; domains: string[] };
-}
-
-/** Every schedule of `config`, in a fixed order. */
-export function declareSchedules(config: SchedulesConfig): ScheduleDecl[] {
-  return [
-    {
-      id: 'news-ingest-15m',
-      description: 'news ingest: every 15 minutes, the hour before each run',
-      workflowType: 'newsIngest',
-      taskQueue: TASK_QUEUES.news,
-      spec: { intervals: [{ every: '15 minutes' }] },
-      overlap: ScheduleOverlapPolicy.SKIP,
-      catchupWindow: '1 hour',
-      args: [{ pageSize: 100 }],
-    },
-    ...distributionSchedules(config.distributionDomains),
-    ...(config.alerts ? [alertSyncSchedule()] : []),
-    ...storyTrackerSchedules(config.storyTracker),
-    ...researchSchedules(config.research),
-    ...indexCountSchedules(config.indexCounts),
-  ];
-}
-
-/** The daily month-to-date distribution refresh, over `domains` (none when empty). */
-export function distributionSchedules(domains: string[]): ScheduleDecl[] {
-  if (!domains.length) return [];
-  return [
-    {
-      id: 'distribution-mtd-daily',
-      description: 'distribution pull: month to date, daily at 02:00 UTC',
-      workflowType: 'distributionPull',
-      taskQueue: TASK_QUEUES.distribution,
-      spec: { cronExpressions: ['0 2 * * *'] },
-      overlap: ScheduleOverlapPolicy.SKIP,
-      catchupWindow: '1 day',
-      args: [{ domains, pageSize: 100 }],
-    },
-  ];
-}
-
-/** The alert sync: every minute, one schedule per active alert (see activities/alert-runner.ts). */
-const alertSyncSchedule = (): ScheduleDecl => ({
-  id: 'alerts-sync-1m',
-  description: 'alert runner: keep one schedule per active alert, every minute',
-  workflowType: 'alertSync',
-  taskQueue: TASK_QUEUES.alerts,
-  spec: { intervals: [{ every: '1 minute' }] },
-  overlap: ScheduleOverlapPolicy.SKIP,
-  catchupWindow: '5 minutes',
-  args: [],
-});
-
-/** Story tracking, hourly at :05 (null: none). */
-export function storyTrackerSchedules(c: SchedulesConfig['storyTracker']): ScheduleDecl[] {
-  if (!c) return [];
-  return [
-    {
-      id: 'story-tracker-hourly',
-      description: 'story tracker: the declared story queries, hourly at :05 UTC',
-      workflowType: 'storyTracker',
-      taskQueue: TASK_QUEUES.stories,
-      spec: { cronExpressions: ['5 * * * *'] },
-      overlap: ScheduleOverlapPolicy.SKIP,
-      catchupWindow: '3 hours',
-      args: [c.trackers ? { trackers: c.trackers } : {}],
-    },
-  ];
-}
-
-/**
- * Standing research questions, one schedule each (`research-<name>`), daily at 06:00 UTC unless
- * the question gives a `cron`. Each run is a deepResearch workflow whose cutoff is the scheduled
- * time, landing a briefing in research_runs / research_sources.
- */
-export function researchSchedules(questions: StandingQuestion[]): ScheduleDecl[] {
-  return questions.map(({ name, cron, ...params }) => ({
-    id: `research-${name}`,
-    description: `research: "${params.question.slice(0, 60)}" (${cron ?? RESEARCH_DEFAULT_CRON} UTC)`,
-    workflowType: 'deepResearch',
-    taskQueue: TASK_QUEUES.research,
-    spec: { cronExpressions: [cron ?? RESEARCH_DEFAULT_CRON] },
-    overlap: ScheduleOverlapPolicy.SKIP,
-    catchupWindow: '1 day',
-    args: [{ name, ...params }],
-  }));
-}
+export { RESEARCH_MAX_DEPTH } from '../config/schema.js';
 
 /** Index-count sampling: when each sampling's schedule runs (UTC) and how far back missed runs are caught up. */
-export const INDEX_COUNT_CADENCE: Record<z.infer<typeof Sampling>, { cron: string; catchupWindow: string }> = {
-  '5m': { cron: '*/5 * * * *', catchupWindow: '15 minutes' },
-  '1h': { cron: '0 * * * *', catchupWindow: '3 hours' },
-  '12h': { cron: '0 0,12 * * *', catchupWindow: '1 day' },
-  '1d': { cron: '0 0 * * *', catchupWindow: '2 days' },
-  '1w': { cron: '0 0 * * 1', catchupWindow: '1 week' },
-  '1m': { cron: '0 0 1 * *', catchupWindow: '1 week' },
+export const INDEX_COUNT_CADENCE: Record<z.infer<typeof Sampling>, { cron: string; catchup: string }> = {
+  '5m': { cron: '*/5 * * * *', catchup: '15m' },
+  '1h': { cron: '0 * * * *', catchup: '3h' },
+  '12h': { cron: '0 0,12 * * *', catchup: '1d' },
+  '1d': { cron: '0 0 * * *', catchup: '2d' },
+  '1w': { cron: '0 0 * * 1', catchup: '1w' },
+  '1m': { cron: '0 0 1 * *', catchup: '1w' },
 };
 
-/** One schedule per sampling (in the interface's order of samplings), each over `domains` (empty: one series over every domain). */
-export function indexCountSchedules(c: SchedulesConfig['indexCounts']): ScheduleDecl[] {
-  return Sampling.options
-    .filter((x) => c.samplings.includes(x))
-    .map((sampling) => ({
-      id: `index-counts-${sampling}`,
-      description: `index counts: ${sampling} buckets (${INDEX_COUNT_CADENCE[sampling].cron} UTC), re-sampling the lookback before each run`,
-      workflowType: 'indexCountSampler',
-      taskQueue: TASK_QUEUES.news,
-      spec: { cronExpressions: [INDEX_COUNT_CADENCE[sampling].cron] },
-      overlap: ScheduleOverlapPolicy.SKIP,
-      catchupWindow: INDEX_COUNT_CADENCE[sampling].catchupWindow,
-      args: [c.domains.length ? { sampling, domains: c.domains } : { sampling }],
-    }));
+/** A pipeline's own schedule, else its kind's default. */
+function when(s: Schedule | undefined, dflt: { every?: string; cron?: string; catchup: string }): { spec: ScheduleSpec; catchup: string; text: string } {
+  const every = s ? s.every : dflt.every;
+  const cron = s ? s.cron : dflt.cron;
+  const catchup = s?.catchup ?? dflt.catchup;
+  const spec: ScheduleSpec = every ? { intervals: [{ every: durationMs(every) }] } : { cronExpressions: [cron!.trim()] };
+  return { spec, catchup, text: every ? `every ${every}` : `cron "${cron!.trim()}" UTC` };
+}
+
+const decl = (p: Pipeline, id: string, workflowType: string, taskQueue: string, w: ReturnType<typeof when>, what: string, args: unknown[]): ScheduleDecl => ({
+  id,
+  pipeline: p.name,
+  description: `${p.name} (${p.kind}): ${what}, ${w.text}`,
+  workflowType,
+  taskQueue,
+  spec: w.spec,
+  overlap: ScheduleOverlapPolicy.SKIP,
+  catchupWindow: w.catchup,
+  paused: p.schedule?.paused ?? false,
+  args,
+});
+
+const trackerOf = (t: Extract<Pipeline, { kind: 'stories' }>['trackers'][number]): Tracker => {
+  const { max_updates, max_articles, ...rest } = t;
+  return { ...(rest as Tracker), ...(max_updates ? { maxUpdates: max_updates } : {}), ...(max_articles ? { maxArticles: max_articles } : {}) };
+};
+
+/** The schedules of one pipeline. */
+export function pipelineSchedules(p: Pipeline): ScheduleDecl[] {
+  switch (p.kind) {
+    case 'news': {
+      const w = when(p.schedule, DEFAULT_SCHEDULES.news);
+      const args = { pipeline: p.name, query: p.query, filters: p.filters ?? {}, windowMs: durationMs(p.window), pageSize: p.page_size };
+      return [decl(p, p.name, 'newsIngest', TASK_QUEUES.news, w, `"${p.query.slice(0, 60)}" over the ${p.window} before each run`, [args])];
+    }
+    case 'distribution': {
+      const w = when(p.schedule, DEFAULT_SCHEDULES.distribution);
+      const args = { pipeline: p.name, domains: p.domains, pageSize: p.page_size, ...(p.metric ? { metric: p.metric } : {}) };
+      return [decl(p, p.name, 'distributionPull', TASK_QUEUES.distribution, w, `month to date of ${p.domains.length} domain(s)`, [args])];
+    }
+    case 'stories': {
+      const w = when(p.schedule, DEFAULT_SCHEDULES.stories);
+      return [
+        decl(p, p.name, 'storyTracker', TASK_QUEUES.stories, w, `${p.trackers.length} tracker(s)`, [{ pipeline: p.name, trackers: p.trackers.map(trackerOf) }]),
+      ];
+    }
+    case 'index-counts':
+      return p.samplings.map((sampling) => {
+        const w = when(p.schedule, INDEX_COUNT_CADENCE[sampling]);
+        const args = {
+          pipeline: p.name,
+          sampling,
+          ...(p.domains?.length ? { domains: p.domains } : {}),
+          ...(p.filters && Object.keys(p.filters).length ? { filters: p.filters } : {}),
+          ...(p.lookback ? { lookback: p.lookback } : {}),
+        };
+        return decl(p, `${p.name}-${sampling}`, 'indexCountSampler', TASK_QUEUES.news, w, `${sampling} buckets, re-sampling the lookback`, [args]);
+      });
+    case 'research': {
+      const w = when(p.schedule, DEFAULT_SCHEDULES.research);
+      const args = {
+        pipeline: p.name,
+        name: p.name,
+        question: p.question,
+        depth: p.depth,
+        ...(p.sources ? { sources: p.sources } : {}),
+        ...(p.model ? { model: p.model } : {}),
+        ...(p.filters ? { filters: p.filters } : {}),
+      };
+      return [decl(p, p.name, 'deepResearch', TASK_QUEUES.research, w, `"${p.question.slice(0, 60)}"`, [args])];
+    }
+    case 'graph': {
+      const w = when(p.schedule, DEFAULT_SCHEDULES.graph);
+      const o = p.options;
+      const args = {
+        pipeline: p.name,
+        query: p.query,
+        ...(p.filters ? { filterParams: p.filters } : {}),
+        ...(o?.geo ? { geo: true } : {}),
+        ...(o?.visualize ? { visualize: true } : {}),
+        ...(o?.min_cluster_probability !== undefined ? { minClusterProbability: o.min_cluster_probability } : {}),
+      };
+      return [decl(p, p.name, 'entityGraph', TASK_QUEUES.news, w, `the graph of "${p.query.slice(0, 60)}"`, [args])];
+    }
+    case 'workflow': {
+      const w = when(p.schedule, DEFAULT_SCHEDULES.workflow);
+      return [decl(p, p.name, p.workflow, TASK_QUEUES[p.queue], w, `your workflow ${p.workflow}`, [{ ...p.input, pipeline: p.name }])];
+    }
+    case 'alerts': {
+      if (!p.sync) return [];
+      const w = when(p.schedule, DEFAULT_SCHEDULES.alerts);
+      return [decl(p, p.name, 'alertSync', TASK_QUEUES.alerts, w, 'keep one schedule per active alert', [])];
+    }
+  }
+}
+
+/** Every schedule of the project's pipelines, in the file's order. */
+export function declareSchedules(pipelines: Pipeline[]): ScheduleDecl[] {
+  return pipelines.flatMap(pipelineSchedules);
 }

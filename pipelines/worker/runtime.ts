@@ -4,6 +4,7 @@ import type { Client } from '@temporalio/client';
 import { NewsClient, type ClientEvent } from '../../client/index.js';
 import type { TemporalEndpoint } from '../temporal/index.js';
 import { WorkerLog } from './log.js';
+import type { LoadedPipelines } from './extensions.js';
 
 // the Temporal SDK, the warehouse and the worker (webpack, every activity) are loaded when first
 // used: a command that stops at its preflight, or never needs them, starts in a fraction of the time
@@ -49,7 +50,22 @@ export async function startWorker(opts: {
   const log = await installRuntime(opts.dataDir, opts.verbose, opts.quiet);
   const { createWorkers } = await import('./worker.js');
   const { Warehouse } = await import('../../warehouse/warehouse.js');
+  // your own pipelines (the project file's workflows:), checked before anything starts
+  const project = (await import('../config/index.js')).useProject();
+  let extension: LoadedPipelines | undefined;
+  if (project.workflows) {
+    const { loadPipelines, missingWorkflows, ExtensionError } = await import('./extensions.js');
+    extension = await loadPipelines(project.workflows);
+    const missing = missingWorkflows(extension, project.pipelines);
+    if (missing.length) throw new ExtensionError(missing.join('\n'));
+  }
   const warehouse = await Warehouse.open(warehouseDir(opts.dataDir));
+  try {
+    if (extension) await warehouse.ensureTables(extension.tables);
+  } catch (e) {
+    warehouse.close();
+    throw e;
+  }
   const client = new NewsClient({ baseUrl: opts.apiUrl, apiKey: opts.apiKey, onEvent: opts.onEvent });
   const workers = await createWorkers({
     address: opts.endpoint.address,
@@ -58,6 +74,7 @@ export async function startWorker(opts: {
     warehouse,
     bundlerLogger: log.bundler,
     bundleCacheDir: opts.bundleCacheDir,
+    extension,
   });
   const running = workers.run();
   return {

@@ -11,6 +11,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import { NativeConnection, Runtime, Worker, bundleWorkflowCode, type Logger } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
@@ -24,8 +25,11 @@ import { createStoryTrackerActivities } from '../../activities/story-tracker.js'
 import { createIndexCountSamplerActivities } from '../../activities/index-count-sampler.js';
 import { createEntityGraphActivities } from '../../activities/entity-graph.js';
 import { createDeepResearchActivities } from '../../activities/deep-research.js';
+import { createFeedPollActivities } from '../../activities/feed-poll.js';
 import { TASK_QUEUES } from '../../workflows/queues.js';
 import { TemporalSetupError } from '../temporal/index.js';
+import { SOURCE_EXT } from '../../lib/package-root.js';
+import { ExtensionError, type LoadedPipelines } from './extensions.js';
 
 const require = createRequire(import.meta.url);
 export { TASK_QUEUES };
@@ -48,23 +52,52 @@ export interface WorkerDeps {
   workers?: number;
   /** keep the workflow bundle here, keyed by the workflows' sources (default: bundle every time) */
   bundleCacheDir?: string;
+  /** your own pipelines (the project file's `workflows:`), loaded */
+  extension?: LoadedPipelines;
 }
 
-/** The workflow bundle: webpack once per version of the workflow sources, then read from `cacheDir`. */
-export async function workflowBundle(opts: { cacheDir?: string; logger?: Logger } = {}): Promise<{ code: string }> {
-  const workflowsPath = require.resolve('../../workflows/index.ts');
-  const build = async () => ({ code: (await bundleWorkflowCode({ workflowsPath, logger: opts.logger ?? Runtime.instance().logger })).code });
-  if (!opts.cacheDir) return build();
-  const root = path.resolve(path.dirname(workflowsPath), '..');
+/**
+ * The workflow bundle: webpack once per version of the workflow sources, then read from `cacheDir`.
+ * With your own workflows (`extra`), the bundle's entry exports newsflow's and yours.
+ */
+export async function workflowBundle(opts: { cacheDir?: string; logger?: Logger; extra?: string } = {}): Promise<{ code: string }> {
+  const ours = require.resolve(`../../workflows/index${SOURCE_EXT}`);
+  const root = path.resolve(path.dirname(ours), '..');
   const h = crypto.createHash('sha1');
   // what the bundle can include: workflows/, what they import of activities/ (types, erased, and
-  // pure helpers such as activities/distribution-walk.ts, bundled), and the packages
-  const filesOf = (dir: string) => fs.readdirSync(path.join(root, dir)).map((f) => path.join(root, dir, f));
-  const sources = [...filesOf('workflows'), ...filesOf('activities'), path.join(root, 'package-lock.json')]
+  // pure helpers such as activities/distribution-walk.ts, bundled), the packages, and your workflows' folder
+  const filesOf = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => path.join(dir, f)) : []);
+  const sources = [
+    ...filesOf(path.join(root, 'workflows')),
+    ...filesOf(path.join(root, 'activities')),
+    path.join(root, 'package-lock.json'),
+    ...(opts.extra ? filesOf(path.dirname(opts.extra)) : []),
+  ]
     .filter((f) => fs.existsSync(f) && fs.statSync(f).isFile())
     .sort();
-  for (const f of sources) h.update(path.relative(root, f)).update(fs.readFileSync(f));
-  const file = path.join(opts.cacheDir, `workflows-${h.digest('hex').slice(0, 24)}.js`);
+  for (const f of sources) h.update(f).update(fs.readFileSync(f));
+  const key = h.digest('hex').slice(0, 24);
+  let workflowsPath = ours;
+  if (opts.extra) {
+    // an entry beside nothing of ours: webpack resolves each import from the file that makes it
+    const dir = opts.cacheDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'newsflow-bundle-'));
+    fs.mkdirSync(dir, { recursive: true });
+    workflowsPath = path.join(dir, `entry-${key}.mjs`);
+    fs.writeFileSync(workflowsPath, `export * from ${JSON.stringify(ours)};\nexport * from ${JSON.stringify(opts.extra)};\n`);
+  }
+  // the entry of a bundle with your workflows sits in the cache dir: the packages resolve from where ours are
+  const ourModules = path.resolve(path.dirname(require.resolve('@temporalio/workflow/package.json')), '..', '..');
+  const build = async () => ({
+    code: (
+      await bundleWorkflowCode({
+        workflowsPath,
+        logger: opts.logger ?? Runtime.instance().logger,
+        webpackConfigHook: (config) => ({ ...config, resolve: { ...config.resolve, modules: [...(config.resolve?.modules ?? ['node_modules']), ourModules] } }),
+      })
+    ).code,
+  });
+  if (!opts.cacheDir) return build();
+  const file = path.join(opts.cacheDir, `workflows-${key}.js`);
   try {
     return { code: fs.readFileSync(file, 'utf8') };
   } catch {
@@ -132,9 +165,16 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
     ...createStoryTrackerActivities({ client: deps.client, warehouse: deps.warehouse }),
     ...createEntityGraphActivities({ client: deps.client, warehouse: deps.warehouse }),
     ...createDeepResearchActivities({ client: deps.client, warehouse: deps.warehouse }),
+    ...createFeedPollActivities({ client: deps.client, warehouse: deps.warehouse }),
   };
-  // one bundle for the five workers (was one webpack run, and report, each)
-  const { code } = await workflowBundle({ cacheDir: deps.bundleCacheDir, logger: deps.bundlerLogger });
+  if (deps.extension) {
+    const yours = deps.extension.activities({ client: deps.client, warehouse: deps.warehouse });
+    const clash = Object.keys(yours).filter((k) => k in activities);
+    if (clash.length) throw new ExtensionError(`workflows: your activities ${clash.join(', ')} have the names of newsflow's: rename them`);
+    Object.assign(activities, yours);
+  }
+  // one bundle for every queue's worker (was one webpack run, and report, each)
+  const { code } = await workflowBundle({ cacheDir: deps.bundleCacheDir, logger: deps.bundlerLogger, extra: deps.extension?.workflowsPath });
   const common = { connection, namespace: deps.namespace, workflowBundle: { code }, activities, shutdownGraceTime: DRAIN_MS };
   // one worker per task queue: its activity rate (the API's, per queue for all workers together)
   // and its concurrency (this process's share of the key's)
@@ -145,6 +185,8 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
     { taskQueue: TASK_QUEUES.deliveries, concurrency: 10 },
     { taskQueue: TASK_QUEUES.stories, rate: limits.stories.rate, concurrency: concurrency(limits.stories.concurrency) },
     { taskQueue: TASK_QUEUES.research, rate: limits.deepnews.rate, concurrency: concurrency(limits.deepnews.concurrency) },
+    // feed polling: fetches of feeds (politeness per host in lib/feeds); its index_urls calls go through the client's limiter
+    { taskQueue: TASK_QUEUES.feeds, concurrency: 4 },
   ];
   const workers: Worker[] = [];
   for (const q of queues) {

@@ -2,6 +2,7 @@
  * What `newsflow orgs|keys` act on: the running service of the data dir through its admin routes
  * (spec/admin.ts, authorized by the data dir's admin token) when one runs, else the store itself.
  */
+import { UserError } from '../../lib/errors.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ADMIN_TOKEN_FILE, runningService } from './token.js';
@@ -40,7 +41,7 @@ export interface AdminOps {
 }
 
 /** A refusal the user can fix (bad input, unknown organization): the CLI prints it. */
-export class AdminRefused extends Error {}
+export class AdminRefused extends UserError {}
 
 class HttpAdmin implements AdminOps {
   readonly via: string;

@@ -3,6 +3,7 @@
  * SHA-256 is stored (a fast hash is enough for secrets of that entropy), so the store
  * never holds a usable key.
  */
+import { UserError } from '../../lib/errors.js';
 import crypto from 'node:crypto';
 import { PLANS, SCOPES, normaliseDomain, type Plan, type Scope } from '../../spec/index.js';
 import type { Db } from '../store/db.js';
@@ -16,7 +17,7 @@ export const sha256 = (s: string) => crypto.createHash('sha256').update(s).diges
 const randomSecret = () => crypto.randomBytes(24).toString('base64url');
 const shortId = (p: string) => `${p}_${crypto.randomBytes(8).toString('hex')}`;
 
-export class AdminInputError extends Error {}
+export class AdminInputError extends UserError {}
 
 export interface KeyRow {
   id: string;

@@ -409,6 +409,8 @@ export function validFilters(f: FilterParamsOut): FilterParamsOut {
 
 /** Filters for a description; `now` is the service clock (ms). */
 export function autofilter(description: string, now: number): AutofilterResult {
+  // control characters are what this takes out
+  // eslint-disable-next-line no-control-regex
   const clean = description.slice(0, AUTOFILTER_QUERY_MAX).replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ');
   const t = new Text(clean);
   const f: FilterParamsOut = {};

@@ -129,7 +129,7 @@ function seriesOf(name: string, f: Record<string, unknown>, win: { from: number;
   let stringGuarantee = list(f.string_guarantee);
   let stringOp = (f.string_guarantee_op as string | undefined) ?? 'OR';
   if (categories?.includes('Economy')) {
-    // index counts have no Economy category (facts §7): count the economy's words instead
+    // index counts have no Economy category (spec/enums.ts `INDEX_COUNT_CATEGORIES`): count the economy's words instead
     categories = categories.filter((c) => c !== 'Economy');
     if (!categories.length && !stringGuarantee?.length) {
       stringGuarantee = ['economy', 'economic', 'inflation', 'recession'];
@@ -236,6 +236,8 @@ function chartOn(
 ): ChartResponse {
   if (!news) throw new HttpError(503, 503000, 'charts need the news index, which this service was started without');
   const now = cutoff !== null && Number.isFinite(cutoff) ? Math.min(news.clock(), cutoff) : news.clock();
+  // control characters are what this takes out
+  // eslint-disable-next-line no-control-regex
   const q = question.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
   const chartType = chartTypeOf(q);
   const whole = autofilter(q, now);

@@ -8,6 +8,7 @@
  *   a stable URL `https://www.bbc.co.uk/news/<category>/<NNN>` (marked `url_derived`) and a
  *   publication time spread deterministically over 2004-2005 from the id (marked `date_derived`).
  */
+import { UserError } from '../../lib/errors.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,6 +23,8 @@ export interface RawArticle {
   title: string;
   /** body text, '' when the source has only a headline */
   text: string;
+  /** a feed's summary of an article whose page was not read (index_urls with `metadata.feed_item`): enriched in place of `text`, which stays '' */
+  feedSummary?: string;
   pubDate: Date;
   /** categories of the source (subreddits, BBC sections) */
   sourceCategories: string[];
@@ -49,7 +52,7 @@ export function stableUuid(name: string): string {
   return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
 }
 
-export class CorpusError extends Error {}
+export class CorpusError extends UserError {}
 
 export const CORPUS_FILES = {
   headlines: path.join('news', 'headlines-2022.json'),

@@ -1,5 +1,5 @@
 /**
- * Index counts: indexed articles per UTC time bucket (facts §7), filtered with the search filters
+ * Index counts: indexed articles per UTC time bucket (spec/news.ts), filtered with the search filters
  * (service/search/filters.ts) over the index's documents. Served by GET /v1/index_counts and
  * drawn by the charts (service/charts/). The rules (alignment, zero buckets, default range,
  * bucket limit) are written beside the schema in spec/news.ts.

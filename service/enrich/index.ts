@@ -23,7 +23,7 @@ export const ENRICHMENT_VERSION = 1;
 export function contentHash(r: RawArticle): string {
   return crypto
     .createHash('sha1')
-    .update(JSON.stringify([ENRICHMENT_VERSION, r.url, r.title, r.text, [...r.sourceCategories].sort()]))
+    .update(JSON.stringify([ENRICHMENT_VERSION, r.url, r.title, r.text, [...r.sourceCategories].sort(), ...(r.feedSummary ? [r.feedSummary] : [])]))
     .digest('hex');
 }
 
@@ -39,17 +39,19 @@ export function docFreqOf(raws: RawArticle[]): DocFreq {
 }
 
 export function enrich(r: RawArticle, d: DocFreq, opts: { pageRank: (domain: string) => number; crawlDate: Date | null }): LoadedArticle {
+  // an article whose page was not read is enriched from its feed's summary (its full_text stays null)
+  const text = r.text || r.feedSummary || '';
   // a page's declared language (<html lang>) wins over detection
-  const language = r.language && /^[a-z]{2,3}$/.test(r.language) ? r.language : detectLanguage(r.title, r.text);
-  const entities = extractEntities(r.title, r.text);
-  const sentiment = sentimentScore(r.title, r.text);
-  const { summary, keyPoints } = summarize(r.title, r.text, language, d);
-  const voice = reportingVoice(r.title, r.text, r.sourceCategories);
+  const language = r.language && /^[a-z]{2,3}$/.test(r.language) ? r.language : detectLanguage(r.title, text);
+  const entities = extractEntities(r.title, text);
+  const sentiment = sentimentScore(r.title, text);
+  const { summary, keyPoints } = summarize(r.title, text, language, d);
+  const voice = reportingVoice(r.title, text, r.sourceCategories);
   const provoc = provocative(r.title, sentiment);
   const { country } = publisherCountry(r.domain);
   const podcast = isPodcast(r.domain, r.url, r.title);
   const geo = gazetteer().coordinates(entities.Location);
-  const indexTerms = terms(indexText(r.title, summary, r.text), language === 'unknown' ? 'en' : language);
+  const indexTerms = terms(indexText(r.title, summary, text), language === 'unknown' ? 'en' : language);
   const article: NewsArticle = {
     articleId: r.articleId,
     source: r.source,
@@ -61,12 +63,12 @@ export function enrich(r: RawArticle, d: DocFreq, opts: { pageRank: (domain: str
     engTitle: r.title,
     summary,
     keyPoints,
-    keywords: keywords(r.title, r.text, language, d),
+    keywords: keywords(r.title, text, language, d),
     fullText: r.text || null,
     language,
     pubDate: r.pubDate,
     crawlDate: opts.crawlDate,
-    classification: classify(r.title, r.text, r.sourceCategories),
+    classification: classify(r.title, text, r.sourceCategories),
     sentiment,
     provocative: provoc,
     reportingVoice: voice,

@@ -1,6 +1,6 @@
 /**
- * The article of a fetched page: `@mozilla/readability` on a `linkedom` document, checked against
- * the page's own JSON-LD `articleBody`, then cleaned of the boilerplate Readability keeps.
+ * The article of a fetched page: `@mozilla/readability` on its own light DOM (document.ts), checked
+ * against the page's own JSON-LD `articleBody`, then cleaned of the boilerplate Readability keeps.
  *
  * Chosen by measurement (bench/extract.ts: Readability, defuddle, @extractus/article-extractor,
  * Postlight Parser and trafilatura on the shared Readability pages and on real pages other
@@ -10,7 +10,9 @@
  * - JSON-LD `articleBody` is the text when Readability found much less of it (a page whose body is
  *   built by script, or a teaser page) or nothing;
  * - boilerplate inside the article is removed: boxes named for newsletters, subscriptions, cookies,
- *   consent, related or recommended stories, sharing, promotion; "Read more"/"Related:" link lines;
+ *   consent, related or recommended stories, sharing, promotion; picture captions and credits
+ *   (`<figcaption>`, boxes named caption or credit, of at most 300 letters); "Read more"/"Related:"
+ *   link lines;
  * - a page with no markup around its text (served as HTML) is its text;
  * - tables and lists are kept (one row or item a line in the text).
  *
@@ -24,8 +26,8 @@
  * twitter:image), made absolute against the page URL.
  */
 import { Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
 import { detectLanguage } from '../enrich/language.js';
+import { elementsOf, holds, type LDocument, type LElement, parseDocument } from './document.js';
 
 export interface ExtractedArticle {
   title: string;
@@ -48,12 +50,20 @@ export interface ExtractedArticle {
 
 export type ExtractResult = ExtractedArticle | { skipped: string };
 
-type Doc = ReturnType<typeof parseHTML>['document'];
+/** The `<meta>` contents by property and name (the first of each). */
+function metaOf(doc: LDocument): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const el of doc.getElementsByTagName('meta')) {
+    const v = el.getAttribute('content')?.trim();
+    if (!v) continue;
+    for (const k of [el.getAttribute('property'), el.getAttribute('name')]) if (k && !out.has(k)) out.set(k, v);
+  }
+  return out;
+}
 
-const meta = (doc: Doc, ...keys: string[]): string | null => {
+const meta = (metas: Map<string, string>, ...keys: string[]): string | null => {
   for (const k of keys) {
-    const el = doc.querySelector(`meta[property="${k}"], meta[name="${k}"]`);
-    const v = el?.getAttribute('content')?.trim();
+    const v = metas.get(k);
     if (v) return v;
   }
   return null;
@@ -66,7 +76,7 @@ interface JsonLd {
   articleBody: string | null;
 }
 
-function readJsonLd(doc: Doc): JsonLd {
+function readJsonLd(doc: LDocument): JsonLd {
   const out: JsonLd = { datePublished: null, articleBody: null };
   const walk = (v: unknown, depth: number): void => {
     if (depth > 6) return;
@@ -80,7 +90,8 @@ function readJsonLd(doc: Doc): JsonLd {
     if (typeof o.articleBody === 'string' && o.articleBody.length > (out.articleBody?.length ?? 0)) out.articleBody = o.articleBody;
     for (const k of ['@graph', 'mainEntity', 'mainEntityOfPage', 'hasPart']) if (o[k] && typeof o[k] === 'object') walk(o[k], depth + 1);
   };
-  for (const s of doc.querySelectorAll('script[type="application/ld+json"]')) {
+  for (const s of doc.getElementsByTagName('script')) {
+    if (s.getAttribute('type')?.trim().toLowerCase() !== 'application/ld+json') continue;
     try {
       walk(JSON.parse(s.textContent ?? ''), 0);
     } catch {
@@ -149,7 +160,7 @@ const tidyText = (text: string): string =>
 /** Letters and digits in a text: its size in any script. */
 const letters = (text: string): number => text.match(/[\p{L}\p{N}]/gu)?.length ?? 0;
 
-type El = Doc['body'];
+type El = LElement;
 
 const BLOCK = new Set([
   'P',
@@ -190,18 +201,25 @@ const BLOCK = new Set([
 ]);
 const CELL = new Set(['TD', 'TH']);
 
-/** The text of an element, a line per block (paragraph, list item, table row), cells apart. */
+/**
+ * The text of an element, a line per block (paragraph, list item, table row), cells apart. A line
+ * break in the markup is a space, as a browser shows it (a table written a tag a line stays a row
+ * a line), but in `<pre>`.
+ */
 export function blockText(root: El): string {
   const out: string[] = [];
+  let pre = 0;
   const walk = (n: El): void => {
-    for (let c = n.firstChild; c; c = c.nextSibling) {
-      if (c.nodeType === 3) out.push(c.textContent ?? '');
+    for (const c of n.childNodes) {
+      if (c.nodeType === 3) out.push(pre ? (c.textContent ?? '') : (c.textContent ?? '').replace(/[\r\n]+/g, ' '));
       else if (c.nodeType === 1) {
         const tag = (c as El).tagName;
         if (tag === 'SCRIPT' || tag === 'STYLE' || tag === 'NOSCRIPT' || tag === 'TEMPLATE') continue;
         const block = BLOCK.has(tag);
         if (block) out.push('\n');
+        if (tag === 'PRE') pre++;
         walk(c as El);
+        if (tag === 'PRE') pre--;
         if (block) out.push('\n');
         else if (CELL.has(tag)) out.push('\t');
       }
@@ -219,36 +237,44 @@ export function blockText(root: El): string {
 /** Names of boxes that are not the article: newsletters, cookies, related stories, sharing. */
 const BOILERPLATE_NAME =
   /(^|[\s_-])(newsletters?|subscribe|subscription|sign-?up|cookies?|cookie-?(banner|consent|notice)|consent|gdpr|paywall|related|recommended|recommendations|read-?more|more-?stories|also-?read|promo|share|sharing|share-?bar|social|outbrain|taboola|advert|advertisement|sponsored)([\s_-]|$)/i;
+/** Names of a picture's caption or credit line (not of a box "with" or "without" a caption). */
+const CAPTION_NAME = /(^|[\s_-])(?<!(no|has|with|without)[_-]?)(captions?|caption-?text|credits?|image-?credit|photo-?credit|copyright)([\s_-]|$)/i;
+/** A caption is a line or two: more is not one, whatever its name. */
+const CAPTION_LETTERS = 300;
 /** A line that sends the reader elsewhere. */
 const BOILERPLATE_LINE =
   /^(read more|read next|related( stories| articles| coverage)?:?|also read|recommended( for you)?|sign up|subscribe( now)?|click here|follow us|share this)\b/i;
 
-const linkLetters = (el: Pick<El, 'querySelectorAll'>): number => {
+const linkLetters = (el: El): number => {
   let n = 0;
-  for (const a of el.querySelectorAll('a')) n += letters(a.textContent ?? '');
+  for (const a of el.getElementsByTagName('a')) n += letters(a.textContent ?? '');
   return n;
 };
+
+const LINE_TAGS = new Set(['P', 'LI', 'DIV', 'H2', 'H3', 'H4', 'STRONG']);
+const BLOCK_TAGS = new Set(['P', 'LI', 'DIV']);
+const TEXT_BLOCKS = new Set(['P', 'DIV', 'ARTICLE', 'MAIN', 'SECTION', 'TABLE', 'LI']);
 
 /** Remove the boilerplate Readability keeps inside an article (never most of the article). */
 function removeBoilerplate(root: El, removed: string[]): void {
   const total = letters(root.textContent ?? '');
-  // Readability's article is not in the document (isConnected is false): still under the root?
-  const inside = (el: Element): boolean => {
-    for (let n: unknown = el; n; n = (n as Element).parentElement) if (n === root) return true;
+  // still under the root (not in a box removed before)?
+  const inside = (el: El): boolean => {
+    for (let n: El | null = el; n; n = n.parentNode) if (n === root) return true;
     return false;
   };
-  for (const el of [...root.querySelectorAll('[class], [id], [aria-label], [data-component]')]) {
-    if (!inside(el)) continue;
+  for (const el of root.getElementsByTagName('*')) {
     const name = `${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''} ${el.getAttribute('aria-label') ?? ''} ${el.getAttribute('data-component') ?? ''}`;
-    if (!BOILERPLATE_NAME.test(name)) continue;
+    const caption = el.tagName === 'FIGCAPTION' || CAPTION_NAME.test(name);
+    if (!(caption || BOILERPLATE_NAME.test(name)) || !inside(el)) continue;
     const n = letters(el.textContent ?? '');
-    if (n < total * 0.25) {
+    if (n < total * 0.25 && (!caption || n <= CAPTION_LETTERS)) {
       removed.push(el.textContent ?? '');
       el.remove();
     }
   }
-  for (const el of [...root.querySelectorAll('p, li, div, h2, h3, h4, strong')]) {
-    if (!inside(el) || el.querySelector('p, li, div')) continue;
+  for (const el of elementsOf(root, LINE_TAGS)) {
+    if (!inside(el) || holds(el, BLOCK_TAGS)) continue;
     const text = (el.textContent ?? '').replace(/\s+/g, ' ').trim();
     if (text.length > 200 || !BOILERPLATE_LINE.test(text)) continue;
     const n = letters(text);
@@ -261,23 +287,12 @@ function removeBoilerplate(root: El, removed: string[]): void {
 
 /** articleBody as text: its paragraphs as the page wrote them (some bodies carry HTML). */
 const bodyText = (body: string): string => {
-  const plain = /<\/?(p|br|div)\b/i.test(body) ? blockText(parseHTML(`<!doctype html><html><body>${body}</body></html>`).document.body) : body;
+  const plain = /<\/?(p|br|div)\b/i.test(body) ? blockText(parseDocument(body).body) : body;
   return tidyText(plain.replace(/\r\n?/g, '\n').replace(/\n/g, '\n\n'));
 };
 
 /** A page with (almost) no markup around its text: a text served as HTML. */
-const bareText = (document: Doc): string | null => {
-  const body = document.body;
-  if (!body || body.querySelector('p, div, article, main, section, table, li')) return null;
-  return tidyText(body.textContent ?? '');
-};
-
-function parseDocument(html: string): Doc {
-  const { document } = parseHTML(html);
-  if (document.documentElement && document.body) return document;
-  // text with no <html> or <body>: linkedom leaves the document without an element
-  return parseHTML(`<!doctype html><html><head></head><body>${html}</body></html>`).document;
-}
+const bareText = (document: LDocument): string | null => (holds(document.body, TEXT_BLOCKS) ? null : tidyText(document.body.textContent ?? ''));
 
 export function extractArticle(html: string, url: string): ExtractResult {
   return extractWithBoilerplate(html, url).result;
@@ -290,21 +305,25 @@ export function extractWithBoilerplate(html: string, url: string): { result: Ext
 }
 
 function extract(html: string, url: string, boilerplate: string[]): ExtractResult {
-  const document = parseDocument(html);
-  const canonical = document.querySelector('link[rel="canonical"]')?.getAttribute('href')?.trim() || meta(document, 'og:url');
+  // the page URL is the document's: Readability makes the article's links and images absolute
+  // against it (or the page's <base href>)
+  const document = parseDocument(html, url);
   // metadata before Readability, which rewrites the document
+  const metas = metaOf(document);
+  const canonical =
+    document
+      .getElementsByTagName('link')
+      .find((l) => l.getAttribute('rel')?.trim().toLowerCase() === 'canonical')
+      ?.getAttribute('href')
+      ?.trim() || meta(metas, 'og:url');
   const ld = readJsonLd(document);
-  const published = meta(document, 'article:published_time', 'og:published_time') ?? ld.datePublished;
-  const ogSite = meta(document, 'og:site_name');
-  const htmlLang = primaryTag(document.documentElement?.getAttribute('lang')) ?? primaryTag(meta(document, 'og:locale'));
-  const image = absolute(meta(document, 'og:image', 'og:image:url', 'twitter:image', 'twitter:image:src'), url);
+  const published = meta(metas, 'article:published_time', 'og:published_time') ?? ld.datePublished;
+  const ogSite = meta(metas, 'og:site_name');
+  const htmlLang = primaryTag(document.documentElement.getAttribute('lang')) ?? primaryTag(meta(metas, 'og:locale'));
+  const image = absolute(meta(metas, 'og:image', 'og:image:url', 'twitter:image', 'twitter:image:src'), url);
   const bare = bareText(document);
+  const pageTitle = document.title;
 
-  // linkedom has no document URL: give Readability the page's (and its <base href>) so that the
-  // links and images of the article's HTML come out absolute
-  const base = absolute(document.querySelector('base[href]')?.getAttribute('href') ?? null, url) ?? url;
-  Object.defineProperty(document, 'baseURI', { value: base, configurable: true });
-  Object.defineProperty(document, 'documentURI', { value: url, configurable: true });
   let article: ReturnType<Readability<El>['parse']>;
   try {
     article = new Readability<El>(document as unknown as Document, { serializer: (el) => el as unknown as El, keepClasses: true }).parse();
@@ -319,7 +338,7 @@ function extract(html: string, url: string, boilerplate: string[]): ExtractResul
     removeBoilerplate(root, boilerplate);
     text = blockText(root);
     linkShare = linkLetters(root) / Math.max(1, letters(text));
-    for (const el of root.querySelectorAll('[class]')) if (el.getAttribute('class') !== 'page') el.removeAttribute('class');
+    for (const el of root.getElementsByTagName('*')) if (el.hasAttribute('class') && el.getAttribute('class') !== 'page') el.removeAttribute('class');
     content = root.innerHTML;
   }
   // JSON-LD articleBody: the text when Readability found much less of it
@@ -332,14 +351,14 @@ function extract(html: string, url: string, boilerplate: string[]): ExtractResul
       .join('');
     linkShare = 0;
   }
-  if (bare && letters(bare) > letters(text)) {
+  if (bare && letters(bare) >= letters(text)) {
     text = bare;
     content = undefined;
     linkShare = 0;
   }
   if (letters(text) < 150) return { skipped: 'not an article: too little text (fewer than 150 letters of article text)' };
   if (linkShare > 0.5) return { skipped: 'not an article: a list of links (most of its text is link text)' };
-  const title = (article?.title || meta(document, 'og:title') || document.querySelector('title')?.textContent || '').replace(/\s+/g, ' ').trim();
+  const title = (article?.title || meta(metas, 'og:title') || pageTitle || '').replace(/\s+/g, ' ').trim();
   return {
     title,
     text,

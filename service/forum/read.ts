@@ -339,7 +339,8 @@ export function pushshiftRecord(o: unknown, seq: number): ForumRecord {
 
 /** A zstd stream (fzstd) as a Transform. */
 function zstdDecoder(): Transform {
-  let d: Decompress;
+  // the decoder's output goes to `t`, made just below (it is called only once data flows)
+  const d = new Decompress((chunk) => void t.push(Buffer.from(chunk)));
   const t = new Transform({
     transform(chunk: Buffer, _enc, cb) {
       try {
@@ -358,7 +359,6 @@ function zstdDecoder(): Transform {
       }
     },
   });
-  d = new Decompress((chunk) => void t.push(Buffer.from(chunk)));
   return t;
 }
 

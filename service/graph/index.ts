@@ -9,7 +9,7 @@ import type { NewsArticle } from '../news/model.js';
 import { ownerOf, type Principal } from '../auth/principal.js';
 import { validationError, zodIssuesToItems } from '../errors.js';
 import { extractEntities } from '../enrich/entities.js';
-import { buildGraph, type BuiltGraph, type Graph } from './builder.js';
+import { buildGraph, type BuiltGraph } from './builder.js';
 import type { GraphSource } from './mentions.js';
 import { GraphStore, type StoredGraph } from './store.js';
 

@@ -6,6 +6,7 @@
  * A canonical of another site is ignored: a page may not claim another publisher's URL (it would
  * pose as that publisher, and dedupe would then refuse the real article).
  */
+import crypto from 'node:crypto';
 
 /** Query parameters that only track a click; dropped from the key. */
 const TRACKING = /^(utm_[a-z]+|fbclid|gclid|dclid|msclkid|mc_cid|mc_eid|igshid|_ga|ref_src)$/i;
@@ -67,3 +68,21 @@ export const domainOf = (url: string): string =>
     .toLowerCase()
     .replace(/^www\./, '')
     .replace(/^\[|\]$/g, '');
+
+/** A text shorter than this is no fingerprint of an article (a teaser, a cookie wall). */
+export const BODY_HASH_MIN_CHARS = 500;
+
+/**
+ * The content hash of a page's text, the second dedupe key beside the canonical URL: the SHA-1 of
+ * its words (letters and digits, lower case, one space apart), null for a text under
+ * BODY_HASH_MIN_CHARS. The same article served under two URLs (a redirect link and its target, a
+ * tracking copy) has one hash.
+ */
+export function bodyHash(text: string): string | null {
+  const words =
+    text
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu)
+      ?.join(' ') ?? '';
+  return words.length < BODY_HASH_MIN_CHARS ? null : crypto.createHash('sha1').update(words).digest('hex');
+}

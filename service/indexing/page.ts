@@ -41,7 +41,7 @@ export function outline(html: string, url: string): Omit<ReadPage, 'article' | '
     .replace(/\s+/g, ' ')
     .trim();
   const canonicalHref = document.querySelector('link[rel="canonical"]')?.getAttribute('href')?.trim() || meta('og:url');
-  let canonical: string | null = null;
+  let canonical: string | null;
   try {
     canonical = canonicalHref ? new URL(canonicalHref, url).href : null;
   } catch {

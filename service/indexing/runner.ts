@@ -15,18 +15,22 @@
  * - Every step is recorded in the store (url_job_items), so a restart resumes what was queued or
  *   running; an article's id derives from its canonical URL, so a URL done twice is still one
  *   article (the second write replaces the first).
- * - Dedupe: a URL (requested, then canonical) already stored as an article the owner sees is
- *   `skipped` with reason `duplicate`, unless `skip_dedupe`, which indexes a copy under an id of its
- *   own (job, item).
+ * - Dedupe: a URL (requested, then canonical) already stored as an article the owner sees, or a page whose text has
+ *   the content hash (`bodyHash`) of the owner's article of another URL, is `skipped` with reason
+ *   `duplicate`, unless `skip_dedupe`, which indexes a copy under an id of its own (job, item).
+ * - A URL sent with `metadata.feed_item` (spec/news.ts FeedItemMetadata) whose page cannot be
+ *   fetched or is not an article is indexed from the feed's fields (reason `feed_metadata`).
  */
 import crypto from 'node:crypto';
 import { FetchRefused, PageFetcher, type FetchOptions, type FetchedPage } from '../../lib/fetch/fetcher.js';
 import { stableUuid, type RawArticle } from '../corpus/read.js';
 import type { NewsService } from '../news/service.js';
 import type { WebIndex, WebPage } from '../websearch/web-index.js';
-import type { IndexUrlsRequestParsed } from '../../spec/index.js';
-import { canonicalUrl, domainOf, normaliseUrl } from './canonical.js';
+import { FEED_ITEM_METADATA_KEY, FeedItemMetadata, type IndexUrlsRequestParsed } from '../../spec/index.js';
+import { bodyHash, canonicalUrl, domainOf, normaliseUrl } from './canonical.js';
 import { readerPool } from './reader-pool.js';
+import type { ReadPage } from './page.js';
+import type { ExtractedArticle } from '../fetch/extract.js';
 import { JobStore, type ItemOutcome, type Job, type JobItem, type JobStatus } from './jobs.js';
 import { FairQueue } from './fair-queue.js';
 import { ownerOf } from '../auth/principal.js';
@@ -98,6 +102,8 @@ export class UrlIndexer {
   private readonly ownerOfJob = new Map<string, string>();
   /** job id -> normalised URL -> first item seq asking for it (dedupe within a job) */
   private readonly firstOf = new Map<string, Map<string, number>>();
+  /** content hash -> canonical URL of a page being added now (two URLs of one article in flight at once) */
+  private readonly inflight = new Map<string, string>();
   private closing = false;
 
   constructor(
@@ -257,12 +263,13 @@ export class UrlIndexer {
       if (dup)
         return { ...EMPTY, status: 'skipped', reason: 'duplicate', detail: `already indexed as article ${dup}`, canonicalUrl: requested, articleId: dup };
     }
+    const feedItem = FeedItemMetadata.safeParse(item.metadata?.[FEED_ITEM_METADATA_KEY]);
     let page: FetchedPage;
     try {
       page = await this.fetcher.fetch(item.url, this.abort.signal);
     } catch (e) {
       if (!(e instanceof FetchRefused)) throw e;
-      return {
+      const failed: ItemOutcome = {
         ...EMPTY,
         status: REFUSED.has(e.reason) ? 'refused' : 'failed',
         reason: e.reason,
@@ -270,6 +277,8 @@ export class UrlIndexer {
         finalUrl: e.url !== item.url ? e.url : null,
         httpStatus: e.status ?? null,
       };
+      if (!feedItem.success || this.closing) return failed;
+      return this.fromFeedItem(job, item, requested, feedItem.data, failed, `the page could not be fetched (${e.reason}: ${e.message})`);
     }
     const read = await readerPool().read(page.html, page.url);
     const canonical = canonicalUrl(page.url, read.canonical);
@@ -297,8 +306,46 @@ export class UrlIndexer {
     }
     if (!read.article) {
       await this.web.put(webPage, extras);
+      if (feedItem.success) return this.fromFeedItem(job, item, requested, feedItem.data, fetched, `the page is not an article (${read.skipped})`);
       return { ...fetched, status: 'skipped', reason: 'not_article', detail: read.skipped };
     }
+    const hash = item.skipDedupe ? null : bodyHash(read.text);
+    if (hash) {
+      const same = this.web.articleWithBody(hash, owner ?? '');
+      if (same && same.url !== canonical)
+        return {
+          ...fetched,
+          status: 'skipped',
+          reason: 'duplicate',
+          detail: `its text is the text of article ${same.articleId} at ${same.url}`,
+          articleId: same.articleId,
+        };
+      const flying = this.inflight.get(`${owner ?? ''}:${hash}`);
+      if (flying && flying !== canonical)
+        return { ...fetched, status: 'skipped', reason: 'duplicate', detail: `its text is the text of ${flying}, indexed now` };
+      this.inflight.set(`${owner ?? ''}:${hash}`, canonical);
+    }
+    // a page without a date of its own takes its feed's
+    const published = read.published ?? (feedItem.success ? (feedItem.data.published ?? null) : null);
+    try {
+      return await this.addPage(job, item, canonical, webPage, { ...read, article: read.article, published }, fetched, fetchedAt, extras);
+    } finally {
+      if (hash && this.inflight.get(`${owner ?? ''}:${hash}`) === canonical) this.inflight.delete(`${owner ?? ''}:${hash}`);
+    }
+  }
+
+  /** An article page, added to the news and the web index. */
+  private async addPage(
+    job: Job,
+    item: JobItem,
+    canonical: string,
+    webPage: WebPage,
+    read: ReadPage & { article: ExtractedArticle },
+    fetched: ItemOutcome,
+    fetchedAt: Date,
+    extras: { jobId: string; metadata: JobItem['metadata']; enrichments: JobItem['enrichments'] },
+  ): Promise<ItemOutcome> {
+    const owner = this.pageOwner(job);
     // an owner's own copy has an id of its own: another owner indexing the same URL gets another article
     const key = owner === null ? `web:${canonical}` : `web:${owner}:${canonical}`;
     const articleId = item.skipDedupe ? stableUuid(`${key}:${job.jobId}:${item.seq}`) : stableUuid(key);
@@ -324,6 +371,42 @@ export class UrlIndexer {
     await this.news.addArticles([raw], fetchedAt);
     await this.web.put({ ...webPage, articleId }, extras);
     return { ...fetched, status: 'indexed', reason: null, detail: null, articleId };
+  }
+
+  /**
+   * An item whose page was not used, indexed from what its feed says (`metadata.feed_item`):
+   * under its requested URL, with the feed's title, summary (enriched in place of the text; no
+   * full_text), authors, date and language; reason `feed_metadata`, `why` as the detail.
+   */
+  private async fromFeedItem(job: Job, item: JobItem, url: string, meta: FeedItemMetadata, base: ItemOutcome, why: string): Promise<ItemOutcome> {
+    const fetchedAt = this.now();
+    const owner = this.pageOwner(job);
+    const key = owner === null ? `web:${url}` : `web:${owner}:${url}`;
+    const articleId = item.skipDedupe ? stableUuid(`${key}:${job.jobId}:${item.seq}`) : stableUuid(key);
+    const published = meta.published && !Number.isNaN(Date.parse(meta.published)) ? meta.published : null;
+    const { pubDate, dateDerived } = boundPubDate(published, fetchedAt, job.startTime, job.endTime);
+    const lang = /^([a-z]{2,3})(?:[-_]|$)/i.exec(meta.language ?? '')?.[1]?.toLowerCase();
+    const raw: RawArticle = {
+      articleId,
+      source: 'web',
+      sourceKey: url,
+      url,
+      domain: domainOf(url),
+      title: meta.title.trim(),
+      text: '',
+      feedSummary: meta.summary?.trim() || undefined,
+      pubDate,
+      sourceCategories: [],
+      sourceSentiment: null,
+      urlDerived: false,
+      dateDerived,
+      authors: (meta.authors ?? []).map((a) => a.trim()).filter(Boolean),
+      language: lang,
+      imageUrl: null,
+      owner,
+    };
+    await this.news.addArticles([raw], fetchedAt);
+    return { ...base, status: 'indexed', reason: 'feed_metadata', detail: why, canonicalUrl: url, title: raw.title, articleId };
   }
 
   /** URLs waiting or under way, over all jobs. */

@@ -19,10 +19,12 @@ import { contentHash } from '../enrich/index.js';
 import type { LoadedArticle } from './model.js';
 import type { EnrichmentCache } from './service.js';
 import { cacheDir } from '../../lib/cache-dir.js';
+import { SOURCE_EXT } from '../../lib/package-root.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The code of the service (sources, or dist/ when built): what shapes an enriched article. */
+const codeRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-const CODE = ['service/enrich', 'service/corpus', 'service/search/tokenize.ts', 'service/news/model.ts', 'package-lock.json'];
+const CODE = ['service/enrich', 'service/corpus', `service/search/tokenize${SOURCE_EXT}`, `service/news/model${SOURCE_EXT}`, 'package-lock.json'];
 
 function filesUnder(p: string): string[] {
   if (!fs.existsSync(p)) return [];
@@ -33,7 +35,7 @@ function filesUnder(p: string): string[] {
 /** The version of the code an entry was made by. */
 export function enrichmentCodeVersion(): string {
   const h = crypto.createHash('sha1');
-  for (const f of CODE.flatMap((c) => filesUnder(path.join(repoRoot, c))).sort()) h.update(path.relative(repoRoot, f)).update(fs.readFileSync(f));
+  for (const f of CODE.flatMap((c) => filesUnder(path.join(codeRoot, c))).sort()) h.update(path.relative(codeRoot, f)).update(fs.readFileSync(f));
   return h.digest('hex');
 }
 

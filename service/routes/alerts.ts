@@ -1,5 +1,5 @@
 /**
- * /v1/chat/alerts: CRUD, run and logs (facts §9). A key sees the alerts of its user only
+ * /v1/chat/alerts: CRUD, run and logs (spec/alerts.ts). A key sees the alerts of its user only
  * (organization keys: the organization's); anything else, and a `user_id` other than the
  * caller's, is 404. Running an inactive, deleted or expired alert writes no log and returns the
  * alert (an expired one is deactivated first); `is_test` runs check the same window but move no
@@ -37,7 +37,7 @@ function stillThere(id: string, a: AlertRow | undefined): AlertRow {
   return a;
 }
 
-/** alert_type overrides repeat / always_trigger (facts §9.2). */
+/** alert_type overrides repeat / always_trigger (spec/alerts.ts). */
 function withTypeEffect<T extends { alert_type?: string | null; repeat?: boolean | null; always_trigger?: boolean | null }>(f: T): T {
   const eff = f.alert_type ? ALERT_TYPE_EFFECT[f.alert_type as keyof typeof ALERT_TYPE_EFFECT] : undefined;
   return eff ? { ...f, ...eff } : f;

@@ -1,4 +1,4 @@
-/** GET /v1/chat/forecast (facts §12.3): evidence from the archive, judged by a model when the service has one (service/forecast/). */
+/** GET /v1/chat/forecast (spec/profile.ts `ForecastQuery`): evidence from the archive, judged by a model when the service has one (service/forecast/). */
 import { ERROR_CODES, parseCutoffDate } from '../../spec/index.js';
 import type { GroupHandlers } from '../context.js';
 import { HttpError } from '../errors.js';

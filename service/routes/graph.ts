@@ -1,5 +1,5 @@
 /**
- * POST /v1/news/graph (facts §5) and its capability URLs (extensions): the page drawing a stored
+ * POST /v1/news/graph (spec/news.ts) and its capability URLs (extensions): the page drawing a stored
  * graph, its edges as CSV, and the script the page loads. The graph itself is service/graph/.
  */
 import { ERROR_CODES, type GraphRequestParsed } from '../../spec/index.js';

@@ -1,4 +1,4 @@
-/** POST /v1/news/index_urls (facts §6) and GET /v1/news/index_urls/{job_id} (extension). */
+/** POST /v1/news/index_urls (spec/news.ts) and GET /v1/news/index_urls/{job_id} (extension). */
 import { ERROR_CODES, type IndexUrlsRequestParsed } from '../../spec/index.js';
 import type { GroupHandlers, HandlerCtx } from '../context.js';
 import { HttpError, notFound, validationError } from '../errors.js';

@@ -1,4 +1,4 @@
-/** GET /v1/profiles/me and /v1/profiles/me/limits (facts §12.8). */
+/** GET /v1/profiles/me and /v1/profiles/me/limits (spec/profile.ts). */
 import { LIMIT_GROUPS } from '../../spec/index.js';
 import type { GroupHandlers } from '../context.js';
 import type { GroupState } from '../limits.js';

@@ -1,5 +1,5 @@
 /**
- * GET /v1/stories and GET /v1/stories/{story_id} (facts §8). Selection and ranking live in
+ * GET /v1/stories and GET /v1/stories/{story_id} (spec/stories.ts). Selection and ranking live in
  * service/stories/query.ts, the response shapes in service/stories/build.ts.
  *
  * Updates shown: with expand_updates false only the requested update; with true the newest

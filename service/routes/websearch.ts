@@ -1,4 +1,4 @@
-/** GET /v1/chat/websearch (facts §12.4): the web capability's search (service/websearch/). */
+/** GET /v1/chat/websearch (spec/profile.ts `WebSearchQuery`): the web capability's search (service/websearch/). */
 import { ERROR_CODES } from '../../spec/index.js';
 import type { GroupHandlers } from '../context.js';
 import { ownerOf } from '../auth/principal.js';

@@ -2,12 +2,10 @@
 // embeds the batches sent to it. Plain JS so it starts the same under node, tsx and vitest; it
 // loads the TypeScript through tsx.
 import { parentPort, workerData } from 'node:worker_threads';
-import { register } from 'tsx/esm/api';
-
-register();
+import { importSibling } from '../../lib/import-sibling.mjs';
 let embedder;
 try {
-  const { MiniLmEmbedder } = await import('./minilm-embedder.ts');
+  const { MiniLmEmbedder } = await importSibling(import.meta.url, 'minilm-embedder');
   embedder = await MiniLmEmbedder.load(workerData.modelDir, workerData.threads);
 } catch (e) {
   parentPort.postMessage({ fatal: String(e instanceof Error ? e.message : e) });

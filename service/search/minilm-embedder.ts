@@ -7,15 +7,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
 import { Tokenizer } from '@huggingface/tokenizers';
 import type { Embedder } from './embedder.js';
+import { packageRoot } from '../../lib/package-root.js';
 
 const MAX_TOKENS = 256;
 const SEP = 102;
 
-export const defaultMiniLmDir = () => path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.models/minilm');
+export const defaultMiniLmDir = () => path.join(packageRoot(), '.models', 'minilm');
 export const miniLmPresent = (dir = process.env.NEWSFLOW_EMBEDDINGS_MODEL_DIR || defaultMiniLmDir()) =>
   fs.existsSync(path.join(dir, 'model.onnx')) && fs.existsSync(path.join(dir, 'tokenizer.json'));
 

@@ -139,7 +139,7 @@ export class VectorIndex {
     const c = new Float32Array(k * dim);
     for (let j = 0; j < k; j++) c.set(this.data.subarray(Math.floor((j * n) / k) * dim, (Math.floor((j * n) / k) + 1) * dim), j * dim);
     this.centroids = c;
-    let assign = new Int32Array(n);
+    const assign = new Int32Array(n);
     for (let it = 0; it < iterations; it++) {
       for (let i = 0; i < n; i++) assign[i] = this.nearestCentroid(i * dim);
       c.fill(0);
@@ -160,7 +160,6 @@ export class VectorIndex {
     for (let i = 0; i < n; i++) assign[i] = this.nearestCentroid(i * dim);
     this.lists = Array.from({ length: k }, () => [] as number[]);
     for (let i = 0; i < n; i++) this.lists[assign[i]!]!.push(i);
-    assign = new Int32Array(0);
     this.trainedAt = n;
   }
 

@@ -2,6 +2,7 @@
  * The service's own DuckDB store (one file under the data dir). One process owns it: DuckDB
  * allows a single writer process, so admin commands open it only while no server runs.
  */
+import { UserError } from '../../lib/errors.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
@@ -9,7 +10,7 @@ import { MIGRATIONS } from './migrations.js';
 
 export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
 
-export class StoreLockedError extends Error {}
+export class StoreLockedError extends UserError {}
 
 /** The table a statement writes: INSERT [OR …] INTO t, UPDATE t, DELETE FROM t, MERGE INTO t, TRUNCATE, ALTER/DROP TABLE, COPY t FROM */
 const WRITE_TARGET =

@@ -1,5 +1,5 @@
 /**
- * Story and update summaries -> the interface's StoryResponse and StoryUpdate (facts §8.4, §8.5).
+ * Story and update summaries -> the interface's StoryResponse and StoryUpdate (spec/stories.ts).
  *
  * - headline: the title of the update's most central article (cosine to the update centroid);
  * - story / key_takeaways: extractive (service/enrich/summarize.ts) over the summaries of the
@@ -152,7 +152,7 @@ export function relationships(articles: NewsArticle[]): {
       const [from, to] = k.split('\u0000') as [string, string];
       return { from, to, label: 'mentioned_with' };
     });
-  // story graph nodes are {id, type, detailed_type} (facts §8.5); ner_type is the article graph's
+  // story graph nodes are {id, type, detailed_type} (spec/stories.ts `StoryRelationships`); ner_type is the article graph's
   const nodes = top.map((id) => ({ id, type: typeOf.get(id)!, detailed_type: typeOf.get(id)! }));
   const key = new Map(top.map((id, i) => [id, `N${i}`]));
   const label = (s: string) => s.replace(/"/g, "'");

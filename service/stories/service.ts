@@ -133,9 +133,11 @@ export class StoryService {
       for (const a of assigned) {
         let story = this.stories.get(a.storyId);
         if (!story) {
-          story = { id: a.storyId, foundingId: a.articleId, articleIds: [], updates: new Map(), version: 0 };
+          // a new story's founding article comes first in the batch (a merge keeps the older story's founder)
+          const foundingId = this.clusterer.byId.get(a.storyId)?.foundingId ?? a.articleId;
+          story = { id: a.storyId, foundingId, articleIds: [], updates: new Map(), version: 0 };
           this.stories.set(story.id, story);
-          rows.stories.push({ storyId: story.id, foundingId: a.articleId });
+          rows.stories.push({ storyId: story.id, foundingId });
         }
         const w = this.windowOf(story, a.articleId);
         let updateId = story.updates.get(w);

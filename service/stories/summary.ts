@@ -50,7 +50,7 @@ export interface StorySummary {
   centroid: Float32Array | null;
 }
 
-/** Article classification -> story categories (facts §8.1); World and Military are International, Crime has none. */
+/** Article classification -> story categories (spec/enums.ts); World and Military are International, Crime has none. */
 const CATEGORY_OF: Record<string, string> = {
   Business: 'Business',
   Economy: 'Economy',

@@ -8,6 +8,7 @@
 import type { Db } from '../store/db.js';
 import { Bm25Index } from '../search/bm25.js';
 import { terms } from '../search/tokenize.js';
+import { bodyHash } from '../indexing/canonical.js';
 
 export interface WebPage {
   /** who finds it: '' the shared web index, else the owner of the indexing job (`org:<id>` / `user:<id>`) */
@@ -64,6 +65,8 @@ export class WebIndex {
   private docs: (WebPage | null)[] = [];
   /** owner NUL canonical URL -> doc id */
   private byUrl = new Map<string, number>();
+  /** owner NUL content hash (`bodyHash`) of an article page's text -> its canonical URL */
+  private byBody = new Map<string, string>();
   private bm25 = new Bm25Index();
 
   private constructor(readonly db: Db) {}
@@ -87,10 +90,18 @@ export class WebIndex {
     return d === undefined ? undefined : (this.docs[d] ?? undefined);
   }
 
+  /** The article page of `owner` ('' the shared web index) whose text has the content hash `hash`, if any. */
+  articleWithBody(hash: string, owner = ''): WebPage | undefined {
+    const url = this.byBody.get(keyOf(owner, hash));
+    return url === undefined ? undefined : this.get(url, owner);
+  }
+
   private addToMemory(p: WebPage): void {
     const key = keyOf(p.owner, p.url);
     const old = this.byUrl.get(key);
     if (old !== undefined) this.docs[old] = null;
+    const h = p.isArticle && p.articleId ? bodyHash(p.text) : null;
+    if (h && !this.byBody.has(keyOf(p.owner, h))) this.byBody.set(keyOf(p.owner, h), p.url);
     const doc = this.docs.length;
     this.docs.push(p);
     this.byUrl.set(key, doc);

@@ -89,7 +89,7 @@ async function* bz2Errors(events: AsyncGenerator<DumpEvent>): AsyncGenerator<Dum
     yield* events;
   } catch (e) {
     const msg = (e as Error).message;
-    throw new Error(/ENOENT|EACCES|EISDIR/.test(msg) ? msg : `the bzip2 data is corrupt or truncated (${msg})`);
+    throw new Error(/ENOENT|EACCES|EISDIR/.test(msg) ? msg : `the bzip2 data is corrupt or truncated (${msg})`, { cause: e });
   }
 }
 

@@ -5,9 +5,13 @@ import { repoRoot } from './paths.js';
 
 export const bin = path.join(repoRoot, 'bin', 'newsflow.js');
 
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string }> {
+export function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  opts: { cwd?: string } = {},
+): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env } });
+    const p = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, cwd: opts.cwd });
     let out = '';
     let err = '';
     p.stdout.on('data', (d) => (out += d));

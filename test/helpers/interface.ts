@@ -5,7 +5,7 @@ import { sharedDir } from './paths.js';
 
 export const interfaceText = () => fs.readFileSync(path.join(sharedDir, 'spec', 'interface-v0.32.4.md'), 'utf8');
 
-/** Every "METHOD /v1/..." the interface names, plus ping at "/" (facts §12.9). */
+/** Every "METHOD /v1/..." the interface names, plus ping at "/" (`ping` in spec/routes.ts). */
 export function interfaceOperations(): { method: string; path: string }[] {
   const seen = new Map<string, { method: string; path: string }>();
   for (const m of interfaceText().matchAll(/\b(GET|POST|PUT|DELETE) (\/v1\/[^\s|*()`]*[^\s|*()`.,;])/g)) {

@@ -23,6 +23,10 @@ export const TEST_NAMESPACES = [
   'nf-research',
   'nf-one-worker',
   'nf-many-workers',
+  'nf-feeds',
+  'nf-feeds-kill',
+  'nf-package',
+  'nf-schedule-cli',
 ] as const;
 
 declare module 'vitest' {

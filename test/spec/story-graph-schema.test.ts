@@ -1,5 +1,5 @@
 /**
- * Story update graphs (facts §8.5) and the article graph are two schemas: story nodes are
+ * Story update graphs (spec/stories.ts `StoryRelationships`) and the article graph are two schemas: story nodes are
  * exactly {id, type, detailed_type}; only the article graph's nodes carry ner_type.
  */
 import { describe, expect, it } from 'vitest';

@@ -15,7 +15,8 @@ import { NewsClient } from '../../client/index.js';
 import { Warehouse } from '../../warehouse/warehouse.js';
 import { openSnapshot } from '../../warehouse/read.js';
 import { createDeepResearchActivities } from '../../activities/deep-research.js';
-import { applySchedules, researchFromEnv, researchSchedules } from '../../pipelines/schedules/index.js';
+import { applySchedules, declareSchedules } from '../../pipelines/schedules/index.js';
+import { parseProjectFile } from '../../pipelines/config/index.js';
 import { NOW } from '../helpers/news.js';
 import { startTestService, tempDir, type TestService } from '../helpers/service.js';
 import { repoRoot } from '../helpers/paths.js';
@@ -147,8 +148,10 @@ describe('deepResearch', () => {
     for (const s of la.sources) expect(s.kind === 'news' ? s.article_id : s.url).toBeTruthy();
   }, 300_000);
 
-  it('a NEWSFLOW_RESEARCH standing question becomes a daily schedule whose run lands a briefing', async () => {
-    const decls = researchSchedules(researchFromEnv({ NEWSFLOW_RESEARCH: JSON.stringify([{ name: 'abe-daily', question: Q, depth: 2 }]) }));
+  it('a research pipeline of the project file becomes a daily schedule whose run lands a briefing', async () => {
+    const decls = declareSchedules(
+      parseProjectFile(`pipelines:\n  - { name: research-abe-daily, kind: research, question: "${Q}", depth: 2 }\n`, 'newsflow.yaml', {}).pipelines,
+    );
     expect(decls.map((d) => d.id)).toEqual(['research-abe-daily']);
     const r = await applySchedules(temporal, decls, (id) => id.startsWith('research-'));
     expect(r.created).toEqual(['research-abe-daily']);
@@ -158,7 +161,7 @@ describe('deepResearch', () => {
       type: 'startWorkflow',
       workflowType: 'deepResearch',
       taskQueue: 'newsflow-research',
-      args: [{ name: 'abe-daily', question: Q, depth: 2 }],
+      args: [{ pipeline: 'research-abe-daily', name: 'research-abe-daily', question: Q, depth: 2 }],
     });
     expect(d.spec.calendars?.[0]).toMatchObject({ hour: [{ start: 6, end: 6, step: 1 }], minute: [{ start: 0, end: 0, step: 1 }] });
     await h.trigger();
@@ -168,7 +171,7 @@ describe('deepResearch', () => {
       if (!fs.existsSync(path.join(dir, 'lake.sqlite'))) continue; // the worker creates the lake
       const snap = await openSnapshot(dir);
       [row] = await snap.all(
-        "SELECT run_id, status, rounds_done, n_sources, length(report) AS chars FROM research_runs WHERE name = 'abe-daily' AND status = 'complete'",
+        "SELECT run_id, status, rounds_done, n_sources, length(report) AS chars FROM research_runs WHERE name = 'research-abe-daily' AND status = 'complete'",
       );
       snap.close();
     }

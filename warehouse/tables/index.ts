@@ -66,6 +66,8 @@ import { INDEX_COUNT_TABLES } from './index-counts.js';
 import { STORY_TABLES } from './stories.js';
 import { GRAPH_TABLES } from './graph.js';
 import { RESEARCH_TABLES } from './research.js';
+import { PIPELINE_TABLES } from './pipelines.js';
+import { FEED_TABLES } from './feeds.js';
 
 export const NEWS_TABLES: TableDef[] = [ARTICLES, ARTICLE_ENTITIES, ARTICLE_KEYWORDS, ARTICLE_CLASSIFICATIONS];
 export const TABLES: TableDef[] = [
@@ -76,5 +78,7 @@ export const TABLES: TableDef[] = [
   ...STORY_TABLES,
   ...GRAPH_TABLES,
   ...RESEARCH_TABLES,
+  ...PIPELINE_TABLES,
+  ...FEED_TABLES,
 ];
 export const TABLES_BY_NAME = Object.fromEntries(TABLES.map((t) => [t.name, t]));

@@ -84,9 +84,7 @@ describe('decodeHtml', () => {
   it('keeps a declared legacy charset whose text decodes cleanly (lemonde-1 in windows-1252)', () => {
     const lemonde = fs.readFileSync(path.join(pagesDir, 'lemonde-1', 'source.html'), 'utf8');
     const bytes = Buffer.from(
-      lemonde
-        .replace(/[^\t-\u00ff\u20ac\u2018\u2019\u201c\u201d\u2013\u2014\u2026]/g, '?')
-        .replace(/[\u20ac\u2018\u2019\u201c\u201d\u2013\u2014\u2026]/g, "'"),
+      lemonde.replace(/[^\t-\u00ff\u20ac\u2018\u2019\u201c\u201d\u2013\u2014\u2026]/g, '?').replace(/[\u20ac\u2018\u2019\u201c\u201d\u2013\u2014\u2026]/g, "'"),
       'latin1',
     );
     const page = decodeHtml(bytes, 'text/html; charset=windows-1252');

@@ -144,8 +144,8 @@ describe('newsflow start', () => {
     const until = Date.now() + 90_000;
     while (!/Ctrl-C stops everything/.test(out) && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
     expect(out).toMatch(/Temporal UI: http:\/\/127\.0\.0\.1:\d+/);
-    expect(out).toMatch(/Warehouse: +.*warehouse\.duckdb/);
-    expect(out.match(/newsflow sql "/g)).toHaveLength(3);
+    expect(out).toMatch(/Warehouse: +.* \(a DuckLake: /);
+    expect(out.match(/newsflow sql "/g)).toHaveLength(4);
     // the triggered ingest lands a load
     let loads = 0;
     while (loads === 0 && Date.now() < until) {

@@ -153,15 +153,19 @@ describe('preflight of the other pipeline commands', () => {
     // stories and profile: the story tracker can run; news-ingest, index counts and the alert runner cannot
     expect(warnings).toHaveLength(3);
     expect(warnings).toContainEqual(
-      expect.stringMatching(/^warning: the key cannot run news-ingest: GET \/v1\/news\/search answered HTTP 403 .*; its runs will fail on this worker$/),
-    );
-    expect(warnings).toContainEqual(
       expect.stringMatching(
-        /^warning: the key cannot run index-counts: .*lacks the "news" scope.*\(leave it out of the schedules with NEWSFLOW_INDEX_COUNT_SAMPLINGS=""\)$/,
+        /^warning: the key cannot run news-ingest: GET \/v1\/news\/search answered HTTP 403 .*; its runs will fail on this worker \(to leave it out: remove its news pipelines from newsflow\.yaml\)$/,
       ),
     );
     expect(warnings).toContainEqual(
-      expect.stringMatching(/^warning: the key cannot run alerts: .*lacks the "chat" scope.*\(leave it out of the schedules with NEWSFLOW_ALERTS=0\)$/),
+      expect.stringMatching(
+        /^warning: the key cannot run index-counts: .*lacks the "news" scope.*\(to leave it out: remove its index-counts pipelines from newsflow\.yaml, or NEWSFLOW_INDEX_COUNT_SAMPLINGS=""\)$/,
+      ),
+    );
+    expect(warnings).toContainEqual(
+      expect.stringMatching(
+        /^warning: the key cannot run alerts: .*lacks the "chat" scope.*\(to leave it out: set sync: false on its alerts pipeline in newsflow\.yaml, or NEWSFLOW_ALERTS=0\)$/,
+      ),
     );
     expect(code).toBe(0);
   }, 200_000);

@@ -1,4 +1,4 @@
-/** The first start of a warehouse backfills the last 7 days of news once; its `_loads` row is the marker later starts find. */
+/** The first start of a warehouse backfills the last 7 days of each news pipeline once; its `_loads` row is the marker later starts find. */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,12 +6,20 @@ import type { Client } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { Warehouse } from '../../../warehouse/warehouse.js';
 import { BACKFILL_DAYS, startBackfill } from '../../../pipelines/run/main-job.js';
+import type { Pipeline } from '../../../pipelines/config/index.js';
+import { waitUntil } from '../../helpers/wait-until.js';
+
+const PIPELINES: Pipeline[] = [
+  { name: 'ukraine', kind: 'news', query: 'Ukraine', window: '1h', page_size: 100 },
+  { name: 'covid', kind: 'news', query: 'covid', filters: { languages: ['en'] }, window: '1h', page_size: 50 },
+  { name: 'alerts', kind: 'alerts', sync: true },
+];
 
 function recordingClient() {
-  const started: { type: string; id: string; args: { from: string; to: string }[] }[] = [];
+  const started: { type: string; id: string; args: { from: string; to: string; pipeline: string; query: string; pageSize: number }[] }[] = [];
   const client = {
     workflow: {
-      start: async (type: string, o: { workflowId: string; args: { from: string; to: string }[] }) =>
+      start: async (type: string, o: { workflowId: string; args: { from: string; to: string; pipeline: string; query: string; pageSize: number }[] }) =>
         void started.push({ type, id: o.workflowId, args: o.args }),
     },
   };
@@ -19,13 +27,16 @@ function recordingClient() {
 }
 
 describe('the start backfill', () => {
-  it('starts a 7-day news ingest on a warehouse without the marker, and not again once its load is in _loads', async () => {
+  it('starts a 7-day news ingest per news pipeline on a warehouse without the marker, and not again once its load is in _loads', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'newsflow-backfill-'));
     const wh = await Warehouse.open(dir);
     try {
       const first = recordingClient();
-      expect(await startBackfill(first.client, wh, undefined)).toMatch(/the last 7 days of news/);
-      expect(first.started).toHaveLength(1);
+      expect(await startBackfill(first.client, wh, undefined, PIPELINES)).toMatch(/the last 7 days of ukraine, covid/);
+      expect(first.started.map((s) => [s.id, s.args[0]!.pipeline, s.args[0]!.query, s.args[0]!.pageSize])).toEqual([
+        ['newsflow-backfill-ukraine', 'ukraine', 'Ukraine', 100],
+        ['newsflow-backfill-covid', 'covid', 'covid', 50],
+      ]);
       const { type, id, args } = first.started[0]!;
       expect(type).toBe('newsIngest');
       const span = Date.parse(args[0]!.to) - Date.parse(args[0]!.from);
@@ -35,6 +46,7 @@ describe('the start backfill', () => {
         {
           loadId: `${id}/run-1`,
           pipeline: 'news-ingest',
+          kind: 'news-ingest',
           workflowId: id,
           runId: 'run-1',
           windowStart: new Date(args[0]!.from),
@@ -43,9 +55,10 @@ describe('the start backfill', () => {
         { received: 3, inserted: 3, updated: 0 },
         new Date(),
       );
+      // the next start backfills only the pipeline whose backfill has not landed
       const later = recordingClient();
-      expect(await startBackfill(later.client, wh, undefined)).toMatch(/^done before/);
-      expect(later.started).toHaveLength(0);
+      await startBackfill(later.client, wh, undefined, PIPELINES);
+      expect(later.started.map((s) => s.id)).toEqual(['newsflow-backfill-covid']);
       console.log(`backfill started once (${id}, ${span / 86_400_000} days), skipped on the next start`);
     } finally {
       wh.close();
@@ -60,11 +73,10 @@ describe('the start backfill', () => {
       const c = recordingClient();
       let loaded!: () => void;
       const history = new Promise<void>((r) => (loaded = r));
-      expect(await startBackfill(c.client, wh, history)).toMatch(/as soon as those days are loaded/);
+      expect(await startBackfill(c.client, wh, history, PIPELINES)).toMatch(/as soon as those days are loaded/);
       expect(c.started).toHaveLength(0);
       loaded();
-      await new Promise((r) => setTimeout(r, 50));
-      expect(c.started).toHaveLength(1);
+      await waitUntil(() => c.started.length === 2, { what: 'both backfills started' });
     } finally {
       wh.close();
       fs.rmSync(dir, { recursive: true, force: true });

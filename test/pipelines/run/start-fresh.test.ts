@@ -37,7 +37,7 @@ describe('newsflow start on a fresh clone', () => {
     child.stdout!.on('data', (d) => (terminal += d));
     child.stderr!.on('data', (d) => (terminal += d));
     const until = Date.now() + 280_000;
-    while (!/^load news-ingest: [1-9]/m.test(terminal) && child.exitCode === null && Date.now() < until) await new Promise((r) => setTimeout(r, 250));
+    while (!/^load (ukraine|covid): [1-9]/m.test(terminal) && child.exitCode === null && Date.now() < until) await new Promise((r) => setTimeout(r, 250));
     firstLoadSeconds = (Date.now() - t0) / 1000;
     console.log(
       `fresh start (empty data dir, empty cache): first landed news load after ${firstLoadSeconds.toFixed(1)} s; load average ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
@@ -54,10 +54,10 @@ describe('newsflow start on a fresh clone', () => {
     fs.rmSync(cacheDir, { recursive: true, force: true });
   }, 60_000);
 
-  it("lands its first load, and the README's three SQL examples, run as printed, return rows", () => {
-    expect(terminal, terminal.slice(-2000)).toMatch(/^load news-ingest: [1-9]\d* rows received/m);
+  it("lands its first load, and the README's four SQL examples, run as printed, return rows", () => {
+    expect(terminal, terminal.slice(-2000)).toMatch(/^load (ukraine|covid): [1-9]\d* rows received/m);
     const examples = readmeExamples();
-    expect(examples).toHaveLength(3);
+    expect(examples).toHaveLength(4);
     for (const line of examples) {
       // exactly as printed (a table), in the repo, with the data dir of this start
       const r = spawnSync('sh', ['-c', line], { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, NEWSFLOW_DATA_DIR: dataDir } });
@@ -76,10 +76,11 @@ describe('newsflow start on a fresh clone', () => {
       /^Service: +http:\/\/127\.0\.0\.1:\d+/m,
       /export NEWSFLOW_API_KEY=nfk_/,
       /^Temporal UI: http:\/\/127\.0\.0\.1:\d+/m,
-      /^Warehouse: +.*warehouse\.duckdb$/m,
+      /^Warehouse: +\S+ \(a DuckLake: its catalog lake\.sqlite/m,
       /^Logs: +.*logs/m,
-      /^ {2}news-ingest-15m +newsIngest +next \d{4}-\d\d-\d\d \d\d:\d\d UTC$/m,
-      /^Backfill: +the last 7 days of news/m,
+      /^ {2}ukraine +newsIngest +next \d{4}-\d\d-\d\d \d\d:\d\d UTC$/m,
+      /^ {2}covid +newsIngest +next \d{4}-\d\d-\d\d \d\d:\d\d UTC$/m,
+      /^Backfill: +the last 7 days of ukraine, covid/m,
       /^Ctrl-C stops everything\.$/m,
     ]) {
       expect(terminal).toMatch(l);

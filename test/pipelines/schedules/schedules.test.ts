@@ -1,7 +1,9 @@
-/** `schedule apply` against the real dev server: idempotent, updates changed, removes undeclared. */
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+/** Planning and applying schedules against the real dev server: idempotent, updates what changed (and says what), removes what is no longer declared. */
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection, ScheduleOverlapPolicy } from '@temporalio/client';
-import { applySchedules, listOurs, schedulesFromEnv, storyTrackerFromEnv, type ScheduleDecl } from '../../../pipelines/schedules/index.js';
+import { applyPlan, applySchedules, changedFields, declareSchedules, listOurs, planSchedules, type ScheduleDecl } from '../../../pipelines/schedules/index.js';
+import { parseProjectFile } from '../../../pipelines/config/index.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 
 let client: Client;
 beforeAll(async () => {
@@ -10,6 +12,8 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const s of await listOurs(client)) if (s.id.startsWith('test-')) await client.schedule.getHandle(s.id).delete();
 });
+const ours = (prefix: string) => (id: string) => id.startsWith(prefix);
+const listed = async (prefix: string) => (await listOurs(client, ours(prefix))).map((s) => s.id).sort();
 
 const decl = (id: string, every: string): ScheduleDecl => ({
   id,
@@ -24,60 +28,82 @@ const decl = (id: string, every: string): ScheduleDecl => ({
 
 describe('schedule apply', () => {
   it('creates, leaves alone, updates and deletes to match the declaration', async () => {
+    const scope = ours('test-');
     const a = decl('test-a', '15 minutes');
     const b = decl('test-b', '1 hour');
-    expect(await applySchedules(client, [a, b])).toEqual({ created: ['test-a', 'test-b'], updated: [], deleted: [], unchanged: [] });
-    expect(await applySchedules(client, [a, b])).toEqual({ created: [], updated: [], deleted: [], unchanged: ['test-a', 'test-b'] });
+    expect(await applySchedules(client, [a, b], scope)).toEqual({ created: ['test-a', 'test-b'], updated: [], deleted: [], unchanged: [] });
+    expect(await applySchedules(client, [a, b], scope)).toEqual({ created: [], updated: [], deleted: [], unchanged: ['test-a', 'test-b'] });
     // listing schedules is eventually consistent: let it catch up before asking apply to delete
-    for (let i = 0; i < 100 && (await listOurs(client)).filter((s) => s.id.startsWith('test-')).length < 2; i++) await new Promise((r) => setTimeout(r, 100));
+    await waitUntil(async () => (await listed('test-')).length >= 2, { what: 'both schedules listed' });
     const a2 = decl('test-a', '30 minutes');
-    expect(await applySchedules(client, [a2])).toEqual({ created: [], updated: ['test-a'], deleted: ['test-b'], unchanged: [] });
+    expect(await applySchedules(client, [a2], scope)).toEqual({ created: [], updated: ['test-a'], deleted: ['test-b'], unchanged: [] });
     const d = await client.schedule.getHandle('test-a').describe();
     expect(d.spec.intervals?.[0]?.every).toBe(30 * 60 * 1000);
-    expect((await listOurs(client)).map((s) => s.id).filter((id) => id.startsWith('test-'))).toEqual(['test-a']);
+    await waitUntil(async () => (await listed('test-')).join() === 'test-a', { what: 'test-b gone from the listing' });
   });
   it('trigger starts a run now', async () => {
     const h = client.schedule.getHandle('test-a');
     await h.trigger();
-    for (let i = 0; i < 50 && (await h.describe()).info.recentActions.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
-    expect((await h.describe()).info.recentActions.length).toBe(1);
+    await waitUntil(async () => (await h.describe()).info.recentActions.length === 1, { what: 'one recent action' });
   });
   it('backfill starts one run per interval of the range', async () => {
     const h = client.schedule.getHandle('test-a'); // every 30 minutes
     const before = (await h.describe()).info.numActionsTaken;
     await h.backfill({ start: new Date('2026-01-01T00:00:00Z'), end: new Date('2026-01-01T02:00:00Z'), overlap: ScheduleOverlapPolicy.ALLOW_ALL });
-    let taken = before;
-    for (let i = 0; i < 50 && taken < before + 4; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      taken = (await h.describe()).info.numActionsTaken;
-    }
-    expect(taken - before).toBeGreaterThanOrEqual(4);
-  });
-  it('declares news ingest every 15 minutes, skipping overlaps', () => {
-    const n = schedulesFromEnv(process.env).find((s) => s.id === 'news-ingest-15m')!;
-    expect(n.spec.intervals).toEqual([{ every: '15 minutes' }]);
-    expect(n.overlap).toBe(ScheduleOverlapPolicy.SKIP);
+    await waitUntil(async () => (await h.describe()).info.numActionsTaken >= before + 4, { what: 'four backfilled runs' });
   });
 });
 
-describe('story-tracker schedule', () => {
-  it('hourly at :05 with NEWSFLOW_STORY_TRACKERS (default: top stories); 0 or a bad value declares none', async () => {
-    const { storyTrackerSchedules } = await import('../../../pipelines/schedules/index.js');
-    const [d] = storyTrackerSchedules(storyTrackerFromEnv({}));
-    expect(d).toMatchObject({
-      id: 'story-tracker-hourly',
-      workflowType: 'storyTracker',
-      taskQueue: 'newsflow-stories',
-      spec: { cronExpressions: ['5 * * * *'] },
-      args: [{}],
-    });
-    const custom = storyTrackerSchedules(storyTrackerFromEnv({ NEWSFLOW_STORY_TRACKERS: '[{"name":"ukraine","query":"Ukraine war","method":"both"}]' }));
-    expect(custom[0]!.args).toEqual([{ trackers: [{ name: 'ukraine', query: 'Ukraine war', method: 'both' }] }]);
-    expect(storyTrackerSchedules(storyTrackerFromEnv({ NEWSFLOW_STORY_TRACKERS: '0' }))).toEqual([]);
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-    expect(storyTrackerSchedules(storyTrackerFromEnv({ NEWSFLOW_STORY_TRACKERS: 'nope' }))).toEqual([]);
-    expect(storyTrackerSchedules(storyTrackerFromEnv({ NEWSFLOW_STORY_TRACKERS: '[{"query":"no name"}]' }))).toEqual([]);
-    expect(warn.mock.calls.map((c) => String(c[0]))).toEqual([expect.stringMatching(/is not JSON/), expect.stringMatching(/with a "name"/)]);
-    warn.mockRestore();
+describe('the plan of a project file', () => {
+  const file = (query: string, withCovid = true) =>
+    parseProjectFile(
+      `
+pipelines:
+  - { name: test-plan-ukraine, kind: news, query: "${query}", schedule: { every: 15m } }
+${withCovid ? '  - { name: test-plan-covid, kind: news, query: covid, filters: { languages: [en] } }' : ''}
+  - { name: test-plan-counts, kind: index-counts, samplings: [1d] }
+`,
+      'newsflow.yaml',
+      {},
+    );
+  const scope = ours('test-plan-');
+
+  it('after one query is edited: exactly one update naming the changed argument, and the server unchanged until applied', async () => {
+    const first = declareSchedules(file('Ukraine').pipelines);
+    const created = await planSchedules(client, first, scope);
+    expect(created.create.map((d) => d.id)).toEqual(['test-plan-ukraine', 'test-plan-covid', 'test-plan-counts-1d']);
+    await applyPlan(client, created);
+
+    const edited = declareSchedules(file('Ukraine war').pipelines);
+    const plan = await planSchedules(client, edited, scope);
+    expect(plan.create).toEqual([]);
+    expect(plan.delete).toEqual([]);
+    expect(plan.unchanged.sort()).toEqual(['test-plan-counts-1d', 'test-plan-covid']);
+    expect(plan.update.map((u) => [u.decl.id, u.changes])).toEqual([['test-plan-ukraine', ['args[0].query: "Ukraine" -> "Ukraine war"']]]);
+    // a plan changes nothing
+    const before = await client.schedule.getHandle('test-plan-ukraine').describe();
+    expect((before.action as { args: { query: string }[] }).args[0]!.query).toBe('Ukraine');
+
+    expect(await applyPlan(client, plan)).toEqual({ created: [], updated: ['test-plan-ukraine'], deleted: [], unchanged: plan.unchanged });
+    const after = await client.schedule.getHandle('test-plan-ukraine').describe();
+    expect((after.action as { args: { query: string }[] }).args[0]!.query).toBe('Ukraine war');
+    expect((await planSchedules(client, edited, scope)).unchanged).toHaveLength(3);
+  });
+
+  it('a pipeline removed from the file: its schedule is deleted on the next apply', async () => {
+    await waitUntil(async () => (await listed('test-plan-')).length === 3, { what: 'the three plan schedules listed' });
+    const plan = await planSchedules(client, declareSchedules(file('Ukraine war', false).pipelines), scope);
+    expect(plan.delete).toEqual(['test-plan-covid']);
+    expect(plan.update).toEqual([]);
+    await applyPlan(client, plan);
+    await waitUntil(async () => (await listed('test-plan-')).join() === 'test-plan-counts-1d,test-plan-ukraine', { what: 'test-plan-covid gone' });
+  });
+
+  it('changedFields names each changed leaf, and what was added or removed', () => {
+    expect(changedFields({ args: [{ q: 'a', n: 1 }], spec: { x: [1] } }, { args: [{ q: 'b', n: 1, f: { l: ['en'] } }], spec: { x: [2] } })).toEqual([
+      'args[0].f: (none) -> {"l":["en"]}',
+      'args[0].q: "a" -> "b"',
+      'spec.x: [1] -> [2]',
+    ]);
   });
 });

@@ -116,7 +116,7 @@ describe('a model plans and writes', () => {
     expect(r.status).toBe(502);
     expect(r.body.code).toBe(502000);
     expect(r.body.detail).toMatch(/^openai provider failed/);
-    // streamed: the research has begun (thinking sent), so the failure is an in-stream error event (facts §2.4)
+    // streamed: the research has begun (thinking sent), so the failure is an in-stream error event (spec/chat.ts `StreamError`)
     const s = await deepnews({ model: 'gpt-4o', stream: true });
     expect(s.status).toBe(200);
     const events = s.text

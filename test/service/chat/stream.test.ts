@@ -1,4 +1,4 @@
-/** SSE chat completions (facts §11.1): the same answer as the plain response, chunk by chunk. */
+/** SSE chat completions (spec/chat.ts `SSE`): the same answer as the plain response, chunk by chunk. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { chat, sseEvents } from '../../helpers/chat.js';

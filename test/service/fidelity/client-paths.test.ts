@@ -1,5 +1,5 @@
 /**
- * Paths the official clients call that the interface routes elsewhere (facts §11.3, §12.5):
+ * Paths the official clients call that the interface routes elsewhere (../shared/spec/asknews-facts.md §11.3, §12.5):
  * they are in the route table with their scopes, not 404s.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

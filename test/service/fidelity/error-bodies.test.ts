@@ -1,5 +1,5 @@
 /**
- * Every error body is `{code, detail}` (facts §2.1), including those raised below the routes:
+ * Every error body is `{code, detail}` (spec/errors.ts), including those raised below the routes:
  * the HTTP parser's client errors (431, 400), the router's (bad URL), the body limit (413) and
  * content types (415). Checked on the wire: status, content type and the exact body keys.
  */

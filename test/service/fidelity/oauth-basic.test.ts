@@ -1,5 +1,5 @@
 /**
- * POST /oauth2/token with HTTP Basic client credentials (facts §1.2): the Python SDK URL-quotes
+ * POST /oauth2/token with HTTP Basic client credentials (../shared/spec/asknews-facts.md §1.2): the Python SDK URL-quotes
  * each part, PHP does not; credentials that are not valid percent-encoding are a 401
  * invalid_client with the endpoint's error body, never a 500.
  */

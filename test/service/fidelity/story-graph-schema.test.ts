@@ -1,6 +1,6 @@
 /**
  * Real stories of the seeded corpus as a strict client sees them: no key the spec does not name;
- * story graph nodes are {id, type, detailed_type} (facts §8.5), the article graph keeps ner_type.
+ * story graph nodes are {id, type, detailed_type} (spec/stories.ts `StoryRelationships`), the article graph keeps ner_type.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoriesResponse } from '../../../spec/index.js';

@@ -10,7 +10,7 @@ import type { TestService } from '../../helpers/service.js';
 import { repoRoot } from '../../helpers/paths.js';
 import { sql } from '../../helpers/news.js';
 import { startStoriesService } from '../../helpers/stories.js';
-import { StoryClusterer, type ClusterInput } from '../../../service/stories/cluster.js';
+import { byPubThenId, StoryClusterer, type ClusterInput } from '../../../service/stories/cluster.js';
 import { MIN_STORY_ARTICLES, type StoryService } from '../../../service/stories/service.js';
 import { mulberry32 } from '../../../lib/random.js';
 
@@ -98,7 +98,8 @@ describe('story clustering on the real corpus', () => {
         `sizes 2: ${bucket(2, 2)}, 3-4: ${bucket(3, 4)}, 5-9: ${bucket(5, 9)}, 10-49: ${bucket(10, 49)}, 50+: ${bucket(50, Infinity)}; largest ${sizes.slice(0, 5).join(', ')}\n` +
         `mean intra-story cosine: ${intraMacro.toFixed(3)} (per story), ${intraPairs.toFixed(3)} (over all ${pairs} pairs); mean inter-story cosine (20,000 random pairs): ${inter.toFixed(3)}`,
     );
-    expect(intraMacro - inter).toBeGreaterThan(0.45);
+    // stories merge while the mean cosine between their articles reaches CLUSTER_PARAMS.mergeThreshold (0.35)
+    expect(intraMacro - inter).toBeGreaterThan(0.35);
     expect(intraPairs - inter).toBeGreaterThan(0.3);
   });
 
@@ -133,6 +134,40 @@ describe('story clustering on the real corpus', () => {
     let differ = 0;
     for (const a of again) if (a.storyId !== st.members.get(a.articleId)!.storyId) differ++;
     expect(differ).toBe(0);
+  });
+
+  it('articles that arrive after the rest join their stories, and every story keeps its id and articles', () => {
+    const inputs = [...st.members.keys()].map((id) => st.clusterInput(id)!).sort(byPubThenId);
+    // the newest 300 articles arrive later, in batches of 50
+    const cut = inputs.length - 300;
+    const clusterer = new StoryClusterer();
+    const first = new Map(clusterer.assign(inputs.slice(0, cut)).map((a) => [a.articleId, a.storyId]));
+    const later = new Map<string, string>();
+    for (let i = cut; i < inputs.length; i += 50) for (const a of clusterer.assign(inputs.slice(i, i + 50))) later.set(a.articleId, a.storyId);
+    // every story of the first batch is still there under its id, holding its articles and the late ones that joined it
+    const size = new Map<string, number>();
+    for (const story of [...first.values(), ...later.values()]) size.set(story, (size.get(story) ?? 0) + 1);
+    for (const story of new Set(first.values())) expect(clusterer.byId.get(story)?.n).toBe(size.get(story));
+    // clustered in one batch, a late article shares a story with articles of the first batch;
+    // arriving late, it joins the story that holds most of them, unless the merge took another
+    // path: at once, it may reach its story through a piece that merged into it in the same
+    // batch; late, it meets that story whole (measured: 102 of 129)
+    let withOlder = 0;
+    let joined = 0;
+    for (const a of inputs.slice(cut)) {
+      const mates = [...st.stories.get(st.members.get(a.id)!.storyId)!.articleIds].filter((id) => first.has(id));
+      if (mates.length === 0) continue;
+      withOlder++;
+      const votes = new Map<string, number>();
+      for (const m of mates) votes.set(first.get(m)!, (votes.get(first.get(m)!) ?? 0) + 1);
+      const top = [...votes.entries()].sort((x, y) => y[1] - x[1])[0]![0];
+      if (later.get(a.id) === top) joined++;
+    }
+    console.log(
+      `late articles: ${inputs.length - cut}; ${withOlder} share a story with older articles when clustered at once; ${joined} of them joined that story arriving late`,
+    );
+    expect(withOlder).toBeGreaterThan(50);
+    expect(joined / withOlder).toBeGreaterThanOrEqual(0.75);
   });
 
   it('ten stories to read', () => {

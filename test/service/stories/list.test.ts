@@ -1,4 +1,4 @@
-/** GET /v1/stories: every query parameter of facts §8.1 checked against the stories' own data. */
+/** GET /v1/stories: every query parameter of spec/stories.ts `StoriesQuery` checked against the stories' own data. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORY_CATEGORIES } from '../../../spec/index.js';
 import type { TestService } from '../../helpers/service.js';

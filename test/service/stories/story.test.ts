@@ -1,4 +1,4 @@
-/** GET /v1/stories/{story_id}: by story uuid, update uuid or url-safe title, and its query parameters (facts §8.2). */
+/** GET /v1/stories/{story_id}: by story uuid, update uuid or url-safe title, and its query parameters (spec/stories.ts `StoryQuery`). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoryResponse } from '../../../spec/index.js';
 import type { TestService } from '../../helpers/service.js';

@@ -1,46 +1,58 @@
 /**
  * The `newsflow` command line: the service, its admin commands and the pipelines, one file per
- * command group under cli/. Errors say what was wrong and how to fix it, and exit non-zero.
+ * command group in this folder (bin/newsflow.js calls `main`). Errors say what was wrong and how to fix it, and exit non-zero.
  *
  * pipelines/, room by room (a command's file reads like its --help, then calls one of these):
- * - cli/: the commands, one file per group (service, admin, research, crawl, forum, wiki,
- *   pipelines, schedules, alerts, warehouse, temporal, spec); cli/shared.ts their common options
+ * - cli/: the commands, one file per group (config, service, admin, research, crawl, forum, wiki,
+ *   pipelines, schedules, sources, alerts, warehouse, temporal, spec); cli/shared.ts their common
+ *   options; cli/reference.ts docs/cli.md from them
+ * - config/: the project file (newsflow.yaml): its schema, loading, the project a command runs in
  * - run/: what the commands run: one workflow now and the worker (run-once.ts), the main job of
  *   `start` (main-job.ts), `serve` and `seed` (serve.ts), research runs (deep-research.ts), the
  *   alert sync (alert-sync.ts), the graph file, the SQL shell; the preflight and progress bars
  * - api/: one-off calls to the API through client/: ask (chat), crawl (index-urls.ts)
- * - schedules/: the declared schedules, a function of their configuration (index.ts)
+ * - schedules/: the schedules of the project's pipelines (declare.ts) and of the feed poller (feeds.ts)
  * - temporal/: the Temporal server a command talks to: dev server, server on PostgreSQL, ports,
  *   shutdown (index.ts)
  * - worker/: the worker, its runtime and its log (index.ts)
  * The service is reached through service/index.ts only.
  */
 import { Command, CommanderError } from 'commander';
-import { AdminInputError, AdminRefused, CorpusError, ServiceConfigError, StoreLockedError } from '../service/index.js';
-import { WarehouseReadError } from '../warehouse/read.js';
-import { PostgresSetupError, RunFailedError, TemporalSetupError } from './temporal/index.js';
-import { PreflightError } from './run/preflight.js';
-import { CliError } from './cli/shared.js';
-import * as service from './cli/service.js';
-import * as admin from './cli/admin.js';
-import * as pipelines from './cli/pipelines.js';
-import * as schedules from './cli/schedules.js';
-import * as alerts from './cli/alerts.js';
-import * as warehouse from './cli/warehouse.js';
-import * as spec from './cli/spec.js';
-import * as research from './cli/research.js';
-import * as crawl from './cli/crawl.js';
-import * as temporal from './cli/temporal.js';
-import * as forum from './cli/forum.js';
-import * as wiki from './cli/wiki.js';
+import * as service from './service.js';
+import * as admin from './admin.js';
+import * as pipelines from './pipelines.js';
+import * as schedules from './schedules.js';
+import * as alerts from './alerts.js';
+import * as warehouse from './warehouse.js';
+import * as spec from './spec.js';
+import * as research from './research.js';
+import * as crawl from './crawl.js';
+import * as temporal from './temporal.js';
+import * as forum from './forum.js';
+import * as wiki from './wiki.js';
+import * as config from './config.js';
+import * as sources from './sources.js';
+import { setConfigFlag } from '../config/current.js';
+import { UserError } from '../../lib/errors.js';
+
+/** Commands that run without a project: they write, check or print one. */
+const NO_PROJECT = new Set(['init', 'config check', 'openapi', 'spec']);
 
 export function buildCli(): Command {
   const program = new Command('newsflow')
     .description('newsflow: news-intelligence API service and data-pipeline toolkit')
     .showHelpAfterError('(run with --help for usage)')
+    .option('--config <file>', 'the project file (default: $NEWSFLOW_CONFIG, else newsflow.yaml in this folder)')
     .exitOverride();
+  program.hook('preAction', async (_, command) => {
+    setConfigFlag(command.optsWithGlobals().config as string | undefined);
+    // every command but these runs in its project: a bad project file stops it with one line per problem
+    const name = [command.parent?.name(), command.name()].filter((n) => n && n !== 'newsflow').join(' ');
+    if (!NO_PROJECT.has(name)) await (await import('../config/cached.js')).loadProjectCached();
+  });
   // the order of --help
-  for (const group of [service, admin, research, crawl, forum, wiki, pipelines, schedules, alerts, warehouse, temporal, spec]) group.register(program);
+  for (const group of [config, service, admin, research, crawl, forum, wiki, pipelines, schedules, sources, alerts, warehouse, temporal, spec])
+    group.register(program);
   return program;
 }
 
@@ -52,19 +64,7 @@ export async function main(argv = process.argv): Promise<void> {
       process.exitCode = e.exitCode === 0 ? 0 : 2;
       return;
     }
-    if (
-      e instanceof AdminInputError ||
-      e instanceof AdminRefused ||
-      e instanceof StoreLockedError ||
-      e instanceof CliError ||
-      e instanceof CorpusError ||
-      e instanceof TemporalSetupError ||
-      e instanceof PostgresSetupError ||
-      e instanceof WarehouseReadError ||
-      e instanceof PreflightError ||
-      e instanceof RunFailedError ||
-      e instanceof ServiceConfigError
-    ) {
+    if (e instanceof UserError) {
       console.error(`error: ${e.message}`);
       process.exitCode = 1;
       // within seconds, even if something we started still holds the event loop
@@ -83,5 +83,3 @@ export async function main(argv = process.argv): Promise<void> {
     setTimeout(() => process.exit(1), 3000).unref();
   }
 }
-
-await main();

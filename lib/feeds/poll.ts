@@ -1,0 +1,208 @@
+/**
+ * One poll of one source: robots.txt, politeness, a conditional GET through the one fetcher
+ * (lib/fetch: the SSRF-safe policy of index_urls), then the feed parsed (lib/feeds/parse.ts). A
+ * sitemap index's sitemaps are read in the same poll (the changed ones, newest first, at most
+ * POLL_DEFAULTS.maxChildSitemaps). Nothing here lands or indexes: the caller decides what is new.
+ *
+ * Outcomes (`status`): `ok` (parsed), `not_modified` (304: nothing read), `failed` (`reason`: a
+ * fetch refusal such as `http_status`, `timeout`, `forbidden_address`, or a feed error:
+ * `not_well_formed`, `encoding`, `not_a_feed`, `sitemaps`), `disallowed` (robots.txt; `robots`, or
+ * `robots_unavailable` while it answers 5xx or cannot be reached), `deferred` (429/503, or its host
+ * is backed off: not asked; `retryAt` says when it may be).
+ */
+import { FetchRefused, type PageFetcher } from '../fetch/fetcher.js';
+import { HostBackedOff, hostOf, type HostGate } from './host-gate.js';
+import { maxAgeSeconds, retryAfterMs } from './interval.js';
+import { FeedError, parseFeedBytes, type DecodedFeed, type FeedItem } from './parse.js';
+import { ROBOTS_USER_AGENT, RobotsCache } from './robots.js';
+
+export const POLL_DEFAULTS = {
+  /** sitemaps of a sitemap index read per poll */
+  maxChildSitemaps: 25,
+  /** how long a 429 or 503 without Retry-After backs its host off */
+  backOffMs: 10 * 60_000,
+} as const;
+
+export const FEED_ACCEPT =
+  'application/rss+xml, application/atom+xml, application/feed+json, application/rdf+xml;q=0.9, application/xml;q=0.9, text/xml;q=0.9, application/json;q=0.8, */*;q=0.5';
+
+export type PollStatus = 'ok' | 'not_modified' | 'failed' | 'disallowed' | 'deferred';
+
+export interface SourceState {
+  url: string;
+  etag?: string | null;
+  lastModified?: string | null;
+  /** epoch ms of the last successful poll (a sitemap index reads the sitemaps changed since) */
+  lastSuccessAt?: number | null;
+}
+
+export interface FeedPoll {
+  status: PollStatus;
+  httpStatus: number | null;
+  /** the feed's request (without waiting for politeness), ms */
+  latencyMs: number;
+  /** bytes read (a sitemap index's sitemaps included) */
+  bytes: number;
+  reason: string | null;
+  error: string | null;
+  /** the parsed feed (status ok); a sitemap index's items are its sitemaps' */
+  feed: DecodedFeed | null;
+  etag: string | null;
+  lastModified: string | null;
+  maxAgeSeconds: number | null;
+  /** deferred: when the host may be asked again (epoch ms) */
+  retryAt: number | null;
+  /** the URL the feed was read from, after redirects */
+  finalUrl: string | null;
+}
+
+export interface PollContext {
+  fetcher: PageFetcher;
+  gate: HostGate;
+  robots: RobotsCache;
+  now?: () => number;
+  signal?: AbortSignal;
+  maxChildSitemaps?: number;
+  backOffMs?: number;
+}
+
+/** A robots.txt cache that reads through the fetcher and the gate (politeness applies to robots.txt too). */
+export function robotsThrough(fetcher: PageFetcher, gate: HostGate, now?: () => number): RobotsCache {
+  return new RobotsCache(
+    async (robotsUrl) => {
+      const r = await gate.run(hostOf(robotsUrl), () => fetcher.fetchResource(robotsUrl, { accept: 'text/plain, */*;q=0.5' }));
+      return { status: r.status, body: r.body.toString('utf8') };
+    },
+    { now },
+  );
+}
+
+const empty = (status: PollStatus, o: Partial<FeedPoll> = {}): FeedPoll => ({
+  status,
+  httpStatus: null,
+  latencyMs: 0,
+  bytes: 0,
+  reason: null,
+  error: null,
+  feed: null,
+  etag: null,
+  lastModified: null,
+  maxAgeSeconds: null,
+  retryAt: null,
+  finalUrl: null,
+  ...o,
+});
+
+/** robots.txt's verdict on `url`, with the host's Crawl-delay set on the gate; null when allowed. */
+async function robotsRefusal(url: string, ctx: PollContext): Promise<FeedPoll | null> {
+  const rules = await ctx.robots.rulesFor(url);
+  ctx.gate.setCrawlDelay(hostOf(url), rules.crawlDelayMs);
+  if (rules.allowed(url)) return null;
+  return rules.kind === 'unavailable'
+    ? empty('disallowed', { reason: 'robots_unavailable', error: `robots.txt cannot be read, so nothing is fetched (${rules.detail})` })
+    : empty('disallowed', { reason: 'robots', error: `robots.txt disallows ${new URL(url).pathname} for ${ROBOTS_USER_AGENT}` });
+}
+
+type Fetched = { ok: true; res: Awaited<ReturnType<PageFetcher['fetchResource']>>; ms: number } | { ok: false; poll: FeedPoll };
+
+/** A GET through the gate; refusals become the poll they mean (429/503 back the host off). */
+async function get(url: string, headers: Record<string, string>, ctx: PollContext): Promise<Fetched> {
+  const now = ctx.now ?? Date.now;
+  const host = hostOf(url);
+  let t0 = 0;
+  try {
+    const res = await ctx.gate.run(host, () => {
+      t0 = performance.now();
+      return ctx.fetcher.fetchResource(url, { headers, accept: FEED_ACCEPT, signal: ctx.signal });
+    });
+    return { ok: true, res, ms: Math.round(performance.now() - t0) };
+  } catch (e) {
+    const ms = t0 ? Math.round(performance.now() - t0) : 0;
+    if (e instanceof HostBackedOff) return { ok: false, poll: empty('deferred', { reason: 'backoff', error: e.message, retryAt: e.until }) };
+    if (!(e instanceof FetchRefused)) throw e;
+    if (e.status === 429 || e.status === 503) {
+      const until = now() + (retryAfterMs(e.retryAfter, now()) ?? ctx.backOffMs ?? POLL_DEFAULTS.backOffMs);
+      ctx.gate.backOff(host, until);
+      const error = `HTTP ${e.status}${e.retryAfter ? `, Retry-After ${e.retryAfter}` : ''}: not asked again before ${new Date(until).toISOString()}`;
+      return { ok: false, poll: empty('deferred', { httpStatus: e.status, latencyMs: ms, reason: 'retry_after', error, retryAt: until }) };
+    }
+    return { ok: false, poll: empty('failed', { httpStatus: e.status ?? null, latencyMs: ms, reason: e.reason, error: e.message }) };
+  }
+}
+
+/** Poll one source once. Never throws for the source's faults (they are the outcome); throws when `signal` aborts. */
+export async function pollFeed(src: SourceState, ctx: PollContext): Promise<FeedPoll> {
+  const now = ctx.now ?? Date.now;
+  const host = hostOf(src.url);
+  const until = ctx.gate.backedOffUntil(host);
+  if (until) return empty('deferred', { reason: 'backoff', error: `${host} asked us to wait until ${new Date(until).toISOString()}`, retryAt: until });
+  const refused = await robotsRefusal(src.url, ctx);
+  if (refused) return refused;
+  const headers: Record<string, string> = {};
+  if (src.etag) headers['if-none-match'] = src.etag;
+  if (src.lastModified) headers['if-modified-since'] = src.lastModified;
+  const got = await get(src.url, headers, ctx);
+  if (!got.ok) return got.poll;
+  const { res, ms } = got;
+  const base = {
+    httpStatus: res.status,
+    latencyMs: ms,
+    bytes: res.bytes,
+    // a 304 may leave out the validators: keep the ones sent
+    etag: res.etag ?? (res.status === 304 ? (src.etag ?? null) : null),
+    lastModified: res.lastModified ?? (res.status === 304 ? (src.lastModified ?? null) : null),
+    maxAgeSeconds: maxAgeSeconds(res.cacheControl),
+    finalUrl: res.url,
+  };
+  if (res.status === 304) return empty('not_modified', base);
+  let feed: DecodedFeed;
+  try {
+    feed = parseFeedBytes(res.body, res.contentType, res.url, now());
+  } catch (e) {
+    if (!(e instanceof FeedError)) throw e;
+    return empty('failed', { ...base, reason: e.reason, error: e.message });
+  }
+  if (feed.kind !== 'sitemapindex') return empty('ok', { ...base, feed });
+  return readSitemaps(src, feed, base, ctx);
+}
+
+/** A sitemap index's changed sitemaps (newest first, capped), their items as the index's. */
+async function readSitemaps(src: SourceState, index: DecodedFeed, base: Partial<FeedPoll>, ctx: PollContext): Promise<FeedPoll> {
+  const since = src.lastSuccessAt ?? null;
+  const changed = index.sitemaps
+    .filter((s) => since === null || !s.lastmod || Date.parse(s.lastmod) > since)
+    .sort((a, b) => (b.lastmod ?? '').localeCompare(a.lastmod ?? ''))
+    .slice(0, ctx.maxChildSitemaps ?? POLL_DEFAULTS.maxChildSitemaps);
+  const items: FeedItem[] = [];
+  const seen = new Set<string>();
+  const failures: string[] = [];
+  let bytes = base.bytes ?? 0;
+  for (const s of changed) {
+    const refused = await robotsRefusal(s.url, ctx);
+    if (refused) {
+      failures.push(`${s.url}: ${refused.error}`);
+      continue;
+    }
+    const got = await get(s.url, {}, ctx);
+    if (!got.ok) {
+      failures.push(`${s.url}: ${got.poll.error}`);
+      if (got.poll.status === 'deferred') break;
+      continue;
+    }
+    bytes += got.res.bytes;
+    try {
+      const child = parseFeedBytes(got.res.body, got.res.contentType, got.res.url, (ctx.now ?? Date.now)());
+      for (const i of child.items.filter((x) => !seen.has(x.key))) {
+        seen.add(i.key);
+        items.push(i);
+      }
+    } catch (e) {
+      if (!(e instanceof FeedError)) throw e;
+      failures.push(`${s.url}: ${e.message}`);
+    }
+  }
+  const feed = { ...index, items };
+  const note = failures.length ? `${failures.length} of ${changed.length} sitemaps not read: ${failures.slice(0, 3).join('; ')}` : null;
+  if (changed.length > 0 && failures.length === changed.length) return empty('failed', { ...base, bytes, feed, reason: 'sitemaps', error: note });
+  return empty('ok', { ...base, bytes, feed, error: note });
+}
