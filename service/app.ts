@@ -198,7 +198,8 @@ async function handle(services: Services, handlers: GroupHandlers, d: RouteDef, 
   let body: unknown;
   if (d.body) {
     checkInputLimits(req.body, 'body');
-    if (req.body === undefined || req.body === null) {
+    // no body at all takes the defaults where a body is optional; a JSON `null` is a body, and not an object
+    if (req.body === undefined) {
       if (d.bodyRequired) throw new HttpError(422, ERROR_CODES.validation, [{ loc: ['body'], msg: 'field required', type: 'value_error.missing' }]);
       body = parseOrThrow(d.body, {}, 'body');
     } else {
