@@ -2,7 +2,7 @@
  * The API server: every route of spec/routes.ts with authentication, scope, organization and
  * plan rules, validation, rate limits and `{code, detail}` errors.
  */
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ERROR_CODES, OAUTH_TOKEN_PATH, ROUTES, buildOpenApi, planAtLeast, type RouteDef } from '../spec/index.js';
 import type { Principal } from './auth/principal.js';
@@ -24,6 +24,20 @@ const ALLOW = new AllowTable([
   { method: 'GET', path: '/docs' },
   { method: 'POST', path: OAUTH_TOKEN_PATH },
 ]);
+
+/**
+ * Fastify's own log lines, with one change: a client that hangs up on a streamed answer (SSE
+ * chat or DeepNews) is routine, logged at debug, not as Fastify's info "stream closed prematurely".
+ */
+class ServiceLogController extends LogController {
+  override streamError(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply, metadata?: Record<string, unknown>): void {
+    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE') {
+      if (!this.isLogDisabled(request)) reply.log.debug('the client closed the stream before its end');
+      return;
+    }
+    super.streamError(error, request, reply, metadata);
+  }
+}
 
 export interface AppOptions {
   handlers?: GroupHandlers;
@@ -48,6 +62,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     // errors raised below the routes get the {code, detail} body too
     clientErrorHandler,
     frameworkErrors,
+    logController: new ServiceLogController(),
   });
 
   opts.configure?.(app);
@@ -66,6 +81,11 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   });
 
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
+    if (connectionGone(reply) || reply.raw.headersSent) {
+      // the client left (its work was aborted) or the answer is under way: nobody to answer
+      req.log.debug({ err }, 'request ended after its client left or its answer started');
+      return reply.hijack();
+    }
     if (err instanceof HttpError) {
       return reply.code(err.status).headers(err.headers).send(err.body());
     }
@@ -165,6 +185,27 @@ function connectionGone(reply: FastifyReply): boolean {
   return reply.raw.destroyed || reply.raw.writableFinished || !!reply.request.raw.socket?.destroyed;
 }
 
+/** Why a request's work is aborted: its client closed the connection before the response ended. */
+export class ClientGone extends Error {
+  constructor() {
+    super('the client closed the connection');
+    this.name = 'AbortError';
+  }
+}
+
+/**
+ * A signal aborted when the client closes the connection before the response has ended (a
+ * finished response closes too, and aborts nothing): handlers pass it into their work
+ * (retrieval, model provider calls), which stops instead of running for nobody.
+ */
+function clientSignal(reply: FastifyReply): AbortSignal {
+  const ac = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) ac.abort(new ClientGone());
+  });
+  return ac.signal;
+}
+
 /**
  * Holds a concurrency slot until the request's work is over: the handler has settled (returned
  * or thrown) AND the response is done (handed to the socket, 'finish', or the connection closed,
@@ -238,8 +279,12 @@ async function handle(services: Services, handlers: GroupHandlers, d: RouteDef, 
   try {
     const fn = handlers[d.operationId];
     if (!fn) throw notImplemented(`${d.operationId} (${d.method} ${d.path}) is not implemented by this server yet`);
-    const out = await fn({ route: d, principal, query, params, body, services, req, reply });
-    if (reply.sent) return reply;
+    const out = await fn({ route: d, principal, query, params, body, services, req, reply, signal: clientSignal(reply) });
+    // sent, or streaming (a stream's reply settles once it ended or its client left), or nobody left to answer
+    if (reply.sent || reply.raw.headersSent || connectionGone(reply)) {
+      if (!reply.sent && !reply.raw.headersSent) req.log.debug('the client left before the answer');
+      return reply.sent || reply.raw.headersSent ? reply : reply.hijack();
+    }
     if (d.status === 204) return reply.code(204).send();
     if (services.config.validateResponses && d.response) {
       const r = (d.response as z.ZodType).safeParse(out);

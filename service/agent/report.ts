@@ -35,7 +35,7 @@ export interface ReportOptions {
   cutoff: string | null;
   stop: string[];
   maxTokens: number;
-  sampling: Pick<LlmRequest, 'temperature' | 'top_p' | 'presence_penalty' | 'frequency_penalty' | 'user'>;
+  sampling: Pick<LlmRequest, 'temperature' | 'top_p' | 'presence_penalty' | 'frequency_penalty' | 'user' | 'signal'>;
 }
 
 export interface Report {

@@ -11,7 +11,7 @@ import type { Principal } from '../auth/principal.js';
 import { notFound } from '../errors.js';
 import { toolCaller, type AgentMessage, type ContextDoc, type LlmMessage, type LlmProvider, type ToolSpec } from '../llm/index.js';
 import { countTokens } from '../llm/tokens.js';
-import { byokKeys, recentTurns, type ChatLog } from '../chat/completion.js';
+import { byokKeys, recentTurns, requestTurns, type ChatLog } from '../chat/completion.js';
 import { retrievalQuery, searchParamsOf } from '../chat/retrieve.js';
 import type { InlineCitations } from '../chat/citations.js';
 import type { NewsArticle } from '../news/model.js';
@@ -182,7 +182,8 @@ const PLANNER = (o: { depth: number; max: number; parallel: number; cutoff: stri
   'When you have enough, answer without a tool call, in one sentence, what you found.' +
   (o.cutoff ? ` Your knowledge ends at ${o.cutoff}: nothing published after it exists.` : '');
 
-export async function startDeepNews(services: Services, principal: Principal, body: DeepNewsBody, log?: ChatLog): Promise<DeepNewsRun> {
+/** `signal`: the client left (HandlerCtx.signal); the research stops between tool calls and model calls. */
+export async function startDeepNews(services: Services, principal: Principal, body: DeepNewsBody, log?: ChatLog, signal?: AbortSignal): Promise<DeepNewsRun> {
   const news = services.news!;
   // thread: a known thread continues; an unknown one is 404; none (or "") starts a thread
   const known = body.thread_id ? body.thread_id : null;
@@ -193,7 +194,7 @@ export async function startDeepNews(services: Services, principal: Principal, bo
     history = recentTurns(stored);
   }
   const threadId = known ?? crypto.randomUUID();
-  const incoming: LlmMessage[] = body.messages.map((m) => ({ role: m.role, content: m.content }));
+  const incoming: LlmMessage[] = requestTurns(body.messages.map((m) => ({ role: m.role, content: m.content })));
   const conversation = [...history, ...incoming];
   const question = retrievalQuery(conversation, body.conversational_awareness);
   // filter_params are validated before anything runs (a bad one is a 422 under filter_params)
@@ -264,6 +265,7 @@ export async function startDeepNews(services: Services, principal: Principal, bo
       /** Run a round's calls (at most max_parallel_tool_calls at once), yield them in plan order; returns new items and each call's result. */
       async function* execute(calls: PlannedCall[], main: (c: PlannedCall) => boolean): AsyncGenerator<AgentEvent, { fresh: number; results: Found[] }> {
         const jobs = calls.map((c) => async (): Promise<Found | Error> => {
+          signal?.throwIfAborted();
           const tool = toolByName(c.tool)!;
           try {
             return await tool.run(ctx, c.input);
@@ -278,6 +280,7 @@ export async function startDeepNews(services: Services, principal: Principal, bo
         for (let i = 0; i < calls.length; i++) {
           const c = calls[i]!;
           const r = await pending[i]!;
+          signal?.throwIfAborted();
           usage.tool_usage[c.tool] = (usage.tool_usage[c.tool] ?? 0) + 1;
           for (const k of askedKeys(c)) asked.add(k);
           const id = `toolu_${String(++callSeq).padStart(3, '0')}`;
@@ -322,6 +325,7 @@ export async function startDeepNews(services: Services, principal: Principal, bo
             top_p: body.top_p,
             user: body.user ?? null,
             parallel: body.max_parallel_tool_calls,
+            signal,
           });
           usage.completion_tokens += countTokens(turn.text) + countTokens(JSON.stringify(turn.toolCalls));
           if (turn.text.trim()) yield { type: 'thinking', text: `${turn.text.trim()}\n` };
@@ -430,6 +434,7 @@ export async function startDeepNews(services: Services, principal: Principal, bo
                   presence_penalty: body.presence_penalty,
                   frequency_penalty: body.frequency_penalty,
                   user: body.user ?? null,
+                  signal,
                 },
               });
         first ??= report;

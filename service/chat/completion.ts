@@ -195,7 +195,21 @@ export function recentTurns(history: LlmMessage[], budget = HISTORY_TOKENS): Llm
   return history.slice(i);
 }
 
-export async function startChat(services: Services, principal: Principal, body: ChatBody, log?: ChatLog): Promise<ChatRun> {
+/**
+ * The request's own messages a run works on, chosen before any per-message work (tokens,
+ * retrieval, the prompt, the thread): its system messages and its other turns, the newest of
+ * each within HISTORY_TOKENS, its last turn always. A request of many messages (spec/chat.ts
+ * CHAT_LIMITS) then costs no more than its last few; older ones are neither sent nor stored.
+ */
+export function requestTurns(messages: LlmMessage[]): LlmMessage[] {
+  const turns = messages.filter((m) => m.role !== 'system');
+  const kept = new Set([...recentTurns(messages.filter((m) => m.role === 'system')), ...recentTurns(turns)]);
+  if (turns.length) kept.add(turns[turns.length - 1]!);
+  return messages.filter((m) => kept.has(m));
+}
+
+/** `signal`: the client left (HandlerCtx.signal); retrieval and the provider calls stop. */
+export async function startChat(services: Services, principal: Principal, body: ChatBody, log?: ChatLog, signal?: AbortSignal): Promise<ChatRun> {
   const news = services.news!;
   // thread: a known thread continues; an unknown one is 404; none starts a thread
   let history: LlmMessage[] = [];
@@ -214,13 +228,15 @@ export async function startChat(services: Services, principal: Principal, body: 
     await services.threads.create(principal.userId, principal.keyId, threadId);
     threadRow = true;
   };
-  const incoming: LlmMessage[] = body.messages.map((m) => ({ role: m.role, content: m.content }));
+  const incoming: LlmMessage[] = requestTurns(body.messages.map((m) => ({ role: m.role, content: m.content })));
   const conversation = [...history, ...incoming];
   const question = retrievalQuery(conversation, body.conversational_awareness);
   const { p, given } = searchParamsOf(body.filter_params, question, !!news.embedder);
   const keys = await byokKeys(services, principal, body.model, log);
   const provider: LlmProvider = services.llm.provider(body.model, keys);
+  signal?.throwIfAborted();
   const docs = await retrieve(news, principal, p, given);
+  signal?.throwIfAborted();
 
   const now = () => new Date(news.clock());
   const hit = (kind: 'grounded' | 'citation', list: ContextDoc[]) =>
@@ -252,6 +268,7 @@ export async function startChat(services: Services, principal: Principal, body: 
       const cited = new Map<string, ContextDoc>();
       let first = '';
       for (let index = 0; index < body.n; index++) {
+        signal?.throwIfAborted();
         const ac = new AbortController();
         const req: LlmRequest = {
           model: provider.model,
@@ -267,7 +284,7 @@ export async function startChat(services: Services, principal: Principal, body: 
           context: docs,
           question,
           journalistMode: body.journalist_mode,
-          signal: ac.signal,
+          signal: signal ? AbortSignal.any([ac.signal, signal]) : ac.signal,
         };
         const stopper = new StopCutter(stops);
         const cites = new CitationWriter(docs, body.inline_citations);

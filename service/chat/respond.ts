@@ -23,14 +23,14 @@ export function gateway(e: ProviderError, log: ChatLog): HttpError {
 /**
  * The frames of a run: `render` turns each event into frames, `data: [DONE]` comes last; a failure
  * once streaming is an error event (502000 for a provider, 500000 otherwise; `doing` names the work
- * in its message and log line).
+ * in its message and log line), unless `doing.signal` says the client left: then the frames end quietly.
  */
 export async function* sseFrames<E>(
   first: IteratorResult<E>,
   it: AsyncIterator<E>,
   render: (e: E) => Iterable<string>,
   log: ChatLog,
-  doing: { what: string; while: string },
+  doing: { what: string; while: string; signal?: AbortSignal },
 ): AsyncGenerator<string> {
   let r = first;
   try {
@@ -40,6 +40,8 @@ export async function* sseFrames<E>(
     }
     yield frame(SSE.done);
   } catch (e) {
+    // the client left: the run stopped (its signal), no one reads an error event
+    if (doing.signal?.aborted) return;
     if (e instanceof ProviderError) log.error({ provider: e.provider, status: e.status, detail: e.detail }, e.message);
     else log.error({ err: e }, `${doing.what} stream failed`);
     const message = e instanceof ProviderError ? e.message : `internal error while ${doing.while}`;

@@ -20,17 +20,18 @@ function chunk(run: ChatRun, index: number, content: string, finish: string | nu
 }
 
 /** SSE: one chunk per delta, a closing chunk per choice with its finish_reason, `data: [DONE]` last; a failure is an error event. */
-function sse(run: ChatRun, first: IteratorResult<ChatEvent>, it: AsyncGenerator<ChatEvent>, log: ChatLog): AsyncGenerator<string> {
+function sse(run: ChatRun, first: IteratorResult<ChatEvent>, it: AsyncGenerator<ChatEvent>, log: ChatLog, signal: AbortSignal): AsyncGenerator<string> {
   return sseFrames(first, it, (e) => [frame(e.type === 'delta' ? chunk(run, e.index, e.text, null) : chunk(run, e.index, '', e.reason))], log, {
     what: 'chat',
     while: 'streaming the answer',
+    signal,
   });
 }
 
 export const chatHandlers: GroupHandlers = {
   get_chat_completions: async (ctx) => {
     const body = ctx.body as ChatBody;
-    const run = await startChat(ctx.services, ctx.principal!, { ...body, filter_params: rawFilterParams(ctx.req) }, ctx.req.log);
+    const run = await startChat(ctx.services, ctx.principal!, { ...body, filter_params: rawFilterParams(ctx.req) }, ctx.req.log, ctx.signal);
     const it = run.events();
     ctx.reply.header('x-thread-id', run.threadId);
     try {
@@ -38,7 +39,7 @@ export const chatHandlers: GroupHandlers = {
         // the first event decides between an error response (502) and a stream
         const first = await it.next();
         ctx.reply.header('content-type', SSE.contentType).header('cache-control', 'no-cache').header('x-accel-buffering', 'no');
-        return ctx.reply.code(200).send(Readable.from(sse(run, first, it, ctx.req.log)));
+        return ctx.reply.code(200).send(Readable.from(sse(run, first, it, ctx.req.log, ctx.signal)));
       }
       const texts: string[] = Array(body.n).fill('');
       const reasons: (string | null)[] = Array(body.n).fill(null);
@@ -58,6 +59,8 @@ export const chatHandlers: GroupHandlers = {
     } catch (e) {
       // no answer started: a new thread was not stored, so its id is not announced
       ctx.reply.removeHeader('x-thread-id');
+      // the client left: its work stopped, nothing to report
+      if (ctx.signal.aborted) throw ctx.signal.reason;
       if (e instanceof ProviderError) throw gateway(e, ctx.req.log);
       throw e;
     }

@@ -111,21 +111,22 @@ function sse(
   first: IteratorResult<AgentEvent>,
   it: AsyncGenerator<AgentEvent>,
   log: ChatLog,
+  signal: AbortSignal,
 ): AsyncGenerator<string> {
-  return sseFrames(first, it, engine === 'v2.0' ? v2(run) : v15(run), log, { what: 'deepnews', while: 'researching' });
+  return sseFrames(first, it, engine === 'v2.0' ? v2(run) : v15(run), log, { what: 'deepnews', while: 'researching', signal });
 }
 
 export const deepnewsHandlers: GroupHandlers = {
   deep_news: async (ctx) => {
     const body = ctx.body as DeepNewsBody;
-    const run = await startDeepNews(ctx.services, ctx.principal!, { ...body, filter_params: rawFilterParams(ctx.req) }, ctx.req.log);
+    const run = await startDeepNews(ctx.services, ctx.principal!, { ...body, filter_params: rawFilterParams(ctx.req) }, ctx.req.log, ctx.signal);
     const it = run.events();
     ctx.reply.header('x-thread-id', run.threadId);
     try {
       if (body.stream) {
         const first = await it.next();
         ctx.reply.header('content-type', SSE.contentType).header('cache-control', 'no-cache').header('x-accel-buffering', 'no');
-        return ctx.reply.code(200).send(Readable.from(sse(run, body.engine, first, it, ctx.req.log)));
+        return ctx.reply.code(200).send(Readable.from(sse(run, body.engine, first, it, ctx.req.log, ctx.signal)));
       }
       const texts: string[] = Array(body.n).fill('');
       const reasons: (string | null)[] = Array(body.n).fill(null);
@@ -145,6 +146,8 @@ export const deepnewsHandlers: GroupHandlers = {
       };
     } catch (e) {
       ctx.reply.removeHeader('x-thread-id');
+      // the client left: its work stopped, nothing to report
+      if (ctx.signal.aborted) throw ctx.signal.reason;
       if (e instanceof ProviderError) throw gateway(e, ctx.req.log);
       throw e;
     }
