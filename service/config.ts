@@ -27,6 +27,34 @@ export interface ServiceConfig {
   geminiUrl: string;
   /** master key for secrets at rest (BYOK keys), 32 bytes as hex or base64; else a key file in the data dir */
   secretKey?: string;
+  /**
+   * The service's public base URL (NEWSFLOW_PUBLIC_URL: scheme, host, optional port and path
+   * prefix): the URLs the service hands out (a graph's triples_url and visualize_url) start with
+   * it, never with a request's Host or X-Forwarded-* headers. Unset: the listen address, filled in
+   * once the service listens (publicBase).
+   */
+  publicUrl?: string;
+}
+
+/** NEWSFLOW_PUBLIC_URL as a base (no trailing slash), or a start-up error naming the variable. */
+export function parsePublicUrl(raw: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw.trim());
+  } catch {
+    throw new ServiceConfigError(`NEWSFLOW_PUBLIC_URL must be an absolute http(s) URL, not ${JSON.stringify(raw)}`);
+  }
+  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.search || u.hash || u.username || u.password) {
+    throw new ServiceConfigError(`NEWSFLOW_PUBLIC_URL must be an http(s) URL without credentials, query or fragment, not ${JSON.stringify(raw)}`);
+  }
+  return `${u.origin}${u.pathname}`.replace(/\/+$/, '');
+}
+
+/** The base of the URLs the service hands out: NEWSFLOW_PUBLIC_URL, else the address it listens on. */
+export function publicBase(config: ServiceConfig): string {
+  if (config.publicUrl) return config.publicUrl;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return `http://${host}:${config.port}`;
 }
 
 export function serviceConfig(opts: Partial<ServiceConfig> & { limitsText?: string } = {}, env = process.env): ServiceConfig {
@@ -50,6 +78,7 @@ export function serviceConfig(opts: Partial<ServiceConfig> & { limitsText?: stri
     anthropicUrl: opts.anthropicUrl ?? env.NEWSFLOW_ANTHROPIC_URL ?? 'https://api.anthropic.com',
     geminiUrl: opts.geminiUrl ?? env.NEWSFLOW_GEMINI_URL ?? 'https://generativelanguage.googleapis.com',
     secretKey: opts.secretKey ?? env.NEWSFLOW_SECRET_KEY,
+    publicUrl: opts.publicUrl ? parsePublicUrl(opts.publicUrl) : env.NEWSFLOW_PUBLIC_URL ? parsePublicUrl(env.NEWSFLOW_PUBLIC_URL) : undefined,
   };
 }
 
