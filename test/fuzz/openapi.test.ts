@@ -68,12 +68,13 @@ const STATEFUL_TARGETS = [
   'GET /v1/news/index_urls/{job_id}',
 ];
 
-function expectClean(title: string, run: FuzzRun, budgetMs: number): void {
+/** No failure of any check, no error; every operation tested (the stateful phase: those its links join). */
+function expectClean(title: string, run: FuzzRun, budgetMs: number, everyOperation = true): void {
   expect(run.timedOut, `schemathesis ran past ${budgetMs / 60_000} minutes`).toBe(false);
   expect(run.report, `no JSON report; schemathesis printed:\n${run.stdout.slice(-4000)}`).not.toBeNull();
   const s = summarize(run.report!);
   console.log(formatSummary(title, s));
-  expect(s.operations).toBe(OPERATION_COUNT);
+  if (everyOperation) expect(s.operations).toBe(OPERATION_COUNT);
   const failing = Object.fromEntries(CHECKS.map((c) => [c, s.failures[c]]));
   expect(failing, `failures (details: ${path.relative(repoRoot, run.junitPath)}):\n${run.stdout.slice(-6000)}`).toEqual(
     Object.fromEntries(CHECKS.map((c) => [c, 0])),
@@ -177,7 +178,7 @@ describe('OpenAPI fuzzing (schemathesis)', () => {
         budgetMs: STATEFUL_BUDGET_MS,
         ndjson: true,
       });
-      expectClean('schemathesis, fixed budget (stateful)', run, STATEFUL_BUDGET_MS);
+      expectClean('schemathesis, fixed budget (stateful)', run, STATEFUL_BUDGET_MS, false);
       expect(summarize(run.report!).phases).toMatchObject({ stateful: 'success' });
       const reach = phaseReach(run.ndjsonPath!, 'stateful');
       const ok = (op: string) => [...(reach.get(op) ?? new Map<number, number>())].filter(([status]) => status < 300).reduce((n, [, c]) => n + c, 0);
