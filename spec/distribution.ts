@@ -129,7 +129,12 @@ export const DomainHitsSurfaceTimeWindowResponse = record({
   total_surfaced: z.int(),
 }).meta({ id: 'DomainHitsSurfaceTimeWindowResponse' });
 
-const Pair = z.tuple([z.number(), z.number()]);
+/**
+ * Two numbers (x, y). An array of length 2, not a tuple: a tuple is `prefixItems` in the OpenAPI
+ * document, which Schemathesis (4.32.5) rewrites to a draft-7 `items` array when it checks a
+ * response, then refuses as an invalid schema.
+ */
+const Pair = z.array(z.number()).length(2);
 export const DomainQueriesResponse = record({
   data: z.array(
     z.object({

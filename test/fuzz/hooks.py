@@ -27,8 +27,16 @@ UTC = timezone.utc
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # the last instant a date-time can name (spec/common.ts DATETIME_RANGE)
 MAX_INSTANT = datetime(9999, 12, 31, 23, 59, 59, 999000, tzinfo=UTC)
-# widest bucket per sampling, in seconds (a month is at most 31 days)
-BUCKET_SECONDS = {"5m": 300, "1h": 3600, "12h": 43200, "1d": 86400, "1w": 604800, "1m": 31 * 86400}
+# shortest and longest bucket per sampling, in seconds (a month is 28 to 31 days): the count of
+# buckets in a span is bounded with the shortest, the room left before 9999-12-31 with the longest
+BUCKET_SECONDS = {
+    "5m": (300, 300),
+    "1h": (3600, 3600),
+    "12h": (43200, 43200),
+    "1d": (86400, 86400),
+    "1w": (604800, 604800),
+    "1m": (28 * 86400, 31 * 86400),
+}
 
 # closed polygons (first point = last) the closed-rings rule puts in place of generated text
 POLYGONS = [
@@ -140,9 +148,9 @@ def closed_rings(container: dict, rule: dict) -> None:
 
 def max_buckets(container: dict, rule: dict) -> None:
     start, end, sampling = rule["fields"]
-    width = timedelta(seconds=BUCKET_SECONDS.get(str(container.get(sampling) or "1d"), 86400))
+    shortest, longest = (timedelta(seconds=s) for s in BUCKET_SECONDS.get(str(container.get(sampling) or "1d"), (86400, 86400)))
     # the last bucket must end by MAX_INSTANT: keep the end two buckets and a month clear of it
-    ceiling = MAX_INSTANT - 2 * width - timedelta(days=31)
+    ceiling = MAX_INSTANT - 2 * longest - timedelta(days=31)
     t_end = parse_instant(container[end]) if given(container, end) else None
     if t_end and t_end > ceiling:
         t_end = ceiling
@@ -152,8 +160,8 @@ def max_buckets(container: dict, rule: dict) -> None:
         t_start = ceiling
         container[start] = like(container[start], t_start)
     upto = t_end or max(datetime.now(UTC), t_start or datetime.now(UTC))
-    if t_start and (upto - t_start) > (rule["max"] - 3) * width:
-        container[start] = like(container[start], upto - (rule["max"] - 3) * width)
+    if t_start and (upto - t_start) > (rule["max"] - 3) * shortest:
+        container[start] = like(container[start], upto - (rule["max"] - 3) * shortest)
 
 
 def max_total_length(container: dict, rule: dict) -> None:

@@ -222,6 +222,12 @@ describe('OpenAPI document: every rule the server enforces is stated', () => {
     for (const rule of all) expect(rule.description.length, JSON.stringify(rule)).toBeGreaterThan(20);
   });
 
+  it('in schemas every tool reads alike: no tuple (prefixItems), which Schemathesis turns into an invalid draft-7 items array when checking a response', () => {
+    expect(JSON.stringify(doc)).not.toContain('prefixItems');
+    const cluster = schema('DomainQueriesResponse').properties.data.items.properties;
+    expect(cluster.centroid_coords).toEqual({ type: 'array', items: { type: 'number' }, minItems: 2, maxItems: 2 });
+  });
+
   it('as links: a created alert leads to its get, update, run, logs and delete, an index_urls job to its status', () => {
     const created = op('/v1/chat/alerts', 'post').responses['201'].links;
     expect(
