@@ -88,7 +88,7 @@ export interface RouteDef {
   links?: Record<string, { operationId: string; parameters: Record<string, string> }>;
 }
 
-/** The operations on one alert, each linked from a response that names the alert's id. */
+/** The operations on one alert, linked from every response that is the alert (create, get, update, run). */
 const alertLinks = (id: string) => ({
   GetAlert: { operationId: 'get_alert', parameters: { alert_id: id } },
   UpdateAlert: { operationId: 'put_alert', parameters: { alert_id: id } },
@@ -377,6 +377,7 @@ export const ROUTES: RouteDef[] = [
     params: A.AlertPath,
     query: A.AlertGetQuery,
     response: A.AlertResponse,
+    links: alertLinks('$response.body#/id'),
   }),
   r({
     operationId: 'put_alert',
@@ -424,6 +425,7 @@ export const ROUTES: RouteDef[] = [
     query: A.AlertRunQuery,
     response: A.AlertResponse,
     conflict: true,
+    links: alertLinks('$response.body#/id'),
   }),
   // stories
   r({

@@ -88,7 +88,7 @@ export function schemathesisConfig(opts: {
     '',
     '[phases.stateful]',
     `max-steps = ${opts.statefulSteps ?? 12}`,
-    `generation.max-examples = ${opts.statefulExamples ?? 40}`,
+    `generation.max-examples = ${opts.statefulExamples ?? 80}`,
     '',
   ];
   const known = Object.entries(opts.known ?? {}).filter(([, v]) => v.length > 0);

@@ -228,7 +228,14 @@ describe('OpenAPI document: every rule the server enforces is stated', () => {
     expect(cluster.centroid_coords).toEqual({ type: 'array', items: { type: 'number' }, minItems: 2, maxItems: 2 });
   });
 
-  it('as links: a created alert leads to its get, update, run, logs and delete, an index_urls job to its status', () => {
+  it('as links: an alert (created, read, updated, run) leads to its get, update, run, logs and delete, an index_urls job to its status', () => {
+    for (const [path, method, status] of [
+      ['/v1/chat/alerts/{alert_id}', 'get', '200'],
+      ['/v1/chat/alerts/{alert_id}', 'put', '200'],
+      ['/v1/chat/alerts/{alert_id}/run', 'get', '200'],
+    ] as const) {
+      expect(op(path, method).responses[status].links, `${method} ${path}`).toEqual(op('/v1/chat/alerts', 'post').responses['201'].links);
+    }
     const created = op('/v1/chat/alerts', 'post').responses['201'].links;
     expect(
       Object.values(created)
