@@ -154,7 +154,7 @@ describe('the rules the OpenAPI document states are the rules the server enforce
   it('webhook URLs are absolute http(s) URLs a parser takes; index_urls takes http(s) URLs only', async () => {
     const hook = (url: string) =>
       api(svc.url, 'POST', '/v1/chat/alerts', svc.keys.org, { cron: '0 * * * *', triggers: [{ action: 'webhook', params: { url } }] });
-    for (const ok of ['https://hooks.example.com/x?y=1#z', 'HTTP://user:pw@hooks.example.com:8443/', 'http://[2001:db8::1]/in'])
+    for (const ok of ['https://hooks.example.com/x?y=1#z', 'HTTP://user:pw@hooks.example.com:8443/', 'http://[2606:4700:4700::1111]/in'])
       expect((await hook(ok)).status, ok).toBe(201);
     for (const bad of [
       'ftp://hooks.example.com/',
