@@ -112,6 +112,18 @@ describe('create, read, update, delete', () => {
     expect(gone).toMatchObject({ active: false });
     expect(withDeleted.count).toBe(all.count + 1);
   });
+
+  it("a deleted alert is gone for its logs too (404, as Schemathesis' use-after-free check expects); the logs of all alerts keep what it logged", async () => {
+    const a = (await create({ query: 'Wimbledon', title: 'logged then deleted' })).body;
+    expect((await api(svc.url, 'GET', `/v1/chat/alerts/${a.id}/run`, svc.keys.org)).status).toBe(200);
+    expect((await api(svc.url, 'GET', `/v1/chat/alerts/${a.id}/logs`, svc.keys.org)).body.count).toBe(1);
+    expect((await api(svc.url, 'DELETE', `/v1/chat/alerts/${a.id}`, svc.keys.org)).status).toBe(204);
+    for (const p of [`/v1/chat/alerts/${a.id}/logs`, `/v1/chat/alerts/logs?alert_id=${a.id}`, `/v1/chat/alerts/${a.id}/run`]) {
+      expect((await api(svc.url, 'GET', p, svc.keys.org)).status, p).toBe(404);
+    }
+    const all = (await api(svc.url, 'GET', '/v1/chat/alerts/logs?all=true', svc.keys.org)).body;
+    expect(all.items.filter((l: { alert_id: string }) => l.alert_id === a.id)).toHaveLength(1);
+  });
 });
 
 describe('paging and ownership', () => {
@@ -289,7 +301,7 @@ describe('runs', () => {
     expect(until.items.map((x: { id: string }) => x.id)).toEqual([first.id]);
   });
 
-  it('sources that cannot be reached offline are stored, and a run answers 400 saying which and what to do', async () => {
+  it("sources that cannot be reached offline are stored, and a run answers 409 (the alert's state, not the request) saying which and what to do", async () => {
     const a = await create({
       query: 'x',
       sources: [{ identifier: 'asknews' }, { identifier: 'telegram', params: { channel_name: 'news' } }, { identifier: 'web', params: { queries: ['x'] } }],
@@ -297,8 +309,8 @@ describe('runs', () => {
     expect(a.status).toBe(201);
     expect(a.body.sources).toHaveLength(3);
     const r = await api(svc.url, 'GET', `/v1/chat/alerts/${a.body.id}/run`, svc.keys.org);
-    expect(r.status).toBe(400);
-    expect(r.body.code).toBe(400000);
+    expect(r.status).toBe(409);
+    expect(r.body.code).toBe(409000);
     expect(r.body.detail).toMatch(/telegram, web/);
     expect(r.body.detail).toMatch(/PUT \/v1\/chat\/alerts/);
   });
