@@ -2,7 +2,7 @@
  * The API server: every route of spec/routes.ts with authentication, scope, organization and
  * plan rules, validation, rate limits and `{code, detail}` errors.
  */
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ERROR_CODES, OAUTH_TOKEN_PATH, ROUTES, buildOpenApi, planAtLeast, type RouteDef } from '../spec/index.js';
 import type { Principal } from './auth/principal.js';
@@ -12,6 +12,7 @@ import { HANDLERS } from './routes/index.js';
 import type { GroupHandlers, Services } from './context.js';
 import { docsPage } from './docs.js';
 import { AllowTable } from './allow.js';
+import { webhookRefusedHosts } from './alerts/webhooks.js';
 import { clientErrorHandler, frameworkErrors } from './client-errors.js';
 
 /** `/v1/news/{article_id}` -> `/v1/news/:article_id` */
@@ -24,6 +25,20 @@ const ALLOW = new AllowTable([
   { method: 'GET', path: '/docs' },
   { method: 'POST', path: OAUTH_TOKEN_PATH },
 ]);
+
+/**
+ * Fastify's own log lines, with one change: a client that hangs up on a streamed answer (SSE
+ * chat or DeepNews) is routine, logged at debug, not as Fastify's info "stream closed prematurely".
+ */
+class ServiceLogController extends LogController {
+  override streamError(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply, metadata?: Record<string, unknown>): void {
+    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE') {
+      if (!this.isLogDisabled(request)) reply.log.debug('the client closed the stream before its end');
+      return;
+    }
+    super.streamError(error, request, reply, metadata);
+  }
+}
 
 export interface AppOptions {
   handlers?: GroupHandlers;
@@ -48,6 +63,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     // errors raised below the routes get the {code, detail} body too
     clientErrorHandler,
     frameworkErrors,
+    logController: new ServiceLogController(),
   });
 
   opts.configure?.(app);
@@ -66,6 +82,11 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   });
 
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
+    if (connectionGone(reply) || reply.raw.headersSent) {
+      // the client left (its work was aborted) or the answer is under way: nobody to answer
+      req.log.debug({ err }, 'request ended after its client left or its answer started');
+      return reply.hijack();
+    }
     if (err instanceof HttpError) {
       return reply.code(err.status).headers(err.headers).send(err.body());
     }
@@ -92,8 +113,11 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     return notFoundReply(req, reply);
   });
 
-  // the document of this server: operations without a handler document their 501
-  const openapi = buildOpenApi({ notImplemented: ROUTES.filter((d) => !handlers[d.operationId]).map((d) => d.operationId) });
+  // the document of this server: operations without a handler document their 501; the webhook hosts it refuses
+  const openapi = buildOpenApi({
+    notImplemented: ROUTES.filter((d) => !handlers[d.operationId]).map((d) => d.operationId),
+    refusedHosts: webhookRefusedHosts(),
+  });
   app.get('/openapi.json', async () => openapi);
   app.get('/docs', async (_req, reply) => reply.type('text/html; charset=utf-8').send(docsPage()));
 
@@ -165,6 +189,27 @@ function connectionGone(reply: FastifyReply): boolean {
   return reply.raw.destroyed || reply.raw.writableFinished || !!reply.request.raw.socket?.destroyed;
 }
 
+/** Why a request's work is aborted: its client closed the connection before the response ended. */
+export class ClientGone extends Error {
+  constructor() {
+    super('the client closed the connection');
+    this.name = 'AbortError';
+  }
+}
+
+/**
+ * A signal aborted when the client closes the connection before the response has ended (a
+ * finished response closes too, and aborts nothing): handlers pass it into their work
+ * (retrieval, model provider calls), which stops instead of running for nobody.
+ */
+function clientSignal(reply: FastifyReply): AbortSignal {
+  const ac = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) ac.abort(new ClientGone());
+  });
+  return ac.signal;
+}
+
 /**
  * Holds a concurrency slot until the request's work is over: the handler has settled (returned
  * or thrown) AND the response is done (handed to the socket, 'finish', or the connection closed,
@@ -198,7 +243,8 @@ async function handle(services: Services, handlers: GroupHandlers, d: RouteDef, 
   let body: unknown;
   if (d.body) {
     checkInputLimits(req.body, 'body');
-    if (req.body === undefined || req.body === null) {
+    // no body at all takes the defaults where a body is optional; a JSON `null` is a body, and not an object
+    if (req.body === undefined) {
       if (d.bodyRequired) throw new HttpError(422, ERROR_CODES.validation, [{ loc: ['body'], msg: 'field required', type: 'value_error.missing' }]);
       body = parseOrThrow(d.body, {}, 'body');
     } else {
@@ -237,8 +283,12 @@ async function handle(services: Services, handlers: GroupHandlers, d: RouteDef, 
   try {
     const fn = handlers[d.operationId];
     if (!fn) throw notImplemented(`${d.operationId} (${d.method} ${d.path}) is not implemented by this server yet`);
-    const out = await fn({ route: d, principal, query, params, body, services, req, reply });
-    if (reply.sent) return reply;
+    const out = await fn({ route: d, principal, query, params, body, services, req, reply, signal: clientSignal(reply) });
+    // sent, or streaming (a stream's reply settles once it ended or its client left), or nobody left to answer
+    if (reply.sent || reply.raw.headersSent || connectionGone(reply)) {
+      if (!reply.sent && !reply.raw.headersSent) req.log.debug('the client left before the answer');
+      return reply.sent || reply.raw.headersSent ? reply : reply.hijack();
+    }
     if (d.status === 204) return reply.code(204).send();
     if (services.config.validateResponses && d.response) {
       const r = (d.response as z.ZodType).safeParse(out);

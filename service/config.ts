@@ -31,6 +31,34 @@ export interface ServiceConfig {
   secretKey?: string;
   /** else the master key file, outside the data dir: $XDG_CONFIG_HOME/newsflow/secret.key, else ~/.config/newsflow/secret.key (auth/secrets.ts) */
   secretKeyFile: string;
+  /**
+   * The service's public base URL (NEWSFLOW_PUBLIC_URL: scheme, host, optional port and path
+   * prefix): the URLs the service hands out (a graph's triples_url and visualize_url) start with
+   * it, never with a request's Host or X-Forwarded-* headers. Unset: the listen address, filled in
+   * once the service listens (publicBase).
+   */
+  publicUrl?: string;
+}
+
+/** NEWSFLOW_PUBLIC_URL as a base (no trailing slash), or a start-up error naming the variable. */
+export function parsePublicUrl(raw: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw.trim());
+  } catch {
+    throw new ServiceConfigError(`NEWSFLOW_PUBLIC_URL must be an absolute http(s) URL, not ${JSON.stringify(raw)}`);
+  }
+  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.search || u.hash || u.username || u.password) {
+    throw new ServiceConfigError(`NEWSFLOW_PUBLIC_URL must be an http(s) URL without credentials, query or fragment, not ${JSON.stringify(raw)}`);
+  }
+  return `${u.origin}${u.pathname}`.replace(/\/+$/, '');
+}
+
+/** The base of the URLs the service hands out: NEWSFLOW_PUBLIC_URL, else the address it listens on. */
+export function publicBase(config: ServiceConfig): string {
+  if (config.publicUrl) return config.publicUrl;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return `http://${host}:${config.port}`;
 }
 
 export function serviceConfig(opts: Partial<ServiceConfig> & { limitsText?: string } = {}, env = process.env): ServiceConfig {
@@ -55,6 +83,7 @@ export function serviceConfig(opts: Partial<ServiceConfig> & { limitsText?: stri
     geminiUrl: opts.geminiUrl ?? env.NEWSFLOW_GEMINI_URL ?? 'https://generativelanguage.googleapis.com',
     secretKey: opts.secretKey ?? env.NEWSFLOW_SECRET_KEY,
     secretKeyFile: opts.secretKeyFile ?? defaultKeyFile(env),
+    publicUrl: opts.publicUrl ? parsePublicUrl(opts.publicUrl) : env.NEWSFLOW_PUBLIC_URL ? parsePublicUrl(env.NEWSFLOW_PUBLIC_URL) : undefined,
   };
 }
 

@@ -54,6 +54,8 @@ export interface HandlerCtx {
   services: Services;
   req: FastifyRequest;
   reply: FastifyReply;
+  /** aborted when the client closes the connection before the response ended: pass it into the work (retrieval, provider calls) */
+  signal: AbortSignal;
 }
 
 export type Handler = (ctx: HandlerCtx) => Promise<unknown> | unknown;

@@ -24,6 +24,7 @@ export const unauthorized = make(401, ERROR_CODES.unauthorized);
 export const forbidden = make(403, ERROR_CODES.forbidden);
 export const notFound = make(404, ERROR_CODES.notFound);
 export const methodNotAllowed = make(405, ERROR_CODES.methodNotAllowed);
+export const conflict = make(409, ERROR_CODES.conflict);
 export const notImplemented = make(501, ERROR_CODES.notImplemented);
 
 export function validationError(items: ValidationErrorItem[]): HttpError {
@@ -60,6 +61,9 @@ export function zodIssuesToItems(location: string, issues: z.core.$ZodIssue[], i
           type: issue.origin === 'array' ? 'value_error.list.max_items' : 'value_error.number.not_le',
         };
       case 'invalid_format': {
+        // a pattern of spec/ (spec/patterns.ts) carries its own message: what the value must look like
+        if (issue.format === 'regex')
+          return { loc, msg: issue.message.startsWith(`${name}:`) ? issue.message : `${name}: ${issue.message}`, type: 'value_error.str.regex' };
         const format = issue.format === 'guid' ? 'uuid' : issue.format;
         return { loc, msg: `${name}: ${show(value)} is not a valid ${format}`, type: `value_error.${format}` };
       }

@@ -64,9 +64,13 @@ export async function simulateHits(db: Db, opts: Parameters<import('./store/dist
   return new DistributionStore(db).simulate(opts);
 }
 
-/** The operations of the interface this service does not implement (the OpenAPI document marks them). */
-export async function notImplementedOperations(): Promise<string[]> {
-  return (await import('./routes/index.js')).NOT_IMPLEMENTED;
+/**
+ * What this service puts in its OpenAPI document besides spec/ (buildOpenApi's options): the
+ * operations of the interface it does not implement (the document marks them), the webhook hosts
+ * it refuses.
+ */
+export async function openApiOptions(): Promise<{ notImplemented: string[]; refusedHosts: { hosts: string[]; names: string[] } }> {
+  return { notImplemented: (await import('./routes/index.js')).NOT_IMPLEMENTED, refusedHosts: (await import('./alerts/webhooks.js')).webhookRefusedHosts() };
 }
 
 /** The enriched-corpus cache of `newsflow start` (news/corpus-cache.ts). */

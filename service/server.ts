@@ -183,6 +183,8 @@ export async function startService(opts: Partial<ServiceConfig> & { limitsText?:
   const app = await buildApp(services, opts);
   const address = await app.listen({ port: config.port, host: config.host });
   const url = address.replace('[::1]', '127.0.0.1');
+  // without NEWSFLOW_PUBLIC_URL the URLs handed out start with the listen address (port 0 is known only now)
+  config.publicUrl ??= url;
   // the `orgs|keys` commands find the running service here (and its admin token beside it)
   const unpublish = publishService(config.dataDir, url);
   let closed = false;

@@ -3,41 +3,92 @@ import { z } from 'zod';
 import { AlertCheckModel, AlertType, DeepNewsEngine, DeepNewsModel, DeepNewsSource, LEGACY_REPORT_MODELS } from './enums.js';
 import { atMostJsonBytes, DateTime, DateTimeInput, FreeObject, INPUT_LIMITS, LookbackHours, record, UnixSeconds, Url, Uuid } from './common.js';
 import { FilterParams } from './search.js';
+import { EMAIL, HTTP_URL } from './patterns.js';
+import { X_RULES, type CrossFieldRule } from './rules.js';
 
-/** Five-field cron (minute hour day-of-month month day-of-week); checked field by field. */
-const CRON_FIELDS: [string, number, number][] = [
-  ['minute', 0, 59],
-  ['hour', 0, 23],
-  ['day of month', 1, 31],
-  ['month', 1, 12],
-  ['day of week', 0, 7],
-];
-const NAMES: Record<number, Record<string, number>> = {
-  3: Object.fromEntries(['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'].map((m, i) => [m, i + 1])),
-  4: Object.fromEntries(['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'].map((d, i) => [d, i])),
+/**
+ * Webhooks the API refuses at creation (422 on `triggers.N.params.url`): a host that is an address
+ * literal of a network the fetch policy refuses, or localhost; names that resolve to such addresses
+ * are refused at delivery. The networks and names are the server's own (its fetch policy, which the
+ * check at creation applies): the document a server serves lists them in `hosts` and `names`
+ * (buildOpenApi's `refusedHosts`), so the document and the check share one list.
+ */
+export const WEBHOOK_REFUSED_HOSTS: CrossFieldRule = {
+  rule: 'refused-hosts',
+  fields: ['url'],
+  description:
+    'a webhook URL whose host is an address literal of a network in `hosts` (loopback, private, link-local, CGNAT, the cloud metadata address, unspecified, ' +
+    'multicast, reserved and documentation ranges, and the IPv6 forms that carry such an IPv4 address: IPv4-mapped, NAT64, 6to4) or a name in `names` ' +
+    '(localhost and its subdomains) is refused (422 naming triggers.N.params.url), unless the server allows it (NEWSFLOW_FETCH_ALLOW)',
 };
-const MACROS = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly']);
-/** Returns an error message, or null when the expression is a valid cron. */
+
+/**
+ * Five-field cron (minute hour day-of-month month day-of-week) or a macro (`@daily`...). CRON (the
+ * OpenAPI `pattern` of `cron`) says the shape: each field is a comma list of `*`, a value or a
+ * range `a-b`, each with an optional step `/1` to `/99`; values are numbers in the field's range
+ * (one leading zero allowed: `05`) or, for months and days of the week, their three-letter English
+ * names in any case; fields are separated by spaces or tabs, which may also surround the whole.
+ * One rule the pattern leaves to CRON_RULES (`x-newsflow-rules`): in a range a-b, a <= b (names
+ * count as their numbers), as the scheduler (Temporal) refuses a reversed range.
+ */
+const CRON_FIELDS: { name: string; lo: number; hi: number; names?: string[] }[] = [
+  { name: 'minute', lo: 0, hi: 59 },
+  { name: 'hour', lo: 0, hi: 23 },
+  { name: 'day of month', lo: 1, hi: 31 },
+  { name: 'month', lo: 1, hi: 12, names: ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'] },
+  { name: 'day of week', lo: 0, hi: 7, names: ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] },
+];
+const CRON_MACROS = ['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly'];
+/** `jan` -> `[Jj][Aa][Nn]` (no flags in a JSON Schema pattern) */
+const anyCase = (w: string) => [...w].map((c) => `[${c.toUpperCase()}${c}]`).join('');
+/** The integers lo..hi (0 <= lo <= hi <= 99) as a pattern; one-digit values may have a leading zero. */
+function intRange(lo: number, hi: number): string {
+  const alts: string[] = [];
+  for (let tens = Math.floor(lo / 10); tens <= Math.floor(hi / 10); tens++) {
+    const a = Math.max(lo, tens * 10) % 10;
+    const b = Math.min(hi, tens * 10 + 9) % 10;
+    const ones = a === b ? String(a) : `[${a}-${b}]`;
+    alts.push(tens === 0 ? `0?${ones}` : `${tens}${ones}`);
+  }
+  return alts.join('|');
+}
+/** The number of a field's value (`05`, `mar`, `Sun`). */
+const cronValue = (f: (typeof CRON_FIELDS)[number], v: string) => {
+  const i = f.names?.indexOf(v.toLowerCase()) ?? -1;
+  return i >= 0 ? i + (f.name === 'month' ? 1 : 0) : Number(v);
+};
+function fieldPattern(f: (typeof CRON_FIELDS)[number]): string {
+  const value = `(?:${[intRange(f.lo, f.hi), ...(f.names ?? []).map(anyCase)].join('|')})`;
+  const item = `(?:\\*|${value}(?:-${value})?)(?:/(?:0?[1-9]|[1-9][0-9]))?`;
+  return `${item}(?:,${item})*`;
+}
+const FIELD_RES = CRON_FIELDS.map((f) => new RegExp(`^(?:${fieldPattern(f)})$`));
+const SEP = '[ \\t]';
+/** The shape of a cron of `Cron` (see above). */
+export const CRON = new RegExp(`^${SEP}*(?:${CRON_MACROS.join('|')}|${CRON_FIELDS.map(fieldPattern).join(`${SEP}+`)})${SEP}*$`);
+export const CRON_RULES: CrossFieldRule[] = [
+  {
+    rule: 'ascending-ranges',
+    fields: ['cron'],
+    description: 'in each range a-b of a cron field, a <= b (month and day names count as their numbers: jan = 1, sun = 0)',
+  },
+];
+
+/** Why `expr` is not a cron (CRON, then CRON_RULES), or null when it is one. */
 export function cronError(expr: string): string | null {
-  const e = expr.trim();
-  if (MACROS.has(e)) return null;
-  const parts = e.split(/\s+/);
-  if (parts.length !== 5) return `cron must have 5 fields (minute hour day-of-month month day-of-week), got ${parts.length}`;
+  const e = expr.replace(/^[ \t]+|[ \t]+$/g, '');
+  if (e.startsWith('@')) return CRON_MACROS.includes(e) ? null : `cron macro "${e}" is not one of ${CRON_MACROS.join(', ')}`;
+  const parts = e.split(/[ \t]+/);
+  if (parts.length !== 5) return `cron must have 5 fields (minute hour day-of-month month day-of-week) separated by spaces, got ${parts.length}`;
   for (let i = 0; i < 5; i++) {
-    const [name, lo, hi] = CRON_FIELDS[i]!;
+    const f = CRON_FIELDS[i]!;
+    if (!FIELD_RES[i]!.test(parts[i]!)) {
+      const names = f.names ? ` or ${f.names[0]}-${f.names[f.names.length - 1]}` : '';
+      return `cron ${f.name} field "${parts[i]}" is not valid: a comma list of *, values ${f.lo}-${f.hi}${names} or ranges a-b, each with an optional step /1 to /99`;
+    }
     for (const item of parts[i]!.split(',')) {
-      const m = /^(\*|([a-z0-9]+)(?:-([a-z0-9]+))?)(?:\/(\d+))?$/i.exec(item);
-      if (!m) return `cron ${name} field "${parts[i]}" is not valid`;
-      const val = (s: string) => {
-        const n = NAMES[i]?.[s.toLowerCase()] ?? (/^\d+$/.test(s) ? Number(s) : NaN);
-        return n;
-      };
-      for (const s of [m[2], m[3]].filter((x): x is string => x !== undefined)) {
-        const n = val(s);
-        if (!Number.isInteger(n) || n < lo || n > hi) return `cron ${name} value "${s}" is outside ${lo}-${hi}`;
-      }
-      if (m[3] !== undefined && val(m[2]!) > val(m[3])) return `cron ${name} range "${item}" is reversed`;
-      if (m[4] !== undefined && Number(m[4]) === 0) return `cron ${name} step cannot be 0`;
+      const [a, b] = item.split('/')[0]!.split('-');
+      if (b !== undefined && cronValue(f, a!) > cronValue(f, b)) return `cron ${f.name} range "${item}" is reversed`;
     }
   }
   return null;
@@ -48,6 +99,12 @@ export const Cron = z
   .superRefine((v, ctx) => {
     const err = cronError(v);
     if (err) ctx.addIssue({ code: 'custom', message: err });
+  })
+  // the shape as the document's pattern; cronError is what the server checks (the same shape, then the ranges)
+  .meta({
+    pattern: CRON.source,
+    description: 'Five-field cron (UTC) or a macro (@hourly, @daily, @weekly, @monthly, @yearly, @annually, @midnight)',
+    [X_RULES]: CRON_RULES,
   });
 
 /** An HTTP field name: a token (RFC 9110 section 5.1). */
@@ -74,11 +131,6 @@ export const WEBHOOK_FIXED_HEADERS = [
   'idempotency-key',
   'user-agent',
 ] as const;
-/** What the server refuses as a webhook host at creation (a 422 naming `triggers.N.params.url`). */
-export const WEBHOOK_REFUSED_HOSTS =
-  'address literals (any IPv4 form, IPv6, IPv4-mapped IPv6) of loopback, private, link-local, CGNAT, cloud metadata, unspecified, multicast, ' +
-  'reserved and documentation ranges, and localhost, unless the server allows them (NEWSFLOW_FETCH_ALLOW)';
-
 export const DeepNewsSourceParams = z.object({
   sources: z.union([DeepNewsSource, z.array(DeepNewsSource)]).default(['asknews', 'google', 'wiki', 'x']),
   filter_params: FilterParams.nullable().optional(),
@@ -115,27 +167,32 @@ export const AlertTrigger = z
   .discriminatedUnion('action', [
     z.object({
       action: z.literal('webhook'),
-      params: z.object({
-        url: Url.pipe(z.url({ protocol: /^https?$/, error: 'webhook url must be an absolute http(s) URL' })).meta({
-          description:
-            'absolute http(s) URL the alert runner POSTs to, under the fetch policy: public addresses only unless the server lists the address ' +
-            '(NEWSFLOW_FETCH_ALLOW); redirects are not followed. A URL whose host is a non-public address literal or localhost is a 422.',
-          'x-newsflow-refused-hosts': WEBHOOK_REFUSED_HOSTS,
-        }),
-        headers: z
-          .record(
-            z.string().regex(HTTP_HEADER_NAME, 'not an HTTP header name'),
-            z.string().regex(HTTP_HEADER_VALUE, 'an HTTP header value holds no control character'),
-          )
-          .nullable()
-          .optional()
-          .meta({ description: `sent with each POST, except ${WEBHOOK_FIXED_HEADERS.join(', ')}, which the delivery sets itself` }),
-        payload: FreeObject.nullable().optional(),
-      }),
+      params: z
+        .object({
+          url: Url.regex(HTTP_URL, 'webhook url must be an absolute http(s) URL (a host name, a dotted-quad IPv4 or a bracketed IPv6; no spaces)').meta({
+            description:
+              'absolute http(s) URL the alert runner POSTs to, under the fetch policy: public addresses only unless the server lists the address ' +
+              '(NEWSFLOW_FETCH_ALLOW); redirects are not followed. A URL whose host is a non-public address literal or localhost is a 422 (x-newsflow-rules).',
+          }),
+          headers: z
+            .record(
+              z.string().regex(HTTP_HEADER_NAME, 'not an HTTP header name'),
+              z.string().regex(HTTP_HEADER_VALUE, 'an HTTP header value holds no control character'),
+            )
+            .nullable()
+            .optional()
+            .meta({ description: `sent with each POST, except ${WEBHOOK_FIXED_HEADERS.join(', ')}, which the delivery sets itself` }),
+          payload: FreeObject.nullable().optional(),
+        })
+        .meta({ [X_RULES]: [WEBHOOK_REFUSED_HOSTS] }),
     }),
     z.object({
       action: z.literal('email'),
-      params: z.object({ to: z.email(), subject: z.string().nullable().optional(), asknews_watermark: z.boolean().default(true) }),
+      params: z.object({
+        to: z.string().regex(EMAIL, 'not an email address'),
+        subject: z.string().nullable().optional(),
+        asknews_watermark: z.boolean().default(true),
+      }),
     }),
     z.object({
       action: z.literal('resend_broadcast'),
@@ -155,7 +212,7 @@ export const AlertTrigger = z
       action: z.literal('google_docs'),
       params: z.object({
         client_json: FreeObject,
-        emails: z.array(z.email()).nullable().optional(),
+        emails: z.array(z.string().regex(EMAIL, 'not an email address')).nullable().optional(),
         asknews_watermark: z.boolean().default(true),
       }),
     }),

@@ -21,6 +21,7 @@ import {
 import { DateTime, DateTimeInput, FreeObject, FreeObjectInput, record } from './common.js';
 import { SearchResponseDictItem, WebSearchResult } from './article.js';
 import { EntityGuaranteeItem, FilterParams } from './search.js';
+import { X_RULES } from './rules.js';
 
 export const ChatMessage = z
   .object({
@@ -31,6 +32,35 @@ export const ChatMessage = z
   })
   .meta({ id: 'ChatMessage' });
 export type ChatMessage = z.infer<typeof ChatMessage>;
+
+/**
+ * The size of a chat or DeepNews conversation in one request (the interface sets none), bounded
+ * in work and not only in bytes: at most maxMessages messages (422 on `messages`) whose contents
+ * hold at most maxChars characters in all (422 on `messages`). The service then works on the
+ * newest turns only (service/chat: HISTORY_TOKENS), so the cost of a request does not grow with
+ * its history.
+ */
+export const CHAT_LIMITS = { maxMessages: 1000, maxChars: 500_000 } as const;
+const totalChars = (ms: { content: string }[]) => ms.reduce((n, m) => n + m.content.length, 0);
+/** The messages of a chat or DeepNews request, within CHAT_LIMITS. */
+export const ChatMessages = z
+  .array(ChatMessage)
+  .min(1)
+  .max(CHAT_LIMITS.maxMessages, { abort: true })
+  .refine((ms) => totalChars(ms) <= CHAT_LIMITS.maxChars, {
+    message: `the contents of the messages hold more than ${CHAT_LIMITS.maxChars} characters in all`,
+  })
+  .meta({
+    [X_RULES]: [
+      {
+        rule: 'max-total-length',
+        fields: ['messages'],
+        property: 'content',
+        max: CHAT_LIMITS.maxChars,
+        description: `the contents of the messages hold at most ${CHAT_LIMITS.maxChars} characters in all (422 on messages)`,
+      },
+    ],
+  });
 
 /** Most choices (`n`) one chat or DeepNews request may ask for (the interface sets no maximum). */
 export const CHAT_MAX_CHOICES = 8;
@@ -53,7 +83,7 @@ const samplingShape = {
 
 export const ChatCompletionRequest = z
   .looseObject({
-    messages: z.array(ChatMessage).min(1),
+    messages: ChatMessages,
     model: z.string().default(DEFAULT_CHAT_MODEL),
     ...samplingShape,
     thread_id: z.string().nullable().optional(),
@@ -99,7 +129,7 @@ export const StreamError = z.object({ error: z.object({ message: z.string(), cod
 
 export const DeepNewsRequest = z
   .looseObject({
-    messages: z.array(ChatMessage).min(1),
+    messages: ChatMessages,
     model: DeepNewsModel.nullable().default(DEFAULT_DEEPNEWS_MODEL),
     filter_params: FilterParams.nullable().optional(),
     search_depth: z.int().min(1).max(190).default(2),

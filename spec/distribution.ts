@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { DistributionMetric } from './enums.js';
 import { DateTime, record, UnixSeconds, Uuid } from './common.js';
 import { Paginated } from './alerts.js';
+import { inOneUtcMonth, notBefore, X_RULES } from './rules.js';
 
 export const DISTRIBUTION_LIMITS = {
   limitMax: 100,
@@ -47,7 +48,11 @@ const DomainNames = z.array(z.string().min(1)).min(1);
 const dates = { start_date: UnixSeconds, end_date: UnixSeconds };
 const limit = z.int().min(1).max(DISTRIBUTION_LIMITS.limitMax).default(10);
 const page = z.int().min(1).default(1);
-const withDates = <T extends z.ZodRawShape>(shape: T) => z.object({ ...shape, ...dates }).superRefine((v, ctx) => checkDistributionDates(v as Dates, ctx));
+const withDates = <T extends z.ZodRawShape>(shape: T) =>
+  z
+    .object({ ...shape, ...dates })
+    .superRefine((v, ctx) => checkDistributionDates(v as Dates, ctx))
+    .meta({ [X_RULES]: [notBefore('start_date', 'end_date'), inOneUtcMonth('start_date', 'end_date')] });
 
 export const HitShareQuery = withDates({ domain_names: DomainNames, is_publisher: z.boolean().default(true) });
 export const TopNForDomainsQuery = withDates({ domain_names: DomainNames, limit, page, metric: DistributionMetric.default('surface') });
@@ -124,7 +129,12 @@ export const DomainHitsSurfaceTimeWindowResponse = record({
   total_surfaced: z.int(),
 }).meta({ id: 'DomainHitsSurfaceTimeWindowResponse' });
 
-const Pair = z.tuple([z.number(), z.number()]);
+/**
+ * Two numbers (x, y). An array of length 2, not a tuple: a tuple is `prefixItems` in the OpenAPI
+ * document, which Schemathesis (4.32.5) rewrites to a draft-7 `items` array when it checks a
+ * response, then refuses as an invalid schema.
+ */
+const Pair = z.array(z.number()).length(2);
 export const DomainQueriesResponse = record({
   data: z.array(
     z.object({

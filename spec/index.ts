@@ -13,3 +13,5 @@ export * from './errors.js';
 export * from './routes.js';
 export * from './openapi.js';
 export * from './limits.js';
+export * from './patterns.js';
+export * from './rules.js';

@@ -4,6 +4,8 @@ import { Continent, IndexCountCategory, Language, ProvocativeFilter, ReportingVo
 import { DateTime, DateTimeInput, FreeObject, FreeObjectInput, oneOrMany, record, Uuid } from './common.js';
 import { SearchResponseDictItem } from './article.js';
 import { EntityGuaranteeItem, FilterParams } from './search.js';
+import { PAGE_URL } from './patterns.js';
+import { notBefore, X_RULES } from './rules.js';
 
 export const ARTICLE_LOOKUP_MAX = 100;
 export const ArticlesQuery = z.object({
@@ -78,7 +80,7 @@ export const ReferralItem = z.object({ site: z.string(), count: z.int() });
 /**
  * URL indexing (../shared/spec/asknews-facts.md §6). Rules of this implementation, written once here:
  * - a request names 1 to maxUrls URLs, each an absolute http(s) URL of at most 2083 characters
- *   (else 422 naming `urls.N.url`); end_time before start_time is a 422 on `end_time`;
+ *   (PAGE_URL, else 422 naming `urls.N.url`); end_time before start_time is a 422 on `end_time`;
  * - the request answers at once with a job (status `queued`); `GET /v1/news/index_urls/{job_id}`
  *   (an extension, visible only to the organization, or user of a personal key, that created
  *   it) reports the job and each URL;
@@ -105,21 +107,13 @@ export const INDEX_URLS_LIMITS = { maxUrls: 1000, urlChars: 2083 } as const;
 export const INDEX_URL_JOB_STATUSES = ['queued', 'running', 'completed', 'partial', 'failed'] as const;
 export const INDEX_URL_STATUSES = ['queued', 'running', 'indexed', 'skipped', 'refused', 'failed'] as const;
 
-const isHttpUrl = (s: string): boolean => {
-  if (!/^https?:\/\//i.test(s.trim())) return false;
-  try {
-    const u = new URL(s.trim());
-    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname.length > 0;
-  } catch {
-    return false;
-  }
-};
+/** PAGE_URL: a request takes any http(s) URL of that shape; one no parser can read is refused in its job (`invalid_url`). */
 export const IndexableUrl = z
   .string()
   .min(1)
   .max(INDEX_URLS_LIMITS.urlChars)
-  .refine(isHttpUrl, { message: 'not an absolute http(s) URL' })
-  .meta({ description: `absolute http(s) URL, at most ${INDEX_URLS_LIMITS.urlChars} characters` });
+  .regex(PAGE_URL, 'not an absolute http(s) URL (scheme http or https, a host, no spaces or control characters)')
+  .meta({ description: `absolute http(s) URL, at most ${INDEX_URLS_LIMITS.urlChars} characters, no spaces or control characters` });
 export const ScrapedURLItem = z.object({
   url: IndexableUrl,
   data: z
@@ -153,7 +147,7 @@ export const IndexUrlsRequest = z
       ctx.addIssue({ code: 'custom', path: ['end_time'], message: `end_time ${v.end_time} is before start_time ${v.start_time}` });
     }
   })
-  .meta({ id: 'URLIndexingRequest' });
+  .meta({ id: 'URLIndexingRequest', [X_RULES]: [notBefore('start_time', 'end_time')] });
 export type IndexUrlsRequestParsed = z.output<typeof IndexUrlsRequest>;
 /** Both shapes of ../shared/spec/asknews-facts.md §6: the spec's {status, job_id} and the Python SDK's {status, message, indexed_count}. */
 export const IndexUrlsResponse = record({
@@ -235,6 +229,18 @@ export const IndexCountsQuery = z
     if (v.start_datetime && v.end_datetime && Date.parse(v.end_datetime) < Date.parse(v.start_datetime)) {
       ctx.addIssue({ code: 'custom', path: ['end_datetime'], message: `end_datetime ${v.end_datetime} is before start_datetime ${v.start_datetime}` });
     }
+  })
+  .meta({
+    [X_RULES]: [
+      notBefore('start_datetime', 'end_datetime'),
+      {
+        rule: 'max-buckets',
+        fields: ['start_datetime', 'end_datetime', 'sampling'],
+        max: INDEX_COUNTS_LIMITS.maxBuckets,
+        defaults: INDEX_COUNTS_LIMITS.defaultBuckets,
+        description: `the buckets of sampling that meet [start_datetime, end_datetime) number at most ${INDEX_COUNTS_LIMITS.maxBuckets} (422 on start_datetime; no end_datetime: the server's now; no start_datetime: the sampling's default count of buckets), and the last one ends by 9999-12-31T23:59:59Z (422)`,
+      },
+    ],
   });
 export type IndexCountsQueryParsed = z.output<typeof IndexCountsQuery>;
 export const IndexCountItem = record({ start: DateTime, end: DateTime, count: z.int() }).meta({ id: 'IndexCountItem' });

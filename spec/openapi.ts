@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ROUTES, OAUTH_TOKEN_PATH, OAuthErrorModel, OAuthTokenResponse, type RouteDef } from './routes.js';
 import { APIErrorModel, ValidationErrorModel } from './errors.js';
 import { SSE, StreamError } from './chat.js';
+import { X_RULES, type CrossFieldRule } from './rules.js';
 
 export const API_VERSION = '0.32.4';
 type Json = Record<string, unknown>;
@@ -38,10 +39,20 @@ function rewrite(v: unknown): unknown {
   return v;
 }
 
+/** The object schema of a query or path schema, its `$ref` followed. */
+function objectSchema(sink: SchemaSink, schema: z.ZodType): Json {
+  const js = sink.convert(schema);
+  return (js.$ref ? sink.components[String(js.$ref).split('/').pop()!] : js) as Json;
+}
+
+/** The cross-field rules of a query schema (spec/rules.ts): an operation carries them, as parameters are listed one by one. */
+function queryRules(sink: SchemaSink, schema: z.ZodType | undefined): unknown[] {
+  return schema ? ((objectSchema(sink, schema)[X_RULES] as unknown[] | undefined) ?? []) : [];
+}
+
 function parameters(sink: SchemaSink, schema: z.ZodType | undefined, where: 'query' | 'path'): Json[] {
   if (!schema) return [];
-  const js = sink.convert(schema);
-  const resolved = (js.$ref ? sink.components[String(js.$ref).split('/').pop()!] : js) as Json;
+  const resolved = objectSchema(sink, schema);
   const props = (resolved.properties ?? {}) as Record<string, Json>;
   const required = new Set((resolved.required as string[] | undefined) ?? []);
   return Object.entries(props).map(([name, s]) => {
@@ -58,11 +69,13 @@ function parameters(sink: SchemaSink, schema: z.ZodType | undefined, where: 'que
  * The statuses an operation answers, derived from its route definition (item 15: a schema-driven
  * client or fuzzer meets no undocumented status):
  * - its success status (200, 201 or 204);
- * - 400 (a malformed request: bad JSON, bad percent-encoding), 405 (another method on its path)
- *   and 500 everywhere;
+ * - 400 (a malformed request: bad JSON, bad percent-encoding), 405 (another method on its path),
+ *   431 (a request line and headers over Node's 16 KiB: a long query string, e.g. many long
+ *   ids) and 500 everywhere;
  * - 401 where a key is needed; 403 where a scope, an organization, a plan or the publisher rule
  *   can refuse that key;
- * - 404 on lookups by path id and where the handler answers it (`notFound`);
+ * - 404 on lookups by path id and where the handler answers it (`notFound`); 409 where the
+ *   resource's state can refuse the operation (`conflict`);
  * - 413 and 415 wherever a body is parsed (body routes and DELETE, whose body Fastify parses too);
  * - 422 where there are parameters or a body;
  * - 429 (with Retry-After) on rate-limited routes;
@@ -92,12 +105,13 @@ function sseEvent(sink: SchemaSink, chunk: z.ZodType): Json {
 }
 
 export function operationStatuses(d: RouteDef, notImplemented = false): number[] {
-  const out = new Set<number>([d.status, 400, 405, 500]);
+  const out = new Set<number>([d.status, 400, 405, 431, 500]);
   if (d.scopes !== null) {
     out.add(401);
     if (d.scopes.length > 0 || d.orgOnly || !d.publisher || d.plan || d.paramPlans?.length) out.add(403);
   }
   if (d.params || d.notFound) out.add(404);
+  if (d.conflict) out.add(409);
   if (d.body || d.method === 'DELETE') {
     out.add(413);
     out.add(415);
@@ -115,9 +129,11 @@ const ERROR_RESPONSES: Record<number, string> = {
   403: 'The key lacks the scope, organization, plan or publisher right this operation needs',
   404: 'No such resource visible to this key',
   405: 'Method not allowed on this path (see Allow)',
+  409: "The resource's state does not allow the operation (detail says why and what to do)",
   413: 'Request body too large',
   415: 'Unsupported request Content-Type',
   422: 'Validation error',
+  431: 'Request header fields too large: the request line (path and query string) and headers exceed 16 KiB',
   429: 'Rate (429000) or concurrency (429001) limit exceeded; retry after Retry-After seconds',
   500: 'Internal server error',
   501: 'Not implemented by this server yet',
@@ -173,6 +189,7 @@ function operation(sink: SchemaSink, d: RouteDef, notImplemented: boolean): Json
       ok.content = content;
     }
     if (d.limit) ok.headers = LIMIT_HEADERS;
+    if (d.links) ok.links = d.links;
     responses[String(status)] = ok;
   }
   const op: Json = {
@@ -190,6 +207,8 @@ function operation(sink: SchemaSink, d: RouteDef, notImplemented: boolean): Json
       implemented: !notImplemented,
     },
   };
+  const rules = queryRules(sink, d.query);
+  if (rules.length) op[X_RULES] = rules;
   if (d.body) op.requestBody = { required: !!d.bodyRequired, content: { 'application/json': { schema: sink.convert(d.body) } } };
   op.security = d.scopes === null ? [] : d.admin ? [{ AdminToken: [] }] : [{ APIKey: d.scopes }, { OAuth2: d.scopes }];
   return op;
@@ -199,6 +218,26 @@ export interface OpenApiOptions {
   serverUrl?: string;
   /** operationIds this server answers 501 for (no handler yet); they document 501 */
   notImplemented?: Iterable<string>;
+  /**
+   * The hosts this server refuses in a URL it will call (its fetch policy: networks as CIDR, names
+   * with `*.` for subdomains): every `refused-hosts` rule lists them. Without them the rules say
+   * what is refused in words only.
+   */
+  refusedHosts?: { hosts: string[]; names: string[] };
+}
+
+/** `v` with every `refused-hosts` rule of its x-newsflow-rules listing `refused` (new objects: the rules of spec/ stay as they are). */
+function withRefusedHosts(v: unknown, refused: { hosts: string[]; names: string[] }): unknown {
+  if (Array.isArray(v)) return v.map((x) => withRefusedHosts(x, refused));
+  if (!v || typeof v !== 'object') return v;
+  const out: Json = {};
+  for (const [k, x] of Object.entries(v)) {
+    out[k] =
+      k === X_RULES && Array.isArray(x)
+        ? (x as CrossFieldRule[]).map((r) => (r.rule === 'refused-hosts' ? { ...r, hosts: [...refused.hosts], names: [...refused.names] } : r))
+        : withRefusedHosts(x, refused);
+  }
+  return out;
 }
 
 export function buildOpenApi(opts: OpenApiOptions = {}): Json {
@@ -230,13 +269,14 @@ export function buildOpenApi(opts: OpenApiOptions = {}): Json {
         '401': { ...oauthError('Bad or missing client credentials'), headers: { 'WWW-Authenticate': ref('headers', 'WWWAuthenticate') } },
         '405': ref('responses', 'Error405'),
         '413': ref('responses', 'Error413'),
+        '431': ref('responses', 'Error431'),
         '415': ref('responses', 'Error415'),
         '500': ref('responses', 'Error500'),
       },
     },
   };
   const responses = errorResponses(sink);
-  return {
+  const doc: Json = {
     openapi: '3.1.0',
     info: {
       title: 'newsflow news-intelligence API',
@@ -268,4 +308,5 @@ export function buildOpenApi(opts: OpenApiOptions = {}): Json {
       },
     },
   };
+  return opts.refusedHosts ? (withRefusedHosts(doc, opts.refusedHosts) as Json) : doc;
 }

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { ByokProvider, FORECAST_MODELS, Plan, RedditSort, RedditTimeFilter, ReturnType } from './enums.js';
 import { DateTime, DateTimeInput, FreeObject, LookbackDays, LookbackHours, record } from './common.js';
 import { SearchResponseDictItem, WebSearchResult } from './article.js';
+import { CUTOFF_DATE, DIGITS_CURSOR, HEADER_TOKEN, NOT_BLANK } from './patterns.js';
+import { notBefore, X_RULES } from './rules.js';
 import { FilterParams } from './search.js';
 import { RedditThread } from './stories.js';
 
@@ -54,7 +56,10 @@ export type RateLimitStatusResponse = z.infer<typeof RateLimitStatusResponse>;
 export const PingResponse = record({ app: z.string(), version: z.string() }).meta({ id: 'PingModel' });
 
 export const ByokPath = z.object({ provider: ByokProvider });
-export const ByokUpsertRequest = z.object({ api_key: z.string().min(10) }).meta({ id: 'UpsertApiKeyRequest' });
+/** A provider key travels in an HTTP header: printable ASCII without spaces or control characters (CR/LF would inject headers). */
+export const ByokUpsertRequest = z
+  .object({ api_key: z.string().min(10).regex(HEADER_TOKEN, 'api_key: printable ASCII without spaces or control characters') })
+  .meta({ id: 'UpsertApiKeyRequest' });
 export const ByokResponse = record({ provider: ByokProvider, key_hint: z.string() }).meta({ id: 'ApiKeyResponse' });
 
 /** Most characters of an autofilter description (a newsflow limit; the hosted API states none). */
@@ -71,31 +76,26 @@ export const AutofilterResponse = record({
   metadata: z.object({ title: z.string().default('') }),
 }).meta({ id: 'FilterParamsResponse' });
 
-/** `cutoff_date` `YYYY-MM-DD-HH:MM` (UTC) as epoch ms, or null when it names no real minute. */
+/** `cutoff_date` `YYYY-MM-DD-HH:MM` (UTC) as epoch ms, or null when it names no real minute (CUTOFF_DATE). */
 export function parseCutoffDate(s: string): number | null {
-  const m = /^(\d{4})-(\d{2})-(\d{2})-(\d{2}):(\d{2})$/.exec(s);
-  if (!m) return null;
-  const [y, mo, d, h, mi] = m.slice(1).map(Number) as [number, number, number, number, number];
-  const t = Date.UTC(y, mo - 1, d, h, mi);
-  const back = new Date(t);
-  return back.getUTCFullYear() === y && back.getUTCMonth() === mo - 1 && back.getUTCDate() === d && back.getUTCHours() === h && back.getUTCMinutes() === mi
-    ? t
-    : null;
+  if (!CUTOFF_DATE.test(s)) return null;
+  const [y, mo, d, h, mi] = s.split(/[-:]/).map(Number) as [number, number, number, number, number];
+  // setUTCFullYear, not Date.UTC: Date.UTC reads the years 0 to 99 as 1900 to 1999
+  const t = new Date(0);
+  t.setUTCFullYear(y, mo - 1, d);
+  t.setUTCHours(h, mi, 0, 0);
+  return t.getTime();
 }
 
 export const ForecastQuery = z.object({
-  query: z
-    .string()
-    .min(1)
-    .refine((s) => s.trim().length > 0, 'query is blank'),
+  query: z.string().regex(NOT_BLANK, 'query is blank'),
   lookback: LookbackDays.default(14),
   articles_to_use: z.int().min(1).default(15).describe('articles taken from the archive (this service uses at most 101)'),
   method: z.enum(['kw']).default('kw'),
   model: z.enum(FORECAST_MODELS).default('gpt-4.1-2025-04-14'),
   cutoff_date: z
     .string()
-    .regex(/^\d{4}-\d{2}-\d{2}-\d{2}:\d{2}$/, 'expected YYYY-MM-DD-HH:MM')
-    .refine((s) => parseCutoffDate(s) !== null, 'not a real date and time (YYYY-MM-DD-HH:MM, UTC)')
+    .regex(CUTOFF_DATE, 'expected a real UTC date and time YYYY-MM-DD-HH:MM, years 0001 to 9999')
     .optional()
     .describe('UTC; the forecast sees only articles published in [cutoff - lookback days, cutoff]; default now'),
   use_reddit: z.boolean().default(false),
@@ -135,16 +135,25 @@ export const ForecastResponse = record({
  * grows with its queries; beyond the caps a 422 names `queries`.
  */
 export const WEB_SEARCH_LIMITS = { maxQueries: 10, queryChars: 1000 } as const;
-export const WebSearchQuery = z.object({
-  queries: z.array(z.string().max(WEB_SEARCH_LIMITS.queryChars)).min(1).max(WEB_SEARCH_LIMITS.maxQueries),
-  lookback: LookbackHours.nullable().optional(),
-  start_datetime: DateTimeInput.nullable().optional(),
-  end_datetime: DateTimeInput.nullable().optional(),
-  engine: z.enum(['v1', 'v1.5']).default('v1'),
-  domains: z.array(z.string()).optional(),
-  strict: z.boolean().default(false),
-  offset: z.union([z.int().min(0), z.string()]).default(0),
-});
+export const WebSearchQuery = z
+  .object({
+    queries: z.array(z.string().max(WEB_SEARCH_LIMITS.queryChars)).min(1).max(WEB_SEARCH_LIMITS.maxQueries),
+    lookback: LookbackHours.nullable().optional(),
+    start_datetime: DateTimeInput.nullable().optional(),
+    end_datetime: DateTimeInput.nullable().optional(),
+    engine: z.enum(['v1', 'v1.5']).default('v1'),
+    domains: z.array(z.string()).optional(),
+    strict: z.boolean().default(false),
+    /** a count of results to skip, as a number or the string `offset` of the previous page */
+    offset: z.union([z.int().min(0), z.string().regex(DIGITS_CURSOR, 'offset: not a cursor of this server (a count of results to skip)')]).default(0),
+  })
+  // a window that lookback closes before end_datetime is empty (no results), not an error
+  .superRefine((v, ctx) => {
+    if (v.start_datetime && v.end_datetime && Date.parse(v.end_datetime) < Date.parse(v.start_datetime)) {
+      ctx.addIssue({ code: 'custom', path: ['end_datetime'], message: `end_datetime ${v.end_datetime} is before start_datetime ${v.start_datetime}` });
+    }
+  })
+  .meta({ [X_RULES]: [notBefore('start_datetime', 'end_datetime')] });
 export const WebSearchResponse = record({
   as_string: z.string(),
   as_dicts: z.array(WebSearchResult),

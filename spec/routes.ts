@@ -68,6 +68,8 @@ export interface RouteDef {
   status: 200 | 201 | 204;
   /** Answers 404 beyond lookups by path id (a foreign `user_id`, an unknown `alert_id` filter). */
   notFound?: boolean;
+  /** Answers 409 when the resource's state does not allow the operation (an alert whose sources this server cannot run). */
+  conflict?: boolean;
   /** Written by a model provider (service/llm/): a provider that fails is 502 (502000), or an error event once streaming. */
   modelProvider?: boolean;
   /**
@@ -79,7 +81,22 @@ export interface RouteDef {
   admin?: boolean;
   /** The success response is this media type (a page, a CSV file, a script), not JSON; `response` is its schema (a string). */
   produces?: 'text/html' | 'text/csv' | 'text/javascript';
+  /**
+   * OpenAPI links of the success response: operations that take a value of it (`$response.body#/id`)
+   * as a parameter, so clients and stateful fuzzers follow a created resource to its lookups.
+   */
+  links?: Record<string, { operationId: string; parameters: Record<string, string> }>;
 }
+
+/** The operations on one alert, linked from every response that is the alert (create, get, update, run). */
+const alertLinks = (id: string) => ({
+  GetAlert: { operationId: 'get_alert', parameters: { alert_id: id } },
+  UpdateAlert: { operationId: 'put_alert', parameters: { alert_id: id } },
+  RunAlert: { operationId: 'run_alert', parameters: { alert_id: id } },
+  GetAlertLogs: { operationId: 'get_alert_logs', parameters: { alert_id: id } },
+  GetAllAlertLogs: { operationId: 'get_all_alert_logs', parameters: { alert_id: id } },
+  DeleteAlert: { operationId: 'delete_alert', parameters: { alert_id: id } },
+});
 
 const r = (d: Omit<RouteDef, 'status'> & { status?: RouteDef['status'] }): RouteDef => ({ status: 200, ...d });
 const news = { scopes: ['news'] as Scope[], limit: 'news' as const, publisher: false };
@@ -198,6 +215,7 @@ export const ROUTES: RouteDef[] = [
     body: N.IndexUrlsRequest,
     bodyRequired: true,
     response: N.IndexUrlsResponse,
+    links: { GetIndexUrlsJob: { operationId: 'get_index_urls_job', parameters: { job_id: '$response.body#/job_id' } } },
   }),
   r({
     operationId: 'get_index_urls_job',
@@ -336,6 +354,7 @@ export const ROUTES: RouteDef[] = [
     bodyRequired: true,
     response: A.AlertResponse,
     status: 201,
+    links: alertLinks('$response.body#/id'),
   }),
   r({
     operationId: 'get_all_alert_logs',
@@ -358,6 +377,7 @@ export const ROUTES: RouteDef[] = [
     params: A.AlertPath,
     query: A.AlertGetQuery,
     response: A.AlertResponse,
+    links: alertLinks('$response.body#/id'),
   }),
   r({
     operationId: 'put_alert',
@@ -370,6 +390,7 @@ export const ROUTES: RouteDef[] = [
     body: A.UpdateAlertRequest,
     bodyRequired: true,
     response: A.AlertResponse,
+    links: alertLinks('$response.body#/id'),
   }),
   r({
     operationId: 'delete_alert',
@@ -403,6 +424,8 @@ export const ROUTES: RouteDef[] = [
     params: A.AlertPath,
     query: A.AlertRunQuery,
     response: A.AlertResponse,
+    conflict: true,
+    links: alertLinks('$response.body#/id'),
   }),
   // stories
   r({

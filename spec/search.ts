@@ -17,6 +17,8 @@ import {
 } from './enums.js';
 import { LookbackHours, oneOrMany, UnixSeconds, Uuid } from './common.js';
 import { SearchResponseDictItem } from './article.js';
+import { allOrNone, notBefore, X_RULES, type CrossFieldRule } from './rules.js';
+import { ENTITY_GUARANTEE } from './patterns.js';
 
 export const SEARCH_LIMITS = {
   nArticlesMax: 101,
@@ -33,11 +35,15 @@ export const GeoRing = z
   .refine((r) => r.length > 0 && r[0]!.lon === r[r.length - 1]!.lon && r[0]!.lat === r[r.length - 1]!.lat, {
     message: 'ring is not closed: the first and last points must be equal',
   });
-export const GeoPolygon = z.object({ exterior: GeoRing, interiors: z.array(GeoRing).optional() }).meta({ id: 'GeoPolygon' });
+const GeoPolygonShape = z.object({ exterior: GeoRing, interiors: z.array(GeoRing).optional() });
+export const GeoPolygon = GeoPolygonShape.meta({ id: 'GeoPolygon' });
 export type GeoPolygon = z.infer<typeof GeoPolygon>;
+/** GeoPolygon as JSON Schema: the contentSchema of the geo_polygon text (ring closure is a rule of SEARCH_RULES). */
+const GEO_POLYGON_SCHEMA: Record<string, unknown> = { ...z.toJSONSchema(GeoPolygonShape, { target: 'draft-2020-12', io: 'input' }) };
+delete GEO_POLYGON_SCHEMA.$schema;
 
-/** Entity guarantee item `<entity_type>:<entity_value>`. */
-export const EntityGuaranteeItem = z.string().regex(/^[^:]+:.+$/, 'expected "<entity_type>:<entity_value>"');
+/** Entity guarantee item `<entity_type>:<entity_value>` (the value on one line: JavaScript's `.+`, spelled so every regex engine reads it alike). */
+export const EntityGuaranteeItem = z.string().regex(ENTITY_GUARANTEE, 'expected "<entity_type>:<entity_value>"');
 
 /** The filter set shared by search, chat filter_params, graph filter_params and alert sources. */
 export const filterShape = {
@@ -84,10 +90,24 @@ export const filterShape = {
   geo_radius: z.number().positive().nullable().optional(),
   geo_polygon: z
     .string()
+    .meta({
+      description: 'JSON object {"exterior":[{"lon":..,"lat":..},...], "interiors":[[...]]}; rings closed (first point = last)',
+      contentMediaType: 'application/json',
+      contentSchema: GEO_POLYGON_SCHEMA,
+    })
     .nullable()
-    .optional()
-    .describe('JSON object {"exterior":[{"lon":..,"lat":..},...], "interiors":[[...]]}; rings closed (first point = last)'),
+    .optional(),
 };
+/** The rules of checkSearchRules, published as `x-newsflow-rules` (spec/rules.ts). */
+export const SEARCH_RULES: CrossFieldRule[] = [
+  allOrNone('geo_lat', 'geo_lon', 'geo_radius'),
+  {
+    rule: 'closed-rings',
+    fields: ['geo_polygon'],
+    description: 'geo_polygon is JSON text of its contentSchema; each ring (exterior, interiors) is closed: its first point equals its last',
+  },
+  notBefore('start_timestamp', 'end_timestamp'),
+];
 export const SEARCH_PARAM_NAMES = Object.keys(filterShape);
 
 type GeoFields = {
@@ -133,14 +153,17 @@ export function checkSearchRules(v: GeoFields, ctx: z.RefinementCtx): void {
   }
 }
 
-export const SearchParams = z.object(filterShape).superRefine(checkSearchRules).meta({ id: 'SearchParams' });
+export const SearchParams = z
+  .object(filterShape)
+  .superRefine(checkSearchRules)
+  .meta({ id: 'SearchParams', [X_RULES]: SEARCH_RULES });
 export type SearchParams = z.input<typeof SearchParams>;
 export type SearchParamsParsed = z.output<typeof SearchParams>;
 
-/** Filters accepted inside chat, graph and DeepNews bodies: any search parameter, all optional. */
+/** Filters accepted inside chat, graph and DeepNews bodies: any search parameter, all optional (checked as search parameters, SEARCH_RULES included). */
 export const FilterParams = z
   .looseObject(Object.fromEntries(Object.entries(filterShape).map(([k, s]) => [k, (s as z.ZodType).optional()])))
-  .meta({ id: 'FilterParams' });
+  .meta({ id: 'FilterParams', [X_RULES]: SEARCH_RULES });
 
 export const Usage = z.object({ credits: z.number() }).meta({ id: 'SearchUsage' });
 export const SearchResponse = z

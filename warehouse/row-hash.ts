@@ -43,6 +43,44 @@ function enc(v: unknown): string {
 }
 
 /**
+ * The encodings of one column's values, the repeated strings among them computed once (a column of
+ * countries, entity types, keywords): kept while fewer than half the values seen are distinct,
+ * dropped (each value encoded anew) once a column shows itself unique (titles, ids, texts).
+ */
+class ColumnEnc {
+  private cache: Map<string, string> | null = new Map();
+  private seen = 0;
+  enc(v: unknown): string {
+    const cache = this.cache;
+    if (cache === null || typeof v !== 'string') return enc(v);
+    let e = cache.get(v);
+    if (e === undefined) {
+      e = enc(v);
+      cache.set(v, e);
+      if (cache.size > 64 && cache.size * 2 > this.seen) this.cache = null;
+    }
+    this.seen++;
+    return e;
+  }
+}
+
+/** `[...new Set(xs)].sort()` (UTF-16 code unit order), in place for the few child rows a parent mostly has. */
+function uniqSorted(xs: string[]): string[] {
+  if (xs.length < 2) return xs;
+  if (xs.length > 16) return [...new Set(xs)].sort();
+  for (let i = 1; i < xs.length; i++) {
+    const x = xs[i]!;
+    let j = i - 1;
+    for (; j >= 0 && xs[j]! > x; j--) xs[j + 1] = xs[j]!;
+    xs[j + 1] = x;
+  }
+  let w = 1;
+  for (let i = 1; i < xs.length; i++) if (xs[i] !== xs[w - 1]) xs[w++] = xs[i]!;
+  xs.length = w;
+  return xs;
+}
+
+/**
  * The content hash of each row (its `hashed` columns) and, with `kids`, of its child rows in each
  * child table (as a set: deduplicated and sorted, without the parent key column, which the parent
  * row holds): `v2:` + sha1 (hex) of the values' encodings (`enc`).
@@ -57,6 +95,7 @@ export function rowHashes(
   const kidEnc = new Map<string, string[][]>();
   kids.forEach((ch, i) => {
     const cols = ch.table.columns.map((c) => c.name).filter((n) => n !== ch.key);
+    const encs = cols.map(() => new ColumnEnc());
     let last: string | undefined;
     let per: string[][] | undefined;
     for (const r of ch.rows) {
@@ -67,24 +106,28 @@ export function rowHashes(
         last = k;
       }
       let e = '';
-      for (const n of cols) e += enc(r[n]);
+      for (let j = 0; j < cols.length; j++) e += encs[j]!.enc(r[cols[j]!]);
       per![i]!.push(e);
     }
   });
   const keyOf = kids[0]?.key;
-  return rows.map((r) => {
+  const encs = hashed.map(() => new ColumnEnc());
+  const none: string[] = [];
+  const out = new Array<string>(rows.length);
+  for (let ri = 0; ri < rows.length; ri++) {
+    const r = rows[ri]!;
     let s = '';
-    for (const n of hashed) s += enc(r[n]);
+    for (let j = 0; j < hashed.length; j++) s += encs[j]!.enc(r[hashed[j]!]);
     if (keyOf) {
       const per = kidEnc.get(String(r[keyOf]));
       for (let i = 0; i < kids.length; i++) {
-        const xs = per?.[i] ?? [];
-        const set = xs.length < 2 ? xs : [...new Set(xs)].sort();
+        const set = uniqSorted(per?.[i] ?? none);
         s += `#${set.length}:${set.join('')}`;
       }
     }
-    return HASH_V2 + crypto.hash('sha1', s);
-  });
+    out[ri] = HASH_V2 + crypto.hash('sha1', s);
+  }
+  return out;
 }
 
 /** The hash of before v2 (no prefix): sha1 of the JSON text of the row's hashed values and its children's rows. */

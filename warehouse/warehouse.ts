@@ -46,7 +46,7 @@ export class Warehouse {
     /** stages batches in memory, outside the lake transaction (one transaction writes one database) */
     private readonly stager: DuckDBConnection,
   ) {
-    this.landing = new Landing(stager, (tag, fn) => this.tx(tag, fn));
+    this.landing = new Landing(stager, conn, (tag, fn) => this.tx(tag, fn));
   }
 
   /**
@@ -118,7 +118,9 @@ export class Warehouse {
 
   /**
    * Land rows of a parent table and its children in one lake transaction (one snapshot); a
-   * replayed batch changes nothing. Returns the parent's counts (see land.ts).
+   * replayed batch changes nothing. Returns the parent's counts (see land.ts). The next batch may
+   * be landed before this one resolved: it is staged while the lake writes this one, and written
+   * after it (the lake's writes keep the order of the calls).
    */
   land(
     parent: TableDef,
@@ -126,7 +128,7 @@ export class Warehouse {
     children: { table: TableDef; rows: Record<string, unknown>[] }[],
     loadId: string,
   ): Promise<LoadCounts> {
-    return this.serial(() => this.landing.land(parent, rows, children, loadId));
+    return this.landing.land(parent, rows, children, loadId, (fn) => this.serial(fn));
   }
 
   /**

@@ -2,7 +2,7 @@
  * The workflow of this example: for each query, page its search over the window through newsflow's
  * own `ingestPage` activity (articles land in `articles`, and in `pipeline_articles` under this
  * pipeline's name), then land one row per query in a table of our own (`query_counts`, by our
- * `countQueries` activity), and record the load (`recordLoad`, a `_loads` row).
+ * `landQueryCounts` activity), and record the load (`recordLoad`, a `_loads` row).
  *
  * Workflow code is replayed by Temporal: no I/O, no clock, no randomness here; every effect is an
  * activity.

@@ -97,6 +97,46 @@ export function ipv6Bytes(ip: string): Uint8Array | null {
 const v4At = (b: Uint8Array, i: number) => `${b[i]}.${b[i + 1]}.${b[i + 2]}.${b[i + 3]}`;
 const startsWith = (b: Uint8Array, prefix: number[]) => prefix.every((v, i) => b[i] === v);
 
+/** The prefixes (bytes) of the IPv6 forms that carry an IPv4 address, and the byte the IPv4 address starts at (see `embeddedIPv4`). */
+const V4_CARRIERS: { prefix: number[]; at: number }[] = [
+  { prefix: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff], at: 12 }, // IPv4-mapped ::ffff:0:0/96
+  { prefix: [0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0], at: 12 }, // NAT64 64:ff9b::/96
+  { prefix: [0x20, 0x02], at: 2 }, // 6to4 2002::/16
+];
+
+/** 16 bytes as an IPv6 address in its compressed text form (RFC 5952: the longest run of two or more zero groups as `::`). */
+function ipv6Text(b: Uint8Array): string {
+  const groups = Array.from({ length: 8 }, (_, i) => (b[i * 2]! << 8) | b[i * 2 + 1]!);
+  let best = { at: -1, len: 1 };
+  for (let i = 0; i < 8; ) {
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > best.len) best = { at: i, len: j - i };
+    i = j > i ? j : i + 1;
+  }
+  const hex = (g: number[]) => g.map((x) => x.toString(16)).join(':');
+  return best.at < 0 ? hex(groups) : `${hex(groups.slice(0, best.at))}::${hex(groups.slice(best.at + best.len))}`;
+}
+
+/**
+ * Every network `addressKind` refuses, as CIDR text: the IPv4 and IPv6 ranges above, then, for
+ * each IPv4 range, the networks of the IPv6 forms that carry its addresses (IPv4-mapped, NAT64,
+ * 6to4), which are judged as the IPv4 address they carry. An address is refused exactly when it
+ * lies in one of them; the OpenAPI document a service serves lists them (a webhook URL's host).
+ */
+export function refusedNetworks(): string[] {
+  const out = [...V4_RANGES, ...V6_RANGES].map((r) => `${r.net}/${r.prefix}`);
+  for (const c of V4_CARRIERS) {
+    for (const r of V4_RANGES) {
+      const b = new Uint8Array(16);
+      c.prefix.forEach((v, i) => (b[i] = v));
+      r.net.split('.').forEach((v, i) => (b[c.at + i] = Number(v)));
+      out.push(`${ipv6Text(b)}/${c.at * 8 + r.prefix}`);
+    }
+  }
+  return out;
+}
+
 /**
  * The IPv4 address an IPv6 address carries, where its prefix says it carries one and a packet to
  * it reaches that IPv4 host: IPv4-mapped (::ffff:0:0/96), NAT64 well-known (64:ff9b::/96),
@@ -105,10 +145,8 @@ const startsWith = (b: Uint8Array, prefix: number[]) => prefix.every((v, i) => b
 export function embeddedIPv4(ip: string): string | null {
   const b = ipv6Bytes(ip);
   if (!b) return null;
-  if (startsWith(b, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff])) return v4At(b, 12);
-  if (startsWith(b, [0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0])) return v4At(b, 12);
-  if (startsWith(b, [0x20, 0x02])) return v4At(b, 2);
-  return null;
+  const c = V4_CARRIERS.find((x) => startsWith(b, x.prefix));
+  return c ? v4At(b, c.at) : null;
 }
 
 /**
@@ -233,8 +271,9 @@ export function refusal(policy: FetchPolicy, host: string, ip: string): string |
   return kind;
 }
 
-/** `localhost` and its subdomains: loopback whatever DNS says (RFC 6761 section 6.3). */
-const isLocalhostName = (name: string) => name === 'localhost' || name.endsWith('.localhost');
+/** Host names that are loopback whatever DNS says (RFC 6761 section 6.3): `localhost` and its subdomains (`*.`). */
+export const LOCALHOST_NAMES: readonly string[] = ['localhost', '*.localhost'];
+const isLocalhostName = (name: string) => LOCALHOST_NAMES.some((n) => (n.startsWith('*.') ? name.endsWith(n.slice(1)) : name === n));
 
 /**
  * Why the policy refuses a URL before any name is resolved: its host is an address literal (in

@@ -3,13 +3,15 @@
  * command group in this folder (bin/newsflow.js calls `main`). Errors say what was wrong and how to fix it, and exit non-zero.
  *
  * pipelines/, room by room (a command's file reads like its --help, then calls one of these):
- * - cli/: the commands, one file per group (service, admin, research, crawl, forum, wiki,
- *   pipelines, schedules, alerts, warehouse, temporal, spec); cli/shared.ts their common options
+ * - cli/: the commands, one file per group (config, service, admin, research, crawl, forum, wiki,
+ *   pipelines, schedules, sources, alerts, warehouse, temporal, spec); cli/shared.ts their common
+ *   options; cli/reference.ts docs/cli.md from them
+ * - config/: the project file (newsflow.yaml): its schema, loading, the project a command runs in
  * - run/: what the commands run: one workflow now and the worker (run-once.ts), the main job of
  *   `start` (main-job.ts), `serve` and `seed` (serve.ts), research runs (deep-research.ts), the
  *   alert sync (alert-sync.ts), the graph file, the SQL shell; the preflight and progress bars
  * - api/: one-off calls to the API through client/: ask (chat), crawl (index-urls.ts)
- * - schedules/: the declared schedules, a function of their configuration (index.ts)
+ * - schedules/: the schedules of the project's pipelines (declare.ts) and of the feed poller (feeds.ts)
  * - temporal/: the Temporal server a command talks to: dev server, server on PostgreSQL, ports,
  *   shutdown (index.ts)
  * - worker/: the worker, its runtime and its log (index.ts)

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import type { SchedulePlan } from '../schedules/index.js';
-import { CliError, dataDirOf, dataDirOpt, table } from './shared.js';
+import { CliError, dataDirOf, dataDirOpt, table, warehouseOf } from './shared.js';
 
 /** loaded when a command runs: `newsflow --help` loads no more than the commands */
 const runtime = () => import('../worker/index.js');
@@ -52,17 +52,40 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .action(async (o: { dataDir?: string; dryRun?: boolean; json?: boolean }) => {
       const { useProject } = await import('../config/index.js');
-      const { applyPlan, declareSchedules, pipelineScope, planSchedules } = await import('../schedules/index.js');
-      const schedules = declareSchedules(useProject().pipelines);
+      const { applyFeedSchedule, applyPlan, declareSchedules, FEED_SCHEDULE_ID, pipelineScope, planSchedules } = await import('../schedules/index.js');
+      const project = useProject();
+      const schedules = declareSchedules(project.pipelines);
       await withTemporal(o.dataDir, async (c) => {
         const plan = await planSchedules(c, schedules, pipelineScope);
-        if (o.json) console.log(JSON.stringify({ plan: planJson(plan), ...(o.dryRun ? {} : { applied: await applyPlan(c, plan) }) }));
+        const applied = o.dryRun ? null : await applyPlan(c, plan);
+        // the feed poller: the file's sources into the warehouse (beside those `sources add` added), one schedule while any exists
+        let feeds: string;
+        if (o.dryRun) {
+          const exists = await c.schedule
+            .getHandle(FEED_SCHEDULE_ID)
+            .describe()
+            .then(
+              () => true,
+              () => false,
+            );
+          feeds = `feed poller (${FEED_SCHEDULE_ID}): ${project.sources.length} source(s) in the project file; its schedule ${exists ? 'exists' : 'does not exist yet'}`;
+        } else {
+          const { Warehouse } = await import('../../warehouse/warehouse.js');
+          const warehouse = await Warehouse.open(warehouseOf({ dataDir: o.dataDir }));
+          try {
+            const r = await applyFeedSchedule(c, { warehouse, sources: project.sources });
+            const s = r.sources;
+            feeds = `feed poller (${FEED_SCHEDULE_ID}): sources ${s.added.length} added, ${s.updated.length} updated, ${s.removed.length} removed; schedule ${r.schedule.created.length ? 'created' : r.schedule.deleted.length ? 'deleted (no source)' : r.schedule.unchanged.length ? 'unchanged' : r.schedule.updated.length ? 'updated' : 'none (no source)'}`;
+          } finally {
+            warehouse.close();
+          }
+        }
+        if (o.json) console.log(JSON.stringify({ plan: planJson(plan), ...(applied ? { applied } : {}), feeds }));
         else {
           console.log(planText(plan, o.dryRun ?? false));
-          if (!o.dryRun && (plan.create.length || plan.update.length || plan.delete.length)) {
-            const r = await applyPlan(c, plan);
-            console.log(`applied: ${r.created.length} created, ${r.updated.length} updated, ${r.deleted.length} deleted`);
-          }
+          if (applied && (plan.create.length || plan.update.length || plan.delete.length))
+            console.log(`applied: ${applied.created.length} created, ${applied.updated.length} updated, ${applied.deleted.length} deleted`);
+          console.log(feeds);
         }
       });
     });

@@ -16,7 +16,7 @@ export function register(program: Command): void {
     .option('--out <file>', 'write to a file instead of stdout')
     .action(async (o: { out?: string }) => {
       // the route handlers (and all they import) load only for this command
-      const doc = JSON.stringify((await spec()).buildOpenApi({ notImplemented: await (await svc()).notImplementedOperations() }), null, 2);
+      const doc = JSON.stringify((await spec()).buildOpenApi(await (await svc()).openApiOptions()), null, 2);
       if (o.out) fs.writeFileSync(path.resolve(o.out), doc);
       else console.log(doc);
     });

@@ -134,7 +134,7 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
   for (const d of schedules) await client.schedule.getHandle(d.id).trigger();
   const backfill = await startBackfill(client, worker.warehouse, history, project.pipelines);
   up();
-  const wh = path.join(warehouseDir(dataDir), 'warehouse.duckdb');
+  const wh = `${warehouseDir(dataDir)} (a DuckLake: its catalog lake.sqlite and Parquet files under lake/, unless the project file names others)`;
   const pipelines: string[] = [];
   for (const d of schedules) {
     const next = (

@@ -23,7 +23,7 @@ import {
   type ToolSpec,
 } from '../llm/index.js';
 import { countTokens, promptTokens } from '../llm/tokens.js';
-import { byokKeys, recentTurns, type ChatLog } from '../chat/completion.js';
+import { byokKeys, recentTurns, requestTurns, type ChatLog } from '../chat/completion.js';
 import { hitRecorder, searchParamsOf } from '../chat/retrieve.js';
 import { followUpQuery } from '../chat/follow-up.js';
 import { AnswerWriter, answers, type AnswerEvent } from '../chat/answer.js';
@@ -234,7 +234,13 @@ export async function startDeepNews(
   services: Services,
   principal: Principal,
   body: DeepNewsBody,
-  o: { log?: ChatLog /** scheme://host of the service, for the absolute URLs of graph pages and chart counts */; origin?: string } = {},
+  o: {
+    log?: ChatLog;
+    /** the service's public base URL (config.ts publicBase), for the absolute URLs of graph pages and chart counts */
+    origin?: string;
+    /** the client left (HandlerCtx.signal): the follow-up rewrite stops; the research stops with the signal `events` is given */
+    signal?: AbortSignal;
+  } = {},
 ): Promise<DeepNewsRun> {
   const log = o.log;
   const origin = o.origin ?? '';
@@ -248,7 +254,7 @@ export async function startDeepNews(
     history = recentTurns(stored);
   }
   const threadId = known ?? crypto.randomUUID();
-  const incoming: LlmMessage[] = body.messages.map((m) => ({ role: m.role, content: m.content }));
+  const incoming: LlmMessage[] = requestTurns(body.messages.map((m) => ({ role: m.role, content: m.content })));
   const conversation = [...history, ...incoming];
   // filter_params are validated before anything runs (a bad one is a 422 under filter_params)
   searchParamsOf(body.filter_params, 'x', !!news.embedder);
@@ -256,7 +262,8 @@ export async function startDeepNews(
   const provider: LlmProvider = services.llm.provider(model, await byokKeys(services, principal, model, log));
   const caller = toolCaller(provider);
   // a follow-up in a thread is made self-standing first (chat/follow-up.ts), as chat does
-  const follow = await followUpQuery(conversation, { conversational: body.conversational_awareness, provider, user: body.user, log });
+  const follow = await followUpQuery(conversation, { conversational: body.conversational_awareness, provider, user: body.user, signal: o.signal, log });
+  o.signal?.throwIfAborted();
   const question = follow.query;
   // the parsed body holds the cutoff as RFC 3339 with an offset (spec normalises "no offset" to UTC)
   const cutoffMs = body.cutoff_datetime ? Date.parse(body.cutoff_datetime) : null;
@@ -327,6 +334,8 @@ export async function startDeepNews(
       /** Run a round's calls (at most max_parallel_tool_calls at once), yield them in plan order; returns new items and each call's result. */
       async function* execute(calls: PlannedCall[], main: (c: PlannedCall) => boolean): AsyncGenerator<AgentEvent, { fresh: number; results: Found[] }> {
         const jobs = calls.map((c) => async (): Promise<Found | Error> => {
+          // the client left: no further tool call starts (a result, not a rejection: the round stops at the check below, and the calls not awaited then reject nothing)
+          if (signal?.aborted) return new Error('the client left');
           try {
             return await tool(c).run(ctx, c.input);
           } catch (e) {
@@ -340,6 +349,7 @@ export async function startDeepNews(
         for (let i = 0; i < calls.length; i++) {
           const c = calls[i]!;
           const r = await pending[i]!;
+          signal?.throwIfAborted();
           usage.tool_usage[c.tool] = (usage.tool_usage[c.tool] ?? 0) + 1;
           for (const k of askedKeys(c)) asked.add(k);
           const id = `toolu_${String(++callSeq).padStart(3, '0')}`;

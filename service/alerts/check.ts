@@ -18,7 +18,7 @@
 import { SearchParams, type AlertLog, type SearchParamsParsed } from '../../spec/index.js';
 import type { NewsService } from '../news/service.js';
 import type { NewsArticle } from '../news/model.js';
-import { badRequest } from '../errors.js';
+import { conflict } from '../errors.js';
 import type { AlertRow } from './store.js';
 import { ownerOf } from '../auth/principal.js';
 import { ProviderError, complete, type LlmProvider } from '../llm/index.js';
@@ -48,8 +48,9 @@ function sourceParams(a: AlertRow): Record<string, unknown> {
 
 export async function checkAlert(news: NewsService, a: AlertRow, window: { from: number; to: number }, llm: LlmProvider | null): Promise<CheckResult> {
   const bad = unreachableSources(a);
+  // a valid request on an alert whose stored sources this server cannot run: the alert's state, 409
   if (bad.length) {
-    throw badRequest(
+    throw conflict(
       `alert ${a.id} has source(s) ${bad.join(', ')} that this service cannot reach offline (it runs asknews sources only); ` +
         `remove them with PUT /v1/chat/alerts/${a.id}, or run this alert against the hosted API`,
     );

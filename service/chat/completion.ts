@@ -149,7 +149,24 @@ export function recentTurns(history: LlmMessage[], budget = HISTORY_TOKENS): Llm
   return history.slice(i);
 }
 
-export async function startChat(services: Services, principal: Principal, body: ChatBody, log?: ChatLog): Promise<ChatRun> {
+/**
+ * The request's own messages a run works on, chosen before any per-message work (tokens,
+ * retrieval, the prompt, the thread): its system messages and its other turns, the newest of
+ * each within HISTORY_TOKENS, its last turn always. A request of many messages (spec/chat.ts
+ * CHAT_LIMITS) then costs no more than its last few; older ones are neither sent nor stored.
+ */
+export function requestTurns(messages: LlmMessage[]): LlmMessage[] {
+  const turns = messages.filter((m) => m.role !== 'system');
+  const kept = new Set([...recentTurns(messages.filter((m) => m.role === 'system')), ...recentTurns(turns)]);
+  if (turns.length) kept.add(turns[turns.length - 1]!);
+  return messages.filter((m) => kept.has(m));
+}
+
+/**
+ * `signal`: the client left (HandlerCtx.signal); the follow-up rewrite and retrieval stop. The
+ * answer's own work stops with the signal `events` is given (chat/respond.ts replyRun passes the same).
+ */
+export async function startChat(services: Services, principal: Principal, body: ChatBody, log?: ChatLog, signal?: AbortSignal): Promise<ChatRun> {
   const news = services.news!;
   // thread: a known thread continues; an unknown one is 404; none starts a thread
   let history: LlmMessage[] = [];
@@ -168,16 +185,18 @@ export async function startChat(services: Services, principal: Principal, body: 
     await services.threads.create(principal.userId, principal.keyId, threadId);
     threadRow = true;
   };
-  const incoming: LlmMessage[] = body.messages.map((m) => ({ role: m.role, content: m.content }));
+  const incoming: LlmMessage[] = requestTurns(body.messages.map((m) => ({ role: m.role, content: m.content })));
   const conversation = [...history, ...incoming];
   // filter_params are validated before any model call (a bad one is a 422 under filter_params)
   searchParamsOf(body.filter_params, 'x', !!news.embedder);
   const keys = await byokKeys(services, principal, body.model, log);
   const provider: LlmProvider = services.llm.provider(body.model, keys);
-  const follow = await followUpQuery(conversation, { conversational: body.conversational_awareness, provider, user: body.user, log });
+  const follow = await followUpQuery(conversation, { conversational: body.conversational_awareness, provider, user: body.user, signal, log });
   const question = follow.query;
   const { p, given } = searchParamsOf(body.filter_params, question, !!news.embedder);
+  signal?.throwIfAborted();
   const docs = await retrieve(news, principal, p, given);
+  signal?.throwIfAborted();
 
   const hit = hitRecorder(news, principal, question);
   hit(

@@ -179,6 +179,8 @@ export async function followUpQuery(
       if (query) return { query, by: 'model', usage };
     } catch (e) {
       if (!(e instanceof ProviderError)) throw e;
+      // the client left (the call was aborted for it): nothing to carry on with, nothing to log
+      if (o.signal?.aborted) throw o.signal.reason;
       o.log?.error({ provider: e.provider, detail: e.detail }, `${e.message} while rewriting a follow-up; the thread's subject is carried instead`);
     }
   }

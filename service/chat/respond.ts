@@ -25,7 +25,8 @@ export function gateway(e: ProviderError, log: ChatLog): HttpError {
 /**
  * The frames of a run: `render` turns each event into frames, `data: [DONE]` comes last; a failure
  * once streaming is an error event (502000 for a provider, 500000 otherwise; `doing` names the work
- * in its message and log line). A run stopped because its caller went away (`aborted`) ends quietly.
+ * in its message and log line). A run stopped because its caller went away (`aborted`) ends quietly:
+ * no error event (no one reads it) and no error line.
  */
 export async function* sseFrames<E>(
   first: IteratorResult<E>,
@@ -43,6 +44,7 @@ export async function* sseFrames<E>(
     }
     yield sseFrame(SSE.done);
   } catch (e) {
+    // the client left: the run stopped (its signal)
     if (aborted?.aborted) return;
     if (e instanceof ProviderError) log.error({ provider: e.provider, status: e.status, detail: e.detail }, e.message);
     else log.error({ err: e }, `${doing.what} stream failed`);
@@ -73,7 +75,9 @@ export interface ReplyRun<E> {
  * between an error response (a provider failing before anything was said is a 502) and a stream
  * of `render`ed frames; else the run's `n` answers are collected into the chat completion response
  * (with `extra` fields, DeepNews' `sources`, read once the run is done). A caller that goes away
- * aborts the run (and the provider's request with it).
+ * (HandlerCtx.signal, service/app.ts) aborts the run (and the provider's request with it) and is
+ * answered nothing: the stream ends quietly, and a run that had not answered yet throws the
+ * signal's reason, which the error handler answers nobody.
  */
 export async function replyRun<E extends { type: string }>(
   ctx: HandlerCtx,
@@ -86,17 +90,13 @@ export async function replyRun<E extends { type: string }>(
     extra?: () => Record<string, unknown>;
   },
 ): Promise<unknown> {
-  const gone = new AbortController();
-  ctx.reply.raw.on('close', () => {
-    if (!ctx.reply.raw.writableFinished) gone.abort();
-  });
-  const it = run.events(gone.signal);
+  const it = run.events(ctx.signal);
   ctx.reply.header('x-thread-id', run.threadId);
   try {
     if (o.stream) {
       const first = await it.next();
       ctx.reply.header('content-type', SSE.contentType).header('cache-control', 'no-cache').header('x-accel-buffering', 'no');
-      return ctx.reply.code(200).send(Readable.from(sseFrames(first, it, o.render, ctx.req.log, o.doing, gone.signal)));
+      return ctx.reply.code(200).send(Readable.from(sseFrames(first, it, o.render, ctx.req.log, o.doing, ctx.signal)));
     }
     const choices: CollectedChoice[] = Array.from({ length: o.n }, (_, index) => ({ index, message: { role: 'assistant', content: '' }, finish_reason: null }));
     for await (const e of it) {
@@ -117,6 +117,8 @@ export async function replyRun<E extends { type: string }>(
   } catch (e) {
     // no answer started: a new thread was not stored, so its id is not announced
     ctx.reply.removeHeader('x-thread-id');
+    // the client left: its work stopped, nothing to report
+    if (ctx.signal.aborted) throw ctx.signal.reason;
     if (e instanceof ProviderError) throw gateway(e, ctx.req.log);
     throw e;
   }

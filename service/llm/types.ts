@@ -108,6 +108,8 @@ export async function* choices(p: LlmProvider, req: LlmRequest, n: number, done:
     return;
   }
   for (let index = 0; index < n; index++) {
+    // the caller went away: no further call (a provider that reads no signal, the extractive writer, would write them all)
+    req.signal?.throwIfAborted();
     const ac = new AbortController();
     try {
       for await (const text of p.stream(withAbort(req, ac.signal))) {

@@ -21,7 +21,7 @@ export const chatHandlers: GroupHandlers = {
   /** SSE: one chunk per delta, a closing chunk per choice with its finish_reason, `data: [DONE]` last; a failure is an error event. */
   get_chat_completions: async (ctx) => {
     const body = ctx.body as ChatBody;
-    const run = await startChat(ctx.services, ctx.principal!, { ...body, filter_params: rawFilterParams(ctx.req) }, ctx.req.log);
+    const run = await startChat(ctx.services, ctx.principal!, { ...body, filter_params: rawFilterParams(ctx.req) }, ctx.req.log, ctx.signal);
     return replyRun(ctx, run, {
       stream: body.stream,
       n: body.n,

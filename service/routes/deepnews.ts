@@ -15,6 +15,7 @@
 import { DEEPNEWS_MODELS } from '../../spec/index.js';
 import { sseFrame as frame } from '../../lib/sse.js';
 import type { GroupHandlers } from '../context.js';
+import { publicBase } from '../config.js';
 import { rawFilterParams, replyRun } from '../chat/respond.js';
 import { startDeepNews, type AgentEvent, type DeepNewsBody, type DeepNewsRun } from '../agent/run.js';
 import { deepNewsModels } from '../agent/models.js';
@@ -106,8 +107,14 @@ function v2(run: DeepNewsRun) {
 export const deepnewsHandlers: GroupHandlers = {
   deep_news: async (ctx) => {
     const body = ctx.body as DeepNewsBody;
-    const origin = `${ctx.req.protocol}://${ctx.req.host}`;
-    const run = await startDeepNews(ctx.services, ctx.principal!, { ...body, filter_params: rawFilterParams(ctx.req) }, { log: ctx.req.log, origin });
+    // the graph pages and chart counts it cites are absolute URLs under the public base URL, never the request's Host
+    const origin = publicBase(ctx.services.config);
+    const run = await startDeepNews(
+      ctx.services,
+      ctx.principal!,
+      { ...body, filter_params: rawFilterParams(ctx.req) },
+      { log: ctx.req.log, origin, signal: ctx.signal },
+    );
     return replyRun(ctx, run, {
       stream: body.stream,
       n: body.n,

@@ -4,6 +4,7 @@
  */
 import { ERROR_CODES, type GraphRequestParsed } from '../../spec/index.js';
 import type { GroupHandlers, HandlerCtx } from '../context.js';
+import { publicBase } from '../config.js';
 import { HttpError, notFound } from '../errors.js';
 import { toDict } from '../search/format.js';
 import type { GraphService } from '../graph/index.js';
@@ -15,8 +16,12 @@ function graphService(ctx: HandlerCtx): GraphService {
   return g;
 }
 
-/** scheme://host of this request: capability URLs are absolute (browsers open them as they are). */
-const origin = (ctx: HandlerCtx) => `${ctx.req.protocol}://${ctx.req.host}`;
+/**
+ * Capability URLs are absolute (browsers open them as they are) and start with the configured
+ * public base URL, never with the request's Host or X-Forwarded-* headers: a caller cannot make
+ * a shared link point at a host of its choosing.
+ */
+const origin = (ctx: HandlerCtx) => publicBase(ctx.services.config);
 
 async function stored(ctx: HandlerCtx) {
   const id = String((ctx.params as { graph_id: string }).graph_id);

@@ -158,12 +158,8 @@ export class Web {
     let to: number | null = null;
     if (params.start_datetime) from = Math.max(from ?? -Infinity, Date.parse(params.start_datetime));
     if (params.end_datetime) to = Date.parse(params.end_datetime);
-    if (from !== null && to !== null && to < from) {
-      throw new WebSearchParamError(
-        ['query', 'end_datetime'],
-        `end_datetime ${params.end_datetime} is before the window's start (${new Date(from).toISOString()})`,
-      );
-    }
+    // end_datetime before start_datetime is the schema's 422; before the start lookback sets, the window is empty
+    if (from !== null && to !== null && to < from) return { as_string: '', as_dicts: [], offset: null };
     let offset = 0;
     if (typeof params.offset === 'number') offset = params.offset;
     else if (typeof params.offset === 'string') {

@@ -4,6 +4,8 @@
  * landing bench. Wide rows: a `raw` JSON of the whole dict, like the real activity keeps.
  */
 import crypto from 'node:crypto';
+import type { Warehouse } from '../../warehouse/warehouse.js';
+import { ARTICLES, ARTICLE_CLASSIFICATIONS, ARTICLE_ENTITIES, ARTICLE_KEYWORDS } from '../../warehouse/tables/index.js';
 
 const WORDS = [
   'storm',
@@ -108,3 +110,13 @@ export function articlePage(day: number, n: number, from = 0, edit = ''): Articl
   }
   return page;
 }
+
+/** The child tables of a page with their rows, as `Warehouse.land` takes them. */
+export const pageChildren = (p: ArticlePage) => [
+  { table: ARTICLE_ENTITIES, rows: p.entities },
+  { table: ARTICLE_KEYWORDS, rows: p.keywords },
+  { table: ARTICLE_CLASSIFICATIONS, rows: p.classes },
+];
+
+/** Land a page (its articles with their children) in one lake transaction, as news ingest does. */
+export const landPage = (w: Warehouse, p: ArticlePage, loadId: string) => w.land(ARTICLES, p.rows, pageChildren(p), loadId);

@@ -49,6 +49,8 @@ export async function startTestService(
     corpusStore?: string;
     /** the service clock (ms); fixed clocks make "the last 48 hours" deterministic */
     clock?: () => number;
+    /** Fastify's logger options (a level and a stream to read the lines); default none */
+    logger?: object;
   } = {},
 ): Promise<TestService> {
   const dataDir = tempDir();
@@ -73,7 +75,7 @@ export async function startTestService(
     keys[name] = key;
     keyIds[name] = id;
   }
-  const svc = await startService({ services, handlers: opts.handlers, configure: opts.configure, logger: false });
+  const svc = await startService({ services, handlers: opts.handlers, configure: opts.configure, logger: opts.logger ?? false });
   return {
     ...svc,
     dataDir,
@@ -101,6 +103,7 @@ export async function api(
   pathAndQuery: string,
   key?: string,
   body?: unknown,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
 ): Promise<{ status: number; body: any; headers: Headers; text: string }> {
   const headers: Record<string, string> = {};
   if (key) headers.authorization = `Bearer ${key}`;

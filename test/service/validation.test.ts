@@ -7,7 +7,7 @@ import type { GroupHandlers } from '../../service/context.js';
 
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService({ limitsText: 'distribution=100:100:10,news=100:100:10' });
+  svc = await startTestService({ limitsText: 'distribution=100:100:10,news=100:100:10,chat=1000:1000:10' });
 });
 afterAll(async () => svc?.stop());
 
@@ -94,6 +94,99 @@ describe('validation errors are 422 with loc/msg/type', () => {
     const cron = await api(svc.url, 'POST', '/v1/chat/alerts', svc.keys.org, { cron: '99 * * * *', triggers: [] });
     expect(cron.status).toBe(422);
     expect(cron.body.detail[0].loc).toEqual(['body', 'cron']);
+  });
+});
+
+describe('the rules the OpenAPI document states are the rules the server enforces', () => {
+  it('refuses a JSON null body with a 422 on body, where a body is required and where it is optional', async () => {
+    for (const p of ['/v1/news/graph', '/v1/chat/alerts', '/v1/openai/chat/completions']) {
+      const r = await fetch(`${svc.url}${p}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${svc.keys.org}`, 'content-type': 'application/json' },
+        body: 'null',
+      });
+      expect(r.status, p).toBe(422);
+      expect(((await r.json()) as { detail: { loc: string[] }[] }).detail[0]!.loc, p).toEqual(['body']);
+    }
+    // no body at all still takes the defaults where the body is optional
+    const none = await fetch(`${svc.url}/v1/news/graph`, { method: 'POST', headers: { authorization: `Bearer ${svc.keys.org}` } });
+    expect(none.status).not.toBe(422);
+  });
+
+  it('refuses a BYOK key holding CR/LF or other control characters (it would be sent in a header)', async () => {
+    for (const key of ['abc\r\nX-Injected: 1xxxxxxx', 'sk-ant-0123456789\u0000', 'sk ant 0123456789']) {
+      const r = await api(svc.url, 'PUT', '/v1/byok/anthropic', svc.keys.org, { api_key: key });
+      expect(r.status, JSON.stringify(key)).toBe(422);
+      expect(r.body.detail[0]).toMatchObject({ loc: ['body', 'api_key'], type: 'value_error.str.regex' });
+    }
+    expect((await api(svc.url, 'PUT', '/v1/byok/anthropic', svc.keys.org, { api_key: 'sk-ant-0123456789abcdef' })).status).toBe(200);
+  });
+
+  it('more than 100 article ids is a 422 naming article_ids; a query string past 16 KiB is the 431 the document lists', async () => {
+    const long = Array.from({ length: 101 }, (_, i) => `article_ids=${'a'.repeat(150)}${i}`).join('&');
+    const r = await api(svc.url, 'GET', `/v1/news?${long}`, svc.keys.org);
+    expect(r.status).toBe(431);
+    expect(r.body).toEqual({ code: 431000, detail: expect.stringContaining('16 KB') });
+    const doc = (await api(svc.url, 'GET', '/openapi.json')).body;
+    expect(Object.keys(doc.paths['/v1/news'].get.responses)).toContain('431');
+    const many = await api(svc.url, 'GET', `/v1/news?${ids(101)}`, svc.keys.org);
+    expect(many.body.detail[0]).toMatchObject({ loc: ['query', 'article_ids'], type: 'value_error.list.max_items' });
+  });
+
+  it('cron: the shape of its pattern, then ranges that do not run backwards', async () => {
+    const cron = (c: string) => api(svc.url, 'POST', '/v1/chat/alerts', svc.keys.org, { cron: c, triggers: [] });
+    for (const ok of ['0 9 * * MON-fri', ' */15 0-23/2 1,15 jan-Dec * ', '@daily', '05 4 * * 7']) expect((await cron(ok)).status, ok).toBe(201);
+    for (const [bad, msg] of [
+      ['5-1 * * * *', /minute range "5-1" is reversed/],
+      ['* * * FEB-jan *', /month range "FEB-jan" is reversed/],
+      ['007 * * * *', /minute field "007" is not valid/],
+      ['*/100 * * * *', /minute field/],
+      ['0 0 * * * *', /5 fields/],
+      ['@every 5m', /macro/],
+    ] as const) {
+      const r = await cron(bad);
+      expect(r.status, bad).toBe(422);
+      expect(r.body.detail[0].loc).toEqual(['body', 'cron']);
+      expect(r.body.detail[0].msg).toMatch(msg);
+    }
+  });
+
+  it('webhook URLs are absolute http(s) URLs a parser takes; index_urls takes http(s) URLs only', async () => {
+    const hook = (url: string) =>
+      api(svc.url, 'POST', '/v1/chat/alerts', svc.keys.org, { cron: '0 * * * *', triggers: [{ action: 'webhook', params: { url } }] });
+    for (const ok of ['https://hooks.example.com/x?y=1#z', 'HTTP://user:pw@hooks.example.com:8443/', 'http://[2606:4700:4700::1111]/in'])
+      expect((await hook(ok)).status, ok).toBe(201);
+    for (const bad of [
+      'ftp://hooks.example.com/',
+      'https://hooks example.com/',
+      'https://a.999/',
+      'https://xn--a/',
+      'https://h.example.com:99999/',
+      '/relative',
+    ]) {
+      const r = await hook(bad);
+      expect(r.status, bad).toBe(422);
+      expect(r.body.detail[0].loc).toEqual(['body', 'triggers', 0, 'params', 'url']);
+    }
+    const index = (url: string) =>
+      api(svc.url, 'POST', '/v1/news/index_urls', svc.keys.org, { start_time: '2024-01-01T00:00:00Z', end_time: '2024-01-02T00:00:00Z', urls: [{ url }] });
+    for (const bad of ['ftp://example.com/a', 'mailto:a@example.com', ' http://example.com/', 'http://example.com/a b']) {
+      const r = await index(bad);
+      expect(r.status, bad).toBe(422);
+      expect(r.body.detail[0].loc).toEqual(['body', 'urls', 0, 'url']);
+    }
+  });
+
+  it('forecast cutoff_date is a real UTC minute of the years 0001 to 9999, leap days in leap years only', async () => {
+    const cutoff = (c: string) => api(svc.url, 'GET', `/v1/chat/forecast?query=election&cutoff_date=${c}`, svc.keys.org);
+    for (const ok of ['0020-02-29-00:00', '2024-02-29-23:59', '0001-01-01-00:00']) expect((await cutoff(ok)).status, ok).not.toBe(422);
+    for (const bad of ['2023-02-29-00:00', '1900-02-29-12:00', '2024-04-31-00:00', '2024-01-01-24:00', '0000-01-01-00:00', '2024-1-01-00:00']) {
+      const r = await cutoff(bad);
+      expect(r.status, bad).toBe(422);
+      expect(r.body.detail[0].loc).toEqual(['query', 'cutoff_date']);
+    }
+    const blank = await api(svc.url, 'GET', '/v1/chat/forecast?query=%20%09', svc.keys.org);
+    expect(blank.body.detail[0]).toMatchObject({ loc: ['query', 'query'], msg: 'query: query is blank' });
   });
 });
 

@@ -2,19 +2,42 @@ import { describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll } from 'vitest';
 
-import { buildOpenApi, LIMIT_GROUPS, ROUTES, SCOPES, operationStatuses, route, type RouteDef, type Scope } from '../../spec/index.js';
+import {
+  buildOpenApi,
+  CHAT_LIMITS,
+  CRON,
+  CUTOFF_DATE,
+  DIGITS_CURSOR,
+  EMAIL,
+  ENTITY_GUARANTEE,
+  HEADER_TOKEN,
+  HTTP_URL,
+  LIMIT_GROUPS,
+  NOT_BLANK,
+  PAGE_URL,
+  ROUTES,
+  SCOPES,
+  X_RULES,
+  operationStatuses,
+  route,
+  type CrossFieldRule,
+  type RouteDef,
+  type Scope,
+} from '../../spec/index.js';
 import { interfaceOperations, samplePath } from '../helpers/interface.js';
 import { api, startTestService, type TestService } from '../helpers/service.js';
 import { seededCorpusStore } from '../helpers/corpus-store.js';
+import { webhookRefusedHosts } from '../../service/alerts/webhooks.js';
 
-type Doc = { openapi: string; paths: Record<string, Record<string, any>>; components: any };
+type Doc = { openapi: string; paths: Record<string, Record<string, any>>; components: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
 /** Follow a local `$ref` (`#/components/...`). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 function resolve(doc: Doc, x: any): any {
   if (!x?.$ref) return x;
   return String(x.$ref)
     .slice(2)
     .split('/')
-    .reduce((o: any, k: string) => o[k], doc);
+    .reduce((o: any, k: string) => o[k], doc); // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 const documented = (doc: Doc, d: RouteDef): number[] => Object.keys(doc.paths[d.path]![d.method.toLowerCase()].responses).map(Number);
 
@@ -41,13 +64,13 @@ describe('OpenAPI document generated from spec/', () => {
   });
 
   it('describes the search parameters with their rules', () => {
-    const params = doc.paths['/v1/news/search']!.get.parameters as { name: string; schema: any }[];
+    const params = doc.paths['/v1/news/search']!.get.parameters as { name: string; schema: any }[]; // eslint-disable-line @typescript-eslint/no-explicit-any
     const n = params.find((p) => p.name === 'n_articles')!;
     expect(n.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 101, default: 10 });
     const voice = params.find((p) => p.name === 'reporting_voice')!;
     expect(JSON.stringify(voice.schema)).toContain('Sensational');
-    expect(doc.paths['/v1/news']!.get.parameters.find((p: any) => p.name === 'article_ids').schema.maxItems).toBe(100);
-    const limit = doc.paths['/v1/distribution/articles/top_n_for_domains']!.get.parameters.find((p: any) => p.name === 'limit');
+    expect(doc.paths['/v1/news']!.get.parameters.find((p: any) => p.name === 'article_ids').schema.maxItems).toBe(100); // eslint-disable-line @typescript-eslint/no-explicit-any
+    const limit = doc.paths['/v1/distribution/articles/top_n_for_domains']!.get.parameters.find((p: any) => p.name === 'limit'); // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(limit.schema).toMatchObject({ minimum: 1, maximum: 100, default: 10 });
   });
 
@@ -73,12 +96,15 @@ describe('OpenAPI document: the statuses each route answers (item 15)', () => {
   });
 
   it('derives them from the route table: auth, lookups, bodies, parameters, limits, missing handlers', () => {
-    expect(statuses('ping')).toEqual([200, 400, 405, 500]);
+    expect(statuses('ping')).toEqual([200, 400, 405, 431, 500]);
     // any valid key, publisher keys allowed, no limiter: 401 but never 403 or 429
-    expect(statuses('get_rate_limit_status')).toEqual([200, 400, 401, 405, 500]);
-    expect(statuses('get_article')).toEqual([200, 400, 401, 403, 404, 405, 422, 429, 500]);
-    expect(statuses('create_alert')).toEqual([201, 400, 401, 403, 405, 413, 415, 422, 429, 500]);
-    expect(statuses('delete_alert')).toEqual([204, 400, 401, 403, 404, 405, 413, 415, 422, 429, 500]);
+    expect(statuses('get_rate_limit_status')).toEqual([200, 400, 401, 405, 431, 500]);
+    expect(statuses('get_article')).toEqual([200, 400, 401, 403, 404, 405, 422, 429, 431, 500]);
+    expect(statuses('create_alert')).toEqual([201, 400, 401, 403, 405, 413, 415, 422, 429, 431, 500]);
+    expect(statuses('delete_alert')).toEqual([204, 400, 401, 403, 404, 405, 413, 415, 422, 429, 431, 500]);
+    // 409 where the resource's state can refuse: running an alert whose sources this server cannot run
+    expect(statuses('run_alert')).toContain(409);
+    expect(statuses('get_alert')).not.toContain(409);
     // the handler answers 404 for a foreign user_id or an unknown alert_id filter
     expect(statuses('get_alerts')).toContain(404);
     expect(statuses('get_all_alert_logs')).toContain(404);
@@ -129,9 +155,105 @@ describe('OpenAPI document: the statuses each route answers (item 15)', () => {
 
   it('documents the token endpoint with its OAuth error bodies', () => {
     const op = doc.paths['/oauth2/token']!.post;
-    expect(Object.keys(op.responses).map(Number)).toEqual([200, 400, 401, 405, 413, 415, 500]);
+    expect(Object.keys(op.responses).map(Number)).toEqual([200, 400, 401, 405, 413, 415, 431, 500]);
     const schema = resolve(doc, op.responses['401'].content['application/json'].schema);
     expect(schema.required).toEqual(['code', 'detail', 'error', 'error_description']);
+  });
+});
+
+describe('OpenAPI document: every rule the server enforces is stated', () => {
+  const doc = buildOpenApi() as Doc;
+  const op = (path: string, method = 'get') => doc.paths[path]![method];
+  const param = (path: string, name: string) => op(path).parameters.find((p: { name: string }) => p.name === name).schema;
+  const schema = (id: string) => doc.components.schemas[id];
+  const rules = (x: { [X_RULES]?: CrossFieldRule[] }) => (x[X_RULES] ?? []).map((r) => `${r.rule} ${r.fields.join(',')}`);
+
+  it('as a pattern: cron, webhook and index URLs, forecast cutoff_date, the web search cursor, BYOK keys, emails, entity guarantees', () => {
+    expect(schema('CreateAlertRequest').properties.cron).toMatchObject({ maxLength: 256, pattern: CRON.source });
+    const hook = schema('AlertTrigger').oneOf[0].properties.params;
+    expect(hook.properties.url).toMatchObject({ pattern: HTTP_URL.source, maxLength: 2083 });
+    expect(JSON.stringify(doc.components.schemas)).toContain(JSON.stringify(PAGE_URL.source));
+    expect(param('/v1/chat/forecast', 'cutoff_date').pattern).toBe(CUTOFF_DATE.source);
+    expect(param('/v1/chat/forecast', 'query').pattern).toBe(NOT_BLANK.source);
+    expect(param('/v1/chat/websearch', 'offset').anyOf[1]).toMatchObject({ type: 'string', pattern: DIGITS_CURSOR.source });
+    expect(schema('UpsertApiKeyRequest').properties.api_key).toMatchObject({ minLength: 10, pattern: HEADER_TOKEN.source });
+    expect(schema('AlertTrigger').oneOf[1].properties.params.properties.to).toEqual({ type: 'string', pattern: EMAIL.source });
+    expect(param('/v1/news/search', 'entity_guarantee').anyOf[0].items.pattern).toBe(ENTITY_GUARANTEE.source);
+    // no `format` beside a pattern the server reads differently (a validator's `email` takes other addresses)
+    expect(JSON.stringify(doc)).not.toContain('"format":"email"');
+  });
+
+  it('as x-newsflow-rules where JSON Schema cannot say it: each kind described, on the operation for query parameters, on the schema for bodies', () => {
+    for (const p of ['/v1/distribution/stats/hit_share', '/v1/distribution/stats/metrics', '/v1/distribution/articles/top_n']) {
+      expect(rules(op(p)), p).toEqual(['not-before start_date,end_date', 'same-utc-month start_date,end_date']);
+    }
+    expect(rules(op('/v1/news/search'))).toEqual([
+      'all-or-none geo_lat,geo_lon,geo_radius',
+      'closed-rings geo_polygon',
+      'not-before start_timestamp,end_timestamp',
+    ]);
+    expect(rules(schema('FilterParams'))).toEqual(rules(op('/v1/news/search')));
+    expect(param('/v1/news/search', 'geo_polygon').anyOf[0]).toMatchObject({ contentMediaType: 'application/json', contentSchema: { required: ['exterior'] } });
+    expect(rules(op('/v1/index_counts'))).toEqual(['not-before start_datetime,end_datetime', 'max-buckets start_datetime,end_datetime,sampling']);
+    expect(op('/v1/index_counts')[X_RULES][1]).toMatchObject({ max: 10_000, defaults: { '1d': 30 } });
+    expect(rules(op('/v1/chat/websearch'))).toEqual(['not-before start_datetime,end_datetime']);
+    expect(rules(schema('URLIndexingRequest'))).toEqual(['not-before start_time,end_time']);
+    expect(rules(schema('CreateAlertRequest').properties.cron)).toEqual(['ascending-ranges cron']);
+    expect(rules(schema('AlertTrigger').oneOf[0].properties.params)).toEqual(['refused-hosts url']);
+    // the hosts are the server's fetch policy: spec/ alone says the rule in words, a server's document lists them
+    expect(schema('AlertTrigger').oneOf[0].properties.params[X_RULES][0]).not.toHaveProperty('hosts');
+    const served = buildOpenApi({ refusedHosts: webhookRefusedHosts() }) as Doc;
+    const refused = served.components.schemas.AlertTrigger.oneOf[0].properties.params[X_RULES][0];
+    expect(refused.hosts).toEqual(expect.arrayContaining(['127.0.0.0/8', '::1/128', '169.254.0.0/16']));
+    expect(refused.names).toEqual(['localhost', '*.localhost']);
+    // filling them in leaves spec/'s rule as it was
+    expect((buildOpenApi() as Doc).components.schemas.AlertTrigger.oneOf[0].properties.params[X_RULES][0]).not.toHaveProperty('hosts');
+    for (const id of ['CreateChatCompletionRequest', 'CreateDeepNewsRequest']) {
+      const m = schema(id).properties.messages;
+      expect(m, id).toMatchObject({ minItems: 1, maxItems: CHAT_LIMITS.maxMessages });
+      expect(m[X_RULES], id).toEqual([expect.objectContaining({ rule: 'max-total-length', property: 'content', max: CHAT_LIMITS.maxChars })]);
+    }
+    const all: CrossFieldRule[] = [];
+    const walk = (x: unknown): void => {
+      if (Array.isArray(x)) x.forEach(walk);
+      else if (x && typeof x === 'object') {
+        for (const [k, v] of Object.entries(x)) {
+          if (k === X_RULES) all.push(...(v as CrossFieldRule[]));
+          else walk(v);
+        }
+      }
+    };
+    walk(doc);
+    expect(new Set(all.map((r) => r.rule))).toEqual(
+      new Set(['not-before', 'same-utc-month', 'all-or-none', 'closed-rings', 'max-buckets', 'max-total-length', 'ascending-ranges', 'refused-hosts']),
+    );
+    for (const rule of all) expect(rule.description.length, JSON.stringify(rule)).toBeGreaterThan(20);
+  });
+
+  it('in schemas every tool reads alike: no tuple (prefixItems), which Schemathesis turns into an invalid draft-7 items array when checking a response', () => {
+    expect(JSON.stringify(doc)).not.toContain('prefixItems');
+    const cluster = schema('DomainQueriesResponse').properties.data.items.properties;
+    expect(cluster.centroid_coords).toEqual({ type: 'array', items: { type: 'number' }, minItems: 2, maxItems: 2 });
+  });
+
+  it('as links: an alert (created, read, updated, run) leads to its get, update, run, logs and delete, an index_urls job to its status', () => {
+    for (const [path, method, status] of [
+      ['/v1/chat/alerts/{alert_id}', 'get', '200'],
+      ['/v1/chat/alerts/{alert_id}', 'put', '200'],
+      ['/v1/chat/alerts/{alert_id}/run', 'get', '200'],
+    ] as const) {
+      expect(op(path, method).responses[status].links, `${method} ${path}`).toEqual(op('/v1/chat/alerts', 'post').responses['201'].links);
+    }
+    const created = op('/v1/chat/alerts', 'post').responses['201'].links;
+    expect(
+      Object.values(created)
+        .map((l: any) => l.operationId) // eslint-disable-line @typescript-eslint/no-explicit-any
+        .sort(),
+    ).toEqual(['delete_alert', 'get_alert', 'get_alert_logs', 'get_all_alert_logs', 'put_alert', 'run_alert']);
+    for (const l of Object.values(created) as { parameters: Record<string, string> }[]) expect(l.parameters).toEqual({ alert_id: '$response.body#/id' });
+    expect(op('/v1/news/index_urls', 'post').responses['200'].links).toEqual({
+      GetIndexUrlsJob: { operationId: 'get_index_urls_job', parameters: { job_id: '$response.body#/job_id' } },
+    });
   });
 });
 

@@ -10,22 +10,11 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { Warehouse, WAREHOUSE_FILE, SNAPSHOT_FILE } from '../../warehouse/warehouse.js';
-import { ARTICLES, ARTICLE_CLASSIFICATIONS, ARTICLE_ENTITIES, ARTICLE_KEYWORDS, TABLES, type TableDef } from '../../warehouse/tables/index.js';
-import { articlePage, stableUuid, type ArticlePage } from '../helpers/articles.js';
+import { ARTICLES, TABLES, type TableDef } from '../../warehouse/tables/index.js';
+import { articlePage, landPage as land, stableUuid } from '../helpers/articles.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/service.js';
 
-const land = (w: Warehouse, p: ArticlePage, loadId: string) =>
-  w.land(
-    ARTICLES,
-    p.rows,
-    [
-      { table: ARTICLE_ENTITIES, rows: p.entities },
-      { table: ARTICLE_KEYWORDS, rows: p.keywords },
-      { table: ARTICLE_CLASSIFICATIONS, rows: p.classes },
-    ],
-    loadId,
-  );
 const count = async (w: Warehouse, sql: string) => Number((await w.query<{ n: bigint }>(sql))[0]!.n);
 const snapshots = (w: Warehouse) => count(w, 'SELECT count(*) AS n FROM lake.snapshots()');
 const meta = (loadId: string) => ({ loadId, pipeline: 'news_ingest', kind: 'news-ingest', workflowId: 'wf', runId: 'run', windowStart: null, windowEnd: null });

@@ -17,7 +17,7 @@ const { temporal } = protoPkg as unknown as typeof import('@temporalio/proto');
 
 describe('distributionPull across the walk-windows patch', () => {
   it('replays a history recorded before the patch without a nondeterminism error', async () => {
-    const json = JSON.parse(fs.readFileSync(path.join(repoRoot, 'test', 'fixtures', 'workflows', 'distributionPull-before-walk-windows.json'), 'utf8'));
+    const json = JSON.parse(fs.readFileSync(path.join(repoRoot, 'test', 'fixtures', 'workflows', 'distribution-pull-before-walk-windows.json'), 'utf8'));
     const history = temporal.api.history.v1.History.fromObject(json);
     const scheduled = history.events.flatMap((e) =>
       e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name] : [],

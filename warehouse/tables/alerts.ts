@@ -54,7 +54,7 @@ export const ALERT_LOGS: TableDef = {
   ],
 };
 
-/** Ledger rows: status pending (planned or between attempts), delivered, failed (the last attempt failed; retried) or skipped (cannot be sent here). */
+/** Ledger rows: status pending (planned or between attempts), delivered, failed (the last attempt failed; retried), refused (the fetch policy or a redirect refused it; never retried) or skipped (cannot be sent here). */
 export const ALERT_DELIVERIES: TableDef = {
   name: 'alert_deliveries',
   description: 'one row per (alert log, trigger): status, attempts, first and last attempt, response code',

@@ -42,6 +42,7 @@ describe('newsflow schedule apply', () => {
     expect(first.code, first.err).toBe(0);
     expect(first.out.split('\n')[0]).toBe('plan: 3 to create, 0 to update, 0 to delete, 0 unchanged');
     expect(first.out).toContain('applied: 3 created, 0 updated, 0 deleted');
+    expect(first.out).toContain('feed poller (feeds-poll): sources 0 added, 0 updated, 0 removed; schedule none (no source)');
 
     write('chip export controls');
     const dry = await apply('--dry-run');
@@ -51,6 +52,7 @@ describe('newsflow schedule apply', () => {
       'plan (dry run: nothing changes): 0 to create, 1 to update, 0 to delete, 2 unchanged',
       '  ~ update chips: chips (news): "chip export controls" over the 1h before each run, every 15m',
       '      args[0].query: "semiconductor export controls" -> "chip export controls"',
+      'feed poller (feeds-poll): 0 source(s) in the project file; its schedule does not exist yet',
     ]);
     expect(await queryOf('chips')).toBe('semiconductor export controls');
 
@@ -67,6 +69,17 @@ describe('newsflow schedule apply', () => {
     expect(r.code, r.err).toBe(0);
     expect(r.out).toContain('  - delete covid (no longer declared; what it landed stays in the warehouse)');
     await expect(client.schedule.getHandle('covid').describe()).rejects.toThrow(/not found/i);
+  });
+
+  it("sources in the file: apply writes them into the warehouse and keeps the feed poller's schedule", async () => {
+    fs.writeFileSync(
+      path.join(dir, 'newsflow.yaml'),
+      `temporal: { server: "${inject('temporalAddress')}", namespace: ${NAMESPACE} }\nsources:\n  - { name: example-news, url: "https://news.example.org/rss.xml" }\n`,
+    );
+    const r = await apply();
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain('feed poller (feeds-poll): sources 1 added, 0 updated, 0 removed; schedule created');
+    expect((await client.schedule.getHandle('feeds-poll').describe()).action).toMatchObject({ workflowType: 'feedPoll' });
   });
 
   it('without a running server named, one line saying what to set, exit 1', async () => {

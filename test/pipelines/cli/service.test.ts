@@ -46,7 +46,7 @@ describe('newsflow start', () => {
     try {
       await waitForOutput(child, () => out, /Ctrl-C stops everything/, 90_000);
       expect(out).toMatch(/Temporal UI: http:\/\/127\.0\.0\.1:\d+/);
-      expect(out).toMatch(/Warehouse: +.*warehouse\.duckdb/);
+      expect(out).toMatch(/Warehouse: +.* \(a DuckLake: /);
       expect(out.match(/newsflow sql "/g)).toHaveLength(4); // the four SQL examples of the README
       // the triggered ingest lands a load
       const loads = await waitUntil(

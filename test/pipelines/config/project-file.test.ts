@@ -45,12 +45,12 @@ describe('a broken project file: one line per problem, at its line and column', 
     [
       'unknown kind',
       'pipelines:\n  - name: a\n    kind: newz\n',
-      'newsflow.yaml:3:11: pipelines[0].kind: unknown kind; takes one of: news, distribution, stories, index-counts, research, graph, alerts',
+      'newsflow.yaml:3:11: pipelines[0].kind: unknown kind; takes one of: news, distribution, stories, index-counts, research, graph, alerts, workflow',
     ],
     [
       'no kind',
       'pipelines:\n  - { name: a }\n',
-      'newsflow.yaml:2:5: pipelines[0].kind: is required, one of: news, distribution, stories, index-counts, research, graph, alerts',
+      'newsflow.yaml:2:5: pipelines[0].kind: is required, one of: news, distribution, stories, index-counts, research, graph, alerts, workflow',
     ],
     ['missing ${ENV}', 'api:\n  key: ${NOPE_KEY}\n', 'newsflow.yaml:2:8: api.key: ${NOPE_KEY} is not set: export NOPE_KEY=... (or write ${NOPE_KEY:-default})'],
     [

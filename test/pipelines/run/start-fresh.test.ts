@@ -76,7 +76,7 @@ describe('newsflow start on a fresh clone', () => {
       /^Service: +http:\/\/127\.0\.0\.1:\d+/m,
       /export NEWSFLOW_API_KEY=nfk_/,
       /^Temporal UI: http:\/\/127\.0\.0\.1:\d+/m,
-      /^Warehouse: +.*warehouse\.duckdb$/m,
+      /^Warehouse: +\S+ \(a DuckLake: its catalog lake\.sqlite/m,
       /^Logs: +.*logs/m,
       /^ {2}ukraine +newsIngest +next \d{4}-\d\d-\d\d \d\d:\d\d UTC$/m,
       /^ {2}covid +newsIngest +next \d{4}-\d\d-\d\d \d\d:\d\d UTC$/m,

@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeepNewsResponse, DeepNewsStreamSource } from '../../../spec/index.js';
+import { parsePublicUrl } from '../../../service/config.js';
 import { api, type TestService } from '../../helpers/service.js';
 import { citedSentences, norm, sseEvents } from '../../helpers/chat.js';
 import { startToolLlm, type ToolLlm } from '../../helpers/tool-llm.js';
@@ -37,6 +38,26 @@ const deepnews = (body: Record<string, unknown>) =>
   api(svc.url, 'POST', '/v1/chat/deepnews', svc.keys.org!, { messages: [{ role: 'user', content: Q }], ...body });
 
 const bodyOf = (content: string) => content.split('\n\nResearch: ')[0]!;
+
+/** The model plans a graph and a chart in its first turn, then writes one sentence citing each. */
+function graphAndChart(): void {
+  llm.plan = (_b, turn) =>
+    turn === 0
+      ? {
+          text: '',
+          calls: [
+            { id: 'g', name: 'build_graph', input: { query: 'Ukraine Russia' } },
+            { id: 'h', name: 'make_chart', input: { query: 'Ukraine vs Russia' } },
+          ],
+        }
+      : { text: '', calls: [] };
+  llm.write = (b) => {
+    const ctx = b.messages[0].content as string;
+    const graph = /\[(\d+)\] Knowledge graph: Ukraine Russia\n/.exec(ctx)![1];
+    const chart = /\[(\d+)\] Articles per \w+: [^\n]+\nKind: chart/.exec(ctx)![1];
+    return [`The graph joins Ukraine and Russia [${graph}]; coverage is charted [${chart}].`];
+  };
+}
 
 describe('the extractive writer (no model)', () => {
   it('quotes the Wikipedia passage that answers a definitional question, cites it, and lists it (only cited) in sources.web', async () => {
@@ -161,22 +182,7 @@ describe('a model writer', () => {
   it('cited graph facts and chart series are listed: the graph under web (its page), the chart under charts', async () => {
     svc.services.config.llm = { url: llm.url, model: 'gpt-test' };
     try {
-      llm.plan = (_b, turn) =>
-        turn === 0
-          ? {
-              text: '',
-              calls: [
-                { id: 'g', name: 'build_graph', input: { query: 'Ukraine Russia' } },
-                { id: 'h', name: 'make_chart', input: { query: 'Ukraine vs Russia' } },
-              ],
-            }
-          : { text: '', calls: [] };
-      llm.write = (b) => {
-        const ctx = b.messages[0].content as string;
-        const graph = /\[(\d+)\] Knowledge graph: Ukraine Russia\n/.exec(ctx)![1];
-        const chart = /\[(\d+)\] Articles per \w+: [^\n]+\nKind: chart/.exec(ctx)![1];
-        return [`The graph joins Ukraine and Russia [${graph}]; coverage is charted [${chart}].`];
-      };
+      graphAndChart();
       const r = await deepnews({ model: 'gpt-4o', sources: ['asknews', 'graph', 'charts'], inline_citations: 'numbered' });
       expect(r.status).toBe(200);
       const body = DeepNewsResponse.parse(r.body);
@@ -195,6 +201,41 @@ describe('a model writer', () => {
       expect(counts.status).toBe(200);
     } finally {
       svc.services.config.llm = null;
+    }
+  });
+  it('cites the graph page and the chart counts under the public base URL (NEWSFLOW_PUBLIC_URL), never under the Host or X-Forwarded-* the caller sent', async () => {
+    svc.services.config.llm = { url: llm.url, model: 'gpt-test' };
+    const before = svc.services.config.publicUrl;
+    svc.services.config.publicUrl = parsePublicUrl('https://news.example.org/api/');
+    try {
+      graphAndChart();
+      const res = await fetch(`${svc.url}/v1/chat/deepnews`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${svc.keys.org}`,
+          'content-type': 'application/json',
+          'x-forwarded-host': 'evil.example',
+          'x-forwarded-proto': 'https',
+          forwarded: 'for=203.0.113.7;host=evil.example;proto=https',
+        },
+        body: JSON.stringify({
+          messages: [{ role: 'user', content: Q }],
+          model: 'gpt-4o',
+          sources: ['asknews', 'graph', 'charts'],
+          inline_citations: 'numbered',
+        }),
+      });
+      const text = await res.text();
+      expect(res.status, text).toBe(200);
+      expect(text).not.toContain('evil.example');
+      const body = DeepNewsResponse.parse(JSON.parse(text));
+      const cited = citedArticles(body.choices[0]!.message.content);
+      expect(cited[0]!.url).toMatch(/^https:\/\/news\.example\.org\/api\/v1\/news\/graph\/[^/]+\/view$/);
+      expect(cited[1]!.url).toMatch(/^https:\/\/news\.example\.org\/api\/v1\/index_counts\?/);
+      expect(body.sources.web!.map((w) => w.url)).toEqual([cited[0]!.url]);
+    } finally {
+      svc.services.config.llm = null;
+      svc.services.config.publicUrl = before;
     }
   });
 });

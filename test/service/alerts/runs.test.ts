@@ -164,7 +164,7 @@ describe('runs', () => {
     expect(until.items.map((x: { id: string }) => x.id)).toEqual([first.id]);
   });
 
-  it('sources that cannot be reached offline are stored, and a run answers 400 saying which and what to do', async () => {
+  it("sources that cannot be reached offline are stored, and a run answers 409 (the alert's state, not the request) saying which and what to do", async () => {
     const a = await create({
       query: 'x',
       sources: [{ identifier: 'asknews' }, { identifier: 'telegram', params: { channel_name: 'news' } }, { identifier: 'web', params: { queries: ['x'] } }],
@@ -172,8 +172,8 @@ describe('runs', () => {
     expect(a.status).toBe(201);
     expect(a.body.sources).toHaveLength(3);
     const r = await api(svc.url, 'GET', `/v1/chat/alerts/${a.body.id}/run`, svc.keys.org);
-    expect(r.status).toBe(400);
-    expect(r.body.code).toBe(400000);
+    expect(r.status).toBe(409);
+    expect(r.body.code).toBe(409000);
     expect(r.body.detail).toMatch(/telegram, web/);
     expect(r.body.detail).toMatch(/PUT \/v1\/chat\/alerts/);
   });

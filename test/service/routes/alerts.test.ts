@@ -104,6 +104,18 @@ describe('create, read, update, delete', () => {
     expect(gone).toMatchObject({ active: false });
     expect(withDeleted.count).toBe(all.count + 1);
   });
+
+  it("a deleted alert is gone for its logs too (404, as Schemathesis' use-after-free check expects); the logs of all alerts keep what it logged", async () => {
+    const a = (await create({ query: 'Wimbledon', title: 'logged then deleted' })).body;
+    expect((await api(svc.url, 'GET', `/v1/chat/alerts/${a.id}/run`, svc.keys.org)).status).toBe(200);
+    expect((await api(svc.url, 'GET', `/v1/chat/alerts/${a.id}/logs`, svc.keys.org)).body.count).toBe(1);
+    expect((await api(svc.url, 'DELETE', `/v1/chat/alerts/${a.id}`, svc.keys.org)).status).toBe(204);
+    for (const p of [`/v1/chat/alerts/${a.id}/logs`, `/v1/chat/alerts/logs?alert_id=${a.id}`, `/v1/chat/alerts/${a.id}/run`]) {
+      expect((await api(svc.url, 'GET', p, svc.keys.org)).status, p).toBe(404);
+    }
+    const all = (await api(svc.url, 'GET', '/v1/chat/alerts/logs?all=true', svc.keys.org)).body;
+    expect(all.items.filter((l: { alert_id: string }) => l.alert_id === a.id)).toHaveLength(1);
+  });
 });
 
 describe('paging and ownership', () => {

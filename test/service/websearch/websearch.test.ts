@@ -13,7 +13,7 @@ import { ownerOf } from '../../../service/auth/principal.js';
 let svc: TestService;
 let server: PageServer;
 let urls: Map<string, string>;
-let job: any;
+let job: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const search = (q: Record<string, string | string[]>) => {
   const sp = new URLSearchParams();
@@ -45,7 +45,7 @@ describe('web search over the service web index', () => {
     expect(job.status).toBe('completed');
     const yahoo = await search({ queries: 'Yahoo News', strict: 'false' });
     expect(yahoo.status).toBe(200);
-    expect(yahoo.body.as_dicts.map((d: any) => d.url)).toContain(urls.get('yahoo-2'));
+    expect(yahoo.body.as_dicts.map((d: any) => d.url)).toContain(urls.get('yahoo-2')); // eslint-disable-line @typescript-eslint/no-explicit-any
   });
 
   it('ranks the page whose title is the query first for most titles, with key points taken from the page', async () => {
@@ -60,7 +60,7 @@ describe('web search over the service web index', () => {
       expect(r.status).toBe(200);
       const top = r.body.as_dicts[0];
       if (top?.url === urls.get(n)) first++;
-      const mine = r.body.as_dicts.find((d: any) => d.url === urls.get(n));
+      const mine = r.body.as_dicts.find((d: any) => d.url === urls.get(n)); // eslint-disable-line @typescript-eslint/no-explicit-any
       // raw_text is the first 20,000 characters: key points are looked up in the whole stored text
       const text = svc.services.web!.index.get(urls.get(n)!, owner)!.text.replace(/\s+/g, ' ');
       if (mine && mine.key_points.length > 0 && mine.key_points.every((k: string) => text.includes(k.replace(/…$/, '').replace(/\s+/g, ' ').slice(0, 60))))
@@ -123,10 +123,10 @@ describe('web search over the service web index', () => {
     }
     // strict drops pages whose published time is unknown; not strict judges them by when they were fetched
     const recent = await search({ queries: 'the', lookback: '1', strict: 'true' });
-    expect(recent.body.as_dicts.every((d: any) => Date.now() - Date.parse(d.published) <= 3_600_000)).toBe(true);
+    expect(recent.body.as_dicts.every((d: any) => Date.now() - Date.parse(d.published) <= 3_600_000)).toBe(true); // eslint-disable-line @typescript-eslint/no-explicit-any
     const fetchedRecently = await search({ queries: 'the', lookback: '1' });
     expect(fetchedRecently.body.as_dicts.length).toBeGreaterThan(0);
-    expect(fetchedRecently.body.as_dicts.some((d: any) => d.published === '')).toBe(true);
+    expect(fetchedRecently.body.as_dicts.some((d: any) => d.published === '')).toBe(true); // eslint-disable-line @typescript-eslint/no-explicit-any
   });
 
   it('answers 422 naming the field for an unknown offset cursor and an end before the start', async () => {
@@ -149,6 +149,14 @@ describe('web search over the service web index', () => {
     const long = await search({ queries: ['x'.repeat(1001)] });
     expect(long.status).toBe(422);
     expect(long.body.detail[0].loc).toEqual(['query', 'queries', 0]);
+  });
+
+  it('a window that lookback closes before end_datetime is empty (200, no results), not a 422: the document cannot say "now"', async () => {
+    const r = await search({ queries: 'the', lookback: '1', end_datetime: '2020-01-01T00:00:00Z' });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body).toEqual({ as_string: '', as_dicts: [], offset: null });
+    // the same end with the lookback wide enough finds pages
+    expect((await search({ queries: 'the', lookback: '1000000', end_datetime: '2100-01-01T00:00:00Z' })).body.as_dicts.length).toBeGreaterThan(0);
   });
 
   it("is a capability other routes can call: Services.web.search gives what the route gives (for the caller's owner)", async () => {
