@@ -1,7 +1,8 @@
-/** Run the newsflow CLI as a child process and collect its exit code and output. */
-import { spawn } from 'node:child_process';
+/** Run the newsflow CLI as a child process and collect its exit code and output; wait on the output or exit of one that runs on. */
+import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { repoRoot } from './paths.js';
+import { waitUntil } from './wait-until.js';
 
 export const bin = path.join(repoRoot, 'bin', 'newsflow.js');
 
@@ -18,4 +19,30 @@ export function runCli(
     p.stderr.on('data', (d) => (err += d));
     p.on('close', (code) => resolve({ code, out, err }));
   });
+}
+
+/**
+ * Wait until `text()` (a child's output so far) matches `re`; throws, with the output's tail, when
+ * the child exits first or `timeoutMs` passes. Returns the match.
+ */
+export async function waitForOutput(child: ChildProcess, text: () => string, re: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
+  const m = await waitUntil(() => re.exec(text()) ?? (child.exitCode !== null || child.signalCode !== null ? 'exited' : null), {
+    what: `output matching ${re}`,
+    timeoutMs,
+    intervalMs: 100,
+  }).catch((e: Error) => e);
+  if (m instanceof Error || m === 'exited') {
+    const why = m === 'exited' ? `the process exited (${child.exitCode ?? child.signalCode}) first` : m.message;
+    throw new Error(`no output matching ${re}: ${why}; its output ends:\n${text().slice(-1500)}`);
+  }
+  return m;
+}
+
+/** The exit code of `child` once it has exited, or 'running' when it still runs after `timeoutMs`. */
+export async function exitWithin(child: ChildProcess, timeoutMs: number): Promise<number | null | 'running'> {
+  const exited = () => child.exitCode !== null || child.signalCode !== null;
+  return waitUntil(exited, { what: `pid ${child.pid} exited`, timeoutMs, intervalMs: 50 }).then(
+    () => child.exitCode,
+    () => 'running' as const,
+  );
 }

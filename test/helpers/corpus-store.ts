@@ -12,6 +12,9 @@ import crypto from 'node:crypto';
 import { repoRoot, sharedDir } from './paths.js';
 import { buildOnce } from './cache-lock.js';
 
+/** The embedder whose enrichment enriched-corpus.ts computes on every core (service/search/minilm-embedder.ts). */
+const MINILM = 'all-MiniLM-L6-v2-int8';
+
 function filesUnder(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
@@ -44,13 +47,30 @@ async function seed(dir: string, file: string, log: (m: string) => void): Promis
   fs.rmSync(dir, { recursive: true, force: true });
   const { serviceConfig } = await import('../../service/config.js');
   const { openServices } = await import('../../service/server.js');
+  const { enrichedCorpus } = await import('./enriched-corpus.js');
   const t0 = Date.now();
   const services = await openServices(serviceConfig({ dataDir: dir, logLevel: 'silent' }));
-  const r = await services.news!.seed(path.join(sharedDir, 'data'));
+  const corpus = path.join(sharedDir, 'data');
+  // MiniLM (the service's embedder here) on every core; another embedder: the seed's own way, in one thread
+  const model = services.news!.embedder?.model ?? null;
+  const cache = model === null || model === MINILM ? await enrichedCorpus(corpus, { model, log }) : undefined;
+  const t1 = Date.now();
+  let tenth = 0;
+  const r = await services.news!.seed(corpus, {
+    cache,
+    onProgress: (done, total, phase) => {
+      if (phase !== 'store' || Math.floor((10 * done) / total) <= tenth) return;
+      tenth = Math.floor((10 * done) / total);
+      log(`seeded corpus store: ${done}/${total} stored in ${((Date.now() - t1) / 1000).toFixed(0)} s`);
+    },
+  });
   await services.news!.close();
   await services.db.checkpoint();
   services.db.close();
-  fs.writeFileSync(path.join(dir, 'done'), JSON.stringify({ ...r, seconds: (Date.now() - t0) / 1000 }));
-  log(`seeded corpus store: ${r.total} articles in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  const seconds = (Date.now() - t0) / 1000;
+  fs.writeFileSync(path.join(dir, 'done'), JSON.stringify({ ...r, seconds, enrichSeconds: (t1 - t0) / 1000 }));
+  log(
+    `seeded corpus store: ${r.total} articles in ${seconds.toFixed(0)} s (enrichment ${((t1 - t0) / 1000).toFixed(0)} s, ${cache?.computed ?? r.enriched} computed)`,
+  );
   return file;
 }

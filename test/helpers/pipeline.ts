@@ -1,4 +1,6 @@
 /** What the workflow tests share: an in-process worker with its warehouse, and a held-back news feed. */
+import os from 'node:os';
+import path from 'node:path';
 import { inject } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import type { NewsClient } from '../../client/index.js';
@@ -6,6 +8,7 @@ import type { LimitsConfig } from '../../spec/index.js';
 import { Warehouse } from '../../warehouse/warehouse.js';
 import { createWorkers, type WorkerDeps } from '../../pipelines/worker/worker.js';
 import { tempDir, type TestService } from './service.js';
+import { waitUntil } from './wait-until.js';
 
 export interface Harness {
   warehouse: Warehouse;
@@ -35,6 +38,8 @@ export async function startHarness(opts: {
     limits: opts.limits,
     smtpUrl: opts.smtpUrl,
     webhookFetch: opts.webhookFetch,
+    // one webpack bundle of the workflows for every file of the run (keyed by their sources)
+    bundleCacheDir: path.join(os.tmpdir(), 'newsflow-test-cache', 'bundle'),
   });
   const running = workers.run();
   const temporal = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }), namespace: opts.namespace });
@@ -52,19 +57,30 @@ export async function startHarness(opts: {
   };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** Load a corpus file with its dates moved to now, every article held back for replay. */
 export async function holdFeed(svc: TestService, file: string): Promise<void> {
   await svc.services.news!.seed(file, { rebaseDates: true, replay: 1 });
   svc.services.news!.stopReplay();
+  await settled(svc);
 }
 
-/** Replay held-back articles fast until at most `left` remain. */
+/**
+ * A release in flight has landed: every article the replay took off the pending list is in the
+ * search index, and clustered into stories (stories.ingest runs one at a time: this one waits for
+ * the release's and clusters nothing new).
+ */
+async function settled(svc: TestService): Promise<void> {
+  const news = svc.services.news!;
+  // a stored article is in the index or held back, unless a release is taking it from one to the other
+  await waitUntil(async () => news.index.size + news.pendingCount === (await news.store.count()).total, { what: 'released articles indexed', intervalMs: 10 });
+  await news.stories.ingest();
+}
+
+/** Replay held-back articles fast until at most `left` remain; returns once they are indexed and clustered. */
 export async function releaseUntil(svc: TestService, left: number, speed = 5000): Promise<void> {
   const news = svc.services.news!;
   news.startReplay(speed);
-  while (news.pendingCount > left) await sleep(20);
+  await waitUntil(() => news.pendingCount <= left, { what: `at most ${left} articles held back`, timeoutMs: 120_000, intervalMs: 10 });
   news.stopReplay();
-  await sleep(300); // a release in flight lands
+  await settled(svc);
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseHTML } from 'linkedom';
 import { sharedDir } from './paths.js';
+import { waitUntil } from './wait-until.js';
 import { html, type PageServer } from './page-server.js';
 
 export const pagesDir = path.join(sharedDir, 'data/html/readability');
@@ -65,13 +66,17 @@ export function namesFromByline(names: string[], byline: string): boolean {
   return names.length > 0 && names.every((a) => b.includes(` ${tokens(a).join(' ')} `));
 }
 
-/** Poll a job until it is finished (or the deadline passes); returns the last view. */
+/** Wait until a job is finished; returns its view. A view that is not 200 fails at once. */
 export async function waitForJob(get: () => Promise<{ status: number; body: any }>, timeoutMs = 180_000): Promise<any> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await get();
-    if (r.status !== 200) throw new Error(`job view answered ${r.status}: ${JSON.stringify(r.body)}`);
-    if (r.body.finished_at || Date.now() > until) return r.body;
-    await new Promise((res) => setTimeout(res, 250));
-  }
+  let refused: Error | null = null;
+  const view = await waitUntil(
+    async () => {
+      const r = await get();
+      if (r.status !== 200) refused = new Error(`job view answered ${r.status}: ${JSON.stringify(r.body)}`);
+      return refused ?? (r.body.finished_at ? r.body : false);
+    },
+    { what: 'the job finished', timeoutMs, intervalMs: 250 },
+  );
+  if (refused) throw refused;
+  return view;
 }

@@ -1,6 +1,7 @@
 /** Server-side rate and concurrency limits per key and group. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { api, startTestService, type TestService } from '../helpers/service.js';
+import { waitUntil } from '../helpers/wait-until.js';
 import { RateLimiter } from '../../service/limits.js';
 import { parseLimits } from '../../spec/index.js';
 
@@ -63,18 +64,21 @@ describe('limits over HTTP', () => {
   it('answers 429 429001 past the concurrency limit', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
+    let inHandler = 0;
     svc = await startTestService({
       limitsText: 'distribution=100:100:2',
       validateResponses: false,
       handlers: {
         domain_hit_share: async () => {
+          inHandler++;
           await gate;
           return { data: [], total_share: 0 };
         },
       },
     });
     const held = [api(svc.url, 'GET', hitShare, svc.keys.org), api(svc.url, 'GET', hitShare, svc.keys.org)];
-    await new Promise((r) => setTimeout(r, 200));
+    // both hold their slot (they wait in the handler) before the third asks
+    await waitUntil(() => inHandler === 2, { what: 'two requests in the handler' });
     const third = await api(svc.url, 'GET', hitShare, svc.keys.org);
     expect(third.status).toBe(429);
     expect(third.body.code).toBe(429001);

@@ -12,6 +12,7 @@ import { Warehouse } from '../../warehouse/warehouse.js';
 import { bin } from '../helpers/cli.js';
 import { repoRoot } from '../helpers/paths.js';
 import { tempDir } from '../helpers/service.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 const DAYS = Number(process.env.LAKE_READERS_DAYS ?? 40);
 const PER_DAY = 50;
@@ -67,7 +68,7 @@ describe('lake readers during an ingest', () => {
         setTimeout(tick, i * 50);
       });
     // start the readers once the writer is landing
-    while (landedDays < 1 && !writerDone) await new Promise((r) => setTimeout(r, 50));
+    await waitUntil(() => landedDays >= 1 || writerDone, { what: 'the writer landing its first day', timeoutMs: 120_000, intervalMs: 50 });
     const progress = setInterval(() => console.log(`progress: writer ${writerDone ? 'done' : `at day ${landedDays}`}, ${readings.length} answers`), 15_000);
     const readerCodes = await Promise.all(Array.from({ length: READERS }, (_, i) => reader(i)));
     const writerCode = await writerExit;

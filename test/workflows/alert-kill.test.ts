@@ -34,8 +34,6 @@ afterAll(async () => {
   delete process.env.NEWSFLOW_FETCH_ALLOW;
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 function worker(dataDir: string): { proc: ChildProcess; ready: Promise<void>; exited: Promise<number | null> } {
   const proc = spawn(process.execPath, [path.join(repoRoot, 'bin', 'newsflow.js'), 'worker', '--data-dir', dataDir], {
     env: {

@@ -21,6 +21,7 @@ import { NOW } from '../helpers/news.js';
 import { startTestService, tempDir, type TestService } from '../helpers/service.js';
 import { repoRoot } from '../helpers/paths.js';
 import { seededCorpusStore } from '../helpers/corpus-store.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 const NS = 'nf-research';
 const limits = 'deepnews=1000:1000:10,chat=1000:1000:10,news=1000:1000:50,stories=1000:1000:50';
@@ -165,17 +166,24 @@ describe('deepResearch', () => {
     });
     expect(d.spec.calendars?.[0]).toMatchObject({ hour: [{ start: 6, end: 6, step: 1 }], minute: [{ start: 0, end: 0, step: 1 }] });
     await h.trigger();
-    let row: Record<string, unknown> | undefined;
-    for (let i = 0; i < 600 && !row; i++) {
-      await new Promise((res) => setTimeout(res, 200));
-      if (!fs.existsSync(path.join(dir, 'lake.sqlite'))) continue; // the worker creates the lake
-      const snap = await openSnapshot(dir);
-      [row] = await snap.all(
-        "SELECT run_id, status, rounds_done, n_sources, length(report) AS chars FROM research_runs WHERE name = 'research-abe-daily' AND status = 'complete'",
-      );
-      snap.close();
-    }
-    expect(row, w2.log().slice(-2000)).toBeDefined();
+    const row = await waitUntil(
+      async () => {
+        if (!fs.existsSync(path.join(dir, 'lake.sqlite'))) return undefined; // the worker creates the lake
+        const snap = await openSnapshot(dir);
+        try {
+          return (
+            await snap.all(
+              "SELECT run_id, status, rounds_done, n_sources, length(report) AS chars FROM research_runs WHERE name = 'research-abe-daily' AND status = 'complete'",
+            )
+          )[0];
+        } finally {
+          snap.close();
+        }
+      },
+      { what: 'the scheduled run complete in research_runs', timeoutMs: 120_000, intervalMs: 200 },
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}; the worker's log ends:\n${w2.log().slice(-2000)}`);
+    });
     expect(row).toMatchObject({ status: 'complete', rounds_done: 2 });
     expect(String(row!.run_id)).toMatch(/^research-abe-daily-run/);
     expect(Number(row!.chars)).toBeGreaterThan(0);

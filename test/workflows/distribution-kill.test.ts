@@ -8,6 +8,7 @@ import { openSnapshot } from '../../warehouse/read.js';
 import { startCorpusService, sql } from '../helpers/news.js';
 import { tempDir, type TestService } from '../helpers/service.js';
 import { repoRoot } from '../helpers/paths.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 let svc: TestService;
 let key: string;
@@ -53,9 +54,10 @@ describe('distributionPull survives SIGKILL', () => {
     let total = 0;
     for (const killAt of [3, 4, 5]) {
       const w = worker(dir);
-      const until = Date.now() + 120_000;
-      while (w.pages() < killAt && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-      expect(w.pages()).toBeGreaterThanOrEqual(killAt);
+      await waitUntil(() => w.pages() >= killAt, { what: `${killAt} pages landed`, timeoutMs: 120_000 }).catch((e) => {
+        w.proc.kill('SIGKILL');
+        throw e;
+      });
       total += w.pages();
       w.proc.kill('SIGKILL');
       await w.exited;

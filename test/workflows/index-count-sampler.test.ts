@@ -16,6 +16,7 @@ import { NOW, startCorpusService } from '../helpers/news.js';
 import { type TestService } from '../helpers/service.js';
 import { repoRoot } from '../helpers/paths.js';
 import { startHarness, type Harness } from '../helpers/pipeline.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 let now = NOW;
 let svc: TestService;
@@ -139,7 +140,7 @@ describe('indexCountSampler', () => {
     const before = news.index.size;
     const releasedBy = (t: number) => published.filter((p) => (p - published[0]!) / 12 <= t - NOW).length;
     const arrive = async () => {
-      for (let i = 0; i < 400 && news.index.size < before + releasedBy(now); i++) await new Promise((r) => setTimeout(r, 25));
+      await waitUntil(() => news.index.size >= before + releasedBy(now), { what: 'the due articles released', timeoutMs: 10_000, intervalMs: 25 });
       expect(news.index.size).toBe(before + releasedBy(now));
     };
     await news.seed(fixture, { replay: 12 });

@@ -18,6 +18,7 @@ import { NOW } from '../helpers/news.js';
 import { startTestService, tempDir, type TestService } from '../helpers/service.js';
 import { repoRoot } from '../helpers/paths.js';
 import { seededCorpusStore } from '../helpers/corpus-store.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 // the API's limits, the same on the service and in the workers (as the distribution tests, fast)
 const limits = 'distribution=20:5:3,news=1000:1000:50';
@@ -159,10 +160,10 @@ describe('many workers on one lake', () => {
     const runsMany = await startRuns(many, 'many');
 
     // mid-walk: once the three have landed 6 distribution pages, the busiest one is killed
-    const until = Date.now() + 240_000;
     const total = () => three.reduce((s, w) => s + w.pages(), 0);
-    while (total() < 6 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-    expect(total(), three.map((w) => w.out()).join('\n---\n')).toBeGreaterThanOrEqual(6);
+    await waitUntil(() => total() >= 6, { what: '6 pages landed by the three workers', timeoutMs: 240_000 }).catch((e: Error) => {
+      throw new Error(`${e.message}; their output:\n${three.map((w) => w.out()).join('\n---\n')}`);
+    });
     const victim = three.reduce((a, b) => (b.pages() > a.pages() ? b : a));
     const atKill = three.map((w) => w.pages());
     victim.proc.kill('SIGKILL');

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../pipelines/temporal/index.js';
 import { DEFAULT_KEYS, startTestService, tempDir, type TestService } from '../../helpers/service.js';
-import { bin, runCli } from '../../helpers/cli.js';
+import { bin, runCli, waitForOutput } from '../../helpers/cli.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -142,8 +142,10 @@ describe('preflight of the other pipeline commands', () => {
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
     const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
-    const until = Date.now() + 150_000;
-    while (!/worker running/.test(out) && child.exitCode === null && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+    await waitForOutput(child, () => out + err, /worker running/, 150_000).catch((e) => {
+      child.kill('SIGKILL');
+      throw e;
+    });
     const warnings = err.split('\n').filter((l) => l.startsWith('warning: '));
     console.log(`worker: ${out.trim()}\n${warnings.join('\n')}`);
     child.kill('SIGTERM');

@@ -10,7 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HttpError } from '../../../service/errors.js';
 import type { HandlerCtx } from '../../../service/context.js';
 import { startTestService, tempDir, type TestService } from '../../helpers/service.js';
-import { bin, runCli } from '../../helpers/cli.js';
+import { bin, exitWithin, runCli } from '../../helpers/cli.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 
 const EMPTY_PAGE = { as_string: null, as_dicts: [], offset: 0 };
 const ingest = ['run', 'news-ingest', '--from', '2022-07-08', '--to', '2022-07-09', '--page-size', '20'];
@@ -124,18 +125,18 @@ describe('newsflow run: ended by a signal', () => {
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     child.stdout.on('data', () => {});
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     // mid-run: the pipeline has asked for its first page (and is retrying it)
-    const until = Date.now() + 150_000;
-    while (calls === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
-    expect(calls).toBeGreaterThan(0);
+    await waitUntil(() => calls > 0, { what: 'the first page asked for', timeoutMs: 150_000, intervalMs: 200 }).catch((e) => {
+      child.kill('SIGKILL');
+      throw e;
+    });
     const servers = temporalChildren(child.pid!);
     console.log(`newsflow pid ${child.pid}; its temporal dev server pid(s) ${servers.join(', ')}; pipeline calls so far ${calls}`);
     expect(servers).toHaveLength(1);
     expect(alive(servers[0]!)).toBe(true);
     child.kill('SIGTERM');
     // a generous wait for it to stop; a process still running then is ended, and its dev server looked for
-    const code = await Promise.race([exited, new Promise<'running'>((r) => setTimeout(() => r('running'), 60_000))]);
+    const code = await exitWithin(child, 60_000);
     if (code === 'running') child.kill('SIGKILL');
     const left = servers.filter(alive);
     console.log(`exit ${code}; temporal processes left: ${left.length ? left.join(', ') : 'none'}`);

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../helpers/paths.js';
+import { exitWithin, waitForOutput } from '../../helpers/cli.js';
 
 /** The SQL examples of the README's quickstart: the sh block after "Once it prints its status:". */
 function readmeExamples(): string[] {
@@ -36,8 +37,8 @@ describe('newsflow start on a fresh clone', () => {
     });
     child.stdout!.on('data', (d) => (terminal += d));
     child.stderr!.on('data', (d) => (terminal += d));
-    const until = Date.now() + 280_000;
-    while (!/^load (ukraine|covid): [1-9]/m.test(terminal) && child.exitCode === null && Date.now() < until) await new Promise((r) => setTimeout(r, 250));
+    // the test below says what was printed when no load landed
+    await waitForOutput(child, () => terminal, /^load (ukraine|covid): [1-9]/m, 280_000).catch(() => undefined);
     firstLoadSeconds = (Date.now() - t0) / 1000;
     console.log(
       `fresh start (empty data dir, empty cache): first landed news load after ${firstLoadSeconds.toFixed(1)} s; load average ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
@@ -46,9 +47,8 @@ describe('newsflow start on a fresh clone', () => {
 
   afterAll(async () => {
     if (child && child.exitCode === null) {
-      const exited = new Promise((r) => child.once('exit', r));
       process.kill(-child.pid!, 'SIGINT');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000))]);
+      await exitWithin(child, 30_000);
     }
     fs.rmSync(dataDir, { recursive: true, force: true });
     fs.rmSync(cacheDir, { recursive: true, force: true });

@@ -8,6 +8,7 @@
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 import type { Principal } from '../../../service/auth/principal.js';
 
 const LIMIT = 3;
@@ -95,7 +96,7 @@ beforeAll(async () => {
 
 /** Waits (bounded) until n more requests have asked the limiter for a slot. */
 async function admitted(from: number, n: number): Promise<void> {
-  for (let i = 0; i < 500 && admissions - from < n; i++) await new Promise((r) => setTimeout(r, 10));
+  await waitUntil(() => admissions - from >= n, { what: `${n} admissions`, timeoutMs: 5_000, intervalMs: 10 });
   expect(admissions - from).toBe(n);
 }
 afterAll(async () => svc?.stop());
@@ -127,14 +128,17 @@ function rawRequest(id: string, mode: string): Promise<{ socket: net.Socket; hea
 /** Free news slots of the key, polled briefly until all are free (a release may lag a tick). */
 async function freeSlots(): Promise<number> {
   let free = -1;
-  for (let i = 0; i < 100; i++) {
+  const read = async () => {
     const res = await fetch(`${svc.url}/v1/profiles/me/limits`, { headers: { authorization: `Bearer ${svc.keys.k}` } });
     expect(res.status).toBe(200);
     free = ((await res.json()) as { groups: { news: { concurrency_remaining: number } } }).groups.news.concurrency_remaining;
-    if (free === LIMIT) return free;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return free;
+    return free === LIMIT;
+  };
+  // the last count read when they are not all free
+  return waitUntil(read, { what: 'every slot free', timeoutMs: 2_000, intervalMs: 20 }).then(
+    () => free,
+    () => free,
+  );
 }
 
 const search = (mode: string, id = nextId(), signal?: AbortSignal) =>
@@ -158,7 +162,7 @@ describe('concurrency slots are released on every path', () => {
   it('connections closed before authentication completed free their slots', async () => {
     authGate = new Deferred();
     const reqs = await Promise.all(Array.from({ length: LIMIT + 2 }, () => nextId()).map(async (id) => ({ id, ...(await rawRequest(id, 'ok')) })));
-    while (authEntered < reqs.length) await new Promise((r) => setTimeout(r, 5));
+    await waitUntil(() => authEntered >= reqs.length, { what: 'every request in authentication', intervalMs: 5 });
     for (const r of reqs) r.socket.destroy();
     await Promise.all(reqs.map((r) => probe(r.id).socketClosed.promise));
     const before = admissions;
@@ -173,7 +177,7 @@ describe('concurrency slots are released on every path', () => {
     const ids = Array.from({ length: 10 }, nextId);
     const client = new AbortController();
     const pending = Promise.allSettled(ids.map((id) => search('ok', id, client.signal)));
-    while (authEntered < ids.length) await new Promise((r) => setTimeout(r, 5));
+    await waitUntil(() => authEntered >= ids.length, { what: 'every request in authentication', intervalMs: 5 });
     client.abort();
     const outcomes = await pending;
     expect(outcomes.every((o) => o.status === 'rejected')).toBe(true);
@@ -208,7 +212,7 @@ describe('concurrency slots are released on every path', () => {
     authGate = new Deferred();
     const id = nextId();
     const r = await rawRequest(id, 'slow');
-    while (authEntered < 1) await new Promise((res) => setTimeout(res, 5));
+    await waitUntil(() => authEntered >= 1, { what: 'the request in authentication', intervalMs: 5 });
     r.socket.destroy();
     await probe(id).socketClosed.promise;
     const before = admissions;
@@ -217,7 +221,8 @@ describe('concurrency slots are released on every path', () => {
     expect(await freeSlots()).toBe(LIMIT);
     let entered = false;
     void probe(id).handlerEntered.promise.then(() => (entered = true));
-    await new Promise((res) => setTimeout(res, 50));
+    // a request admitted after it has been answered: had the first been handed to a handler, it would have been by now
+    expect((await search('ok')).status).toBe(200);
     expect(entered).toBe(false);
   });
 

@@ -1,9 +1,11 @@
 /** Loading: idempotent seeds, rebased dates, replay feeding articles over time. */
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../helpers/paths.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { search, sql } from '../../helpers/news.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 
 const fixture = path.join(repoRoot, 'test', 'fixtures', 'corpus', 'headlines-sample.json');
 let svc: TestService | undefined;
@@ -40,24 +42,40 @@ describe('seeding', () => {
   });
 
   it('--replay releases articles in publication order over time, with crawl_date = release time', async () => {
-    svc = await startTestService({ limitsText: 'news=1000:1000:50' });
-    const t0 = Date.now();
-    // 19 hours of news in about 1.9 s
+    // the service clock moves in steps of STEP ms; each step releases what is due by then
+    const STEP = 250;
+    const t0 = Date.parse('2026-03-02T10:00:00Z');
+    let now = t0;
+    svc = await startTestService({ limitsText: 'news=1000:1000:50', clock: () => now });
+    const published = (JSON.parse(fs.readFileSync(fixture, 'utf8')) as { timestamp: number }[]).map((a) => a.timestamp * 1000).sort((x, y) => x - y);
+    // 19 hours of news at 36,000x: 1.9 s of the service clock
+    const dueAt = (p: number) => t0 + (p - published[0]!) / 36_000;
+    const due = () => published.filter((p) => dueAt(p) <= now).length;
     const r = await svc.services.news!.seed(fixture, { replay: 36_000 });
     expect(r.total).toBe(20);
-    let seen = 0;
-    const early = (await search(svc, { historical: true, n_articles: 101 })).dicts.length;
-    expect(early).toBeLessThan(20);
-    for (let i = 0; i < 80 && seen < 20; i++) {
-      await new Promise((res) => setTimeout(res, 100));
-      seen = (await search(svc, { historical: true, n_articles: 101 })).dicts.length;
+    const news = svc.services.news!;
+    await waitUntil(() => news.index.size >= due(), { what: 'the first articles released' });
+    expect((await search(svc, { historical: true, n_articles: 101 })).dicts.length).toBe(due());
+    expect(due()).toBeLessThan(20);
+    const steps: number[] = [];
+    while (news.index.size < 20) {
+      now += STEP;
+      steps.push(now);
+      await waitUntil(() => news.index.size >= due(), { what: `the articles due by ${new Date(now).toISOString()} released` });
+      expect(news.index.size).toBe(due());
     }
-    expect(seen).toBe(20);
-    const rows = await sql<{ crawl: number }>(svc, 'SELECT epoch_ms(crawl_date) AS crawl FROM articles ORDER BY pub_date');
-    const crawl = rows.map((x) => Number(x.crawl));
-    expect(crawl.every((c) => c >= t0 - 1000)).toBe(true);
-    for (let i = 1; i < crawl.length; i++) expect(crawl[i]!).toBeGreaterThanOrEqual(crawl[i - 1]!);
-    expect(crawl[crawl.length - 1]! - crawl[0]!).toBeGreaterThan(1000); // spread over time, not at once
+    expect((await search(svc, { historical: true, n_articles: 101 })).dicts.length).toBe(20);
+    const rows = await sql<{ pub: number; crawl: number }>(
+      svc,
+      'SELECT epoch_ms(pub_date) AS pub, epoch_ms(crawl_date) AS crawl FROM articles ORDER BY pub_date',
+    );
+    expect(rows.map((x) => Number(x.pub))).toEqual(published);
+    // each article was released at the first step of the clock at or after its due time: crawl_date is that time
+    for (const x of rows) {
+      const at = [t0, ...steps].find((t) => t >= dueAt(Number(x.pub)))!;
+      expect(Number(x.crawl)).toBe(at);
+    }
+    expect(steps.length).toBeGreaterThan(4); // spread over the clock's steps, not released at once
   });
 
   it('a corpus path that does not exist is a clear error', async () => {

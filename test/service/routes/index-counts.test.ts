@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestService, type TestService } from '../../helpers/service.js';
 import { NOW, qs, sql, startCorpusService, type Query } from '../../helpers/news.js';
 import { repoRoot } from '../../helpers/paths.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 
 interface Item {
   start: string;
@@ -271,7 +272,7 @@ describe('time_filter on replayed articles (crawl_date = release time, not publi
     for (let step = 1; replay.services.news!.index.size < published.length; step++) {
       now = T0 + step * 15 * 60_000;
       const due = published.filter((p) => (p - published[0]!) / 12 <= now - T0).length;
-      for (let i = 0; i < 400 && replay.services.news!.index.size < due; i++) await new Promise((r) => setTimeout(r, 25));
+      await waitUntil(() => replay.services.news!.index.size >= due, { what: `${due} articles released`, timeoutMs: 10_000, intervalMs: 25 });
       expect(replay.services.news!.index.size).toBe(due);
     }
   }, 60_000);

@@ -9,6 +9,7 @@ import { openServices, startService, type RunningService } from '../../../servic
 import { api, tempDir } from '../../helpers/service.js';
 import { startPageServer, type PageServer } from '../../helpers/page-server.js';
 import { pageNames, servePages, waitForJob } from '../../helpers/readability-pages.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 
 const dataDir = tempDir();
 let server: PageServer;
@@ -60,11 +61,13 @@ it('resumes an interrupted 35-URL job after a restart and indexes each URL once'
   const jobId = r.body.job_id as string;
   const view = () => api(running!.url, 'GET', `/v1/news/index_urls/${jobId}`, key);
   // wait until a few URLs are done, then stop the service in the middle of the job
-  for (let i = 0; i < 600; i++) {
-    const v = await view();
-    if (v.body.counts.indexed + v.body.counts.skipped >= 5) break;
-    await new Promise((res) => setTimeout(res, 100));
-  }
+  await waitUntil(
+    async () => {
+      const v = await view();
+      return v.body.counts.indexed + v.body.counts.skipped >= 5;
+    },
+    { what: 'five URLs of the job done', timeoutMs: 60_000, intervalMs: 100 },
+  );
   await stop(svc);
   running = null;
   const mid = await (async () => {

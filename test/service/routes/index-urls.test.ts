@@ -143,18 +143,13 @@ describe('index_urls over the 35 Readability pages', () => {
     expect(Number(rows[0]!.n)).toBe(35);
   });
 
-  it('finds every indexed page by a kw search for its title within 5 s of the job completing', async () => {
+  it('finds every indexed page by a kw search for its title once the job has completed', async () => {
+    // an item is marked indexed once its article is in the search index (NewsService.addArticles)
     const missing: string[] = [];
     for (const [name, a] of articles) {
-      const until = Date.now() + 5_000;
-      let found = false;
-      while (!found && Date.now() < until) {
-        const r = await api(svc.url, 'GET', `/v1/news/search?query=${encodeURIComponent(a.title)}&method=kw&n_articles=10`, svc.keys.org);
-        expect(r.status).toBe(200);
-        found = (r.body.as_dicts as { article_id: string }[]).some((d) => d.article_id === a.article_id);
-        if (!found) await new Promise((res) => setTimeout(res, 200));
-      }
-      if (!found) missing.push(name);
+      const r = await api(svc.url, 'GET', `/v1/news/search?query=${encodeURIComponent(a.title)}&method=kw&n_articles=10`, svc.keys.org);
+      expect(r.status).toBe(200);
+      if (!(r.body.as_dicts as { article_id: string }[]).some((d) => d.article_id === a.article_id)) missing.push(name);
     }
     console.log(`kw search by title: ${articles.size - missing.length}/${articles.size} found${missing.length ? `; missing ${missing.join(', ')}` : ''}`);
     expect(missing).toEqual([]);

@@ -12,6 +12,7 @@ import { tempDir, type TestService } from '../../helpers/service.js';
 import { sql } from '../../helpers/news.js';
 import { HOUR, NOW, startStoriesService, stories, story } from '../../helpers/stories.js';
 import { seededCorpusStore } from '../../helpers/corpus-store.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 
 let svc: TestService | undefined;
 let corpusStore = '';
@@ -129,12 +130,13 @@ describe('incremental stories', () => {
     const storiesBefore = news.stories.stories.size;
     // two hours of news at 36,000x: released within a fraction of a second, in publication order
     await news.seed(file, { replay: 36_000 });
-    let now: any;
-    for (let i = 0; i < 100; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      now = (await story(svc, target.uuid, { condense_auxillary_updates: false, max_updates: 1000, max_articles: 1000 })).body;
-      if (news.pendingCount === 0 && now.n_articles.reduce((a: number, b: number) => a + b, 0) >= arts.length + 3) break;
-    }
+    const now: any = await waitUntil(
+      async () => {
+        const body = (await story(svc!, target.uuid, { condense_auxillary_updates: false, max_updates: 1000, max_articles: 1000 })).body;
+        return news.pendingCount === 0 && body.n_articles.reduce((a: number, b: number) => a + b, 0) >= arts.length + 3 && body;
+      },
+      { what: 'the replayed articles in the story', timeoutMs: 10_000, intervalMs: 100 },
+    );
     expect(news.pendingCount).toBe(0);
     expect(now.uuid).toBe(target.uuid);
     expect(now.update_uuids.slice(0, updatesBefore)).toEqual(target.update_uuids);

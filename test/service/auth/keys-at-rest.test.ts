@@ -2,9 +2,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Db } from '../../service/store/db.js';
-import { KeyStore, sha256 } from '../../service/auth/keys.js';
-import { tempDir } from '../helpers/service.js';
+import { Db } from '../../../service/store/db.js';
+import { KeyStore, sha256 } from '../../../service/auth/keys.js';
+import { tempDir } from '../../helpers/service.js';
 
 function storeBytes(dir: string): Buffer {
   return Buffer.concat(fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f))));

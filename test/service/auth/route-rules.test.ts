@@ -1,8 +1,8 @@
 /** Auth, scope, organization and plan rules on every route of the table (real HTTP on loopback). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES, SCOPES, type RouteDef } from '../../spec/index.js';
-import { api, startTestService, type TestService } from '../helpers/service.js';
-import { samplePath } from '../helpers/interface.js';
+import { ROUTES, SCOPES, type RouteDef } from '../../../spec/index.js';
+import { api, startTestService, type TestService } from '../../helpers/service.js';
+import { samplePath } from '../../helpers/interface.js';
 
 let svc: TestService;
 const keysWithout: Record<string, string> = {};
