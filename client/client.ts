@@ -7,7 +7,7 @@ import { Pool } from 'undici';
 import type { z } from 'zod';
 import * as S from '../spec/index.js';
 import { DEFAULT_LIMITS, OAUTH_TOKEN_PATH, route, type LimitGroup, type LimitSpec, type RouteDef } from '../spec/index.js';
-import { GroupLimiter } from './limiter.js';
+import { GroupLimiter, sleep } from './limiter.js';
 import { ApiError, NetworkError, ResponseShapeError, apiErrorFrom } from './errors.js';
 import { sseData } from './sse.js';
 
@@ -55,8 +55,6 @@ interface CallArgs {
   params?: Record<string, string>;
   body?: unknown;
 }
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Arrays become repeated keys (`k=a&k=b`), as the SDKs send them (../shared/spec/asknews-facts.md §3.1). */
 export function toQueryString(q: Record<string, unknown> | undefined): string {

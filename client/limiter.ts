@@ -10,7 +10,8 @@
 import PQueue from 'p-queue';
 import type { LimitSpec } from '../spec/index.js';
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** A promise resolved after `ms` (the client's one timer: backoff, Retry-After, job polling). */
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export interface Ticket {
   seq: number;
