@@ -56,7 +56,7 @@ function rows(s: Json, prefix: string, out: Row[], depth: number): void {
       type: typeOf(p),
       dflt: p.default !== undefined ? `\`${JSON.stringify(p.default)}\`` : '',
       env: p['x-env'] ? `\`${p['x-env']}\`` : '',
-      text: String(p.description ?? ''),
+      text: String(p.description ?? ((p.anyOf ?? p.oneOf) as Json[] | undefined)?.find((b) => b.description)?.description ?? ''),
     });
     if (p.type === 'object' && p.properties && depth < 3) rows(p, key, out, depth + 1);
   }
