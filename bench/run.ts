@@ -16,6 +16,7 @@ import { benchAutofilter } from './autofilter.js';
 import { benchForum } from './forum.js';
 import { benchWiki } from './wiki.js';
 import { benchLanding } from './landing.js';
+import { benchRowHashWhere } from './row-hash-where.js';
 import { benchColdStart } from './coldstart.js';
 import { benchWalk } from './walk.js';
 import { benchCliStart } from './cli-start.js';
@@ -35,6 +36,7 @@ const benches: [id: string, run: () => Promise<Record<string, unknown>>][] = [
   ['forum', benchForum],
   ['wiki', benchWiki],
   ['landing', benchLanding],
+  ['row-hash-where', benchRowHashWhere],
   ['coldstart', benchColdStart],
   ['walk', benchWalk],
   ['http', benchHttp],

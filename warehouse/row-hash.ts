@@ -90,39 +90,59 @@ export function rowHashes(
   rows: Record<string, unknown>[],
   kids: { table: TableDef; key: string; rows: Record<string, unknown>[] }[],
 ): string[] {
-  // per parent key, per child table: its child rows' encodings (children mostly come grouped by
-  // parent: the map is looked up when the parent changes)
-  const kidEnc = new Map<string, string[][]>();
-  kids.forEach((ch, i) => {
+  const keyOf = kids[0]?.key;
+  // per parent row, its key and the slot of its key (rows of one key share it: they share their children)
+  const keys = new Array<string>(keyOf ? rows.length : 0);
+  const slotOf = new Int32Array(keys.length);
+  const slotByKey = new Map<string, number>();
+  if (keyOf)
+    for (let ri = 0; ri < rows.length; ri++) {
+      const k = String(rows[ri]![keyOf]);
+      let slot = slotByKey.get(k);
+      if (slot === undefined) slotByKey.set(k, (slot = slotByKey.size));
+      keys[ri] = k;
+      slotOf[ri] = slot;
+    }
+  // per child table, per slot: its child rows' encodings, one string or a list (no array for a
+  // lone child). Children mostly come grouped by parent, in the parents' order: the slot is the
+  // next parent's when the key is (else looked up); a child of no parent of the batch is hashed into none.
+  const kidEnc = kids.map((ch) => {
+    const per = new Array<string | string[] | undefined>(slotByKey.size);
     const cols = ch.table.columns.map((c) => c.name).filter((n) => n !== ch.key);
     const encs = cols.map(() => new ColumnEnc());
     let last: string | undefined;
-    let per: string[][] | undefined;
+    let slot: number | undefined;
+    let at = 0;
     for (const r of ch.rows) {
       const k = String(r[ch.key]);
       if (k !== last) {
-        per = kidEnc.get(k);
-        if (!per) kidEnc.set(k, (per = kids.map(() => [])));
+        if (at < keys.length && keys[at] === k) slot = slotOf[at++];
+        else slot = slotByKey.get(k);
         last = k;
       }
+      if (slot === undefined) continue;
       let e = '';
       for (let j = 0; j < cols.length; j++) e += encs[j]!.enc(r[cols[j]!]);
-      per![i]!.push(e);
+      const had = per[slot];
+      if (had === undefined) per[slot] = e;
+      else if (typeof had === 'string') per[slot] = [had, e];
+      else had.push(e);
     }
+    return per;
   });
-  const keyOf = kids[0]?.key;
   const encs = hashed.map(() => new ColumnEnc());
-  const none: string[] = [];
   const out = new Array<string>(rows.length);
   for (let ri = 0; ri < rows.length; ri++) {
     const r = rows[ri]!;
     let s = '';
     for (let j = 0; j < hashed.length; j++) s += encs[j]!.enc(r[hashed[j]!]);
-    if (keyOf) {
-      const per = kidEnc.get(String(r[keyOf]));
-      for (let i = 0; i < kids.length; i++) {
-        const set = uniqSorted(per?.[i] ?? none);
-        s += `#${set.length}:${set.join('')}`;
+    for (let i = 0; i < kidEnc.length; i++) {
+      const set = kidEnc[i]![slotOf[ri]!];
+      if (set === undefined) s += '#0:';
+      else if (typeof set === 'string') s += `#1:${set}`;
+      else {
+        const u = uniqSorted(set);
+        s += `#${u.length}:${u.join('')}`;
       }
     }
     out[ri] = HASH_V2 + crypto.hash('sha1', s);
