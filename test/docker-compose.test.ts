@@ -50,6 +50,17 @@ function brokenCopy(edit: (yaml: string) => string): string {
 
 const stack = path.join(repoRoot, 'docker-compose.yml');
 
+type ServiceName = 'newsflow' | 'postgres' | 'schedules' | 'temporal' | 'temporal-ui' | 'worker';
+/** The fields of a service in `docker compose config --format json` that the tests read. */
+interface ComposeService {
+  command?: string[];
+  environment?: Record<string, string>;
+  deploy?: { replicas?: number };
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test?: string[] };
+  volumes?: { source: string; target: string }[];
+}
+
 describe('docker-compose.yml (the production stack)', () => {
   it('passes `docker compose config -q`', () => {
     const r = config(stack, ['-q']);
@@ -60,13 +71,13 @@ describe('docker-compose.yml (the production stack)', () => {
   it('resolves to postgres, Temporal on PostgreSQL, its UI, the service and 3 workers on the lake catalog in the same PostgreSQL', () => {
     const r = config(stack, ['--format', 'json']);
     expect(r.code, r.err).toBe(0);
-    const c = JSON.parse(r.out) as { services: Record<string, any>; volumes: Record<string, unknown> };
+    const c = JSON.parse(r.out) as { services: Record<ServiceName, ComposeService>; volumes: Record<string, unknown> };
     expect(Object.keys(c.services).sort()).toEqual(['newsflow', 'postgres', 'schedules', 'temporal', 'temporal-ui', 'worker']);
     const { postgres, temporal, worker, newsflow } = c.services;
     expect(temporal.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgres', DBNAME: 'temporal', VISIBILITY_DBNAME: 'temporal_visibility' });
-    expect(worker.deploy.replicas).toBe(3);
+    expect(worker.deploy?.replicas).toBe(3);
     expect(worker.command).toEqual(['worker', '--data-dir', '/data']);
-    expect(worker.environment.NEWSFLOW_LAKE_CATALOG).toBe(`postgres://newsflow:newsflow@postgres:5432/${postgres.environment.POSTGRES_DB}`);
+    expect(worker.environment?.NEWSFLOW_LAKE_CATALOG).toBe(`postgres://newsflow:newsflow@postgres:5432/${postgres.environment?.POSTGRES_DB}`);
     expect(worker.environment).toMatchObject({
       TEMPORAL_ADDRESS: 'temporal:7233',
       NEWSFLOW_API_URL: 'http://newsflow:8080',
@@ -78,16 +89,16 @@ describe('docker-compose.yml (the production stack)', () => {
       temporal: { condition: 'service_healthy' },
       newsflow: { condition: 'service_healthy' },
     });
-    for (const s of ['postgres', 'temporal', 'newsflow']) expect(c.services[s].healthcheck?.test, s).toBeTruthy();
+    for (const s of ['postgres', 'temporal', 'newsflow'] as const) expect(c.services[s].healthcheck?.test, s).toBeTruthy();
     // the lake data: one volume the workers and the service share
-    expect(worker.volumes.map((v: { source: string; target: string }) => `${v.source}:${v.target}`)).toContain('lake-data:/lake');
-    expect(newsflow.volumes.map((v: { source: string; target: string }) => `${v.source}:${v.target}`)).toContain('lake-data:/lake');
+    expect(worker.volumes?.map((v) => `${v.source}:${v.target}`)).toContain('lake-data:/lake');
+    expect(newsflow.volumes?.map((v) => `${v.source}:${v.target}`)).toContain('lake-data:/lake');
     expect(Object.keys(c.volumes)).toContain('lake-data');
   });
 
   it('a broken copy fails the check: a depends_on on a service that does not exist, replicas that are not a number', () => {
     const unknown = config(
-      brokenCopy((y) => y.replace(/(  worker:[\s\S]*?depends_on:\n)/, '$1      nosuchservice:\n        condition: service_healthy\n')),
+      brokenCopy((y) => y.replace(/( {2}worker:[\s\S]*?depends_on:\n)/, '$1      nosuchservice:\n        condition: service_healthy\n')),
       ['-q'],
     );
     console.log(`broken copy (unknown dependency): exit ${unknown.code}, ${unknown.err.trim()}`);

@@ -1,5 +1,7 @@
 /** Helpers for tests on the seeded corpus service. */
 
+import type { z } from 'zod';
+import type { ErrorBody, SearchResponse } from '../../spec/index.js';
 import { startTestService, type TestService } from './service.js';
 import { seededCorpusStore } from './corpus-store.js';
 
@@ -44,9 +46,19 @@ export interface Dict {
   [k: string]: unknown;
 }
 
-export async function search(svc: TestService, q: Query, key = svc.keys.org!): Promise<{ status: number; body: any; dicts: Dict[]; headers: Headers }> {
+/**
+ * A JSON answer's body read as the route's 200 shape `T`; on another status it is the error body
+ * `{code, detail}` (spec/errors.ts `ErrorBody`), so a test checks the status before the fields of `T`.
+ */
+export type Answered<T> = T & Partial<z.infer<typeof ErrorBody>>;
+
+export async function search(
+  svc: TestService,
+  q: Query,
+  key = svc.keys.org!,
+): Promise<{ status: number; body: Answered<SearchResponse>; dicts: Dict[]; headers: Headers }> {
   const res = await fetch(`${svc.url}/v1/news/search?${qs(q)}`, { headers: { authorization: `Bearer ${key}` } });
-  const body = (await res.json()) as any;
+  const body = (await res.json()) as Answered<SearchResponse>;
   return { status: res.status, body, dicts: (body.as_dicts ?? []) as Dict[], headers: res.headers };
 }
 

@@ -2,6 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseHTML } from 'linkedom';
+import type { z } from 'zod';
+import type { IndexUrlsJob } from '../../spec/index.js';
 import { sharedDir } from './paths.js';
 import { waitUntil } from './wait-until.js';
 import { html, type PageServer } from './page-server.js';
@@ -66,17 +68,19 @@ export function namesFromByline(names: string[], byline: string): boolean {
   return names.length > 0 && names.every((a) => b.includes(` ${tokens(a).join(' ')} `));
 }
 
+/** An index_urls job's view (spec/news.ts `IndexUrlsJob`). */
+export type IndexUrlsJobView = z.infer<typeof IndexUrlsJob>;
+
 /** Wait until a job is finished; returns its view. A view that is not 200 fails at once. */
-export async function waitForJob(get: () => Promise<{ status: number; body: any }>, timeoutMs = 180_000): Promise<any> {
-  let refused: Error | null = null;
-  const view = await waitUntil(
+export async function waitForJob(get: () => Promise<{ status: number; body: IndexUrlsJobView }>, timeoutMs = 180_000): Promise<IndexUrlsJobView> {
+  const seen = await waitUntil(
     async () => {
       const r = await get();
-      if (r.status !== 200) refused = new Error(`job view answered ${r.status}: ${JSON.stringify(r.body)}`);
-      return refused ?? (r.body.finished_at ? r.body : false);
+      if (r.status !== 200) return { refused: new Error(`job view answered ${r.status}: ${JSON.stringify(r.body)}`) };
+      return r.body.finished_at ? { view: r.body } : false;
     },
     { what: 'the job finished', timeoutMs, intervalMs: 250 },
   );
-  if (refused) throw refused;
-  return view;
+  if ('refused' in seen) throw seen.refused;
+  return seen.view;
 }

@@ -11,7 +11,19 @@ import path from 'node:path';
 import { repoRoot } from '../helpers/paths.js';
 
 /** What the build compiles or copies (scripts/build.mjs, tsconfig.build.json). */
-const SOURCES = ['lib', 'spec', 'client', 'service', 'activities', 'workflows', 'warehouse', 'pipelines', 'tsconfig.build.json', 'tsconfig.json', 'package.json'];
+const SOURCES = [
+  'lib',
+  'spec',
+  'client',
+  'service',
+  'activities',
+  'workflows',
+  'warehouse',
+  'pipelines',
+  'tsconfig.build.json',
+  'tsconfig.json',
+  'package.json',
+];
 const BUILT = path.join(repoRoot, 'dist', 'pipelines', 'cli', 'index.js');
 
 function newestSource(p: string): { file: string; ms: number } {

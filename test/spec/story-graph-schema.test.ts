@@ -27,9 +27,10 @@ describe('story graph schema', () => {
     expect(strictValidator(GraphRelationships)(art)).toEqual([]);
   });
   it('the OpenAPI document names ner_type for article graph nodes and not for story graph nodes', () => {
-    const schemas = (buildOpenApi() as any).components.schemas;
-    const keysOf = (id: string) => [...schemas[id].properties.nodes.items.propertyNames.enum].sort();
-    expect(schemas.StoryUpdate.properties.relationships).toEqual({ $ref: '#/components/schemas/StoryRelationships' });
+    type Schema = { properties: Record<string, { $ref?: string; items: { propertyNames: { enum: string[] } } }> };
+    const schemas = (buildOpenApi() as { components: { schemas: Record<string, Schema> } }).components.schemas;
+    const keysOf = (id: string) => [...schemas[id]!.properties.nodes!.items.propertyNames.enum].sort();
+    expect(schemas.StoryUpdate!.properties.relationships).toEqual({ $ref: '#/components/schemas/StoryRelationships' });
     expect(keysOf('StoryRelationships')).toEqual(['detailed_type', 'id', 'type']);
     expect(keysOf('GraphRelationships')).toEqual(['detailed_type', 'id', 'ner_type', 'type']);
   });

@@ -15,6 +15,9 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => svc?.stop());
 
+/** A terminal's control sequences (CSI: ESC [ parameters letter), written from the char code so no control character sits in the source. */
+const CSI = new RegExp(`${String.fromCharCode(0x1b)}\\[[0-9;?]*[a-zA-Z]`, 'g');
+
 /** Run the CLI on a pseudo-terminal; what the terminal showed (escape sequences removed) and the exit code. */
 function onTerminal(args: string[]): Promise<{ code: number | null; screen: string; dir: string }> {
   const dir = tempDir('newsflow-tty-');
@@ -25,7 +28,7 @@ function onTerminal(args: string[]): Promise<{ code: number | null; screen: stri
   let raw = '';
   p.stdout.on('data', (d) => (raw += d));
   p.stderr.on('data', (d) => (raw += d));
-  return new Promise((resolve) => p.on('close', (code) => resolve({ code, dir, screen: raw.replace(/\x1b\[[0-9;?]*[a-zA-Z]/g, '').replace(/\r/g, '\n') })));
+  return new Promise((resolve) => p.on('close', (code) => resolve({ code, dir, screen: raw.replace(CSI, '').replace(/\r/g, '\n') })));
 }
 
 const ingest = ['run', 'news-ingest', '--from', '2022-07-08', '--to', '2022-07-09'];

@@ -127,11 +127,13 @@ describe('size of strings and free-form objects', () => {
   });
   it('the limits are in the OpenAPI document: maxLength of the alert query and title, descriptions of free-form objects', () => {
     const doc = JSON.stringify(buildOpenApi());
-    const create = (buildOpenApi() as any).components.schemas.CreateAlertRequest.properties;
-    const branch = (p: any) => [p, ...(p.anyOf ?? [])].find((b: any) => b.type === 'string');
-    expect(branch(create.query).maxLength).toBe(INPUT_LIMITS.alertTextChars);
-    expect(branch(create.title).maxLength).toBe(INPUT_LIMITS.alertTextChars);
-    expect(branch(create.cron).maxLength).toBe(INPUT_LIMITS.alertCronChars);
+    type Property = { type?: string; maxLength?: number; anyOf?: Property[] };
+    const create = (buildOpenApi() as { components: { schemas: Record<string, { properties: Record<string, Property> }> } }).components.schemas
+      .CreateAlertRequest!.properties;
+    const branch = (p: Property | undefined) => (p ? [p, ...(p.anyOf ?? [])] : []).find((x) => x.type === 'string');
+    expect(branch(create.query)?.maxLength).toBe(INPUT_LIMITS.alertTextChars);
+    expect(branch(create.title)?.maxLength).toBe(INPUT_LIMITS.alertTextChars);
+    expect(branch(create.cron)?.maxLength).toBe(INPUT_LIMITS.alertCronChars);
     expect(doc).toContain(`at most ${INPUT_LIMITS.maxFreeObjectBytes} bytes as JSON`);
   });
 });

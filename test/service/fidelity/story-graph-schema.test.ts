@@ -5,12 +5,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoriesResponse } from '../../../spec/index.js';
 import type { TestService } from '../../helpers/service.js';
-import { allStories, startStoriesService, stories } from '../../helpers/stories.js';
+import { allStories, startStoriesService, stories, type Story } from '../../helpers/stories.js';
 import { search } from '../../helpers/news.js';
 import { strictValidator } from '../../helpers/strict-schema.js';
 
 let svc: TestService;
-let all: any[];
+let all: Story[];
 beforeAll(async () => {
   svc = await startStoriesService();
   all = await allStories(svc, { expand_updates: true, max_updates: 10_000, max_articles: 2 });
@@ -19,7 +19,7 @@ afterAll(async () => svc?.stop());
 
 describe('story graphs over the seeded corpus', () => {
   it('every story update graph node has exactly the keys id, type and detailed_type (no ner_type)', () => {
-    const nodes = all.flatMap((s) => s.updates.flatMap((u: any) => u.relationships.nodes));
+    const nodes = all.flatMap((s) => s.updates.flatMap((u) => u.relationships.nodes));
     expect(nodes.length).toBeGreaterThan(50);
     for (const n of nodes) expect(Object.keys(n).sort()).toEqual(['detailed_type', 'id', 'type']);
   });

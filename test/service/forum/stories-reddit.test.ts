@@ -14,8 +14,8 @@ beforeAll(async () => {
   svc = await startStoriesService();
   dir = tempDir('newsflow-forum-stories-');
   const list = await stories(svc, { limit: 1, sort_by: 'coverage', sort_type: 'desc' });
-  storyId = list.list[0].uuid;
-  headline = (await story(svc, storyId)).body.updates[0].headline;
+  storyId = list.list[0]!.uuid;
+  headline = (await story(svc, storyId)).body.updates[0]!.headline;
   // one thread about the story (its headline as title), one about nothing in the news
   const lines = [
     {
@@ -52,7 +52,7 @@ describe('stories reddit', () => {
   it('GET /v1/stories/{id}?reddit=2 returns the matching thread on a paid plan, with its perspective and sentiment series', async () => {
     const r = await story(svc, storyId, { reddit: 2 }, svc.keys.analyst);
     expect(r.status).toBe(200);
-    const u = r.body.updates[0];
+    const u = r.body.updates[0]!;
     expect(u.headline).toBe(headline);
     const ids = u.reddit_threads.map((t: { id: string }) => t.id);
     console.log(
@@ -61,7 +61,7 @@ describe('stories reddit', () => {
     expect(ids[0]).toBe(threadIdOf('reddit:st1'));
     expect(ids).not.toContain(threadIdOf('reddit:st2'));
     expect(u.reddit_threads[0]).toMatchObject({ author: 'newsjunkie', upvotes: 512, comments: [{ author: 'skeptic', upvotes: 40 }] });
-    expect(u.reddit_perspective).toEqual({ sentiment: expect.any(Number), relevant: true, summary: u.reddit_threads[0].summary });
+    expect(u.reddit_perspective).toEqual({ sentiment: expect.any(Number), relevant: true, summary: u.reddit_threads[0]!.summary });
     expect(r.body.reddit_sentiment.length).toBeGreaterThan(0);
     expect(r.body.reddit_sentiment_timestamps).toContain(u.story_update_ts);
   });
@@ -69,13 +69,13 @@ describe('stories reddit', () => {
   it('GET /v1/stories?reddit=1 fills reddit_threads of the listed stories; reddit=0 leaves them empty', async () => {
     const r = await stories(svc, { limit: 1, sort_by: 'coverage', sort_type: 'desc', reddit: 1 }, svc.keys.analyst);
     expect(r.status).toBe(200);
-    expect(r.list[0].uuid).toBe(storyId);
-    const shown = r.list[0].updates.find((x: { headline: string }) => x.headline === headline);
+    expect(r.list[0]!.uuid).toBe(storyId);
+    const shown = r.list[0]!.updates.find((x: { headline: string }) => x.headline === headline);
     expect(shown).toBeDefined();
-    expect(shown.reddit_threads.map((t: { id: string }) => t.id)).toEqual([threadIdOf('reddit:st1')]);
+    expect(shown!.reddit_threads.map((t: { id: string }) => t.id)).toEqual([threadIdOf('reddit:st1')]);
     const none = await stories(svc, { limit: 1, sort_by: 'coverage', sort_type: 'desc' }, svc.keys.analyst);
-    expect(none.list[0].updates[0].reddit_threads).toEqual([]);
-    expect(none.list[0].reddit_sentiment).toEqual([]);
+    expect(none.list[0]!.updates[0]!.reddit_threads).toEqual([]);
+    expect(none.list[0]!.reddit_sentiment).toEqual([]);
   });
 
   it('a free plan asking for reddit threads gets 403', async () => {

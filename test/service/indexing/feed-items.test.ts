@@ -30,7 +30,7 @@ const index = async (urls: { url: string; metadata?: Record<string, unknown> }[]
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   return waitForJob(() => api(svc.url, 'GET', `/v1/news/index_urls/${r.body.job_id}`, svc.keys.org));
 };
-const article = async (id: string) => (await api(svc.url, 'GET', `/v1/news/${id}?full_text=true`, svc.keys.org)).body;
+const article = async (id: string | null) => (await api(svc.url, 'GET', `/v1/news/${id}?full_text=true`, svc.keys.org)).body;
 
 beforeAll(async () => {
   process.env.NEWSFLOW_FETCH_ALLOW = '127.0.0.1';
@@ -59,8 +59,8 @@ describe('index_urls of feed items', () => {
       http_status: 404,
       title: 'Senate passes the harbour bill after a night of debate',
     });
-    expect(job.urls[0].detail).toMatch(/could not be fetched \(http_status: HTTP 404\)/);
-    const a = await article(job.urls[0].article_id);
+    expect(job.urls[0]!.detail).toMatch(/could not be fetched \(http_status: HTTP 404\)/);
+    const a = await article(job.urls[0]!.article_id);
     expect(a).toMatchObject({
       article_url: `${server.origin}/gone/story-1`,
       title: 'Senate passes the harbour bill after a night of debate',
@@ -78,8 +78,8 @@ describe('index_urls of feed items', () => {
   it('indexes an item whose page is not an article from its feed metadata', async () => {
     const job = await index([{ url: `${server.origin}/front`, metadata: feedItem('Mayor opens the new ferry terminal') }]);
     expect(job.urls[0]).toMatchObject({ status: 'indexed', reason: 'feed_metadata', http_status: 200 });
-    expect(job.urls[0].detail).toMatch(/not an article/);
-    expect((await article(job.urls[0].article_id)).full_text).toBeNull();
+    expect(job.urls[0]!.detail).toMatch(/not an article/);
+    expect((await article(job.urls[0]!.article_id)).full_text).toBeNull();
   });
 
   it('still fails a gone page sent without feed metadata', async () => {
@@ -90,16 +90,16 @@ describe('index_urls of feed items', () => {
   it('reads the page, not the metadata, when the page is an article', async () => {
     const job = await index([{ url: `${server.origin}/story/a`, metadata: feedItem('A title the feed gave it') }]);
     expect(job.urls[0]).toMatchObject({ status: 'indexed', reason: null });
-    const a = await article(job.urls[0].article_id);
+    const a = await article(job.urls[0]!.article_id);
     expect(a.title).not.toBe('A title the feed gave it');
     expect(a.full_text.length).toBeGreaterThan(1000);
   });
 
   it('skips an article served under another URL as a duplicate by its content hash, in a later job and within one job', async () => {
-    const first = (await index([{ url: `${server.origin}/story/a` }])).urls[0];
+    const first = (await index([{ url: `${server.origin}/story/a` }])).urls[0]!;
     const later = await index([{ url: `${server.origin}/story/b` }]);
     expect(later.urls[0]).toMatchObject({ status: 'skipped', reason: 'duplicate', article_id: first.article_id });
-    expect(later.urls[0].detail).toMatch(/its text is the text of article/);
+    expect(later.urls[0]!.detail).toMatch(/its text is the text of article/);
     const both = await index([{ url: `${server.origin}/story/c` }, { url: `${server.origin}/story/d` }]);
     expect(both.urls.map((u: { status: string }) => u.status)).toEqual(['skipped', 'skipped']);
     const n = await svc.services.db.all<{ n: bigint }>(`SELECT count(*) AS n FROM articles WHERE article_url LIKE '${server.origin}/story/%'`);

@@ -29,7 +29,7 @@ async function indexPage(svc: TestService, key: string, url: string): Promise<{ 
   const r = await api(svc.url, 'POST', '/v1/news/index_urls', key, { ...WINDOW, urls: [{ url }] });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   const job = await waitForJob(() => api(svc.url, 'GET', `/v1/news/index_urls/${r.body.job_id}`, key));
-  return job.urls[0];
+  return job.urls[0]!;
 }
 
 /** What a key finds of the article: lookup, lookup by list, news search, web search. */

@@ -64,11 +64,11 @@ describe('index_urls with NEWSFLOW_FETCH_ALLOW unset', () => {
       `http://2130706433:${local.port}/decimal`, // 127.0.0.1 written as one number
     ];
     const job = await runJob(svc, urls);
-    console.log(job.urls.map((u: any) => `${u.url} -> ${u.status} ${u.reason}: ${u.detail}`).join('\n'));
-    expect(job.urls.map((u: any) => [u.status, u.reason])).toEqual(urls.map(() => ['refused', 'forbidden_address']));
-    expect(job.urls[2].detail).toMatch(/private/);
-    expect(job.urls[3].detail).toMatch(/metadata/);
-    expect(job.urls[4].detail).toMatch(/loopback/);
+    console.log(job.urls.map((u) => `${u.url} -> ${u.status} ${u.reason}: ${u.detail}`).join('\n'));
+    expect(job.urls.map((u) => [u.status, u.reason])).toEqual(urls.map(() => ['refused', 'forbidden_address']));
+    expect(job.urls[2]!.detail).toMatch(/private/);
+    expect(job.urls[3]!.detail).toMatch(/metadata/);
+    expect(job.urls[4]!.detail).toMatch(/loopback/);
     expect(job.status).toBe('failed');
     expect(job.indexed_count).toBe(0);
     expect(local.connections).toBe(0);
@@ -103,9 +103,9 @@ describe('index_urls with NEWSFLOW_FETCH_ALLOW=127.0.0.1 (one allowed origin)', 
       svc,
       names.map((n) => `${origin.origin}${n}`),
     );
-    console.log(job.urls.map((u: any) => `${u.url} -> ${u.status} ${u.reason}${u.http_status ? ` (${u.http_status})` : ''}: ${u.detail ?? ''}`).join('\n'));
+    console.log(job.urls.map((u) => `${u.url} -> ${u.status} ${u.reason}${u.http_status ? ` (${u.http_status})` : ''}: ${u.detail ?? ''}`).join('\n'));
     console.log(`job: ${job.status}; ${job.message}`);
-    const got = Object.fromEntries(job.urls.map((u: any, i: number) => [names[i], [u.status, u.reason]]));
+    const got = Object.fromEntries(job.urls.map((u, i) => [names[i], [u.status, u.reason]]));
     expect(got).toEqual({
       '/article': ['indexed', null],
       '/to-other-loopback': ['refused', 'forbidden_address'],
@@ -117,8 +117,8 @@ describe('index_urls with NEWSFLOW_FETCH_ALLOW=127.0.0.1 (one allowed origin)', 
       '/doc.pdf': ['failed', 'not_html'],
       '/missing': ['failed', 'http_status'],
     });
-    expect(job.urls[names.indexOf('/missing')].http_status).toBe(404);
-    expect(job.urls[names.indexOf('/to-other-loopback')].detail).toContain('127.0.0.2');
+    expect(job.urls[names.indexOf('/missing')]!.http_status).toBe(404);
+    expect(job.urls[names.indexOf('/to-other-loopback')]!.detail).toContain('127.0.0.2');
     expect(job.status).toBe('partial');
     expect(job.indexed_count).toBe(1);
     expect(other.connections).toBe(0);

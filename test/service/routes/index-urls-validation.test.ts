@@ -1,5 +1,6 @@
 /** Bad input to POST /v1/news/index_urls: 422 naming the field (loc), no job created. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ValidationErrorItem } from '../../../spec/index.js';
 import { api, startTestService, type TestService } from '../../helpers/service.js';
 
 let svc: TestService;
@@ -26,7 +27,7 @@ describe('index_urls input', () => {
     const r = await post({ ...window, urls: [{ url: 'https://example.com/ok' }, { url }] });
     expect(r.status).toBe(422);
     expect(r.body.code).toBe(422000);
-    expect(r.body.detail.map((d: any) => d.loc)).toContainEqual(['body', 'urls', 1, 'url']);
+    expect(r.body.detail.map((d: ValidationErrorItem) => d.loc)).toContainEqual(['body', 'urls', 1, 'url']);
   });
 
   it('answers 422 on urls for an empty list', async () => {
@@ -44,7 +45,7 @@ describe('index_urls input', () => {
   it('answers 422 naming each missing or malformed field', async () => {
     const r = await post({ urls: [{ url: 'https://example.com/a', skip_dedupe: 'maybe', metadata: [1] }] });
     expect(r.status).toBe(422);
-    const locs = r.body.detail.map((d: any) => d.loc);
+    const locs = r.body.detail.map((d: ValidationErrorItem) => d.loc);
     expect(locs).toContainEqual(['body', 'start_time']);
     expect(locs).toContainEqual(['body', 'end_time']);
     expect(locs).toContainEqual(['body', 'urls', 0, 'skip_dedupe']);

@@ -7,25 +7,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isoUtc } from '../../../service/fetch/extract.js';
 import { api, startTestService, type TestService } from '../../helpers/service.js';
 import { startPageServer, type PageServer } from '../../helpers/page-server.js';
-import { expectedMeta, expectedText, namesFromByline, norm, pageNames, servePages, tokenF1, waitForJob } from '../../helpers/readability-pages.js';
+import {
+  expectedMeta,
+  expectedText,
+  namesFromByline,
+  norm,
+  pageNames,
+  servePages,
+  tokenF1,
+  waitForJob,
+  type IndexUrlsJobView,
+} from '../../helpers/readability-pages.js';
 
 let svc: TestService;
 let server: PageServer;
 let urls: Map<string, string>;
-interface JobItem {
-  url: string;
-  status: string;
-  reason?: string;
-  canonical_url?: string;
-  article_id: string | null;
-}
-interface Job {
-  job_id: string;
-  status: string;
-  message: string;
-  indexed_count: number;
-  urls: JobItem[];
-}
 /** an article as GET /v1/news/{id} gives it (the fields read here) */
 interface Article {
   article_id: string;
@@ -39,7 +35,7 @@ interface Article {
   entities: Record<string, string[]>;
   crawl_date: string | null;
 }
-let job: Job;
+let job: IndexUrlsJobView;
 const articles = new Map<string, Article>();
 
 const jobView =
@@ -182,8 +178,8 @@ describe('index_urls over the 35 Readability pages', () => {
     expect(again.urls[0]).toMatchObject({ status: 'skipped', reason: 'duplicate', article_id: articles.get(name)!.article_id });
     expect(server.requests).toBe(before);
     const forced = await waitForJob(jobView((await api(svc.url, 'POST', '/v1/news/index_urls', svc.keys.org, body(true))).body.job_id));
-    expect(forced.urls[0].status).toBe('indexed');
-    expect(forced.urls[0].article_id).not.toBe(articles.get(name)!.article_id);
+    expect(forced.urls[0]!.status).toBe('indexed');
+    expect(forced.urls[0]!.article_id).not.toBe(articles.get(name)!.article_id);
     expect(server.requests).toBeGreaterThan(before);
   });
 
@@ -212,7 +208,7 @@ describe('index_urls over the 35 Readability pages', () => {
       urls: [{ url: urls.get(name)!, skip_dedupe: true }],
     });
     const v = await waitForJob(jobView(r.body.job_id));
-    const a = await api(svc.url, 'GET', `/v1/news/${v.urls[0].article_id}`, svc.keys.org);
+    const a = await api(svc.url, 'GET', `/v1/news/${v.urls[0]!.article_id}`, svc.keys.org);
     expect(Date.parse(exp)).toBeLessThan(Date.parse('2020-01-01T00:00:00Z'));
     expect(a.body.pub_date).toBe('2020-01-01T00:00:00.000Z');
   });

@@ -17,10 +17,10 @@ describe('try_cache', () => {
     const q = { query: 'heatwave europe', historical: true, method: 'both', try_cache: '1h', similarity_score_threshold: 0.3 };
     const a = await search(svc, q);
     expect(a.headers.get('x-cache')).toBe('MISS');
-    expect(a.body.usage.credits).toBe(3);
+    expect(a.body.usage?.credits).toBe(3);
     const b = await search(svc, q);
     expect(b.headers.get('x-cache')).toBe('HIT');
-    expect(b.body.usage.credits).toBe(0.75);
+    expect(b.body.usage?.credits).toBe(0.75);
     expect(b.dicts).toEqual(a.dicts);
     const other = await search(svc, { ...q, n_articles: 5 });
     expect(other.headers.get('x-cache')).toBe('MISS');

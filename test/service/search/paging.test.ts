@@ -22,7 +22,7 @@ describe('paging and return types', () => {
       for (const d of r.dicts) expect(seen).not.toContain(d.article_id);
       seen.push(...r.dicts.map((d) => d.article_id));
       expect(r.body.offset).toBe((page + 1) * 10);
-      offset = r.body.offset;
+      offset = r.body.offset!;
     }
     expect(seen).toEqual(full.dicts.map((d) => d.article_id));
   });
@@ -46,13 +46,13 @@ describe('paging and return types', () => {
       doc_end_delimiter: '<</A>>',
     });
     expect(s.body.as_dicts).toBeNull();
-    expect(s.body.as_string.match(/<<A>>/g)).toHaveLength(3);
-    expect(s.body.as_string.match(/<<\/A>>/g)).toHaveLength(3);
+    expect(s.body.as_string?.match(/<<A>>/g)).toHaveLength(3);
+    expect(s.body.as_string?.match(/<<\/A>>/g)).toHaveLength(3);
     const d = await search(svc, { query: 'wimbledon', historical: true, n_articles: 3 });
     expect(d.body.as_string).toBeNull();
     const b = await search(svc, { query: 'wimbledon', historical: true, n_articles: 3, return_type: 'both' });
     expect(b.dicts.map((x) => x.title)).toEqual(d.dicts.map((x) => x.title));
     for (const x of b.dicts) expect(b.body.as_string).toContain(x.title);
-    expect(b.body.as_string.startsWith('<doc>')).toBe(true);
+    expect(b.body.as_string?.startsWith('<doc>')).toBe(true);
   });
 });

@@ -39,13 +39,13 @@ describe('time window', () => {
   it('strategy "latest news" is nl over the past 24 hours', async () => {
     const r = await search(svc, { query: 'heat wave', strategy: 'latest news', historical: true, n_articles: 50, similarity_score_threshold: 0.3 });
     expect(r.dicts.every((d) => ms(d) >= NOW - 24 * H)).toBe(true);
-    expect(r.body.usage.credits).toBe(2); // nl
+    expect(r.body.usage?.credits).toBe(2); // nl
   });
   it('strategy "news knowledge" is kw over the past 60 days, historical', async () => {
     const r = await search(svc, { query: 'inflation', strategy: 'news knowledge', n_articles: 101 });
     expect(r.dicts.length).toBeGreaterThan(10);
     expect(r.dicts.every((d) => ms(d) >= NOW - 60 * 24 * H)).toBe(true);
     expect(r.dicts.some((d) => ms(d) < NOW - 48 * H)).toBe(true);
-    expect(r.body.usage.credits).toBe(1); // kw
+    expect(r.body.usage?.credits).toBe(1); // kw
   });
 });

@@ -101,13 +101,13 @@ describe('incremental stories', () => {
     const news = svc.services.news!;
     // a story still active at the end of the corpus, and headlines of it published 13-15 hours after its last one
     const list = (await stories(svc, { sort_by: 'published', limit: 20, expand_updates: true, max_updates: 1000, max_articles: 1000 })).list;
-    const target = list.find((s) => s.n_articles.reduce((a: number, b: number) => a + b, 0) >= 3)!;
-    const arts = target.updates.flatMap((u: any) => u.cluster_articles);
-    const last = Math.max(...arts.map((a: any) => Date.parse(a.pub_date)));
+    const target = list.find((s) => s.n_articles.reduce((a, b) => a + b, 0) >= 3)!;
+    const arts = target.updates.flatMap((u) => u.cluster_articles);
+    const last = Math.max(...arts.map((a) => Date.parse(a.pub_date)));
     const dir = tempDir();
     dirs.push(dir);
     const file = path.join(dir, 'headlines-replay.json');
-    const rows = arts.slice(0, 3).map((a: any, i: number) => ({
+    const rows = arts.slice(0, 3).map((a, i) => ({
       title: a.title,
       domain: 'replay.example.org',
       link: `https://replay.example.org/story/${i}`,
@@ -130,10 +130,10 @@ describe('incremental stories', () => {
     const storiesBefore = news.stories.stories.size;
     // two hours of news at 36,000x: released within a fraction of a second, in publication order
     await news.seed(file, { replay: 36_000 });
-    const now: any = await waitUntil(
+    const now = await waitUntil(
       async () => {
         const body = (await story(svc!, target.uuid, { condense_auxillary_updates: false, max_updates: 1000, max_articles: 1000 })).body;
-        return news.pendingCount === 0 && body.n_articles.reduce((a: number, b: number) => a + b, 0) >= arts.length + 3 && body;
+        return news.pendingCount === 0 && body.n_articles.reduce((a, b) => a + b, 0) >= arts.length + 3 && body;
       },
       { what: 'the replayed articles in the story', timeoutMs: 10_000, intervalMs: 100 },
     );
@@ -141,15 +141,15 @@ describe('incremental stories', () => {
     expect(now.uuid).toBe(target.uuid);
     expect(now.update_uuids.slice(0, updatesBefore)).toEqual(target.update_uuids);
     expect(now.update_uuids.length).toBeGreaterThan(updatesBefore);
-    const fresh = now.updates.filter((u: any) => !target.update_uuids.includes(u.uuid));
-    const joined = fresh.flatMap((u: any) => u.cluster_articles.map((a: any) => a.article_url));
+    const fresh = now.updates.filter((u) => !target.update_uuids.includes(u.uuid));
+    const joined = fresh.flatMap((u) => u.cluster_articles.map((a) => a.article_url));
     expect(joined.sort()).toEqual(
       rows
         .slice(0, 3)
         .map((r: { link: string }) => r.link)
         .sort(),
     );
-    expect(now.current_update_uuid).toBe(fresh[0].uuid);
+    expect(now.current_update_uuid).toBe(fresh[0]!.uuid);
     // the unrelated headline founded a story of its own, which is not surfaced
     expect(news.stories.stories.size).toBe(storiesBefore + 1);
     const other = await sql<{ s: string }>(

@@ -1,23 +1,23 @@
 /** GET /v1/stories: every query parameter of spec/stories.ts `StoriesQuery` checked against the stories' own data. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STORY_CATEGORIES } from '../../../spec/index.js';
+import { STORY_CATEGORIES, ValidationErrorModel } from '../../../spec/index.js';
 import type { TestService } from '../../helpers/service.js';
-import { allStories, HOUR, NOW, requestedOf, startStoriesService, stories } from '../../helpers/stories.js';
+import { allStories, HOUR, NOW, requestedOf, startStoriesService, stories, type Story, type StoryUpdate } from '../../helpers/stories.js';
 
 let svc: TestService;
 /** every surfaced story with all its updates and articles */
-let full: any[];
+let full: Story[];
 beforeAll(async () => {
   svc = await startStoriesService();
   full = await allStories(svc, { expand_updates: true, max_updates: 10_000, max_articles: 10_000 });
 });
 afterAll(async () => svc?.stop());
 
-const ids = (list: any[]) => list.map((s) => s.uuid);
+const ids = (list: Story[]) => list.map((s) => s.uuid);
 const sorted = (xs: string[]) => [...xs].sort();
-const articlesOf = (s: any) => s.updates.flatMap((u: any) => u.cluster_articles);
-const tsOf = (s: any) => requestedOf(s).story_update_ts as number;
-const growth = (s: any) => articlesOf(s).filter((a: any) => Date.parse(a.pub_date) > NOW - 24 * HOUR && Date.parse(a.pub_date) <= NOW).length;
+const articlesOf = (s: Story) => s.updates.flatMap((u) => u.cluster_articles);
+const tsOf = (s: Story) => requestedOf(s).story_update_ts;
+const growth = (s: Story) => articlesOf(s).filter((a) => Date.parse(a.pub_date) > NOW - 24 * HOUR && Date.parse(a.pub_date) <= NOW).length;
 
 describe('GET /v1/stories', () => {
   it('lists every story of 2+ articles once, newest first, with its newest update', async () => {
@@ -26,7 +26,7 @@ describe('GET /v1/stories', () => {
     for (const s of full) {
       expect(s.n_articles.reduce((a: number, b: number) => a + b, 0)).toBeGreaterThanOrEqual(2);
       expect(s.updates.length).toBe(s.n_updates);
-      expect(s.updates.map((u: any) => u.uuid)).toEqual([...s.update_uuids].reverse());
+      expect(s.updates.map((u) => u.uuid)).toEqual([...s.update_uuids].reverse());
       expect(articlesOf(s).length).toBe(s.n_articles.reduce((a: number, b: number) => a + b, 0));
     }
     const r = await stories(svc);
@@ -36,7 +36,7 @@ describe('GET /v1/stories', () => {
     for (const s of r.list) {
       expect(s.updates).toHaveLength(1);
       expect(s.requested_update_uuid).toBe(s.current_update_uuid);
-      expect(s.updates[0].cluster_articles.length).toBeLessThanOrEqual(5);
+      expect(s.updates[0]!.cluster_articles.length).toBeLessThanOrEqual(5);
     }
     const times = r.list.map(tsOf);
     expect(times).toEqual([...times].sort((a, b) => b - a));
@@ -65,12 +65,12 @@ describe('GET /v1/stories', () => {
 
   it('query with method kw returns exactly the stories whose articles use the word, best first', async () => {
     const hits = await allStories(svc, { query: 'omicron', method: 'kw' });
-    const expected = full.filter((s) => articlesOf(s).some((a: any) => /omicron/i.test(`${a.title} ${a.summary}`)));
+    const expected = full.filter((s) => articlesOf(s).some((a) => /omicron/i.test(`${a.title} ${a.summary}`)));
     expect(expected.length).toBeGreaterThan(5);
     expect(sorted(ids(hits))).toEqual(sorted(ids(expected)));
     // the requested update is one that matches
     for (const s of (await stories(svc, { query: 'omicron', method: 'kw', limit: 20, max_articles: 1000 })).list) {
-      expect(requestedOf(s).cluster_articles.some((a: any) => /omicron/i.test(`${a.title} ${a.summary}`))).toBe(true);
+      expect(requestedOf(s).cluster_articles.some((a) => /omicron/i.test(`${a.title} ${a.summary}`))).toBe(true);
     }
     // relevance order differs from recency: the default sort with a query is relevance
     const first = (await stories(svc, { query: 'omicron', method: 'kw', limit: 5 })).list;
@@ -87,7 +87,7 @@ describe('GET /v1/stories', () => {
     for (const id of ids(strict)) expect(ids(loose)).toContain(id);
     expect((await stories(svc, { ...q, similarity_score_threshold: 0.999 })).list).toHaveLength(0);
     // what the strict threshold keeps is about the variant
-    for (const s of strict) expect(articlesOf(s).some((a: any) => /omicron|variant/i.test(a.title))).toBe(true);
+    for (const s of strict) expect(articlesOf(s).some((a) => /omicron|variant/i.test(a.title))).toBe(true);
   });
 
   it('method both fuses kw and nl: its stories come from either list and include the head of each', async () => {
@@ -115,7 +115,7 @@ describe('GET /v1/stories', () => {
   });
 
   it('uuids returns just those stories', async () => {
-    const pick = [full[3].uuid, full[50].uuid, full[400].uuid];
+    const pick = [full[3]!.uuid, full[50]!.uuid, full[400]!.uuid];
     const r = await stories(svc, { uuids: pick });
     expect(sorted(ids(r.list))).toEqual(sorted(pick));
   });
@@ -124,24 +124,24 @@ describe('GET /v1/stories', () => {
     const start = Date.parse('2022-06-24T00:00:00Z') / 1000;
     const end = Date.parse('2022-06-26T00:00:00Z') / 1000;
     const got = await allStories(svc, { start_timestamp: start, end_timestamp: end });
-    const inRange = (u: any) => u.story_update_ts >= start && u.story_update_ts <= end;
+    const inRange = (u: StoryUpdate) => u.story_update_ts >= start && u.story_update_ts <= end;
     const expected = full.filter((s) => s.updates.some(inRange));
     expect(expected.length).toBeGreaterThan(10);
     expect(sorted(ids(got))).toEqual(sorted(ids(expected)));
     const byId = new Map(full.map((s) => [s.uuid, s]));
     for (const s of got) {
       expect(inRange(requestedOf(s))).toBe(true);
-      const newest = byId.get(s.uuid).updates.filter(inRange)[0];
+      const newest = byId.get(s.uuid)!.updates.filter(inRange)[0]!;
       expect(s.requested_update_uuid).toBe(newest.uuid);
     }
     const onlyStart = await allStories(svc, { start_timestamp: Date.parse('2022-07-10T00:00:00Z') / 1000 });
     for (const s of onlyStart) expect(tsOf(s)).toBeGreaterThanOrEqual(Date.parse('2022-07-10T00:00:00Z') / 1000);
   });
 
-  const keyOf: Record<string, (s: any) => number> = {
+  const keyOf: Record<string, (s: Story) => number> = {
     published: tsOf,
     coverage: (s) => s.n_articles.reduce((a: number, b: number) => a + b, 0),
-    sentiment: (s) => s.sentiment[s.update_uuids.indexOf(s.requested_update_uuid)],
+    sentiment: (s) => s.sentiment[s.update_uuids.indexOf(s.requested_update_uuid)]!,
     confidence: (s) => requestedOf(s).confidence,
   };
   it.each(
@@ -156,10 +156,10 @@ describe('GET /v1/stories', () => {
     expect(all).toHaveLength(200);
     const k = keyOf[by]!;
     for (let i = 1; i < all.length; i++) {
-      const [a, b] = [k(all[i - 1]), k(all[i])];
+      const [a, b] = [k(all[i - 1]!), k(all[i]!)];
       if (dir === 'desc') expect(a).toBeGreaterThanOrEqual(b);
       else expect(a).toBeLessThanOrEqual(b);
-      if (a === b) expect(all[i - 1].uuid < all[i].uuid).toBe(true);
+      if (a === b) expect(all[i - 1]!.uuid < all[i]!.uuid).toBe(true);
     }
   });
   it('sort_by=relevance without a query falls back to published', async () => {
@@ -172,18 +172,18 @@ describe('GET /v1/stories', () => {
     const asia = await allStories(svc, { continent: 'Asia' });
     expect(asia.length).toBeGreaterThan(0);
     for (const s of asia) expect(requestedOf(s).continent).toBe('Asia');
-    expect(sorted(ids(asia))).toEqual(sorted(ids(full.filter((s) => s.updates.some((u: any) => u.continent === 'Asia')))));
+    expect(sorted(ids(asia))).toEqual(sorted(ids(full.filter((s) => s.updates.some((u) => u.continent === 'Asia')))));
     const two = await allStories(svc, { continent: ['Africa', 'Oceania'] });
     expect(two.length).toBeGreaterThan(0);
     for (const s of two) expect(['Africa', 'Oceania']).toContain(requestedOf(s).continent);
-    expect(sorted(ids(two))).toEqual(sorted(ids(full.filter((s) => s.updates.some((u: any) => ['Africa', 'Oceania'].includes(u.continent))))));
+    expect(sorted(ids(two))).toEqual(sorted(ids(full.filter((s) => s.updates.some((u) => ['Africa', 'Oceania'].includes(u.continent))))));
   });
 
   it('provocative selects stories by the provocative level of their updates; all is no filter', async () => {
     const medium = await allStories(svc, { provocative: 'medium' });
     expect(medium.length).toBeGreaterThan(0);
     for (const s of medium) expect(requestedOf(s).provocative).toBe('medium');
-    expect(sorted(ids(medium))).toEqual(sorted(ids(full.filter((s) => s.updates.some((u: any) => u.provocative === 'medium')))));
+    expect(sorted(ids(medium))).toEqual(sorted(ids(full.filter((s) => s.updates.some((u) => u.provocative === 'medium')))));
     expect((await allStories(svc, { provocative: 'all' })).length).toBe(full.length);
   });
 
@@ -195,7 +195,7 @@ describe('GET /v1/stories', () => {
     const r = await stories(svc, { uuids: big, expand_updates: true, max_updates: 3, max_articles: 2 });
     for (const s of r.list) {
       expect(s.updates).toHaveLength(3);
-      expect(s.updates.map((u: any) => u.uuid)).toEqual([...s.update_uuids].reverse().slice(0, 3));
+      expect(s.updates.map((u) => u.uuid)).toEqual([...s.update_uuids].reverse().slice(0, 3));
       for (const u of s.updates) {
         expect(u.cluster_articles.length).toBe(Math.min(2, u.n_articles));
         expect(u.prompt_articles.length).toBeLessThanOrEqual(2);
@@ -204,7 +204,7 @@ describe('GET /v1/stories', () => {
     const flat = await stories(svc, { uuids: big, expand_updates: false, max_updates: 3, max_articles: 0 });
     for (const s of flat.list) {
       expect(s.updates).toHaveLength(1);
-      expect(s.updates[0].cluster_articles).toEqual([]);
+      expect(s.updates[0]!.cluster_articles).toEqual([]);
     }
   });
 
@@ -212,12 +212,12 @@ describe('GET /v1/stories', () => {
     const start = Date.parse('2022-07-08T00:00:00Z') / 1000;
     const end = Date.parse('2022-07-09T00:00:00Z') / 1000;
     const got = await allStories(svc, { obj_type: 'story_update', start_timestamp: start, end_timestamp: end });
-    const expected = full.flatMap((s) => s.updates.filter((u: any) => u.story_update_ts >= start && u.story_update_ts <= end).map((u: any) => u.uuid));
+    const expected = full.flatMap((s) => s.updates.filter((u) => u.story_update_ts >= start && u.story_update_ts <= end).map((u) => u.uuid));
     expect(got.length).toBe(expected.length);
     expect(sorted(got.map((s) => s.requested_update_uuid))).toEqual(sorted(expected));
     for (const s of got) {
-      expect(s.updates[0].uuid).toBe(s.requested_update_uuid);
-      expect(s.updates[0].story_uuid).toBe(s.uuid);
+      expect(s.updates[0]!.uuid).toBe(s.requested_update_uuid);
+      expect(s.updates[0]!.story_uuid).toBe(s.uuid);
     }
     expect(new Set(got.map((s) => s.uuid)).size).toBeLessThan(got.length); // stories with several updates that day
     // a uuid offset for update results continues after that update
@@ -227,7 +227,7 @@ describe('GET /v1/stories', () => {
       start_timestamp: start,
       end_timestamp: end,
       limit: 5,
-      offset: firstPage[4].requested_update_uuid,
+      offset: firstPage[4]!.requested_update_uuid,
     });
     expect(next.list.map((s) => s.requested_update_uuid)).toEqual(got.slice(5, 10).map((s) => s.requested_update_uuid));
   });
@@ -240,7 +240,7 @@ describe('GET /v1/stories', () => {
     const paid = await stories(svc, { reddit: 2, limit: 3 }, svc.keys.analyst);
     expect(paid.status).toBe(200);
     for (const s of paid.list) {
-      expect(s.updates[0].reddit_threads).toEqual([]);
+      expect(s.updates[0]!.reddit_threads).toEqual([]);
       expect(s.reddit_sentiment).toEqual([]);
     }
   });
@@ -249,22 +249,22 @@ describe('GET /v1/stories', () => {
     const q = { uuids: full.slice(0, 5).map((s) => s.uuid) };
     const br = (await stories(svc, { ...q, citation_method: 'brackets' })).list;
     for (const s of br) {
-      const u = s.updates[0];
+      const u = s.updates[0]!;
       expect(u.story).toMatch(/\[1\]/);
       expect(u.markdown_citations.length).toBeGreaterThan(0);
       u.markdown_citations.forEach((c: string, i: number) => expect(c.startsWith(`[${i + 1}]: [`)).toBe(true));
-      const urls = u.cluster_articles.map((a: any) => a.article_url);
+      const urls = u.cluster_articles.map((a) => a.article_url);
       for (const c of u.markdown_citations) expect(urls.some((x: string) => c.endsWith(`(${x})`)) || u.n_articles > u.cluster_articles.length).toBe(true);
     }
     for (const s of (await stories(svc, { ...q, citation_method: 'urls' })).list) {
-      expect(s.updates[0].story).toMatch(/\]\(https?:\/\//);
-      expect(s.updates[0].story).not.toMatch(/\[\d+\]/);
-      for (const c of s.updates[0].markdown_citations) expect(c).toMatch(/^\[.*\]\(https?:\/\/.*\)$/);
+      expect(s.updates[0]!.story).toMatch(/\]\(https?:\/\//);
+      expect(s.updates[0]!.story).not.toMatch(/\[\d+\]/);
+      for (const c of s.updates[0]!.markdown_citations) expect(c).toMatch(/^\[.*\]\(https?:\/\/.*\)$/);
     }
     for (const s of (await stories(svc, { ...q, citation_method: 'none' })).list) {
-      expect(s.updates[0].story).not.toMatch(/\[\d+\]|\]\(http/);
-      expect(s.updates[0].markdown_citations).toEqual([]);
-      expect(s.updates[0].story.length).toBeGreaterThan(0);
+      expect(s.updates[0]!.story).not.toMatch(/\[\d+\]|\]\(http/);
+      expect(s.updates[0]!.markdown_citations).toEqual([]);
+      expect(s.updates[0]!.story.length).toBeGreaterThan(0);
     }
   });
 
@@ -274,7 +274,7 @@ describe('GET /v1/stories', () => {
     expect(growing.length).toBeGreaterThan(5);
     expect(sorted(ids(top))).toEqual(sorted(ids(growing)));
     const byId = new Map(full.map((s) => [s.uuid, s]));
-    const g = top.map((s) => growth(byId.get(s.uuid)));
+    const g = top.map((s) => growth(byId.get(s.uuid)!));
     expect(g).toEqual([...g].sort((a, b) => b - a));
   });
 
@@ -288,7 +288,7 @@ describe('GET /v1/stories', () => {
       const grew = full.some((s) => s.categories.includes(c) && growth(s) > 0);
       expect(cats.some((s) => s.categories.includes(c))).toBe(grew);
     }
-    for (const s of cats) expect(growth(byId.get(s.uuid))).toBeGreaterThan(0);
+    for (const s of cats) expect(growth(byId.get(s.uuid)!)).toBeGreaterThan(0);
     const conts = (await stories(svc, { strategy: 'topstories_continents', limit: 100 })).list;
     expect(conts.length).toBeGreaterThan(0);
     const seen = conts.map((s) => requestedOf(s).continent);
@@ -296,7 +296,7 @@ describe('GET /v1/stories', () => {
     // each one is the fastest-growing story of its continent
     for (const s of conts) {
       const rivals = full.filter((x) => requestedOf(x).continent === requestedOf(s).continent);
-      expect(growth(byId.get(s.uuid))).toBe(Math.max(...rivals.map(growth)));
+      expect(growth(byId.get(s.uuid)!)).toBe(Math.max(...rivals.map(growth)));
     }
   });
 
@@ -318,6 +318,6 @@ describe('GET /v1/stories', () => {
     const r = await stories(svc, { [name]: value });
     expect(r.status).toBe(422);
     expect(r.body.code).toBe(422000);
-    expect(r.body.detail[0].loc.slice(0, 2)).toEqual(['query', name]);
+    expect(ValidationErrorModel.parse(r.body).detail[0]!.loc.slice(0, 2)).toEqual(['query', name]);
   });
 });

@@ -2,19 +2,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoryResponse } from '../../../spec/index.js';
 import type { TestService } from '../../helpers/service.js';
-import { allStories, requestedOf, startStoriesService, stories, story } from '../../helpers/stories.js';
+import { allStories, requestedOf, startStoriesService, stories, story, type Story, type StoryArticle } from '../../helpers/stories.js';
 
 let svc: TestService;
 /** a story with several updates, some of them of a single article */
-let many: any;
+let many: Story;
 beforeAll(async () => {
   svc = await startStoriesService();
   const list = await allStories(svc, { sort_by: 'coverage' });
-  many = list.find((s) => s.n_updates >= 5 && s.n_articles.some((n: number) => n === 1) && s.n_articles.some((n: number) => n >= 2));
+  const found = list.find((s) => s.n_updates >= 5 && s.n_articles.some((n) => n === 1) && s.n_articles.some((n) => n >= 2));
+  if (!found) throw new Error('no story of 5+ updates with updates of one and of several articles in the seeded corpus');
+  many = found;
 });
 afterAll(async () => svc?.stop());
 
-const total = (s: any) => s.n_articles.reduce((a: number, b: number) => a + b, 0);
+const total = (s: Story) => s.n_articles.reduce((a, b) => a + b, 0);
 
 describe('GET /v1/stories/{story_id}', () => {
   it('the same story by its uuid, by an update uuid and by a url-safe title', async () => {
@@ -23,7 +25,7 @@ describe('GET /v1/stories/{story_id}', () => {
     expect(byId.status).toBe(200);
     expect(StoryResponse.safeParse(byId.body).success).toBe(true);
     expect(byId.body.requested_update_uuid).toBe(byId.body.current_update_uuid);
-    const middle = byId.body.update_uuids[2];
+    const middle = byId.body.update_uuids[2]!;
     const byUpdate = await story(svc, middle, plain);
     expect(byUpdate.status).toBe(200);
     expect(byUpdate.body.uuid).toBe(many.uuid);
@@ -42,7 +44,7 @@ describe('GET /v1/stories/{story_id}', () => {
 
   it('url-safe titles are unique across stories and updates', async () => {
     const all = await allStories(svc, { expand_updates: true, max_updates: 10_000, max_articles: 0 });
-    const slugs = all.flatMap((s) => s.updates.map((u: any) => u.url_safe_title));
+    const slugs = all.flatMap((s) => s.updates.map((u) => u.url_safe_title));
     expect(new Set(slugs).size).toBe(slugs.length);
   });
 
@@ -60,23 +62,23 @@ describe('GET /v1/stories/{story_id}', () => {
   it('defaults: updates expanded (10 newest), 25 articles each, auxiliary updates condensed', async () => {
     const r = await story(svc, many.uuid);
     expect(r.body.updates.length).toBe(Math.min(10, r.body.n_updates));
-    expect(r.body.updates.map((u: any) => u.uuid)).toEqual([...r.body.update_uuids].reverse().slice(0, 10));
+    expect(r.body.updates.map((u) => u.uuid)).toEqual([...r.body.update_uuids].reverse().slice(0, 10));
     for (const u of r.body.updates) expect(u.cluster_articles.length).toBe(Math.min(25, u.n_articles));
   });
 
   it('condense_auxillary_updates merges updates of one article into a neighbour, keeping every article', async () => {
     const raw = (await story(svc, many.uuid, { condense_auxillary_updates: false, max_updates: 1000, max_articles: 1000 })).body;
     const dense = (await story(svc, many.uuid, { condense_auxillary_updates: true, max_updates: 1000, max_articles: 1000 })).body;
-    expect(raw.n_articles.some((n: number) => n === 1)).toBe(true);
-    expect(dense.n_articles.every((n: number) => n >= 2)).toBe(true);
+    expect(raw.n_articles.some((n) => n === 1)).toBe(true);
+    expect(dense.n_articles.every((n) => n >= 2)).toBe(true);
     expect(dense.n_updates).toBeLessThan(raw.n_updates);
     expect(total(dense)).toBe(total(raw));
-    const ids = (s: any) => s.updates.flatMap((u: any) => u.article_ids).sort();
+    const ids = (s: Story) => s.updates.flatMap((u) => u.article_ids).sort();
     expect(ids(dense)).toEqual(ids(raw));
     // merged updates keep the uuid of an original update; each original maps into exactly one
     for (const id of dense.update_uuids) expect(raw.update_uuids).toContain(id);
     // asking for a merged-away update resolves to the update that holds its articles
-    const gone = raw.updates.find((u: any) => !dense.update_uuids.includes(u.uuid));
+    const gone = raw.updates.find((u) => !dense.update_uuids.includes(u.uuid))!;
     const via = (await story(svc, gone.uuid)).body;
     expect(requestedOf(via).article_ids).toEqual(expect.arrayContaining(gone.article_ids));
   });
@@ -84,14 +86,14 @@ describe('GET /v1/stories/{story_id}', () => {
   it('expand_updates false shows only the requested update; max_updates and max_articles cap', async () => {
     const one = (await story(svc, many.uuid, { expand_updates: false })).body;
     expect(one.updates).toHaveLength(1);
-    expect(one.updates[0].uuid).toBe(one.requested_update_uuid);
+    expect(one.updates[0]!.uuid).toBe(one.requested_update_uuid);
     const capped = (await story(svc, many.uuid, { max_updates: 2, max_articles: 1, condense_auxillary_updates: false })).body;
     expect(capped.updates).toHaveLength(2);
     for (const u of capped.updates) expect(u.cluster_articles).toHaveLength(1);
     // an older requested update is kept among the shown ones
-    const old = capped.update_uuids[0];
+    const old = capped.update_uuids[0]!;
     const withOld = (await story(svc, old, { max_updates: 2, condense_auxillary_updates: false })).body;
-    expect(withOld.updates.map((u: any) => u.uuid)).toContain(old);
+    expect(withOld.updates.map((u) => u.uuid)).toContain(old);
     expect(withOld.updates).toHaveLength(2);
   });
 
@@ -107,26 +109,24 @@ describe('GET /v1/stories/{story_id}', () => {
 
   it('a story response describes its articles', async () => {
     const s = (await story(svc, many.uuid, { max_updates: 1000, max_articles: 1000, condense_auxillary_updates: false })).body;
-    const arts = s.updates.flatMap((u: any) => u.cluster_articles);
-    const count = (f: (a: any) => string) => arts.reduce((m: Record<string, number>, a: any) => ({ ...m, [f(a)]: (m[f(a)] ?? 0) + 1 }), {});
+    const arts = s.updates.flatMap((u) => u.cluster_articles);
+    const count = (f: (a: StoryArticle) => string) => arts.reduce((m: Record<string, number>, a) => ({ ...m, [f(a)]: (m[f(a)] ?? 0) + 1 }), {});
     expect(s.sources_urls).toEqual(count((a) => a.domain_url));
     expect(s.countries).toEqual(count((a) => a.country));
     expect(s.languages).toEqual(count((a) => a.language));
-    expect(Object.values(s.countries_pct).reduce((a: number, b: any) => a + b, 0)).toBeCloseTo(100, 0);
-    expect(s.sentiment_timestamps).toEqual([...s.updates].reverse().map((u: any) => u.story_update_ts));
+    expect(Object.values(s.countries_pct).reduce((a, b) => a + b, 0)).toBeCloseTo(100, 0);
+    expect(s.sentiment_timestamps).toEqual([...s.updates].reverse().map((u) => u.story_update_ts));
     expect(s.updated_ts).toBe(Math.max(...s.sentiment_timestamps));
     for (const u of s.updates) {
-      const times = u.cluster_articles.map((a: any) => Date.parse(a.pub_date) / 1000);
+      const times = u.cluster_articles.map((a) => Date.parse(a.pub_date) / 1000);
       expect(u.story_update_ts).toBe(Math.floor(Math.max(...times)));
-      expect(s.sentiment[s.update_uuids.indexOf(u.uuid)]).toBe(
-        Math.round(u.cluster_articles.reduce((a: number, x: any) => a + x.sentiment, 0) / u.n_articles) || 0,
-      );
-      expect(u.headline).toBe(u.cluster_articles[0].title);
+      expect(s.sentiment[s.update_uuids.indexOf(u.uuid)]).toBe(Math.round(u.cluster_articles.reduce((a, x) => a + x.sentiment, 0) / u.n_articles) || 0);
+      expect(u.headline).toBe(u.cluster_articles[0]!.title);
       expect(new URL(u.image_url).protocol).toBe('https:');
-      expect(u.article_ids).toEqual(u.cluster_articles.map((a: any) => a.article_id));
+      expect(u.article_ids).toEqual(u.cluster_articles.map((a) => a.article_id));
       for (const id of u.article_ids) expect(u.intra_cluster_statistics.cluster_probabilities[id]).toBeGreaterThan(0);
       for (const e of u.relationships.edges) {
-        const ids = u.relationships.nodes.map((n: any) => n.id);
+        const ids = u.relationships.nodes.map((n) => n.id);
         expect(ids).toContain(e.from);
         expect(ids).toContain(e.to);
       }
@@ -134,7 +134,7 @@ describe('GET /v1/stories/{story_id}', () => {
       expect(u.story_uuid).toBe(s.uuid);
     }
     // the same story through the list
-    const listed = (await stories(svc, { uuids: [s.uuid] })).list[0];
+    const listed = (await stories(svc, { uuids: [s.uuid] })).list[0]!;
     expect(listed.update_uuids).toEqual(s.update_uuids);
   });
 });

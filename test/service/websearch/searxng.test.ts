@@ -7,6 +7,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import type { WebSearchResponse } from '../../../spec/index.js';
+import type { Answered } from '../../helpers/news.js';
 import { api, startTestService, type TestService } from '../../helpers/service.js';
 import { startPageServer, type PageServer } from '../../helpers/page-server.js';
 import { expectedMeta, pagesDir, servePages } from '../../helpers/readability-pages.js';
@@ -59,7 +62,10 @@ afterAll(async () => {
   delete process.env.NEWSFLOW_SEARXNG_URL;
 });
 
-const search = (q: string) => api(svc.url, 'GET', `/v1/chat/websearch?${q}`, svc.keys.org);
+const search = async (q: string) => {
+  const r = await api(svc.url, 'GET', `/v1/chat/websearch?${q}`, svc.keys.org);
+  return { ...r, body: r.body as Answered<z.infer<typeof WebSearchResponse>> };
+};
 
 describe('web search through SearXNG', () => {
   it('asks SearXNG for JSON, fetches the result pages and distils them', async () => {
@@ -68,8 +74,8 @@ describe('web search through SearXNG', () => {
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(asked[0]!.get('q')).toBe('chaos computing pioneers');
     expect(asked[0]!.get('format')).toBe('json');
-    const byUrl = new Map(r.body.as_dicts.map((d: any) => [d.url, d]));
-    const quanta = byUrl.get(urls.get('quanta-1')) as any;
+    const byUrl = new Map(r.body.as_dicts.map((d) => [d.url, d]));
+    const quanta = byUrl.get(urls.get('quanta-1')!)!;
     console.log(r.body.as_string.slice(0, 900));
     // read from the page itself: its own title and text, not SearXNG's
     expect(quanta.title).toBe(expectedMeta('quanta-1').title);
@@ -83,7 +89,7 @@ describe('web search through SearXNG', () => {
 
   it('keeps the snippet of a result it could not fetch, and its published time', async () => {
     const r = await search('queries=chaos');
-    const gone = r.body.as_dicts.find((d: any) => d.title === 'A page that is gone');
+    const gone = r.body.as_dicts.find((d) => d.title === 'A page that is gone');
     expect(gone).toMatchObject({
       key_points: ['the snippet of a page that is gone'],
       raw_text: 'the snippet of a page that is gone',
