@@ -20,6 +20,7 @@ import { benchRowHashWhere } from './row-hash-where.js';
 import { benchColdStart } from './coldstart.js';
 import { benchWalk } from './walk.js';
 import { benchCliStart } from './cli-start.js';
+import { benchFeeds } from './feeds.js';
 import { benchHttp } from './http.js';
 import { benchMix } from './mix.js';
 import { loadAvg1m, recordResult } from './results.js';
@@ -42,6 +43,7 @@ const benches: [id: string, run: () => Promise<Record<string, unknown>>][] = [
   ['http', benchHttp],
   ['mix', benchMix],
   ['cli-start', benchCliStart],
+  ['feeds', benchFeeds],
 ];
 
 /** The result's key: the bench's id, and for the walk its rate factor (NEWSFLOW_BENCH_WALK_FACTOR), whose runs are kept apart. */
