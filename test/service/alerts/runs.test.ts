@@ -7,8 +7,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { AlertLogsPage, AlertResponse, SCOPES } from '../../../spec/index.js';
+import { AlertLogsPage, AlertResponse } from '../../../spec/index.js';
 import { api, startTestService, type TestService } from '../../helpers/service.js';
+import { ALERT_KEYS, createAlert } from '../../helpers/alerts.js';
 import { sql } from '../../helpers/news.js';
 import { seededCorpusStore } from '../../helpers/corpus-store.js';
 
@@ -17,22 +18,14 @@ let clock = Date.parse('2022-07-10T00:00:00Z');
 const LATER = Date.parse('2022-07-11T12:00:00Z');
 let svc: TestService;
 
-const webhook = { action: 'webhook', params: { url: 'https://hooks.example.com/alerts' } };
-const create = (body: Record<string, unknown>, key = svc.keys.org!) =>
-  api(svc.url, 'POST', '/v1/chat/alerts', key, { cron: '*/5 * * * *', triggers: [webhook], ...body });
+const create = (body: Record<string, unknown>, key = svc.keys.org!) => createAlert(svc, body, key);
 
 beforeAll(async () => {
   svc = await startTestService({
     corpusStore: await seededCorpusStore(),
     clock: () => clock,
     limitsText: 'chat=1000:1000:50',
-    keys: {
-      org: { org: 'acme', scopes: [...SCOPES], plan: 'enterprise' },
-      org2: { org: 'acme', scopes: ['chat'], plan: 'enterprise' },
-      other: { scopes: ['chat'], plan: 'pro' },
-      personal: { scopes: ['chat'], plan: 'free' },
-      nochat: { scopes: ['news'], plan: 'free' },
-    },
+    keys: ALERT_KEYS,
   });
 });
 afterAll(async () => svc?.stop());

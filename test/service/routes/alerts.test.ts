@@ -4,27 +4,20 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { AlertResponse, AlertsPage, SCOPES } from '../../../spec/index.js';
+import { AlertResponse, AlertsPage } from '../../../spec/index.js';
 import { api, startTestService, type TestService } from '../../helpers/service.js';
+import { ALERT_KEYS, WEBHOOK, createAlert } from '../../helpers/alerts.js';
 
 const clock = Date.parse('2022-07-10T00:00:00Z');
 let svc: TestService;
 
-const webhook = { action: 'webhook', params: { url: 'https://hooks.example.com/alerts' } };
-const create = (body: Record<string, unknown>, key = svc.keys.org!) =>
-  api(svc.url, 'POST', '/v1/chat/alerts', key, { cron: '*/5 * * * *', triggers: [webhook], ...body });
+const create = (body: Record<string, unknown>, key = svc.keys.org!) => createAlert(svc, body, key);
 
 beforeAll(async () => {
   svc = await startTestService({
     clock: () => clock,
     limitsText: 'chat=1000:1000:50',
-    keys: {
-      org: { org: 'acme', scopes: [...SCOPES], plan: 'enterprise' },
-      org2: { org: 'acme', scopes: ['chat'], plan: 'enterprise' },
-      other: { scopes: ['chat'], plan: 'pro' },
-      personal: { scopes: ['chat'], plan: 'free' },
-      nochat: { scopes: ['news'], plan: 'free' },
-    },
+    keys: ALERT_KEYS,
   });
 });
 afterAll(async () => svc?.stop());
@@ -51,7 +44,7 @@ describe('create, read, update, delete', () => {
       model: 'gpt-4o',
       share_link: 'https://example.com/s/1',
     });
-    expect(r.body.triggers).toEqual([webhook]);
+    expect(r.body.triggers).toEqual([WEBHOOK]);
     expect(r.body.api_key_id).toBe(svc.keyIds.org);
     const report = await create({ alert_type: 'ReportAbout', report: { prompt: 'weekly brief' } });
     expect(report.body).toMatchObject({ repeat: true, always_trigger: true });
