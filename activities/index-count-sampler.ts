@@ -6,6 +6,7 @@ import type { NewsClient } from '../client/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { ALL_DOMAINS, INDEX_COUNTS } from '../warehouse/tables/index-counts.js';
 import { failingFast } from './api-failure.js';
+import { recordWindowLoad, type WindowLoad } from './record-load.js';
 
 export type Sampling = IndexCountsQueryParsed['sampling'];
 
@@ -107,33 +108,8 @@ export function createIndexCountSamplerActivities(deps: { client: NewsClient; wa
       };
     },
 
-    async recordIndexCountLoad(input: {
-      loadId: string;
-      pipeline?: string;
-      workflowId: string;
-      runId: string;
-      from: string;
-      to: string;
-      received: number;
-      inserted: number;
-      updated: number;
-      startedAt: string;
-      invariants: Record<string, unknown>;
-    }): Promise<void> {
-      await deps.warehouse.recordLoad(
-        {
-          loadId: input.loadId,
-          pipeline: input.pipeline ?? 'index-count-sampler',
-          kind: 'index-count-sampler',
-          workflowId: input.workflowId,
-          runId: input.runId,
-          windowStart: new Date(input.from),
-          windowEnd: new Date(input.to),
-        },
-        { received: input.received, inserted: input.inserted, updated: input.updated },
-        new Date(input.startedAt),
-        input.invariants,
-      );
+    async recordIndexCountLoad(input: WindowLoad): Promise<void> {
+      await recordWindowLoad(deps.warehouse, 'index-count-sampler', input);
     },
   });
 }

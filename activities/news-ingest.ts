@@ -4,6 +4,7 @@ import { ENTITY_TYPES, type SearchResponseDictItem } from '../spec/index.js';
 import type { NewsClient } from '../client/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { failingFast } from './api-failure.js';
+import { recordWindowLoad, type WindowLoad } from './record-load.js';
 import { ARTICLES, ARTICLE_CLASSIFICATIONS, ARTICLE_ENTITIES, ARTICLE_KEYWORDS } from '../warehouse/tables/index.js';
 import { PIPELINE_ARTICLES } from '../warehouse/tables/pipelines.js';
 
@@ -98,35 +99,8 @@ export function createNewsIngestActivities(deps: { client: NewsClient; warehouse
       return { ...counts, nextOffset: input.offset + items.length, done: items.length < input.pageSize, ids: items.map((a) => a.article_id) };
     },
 
-    async recordLoad(input: {
-      loadId: string;
-      /** the named pipeline (default: the kind) */
-      pipeline?: string;
-      kind: string;
-      workflowId: string;
-      runId: string;
-      from: string;
-      to: string;
-      received: number;
-      inserted: number;
-      updated: number;
-      startedAt: string;
-      invariants: Record<string, unknown>;
-    }): Promise<void> {
-      await deps.warehouse.recordLoad(
-        {
-          loadId: input.loadId,
-          pipeline: input.pipeline ?? input.kind,
-          kind: input.kind,
-          workflowId: input.workflowId,
-          runId: input.runId,
-          windowStart: new Date(input.from),
-          windowEnd: new Date(input.to),
-        },
-        { received: input.received, inserted: input.inserted, updated: input.updated },
-        new Date(input.startedAt),
-        input.invariants,
-      );
+    async recordLoad(input: WindowLoad & { kind: string }): Promise<void> {
+      await recordWindowLoad(deps.warehouse, input.kind, input);
     },
   });
 }

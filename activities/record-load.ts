@@ -1,0 +1,36 @@
+/** The `_loads` row of a windowed pipeline run (news ingest, index-count sampler): one shape, one writer. */
+import type { Warehouse } from '../warehouse/warehouse.js';
+
+/** What a workflow reports when its window is landed (an activity's input: plain JSON). */
+export interface WindowLoad {
+  loadId: string;
+  /** the named pipeline (default: the kind) */
+  pipeline?: string;
+  workflowId: string;
+  runId: string;
+  from: string;
+  to: string;
+  received: number;
+  inserted: number;
+  updated: number;
+  startedAt: string;
+  invariants: Record<string, unknown>;
+}
+
+/** Record `input` as a load of `kind` over [from, to). */
+export function recordWindowLoad(warehouse: Warehouse, kind: string, input: WindowLoad): Promise<void> {
+  return warehouse.recordLoad(
+    {
+      loadId: input.loadId,
+      pipeline: input.pipeline ?? kind,
+      kind,
+      workflowId: input.workflowId,
+      runId: input.runId,
+      windowStart: new Date(input.from),
+      windowEnd: new Date(input.to),
+    },
+    { received: input.received, inserted: input.inserted, updated: input.updated },
+    new Date(input.startedAt),
+    input.invariants,
+  );
+}
