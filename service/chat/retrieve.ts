@@ -5,34 +5,16 @@
  * Chat defaults: `method` both (kw when the service has no embedder), `historical` true (the whole
  * index, not only the last 48 hours), 10 articles; `filter_params` override any of them.
  */
-import { SearchParams, type SearchParamsParsed } from '../../spec/index.js';
+import type { SearchParamsParsed } from '../../spec/index.js';
 import type { NewsService } from '../news/service.js';
+import { filterSearchParams } from '../news/filter-params.js';
 import { ownerOf, type Principal } from '../auth/principal.js';
 import type { ContextDoc } from '../llm/index.js';
 import type { NewsArticle } from '../news/model.js';
-import { validationError, zodIssuesToItems } from '../errors.js';
 
-export function searchParamsOf(
-  filterParams: Record<string, unknown> | null | undefined,
-  query: string,
-  hasEmbedder: boolean,
-): { p: SearchParamsParsed; given: Set<string> } {
-  const fp = Object.fromEntries(Object.entries(filterParams ?? {}).filter(([, v]) => v !== null && v !== undefined));
-  const input = {
-    method: hasEmbedder ? 'both' : 'kw',
-    historical: true,
-    n_articles: 10,
-    ...fp,
-    query: typeof fp.query === 'string' && fp.query.trim() ? fp.query : query,
-    return_type: 'dicts',
-  };
-  const r = SearchParams.safeParse(input);
-  if (!r.success) {
-    const items = zodIssuesToItems('body', r.error.issues, input).map((it) => ({ ...it, loc: ['body', 'filter_params', ...it.loc.slice(1)] }));
-    throw validationError(items);
-  }
-  return { p: r.data, given: new Set(Object.keys(fp)) };
-}
+/** Chat's and DeepNews' search: 10 articles by default (./../news/filter-params.ts). */
+export const searchParamsOf = (filterParams: Record<string, unknown> | null | undefined, query: string, hasEmbedder: boolean) =>
+  filterSearchParams(filterParams, query, { hasEmbedder, nArticles: 10 });
 
 export async function retrieve(news: NewsService, principal: Principal | null, p: SearchParamsParsed, given: Set<string>): Promise<ContextDoc[]> {
   const onlyDomains = principal?.org?.publisher ? principal.org.domains : null;

@@ -3,11 +3,11 @@
  * caller uploads), store it behind a capability id, render it. POST /v1/news/graph calls it; so
  * can any other route or tool (the DeepNews agent's graph tool) through `Services.graph`.
  */
-import { GRAPH_LIMITS, SearchParams, type GraphRequestParsed, type SearchParamsParsed } from '../../spec/index.js';
+import { GRAPH_LIMITS, type GraphRequestParsed, type SearchParamsParsed } from '../../spec/index.js';
 import type { NewsService } from '../news/service.js';
+import { filterSearchParams } from '../news/filter-params.js';
 import type { NewsArticle } from '../news/model.js';
 import { ownerOf, type Principal } from '../auth/principal.js';
-import { validationError, zodIssuesToItems } from '../errors.js';
 import { extractEntities } from '../enrich/entities.js';
 import { buildGraph, type BuiltGraph } from './builder.js';
 import type { GraphSource } from './mentions.js';
@@ -33,26 +33,8 @@ export interface GraphBuild {
  * search parameter, validated by the search schema: a bad one is a 422 under `filter_params`),
  * the body's `query` unless filter_params names one.
  */
-export function graphSearchParams(
-  filterParams: Record<string, unknown> | null | undefined,
-  query: string,
-  hasEmbedder: boolean,
-): { p: SearchParamsParsed; given: Set<string> } {
-  const fp = Object.fromEntries(Object.entries(filterParams ?? {}).filter(([, v]) => v !== null && v !== undefined));
-  const input = {
-    method: hasEmbedder ? 'both' : 'kw',
-    historical: true,
-    n_articles: GRAPH_LIMITS.defaultArticles,
-    ...fp,
-    query: typeof fp.query === 'string' && fp.query.trim() ? fp.query : query,
-    return_type: 'dicts',
-  };
-  const r = SearchParams.safeParse(input);
-  if (!r.success) {
-    throw validationError(zodIssuesToItems('body', r.error.issues, input).map((it) => ({ ...it, loc: ['body', 'filter_params', ...it.loc.slice(1)] })));
-  }
-  return { p: r.data, given: new Set(Object.keys(fp)) };
-}
+export const graphSearchParams = (filterParams: Record<string, unknown> | null | undefined, query: string, hasEmbedder: boolean) =>
+  filterSearchParams(filterParams, query, { hasEmbedder, nArticles: GRAPH_LIMITS.defaultArticles });
 
 export class GraphService {
   readonly store: GraphStore;
