@@ -158,7 +158,13 @@ const tidyText = (text: string): string =>
     .trim();
 
 /** Letters and digits in a text: its size in any script. */
-const letters = (text: string): number => text.match(/[\p{L}\p{N}]/gu)?.length ?? 0;
+const letters = (text: string): number => {
+  // counted by runs, not a match per letter: the text of a whole page is counted this way
+  let n = 0;
+  for (const m of text.matchAll(LETTER_RUNS)) n += m[0].length;
+  return n;
+};
+const LETTER_RUNS = /[\p{L}\p{N}]+/gu;
 
 type El = LElement;
 
@@ -294,6 +300,47 @@ const bodyText = (body: string): string => {
 /** A page with (almost) no markup around its text: a text served as HTML. */
 const bareText = (document: LDocument): string | null => (holds(document.body, TEXT_BLOCKS) ? null : tidyText(document.body.textContent ?? ''));
 
+/** The steps Readability (0.6.0, `parse`) takes on the document before it looks for the article. */
+interface ReadabilitySteps {
+  _unwrapNoscriptImages(doc: LDocument): void;
+  _removeScripts(doc: LDocument): void;
+  _prepDocument(): void;
+}
+
+/** What Readability's `innerHTML` of the page is while it runs: the page is read again when it is set back. */
+const PAGE_KEPT = '\u0000the page as it was\u0000';
+
+/**
+ * Readability on the document. Readability keeps the page's HTML (`body.innerHTML`) before it
+ * looks for the article, to start again with looser rules when it found too little, and serialises
+ * the whole page for it on every page (4-5% of the CPU time on the shared pages). Here the body
+ * gives a token instead; a retry sets the token back, and the body is then read again from the page
+ * and prepared again as Readability prepared it (`parse`: noscript images, scripts, `_prepDocument`),
+ * which is the tree its serialisation would have given.
+ */
+function readability(document: LDocument, html: string, url: string): ReturnType<Readability<El>['parse']> {
+  const reader = new Readability<El>(document as unknown as Document, { serializer: (el) => el as unknown as El, keepClasses: true });
+  const steps = reader as unknown as ReadabilitySteps;
+  const body = document.body;
+  Object.defineProperty(body, 'innerHTML', {
+    configurable: true,
+    get: () => PAGE_KEPT,
+    set: (value: string) => {
+      if (value !== PAGE_KEPT) throw new Error('extract: Readability set the page to other HTML than it kept');
+      for (const c of [...body.childNodes]) c.remove();
+      for (const c of [...parseDocument(html, url).body.childNodes]) body.appendChild(c);
+      steps._unwrapNoscriptImages(document);
+      steps._removeScripts(document);
+      steps._prepDocument();
+    },
+  });
+  try {
+    return reader.parse();
+  } finally {
+    delete (body as { innerHTML?: string }).innerHTML;
+  }
+}
+
 export function extractArticle(html: string, url: string): ExtractResult {
   return extractWithBoilerplate(html, url).result;
 }
@@ -326,7 +373,7 @@ function extract(html: string, url: string, boilerplate: string[]): ExtractResul
 
   let article: ReturnType<Readability<El>['parse']>;
   try {
-    article = new Readability<El>(document as unknown as Document, { serializer: (el) => el as unknown as El, keepClasses: true }).parse();
+    article = readability(document, html, url);
   } catch {
     article = null; // a document Readability cannot walk: the fallbacks below
   }
