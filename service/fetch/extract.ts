@@ -10,14 +10,18 @@
  * - JSON-LD `articleBody` is the text when Readability found much less of it (a page whose body is
  *   built by script, or a teaser page) or nothing;
  * - boilerplate inside the article is removed: boxes named for newsletters, subscriptions, cookies,
- *   consent, related or recommended stories, sharing, promotion; picture captions and credits
- *   (`<figcaption>`, boxes named caption or credit, of at most 300 letters); "Read more"/"Related:"
- *   link lines;
+ *   consent, related or recommended stories, teasers, sharing, promotion, tags, ratings, author
+ *   boxes, comment sections, entry footers and meta lines, video players; `<nav>`; picture captions
+ *   and credits (`<figcaption>`, boxes named caption or credit, of at most 300 letters); "Read
+ *   more"/"Related:" link lines; the heading of a list of other pages ("See also", "Mehr zum
+ *   Thema", "Lire aussi") with the links after it; lines that only work the page ("Back to
+ *   overview", "Print", "Was this article helpful?") and copyright lines;
  * - a page with no markup around its text (served as HTML) is its text;
  * - tables and lists are kept (one row or item a line in the text).
  *
  * A page is `{skipped: reason}` only when no text of an article is found: fewer than 150 letters
- * or digits, or a list of links (most of its text in links: a front page's headlines).
+ * or digits (as Readability found it, or fewer than 50 once the boilerplate is out), or a list of
+ * links (most of its text in links: a front page's headlines).
  *
  * Metadata, first source that has it: `pub_date` article:published_time, JSON-LD
  * datePublished, Readability's publishedTime (ISO UTC; a time without zone is read as UTC);
@@ -242,7 +246,15 @@ export function blockText(root: El): string {
 
 /** Names of boxes that are not the article: newsletters, cookies, related stories, sharing. */
 const BOILERPLATE_NAME =
-  /(^|[\s_-])(newsletters?|subscribe|subscription|sign-?up|cookies?|cookie-?(banner|consent|notice)|consent|gdpr|paywall|related|recommended|recommendations|read-?more|more-?stories|also-?read|promo|share|sharing|share-?bar|social|outbrain|taboola|advert|advertisement|sponsored)([\s_-]|$)/i;
+  /(^|[\s_-])(newsletters?|subscribe|subscription|sign-?up|cookies?|cookie-?(banner|consent|notice)|consent|gdpr|paywall|related|recommended|recommendations|read-?more|more-?stories|also-?read|promo|share|sharing|share-?bar|social|outbrain|taboola|advert|advertisement|sponsored|tags|tag-?(list|cloud)|ratings?|teasers?|entry-?(utility|footer|meta)|post-?meta|meta-?data|reading-?time)([\s_-]|$)/i;
+/**
+ * Parts of names that mark a box as not the article wherever they sit in a name ("c-native-newsletterbox",
+ * "BorlabsCookie", "relatedlinks", "author-bio-content"): the discard list of trafilatura's xpaths.py
+ * (related, newsletter, cookie, author boxes, ratings, comment sections; not a `comment` alone, which code highlighting
+ * names its comments) as parts of a class or id.
+ */
+const BOILERPLATE_PART =
+  /newsletter|cookie|related|recommend|outbrain|taboola|author-?(bio|box|info|description)|about-?(the-?)?author|post-?ratings?|kommentare|comments|comment-?(section|list|area|form)|disclaimer|video-?(resource|asset|transcript|player|details|desc)|ad-?feedback|right-?rail|next-?(page|post|story)|post-?navigation|print-?(page|button|link)/i;
 /** Names of a picture's caption or credit line (not of a box "with" or "without" a caption). */
 const CAPTION_NAME = /(^|[\s_-])(?<!(no|has|with|without)[_-]?)(captions?|caption-?text|credits?|image-?credit|photo-?credit|copyright)([\s_-]|$)/i;
 /** A caption is a line or two: more is not one, whatever its name. */
@@ -250,6 +262,48 @@ const CAPTION_LETTERS = 300;
 /** A line that sends the reader elsewhere. */
 const BOILERPLATE_LINE =
   /^(read more|read next|related( stories| articles| coverage)?:?|also read|recommended( for you)?|sign up|subscribe( now)?|click here|follow us|share this)\b/i;
+/**
+ * The heading of a list of other pages ("More on this", "Mehr zum Thema", "Lire aussi"), in the
+ * languages of the gathered pages: as a whole line of at most 80 letters it goes, with the links
+ * that follow it.
+ */
+const RELATED_LEAD = new RegExp(
+  `^(${[
+    'related( (stories|articles|posts|coverage|content|links|topics))?',
+    'read (more|next|also)',
+    'also read',
+    'more (on|about|from) ',
+    'more stories',
+    'see also',
+    'further reading',
+    'you (may|might) also (like|be interested)',
+    'recommended( for you| stories| articles)?',
+    'mehr (zum thema|zu |lesen|themen|artikel|dazu|aus |vom |von )',
+    '(zum )?weiterlesen',
+    '(lesen sie|lies) (auch|mehr|weiter)',
+    'auch interessant',
+    'das könnte (sie|dich) (auch )?interessieren',
+    'schon gelesen',
+    '(empfohlene|ähnliche|verwandte|weitere) (beiträge|artikel|themen|nachrichten|meldungen|news|inhalte)',
+    'siehe auch',
+    '(à )?lire aussi',
+    'voir aussi',
+    'sur le même sujet',
+    'le(e|er) (también|más)',
+    'te puede interesar',
+    'noticias relacionadas',
+    'leggi anche',
+    'czytaj (też|także|więcej)',
+    'zobacz (też|także)',
+    'lees (ook|meer)',
+  ].join('|')})`,
+  'i',
+);
+/** A line that only works the page: back to a list, print, share, rate, a loading notice. */
+const NAVIGATION_LINE =
+  /^(zurück( zur (übersicht|liste|listenansicht|startseite))?|zur übersicht|back( to (top|overview|list))?|drucken|print( this)?|teilen|share|loading\.*|lade weitere inhalte|war (der|dieser) (artikel|beitrag) (nützlich|hilfreich)\??|was this (article|page|post) (helpful|useful)\??|found this helpful|(möchten sie )?(den|diesen) (artikel|beitrag) teilen\??|diese geschichte teilen)$/i;
+/** A copyright line ("© 2020 CBS Interactive Inc. All Rights Reserved."). */
+const COPYRIGHT_LINE = /^(©|\(c\)\s|copyright\b|alle rechte vorbehalten|all rights reserved)/i;
 
 const linkLetters = (el: El): number => {
   let n = 0;
@@ -270,24 +324,49 @@ function removeBoilerplate(root: El, removed: string[]): void {
     return false;
   };
   for (const el of root.getElementsByTagName('*')) {
+    if (el.tagName === 'NAV' && inside(el)) {
+      // navigation is never the article
+      removed.push(el.textContent ?? '');
+      el.remove();
+      continue;
+    }
     const name = `${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''} ${el.getAttribute('aria-label') ?? ''} ${el.getAttribute('data-component') ?? ''}`;
     const caption = el.tagName === 'FIGCAPTION' || CAPTION_NAME.test(name);
-    if (!(caption || BOILERPLATE_NAME.test(name)) || !inside(el)) continue;
+    if (!(caption || BOILERPLATE_NAME.test(name) || BOILERPLATE_PART.test(name)) || !inside(el)) continue;
     const n = letters(el.textContent ?? '');
     if (n < total * 0.25 && (!caption || n <= CAPTION_LETTERS)) {
       removed.push(el.textContent ?? '');
       el.remove();
     }
   }
+  const drop = (el: El, text = el.textContent ?? '') => {
+    removed.push(text);
+    el.remove();
+  };
   for (const el of elementsOf(root, LINE_TAGS)) {
     if (!inside(el) || holds(el, BLOCK_TAGS)) continue;
     const text = (el.textContent ?? '').replace(/\s+/g, ' ').trim();
-    if (text.length > 200 || !BOILERPLATE_LINE.test(text)) continue;
+    if (text.length > 200) continue;
     const n = letters(text);
-    if (n === 0 || linkLetters(el) >= n * 0.5 || /^(read more|related|also read)\b/i.test(text)) {
-      removed.push(text);
-      el.remove();
-    }
+    const linked = n === 0 || linkLetters(el) >= n * 0.5;
+    if (NAVIGATION_LINE.test(text.replace(/[.:!…»>\s]+$/, '')) || COPYRIGHT_LINE.test(text)) drop(el, text);
+    else if (RELATED_LEAD.test(text) && n <= 80) {
+      // the heading of a list of other pages: it and the links after it (up to the first paragraph
+      // that is more than links), from the block that is the heading line
+      let line = el;
+      while (line.parentNode && line.parentNode !== root && (line.parentNode.textContent ?? '').replace(/\s+/g, ' ').trim() === text) line = line.parentNode;
+      for (let next = line.nextSibling; next; ) {
+        const after = next.nextSibling;
+        if (next.nodeType === 1) {
+          const t = letters(next.textContent ?? '');
+          if (t > 0 && linkLetters(next as El) < t * 0.5) break;
+          drop(next as El, blockText(next as El));
+        } else if ((next.textContent ?? '').trim()) break;
+        next = after;
+      }
+      drop(line, text);
+    } else if (BOILERPLATE_LINE.test(text) && (linked || /^(read more|related|also read)\b/i.test(text))) drop(el, text);
+    else if (RELATED_LEAD.test(text) && linked) drop(el, text);
   }
 }
 
@@ -380,8 +459,12 @@ function extract(html: string, url: string, boilerplate: string[]): ExtractResul
   let text = '';
   let content: string | undefined;
   let linkShare = 0;
+  // the article's size as Readability found it: the boilerplate taken out of a short article (a
+  // copyright line under a photo story) does not make it none
+  let found = 0;
   if (article?.content) {
     const root = article.content;
+    found = letters(root.textContent ?? '');
     removeBoilerplate(root, boilerplate);
     text = blockText(root);
     linkShare = linkLetters(root) / Math.max(1, letters(text));
@@ -403,7 +486,8 @@ function extract(html: string, url: string, boilerplate: string[]): ExtractResul
     content = undefined;
     linkShare = 0;
   }
-  if (letters(text) < 150) return { skipped: 'not an article: too little text (fewer than 150 letters of article text)' };
+  if (letters(text) < 150 && (found < 150 || letters(text) < 50))
+    return { skipped: 'not an article: too little text (fewer than 150 letters of article text)' };
   if (linkShare > 0.5) return { skipped: 'not an article: a list of links (most of its text is link text)' };
   const title = (article?.title || meta(metas, 'og:title') || pageTitle || '').replace(/\s+/g, ' ').trim();
   return {
