@@ -17,6 +17,8 @@
  *   Thema", "Lire aussi") with the links after it; lines that only work the page ("Back to
  *   overview", "Print", "Was this article helpful?") and copyright lines;
  * - a page with no markup around its text (served as HTML) is its text;
+ * - a page built by script that gives no article but a copy of it in a `<noscript>` is read from
+ *   that copy;
  * - tables and lists are kept (one row or item a line in the text).
  *
  * A page is `{skipped: reason}` only when no text of an article is found: fewer than 150 letters
@@ -430,7 +432,27 @@ export function extractWithBoilerplate(html: string, url: string): { result: Ext
   return { result: extract(html, url, boilerplate), boilerplate };
 }
 
-function extract(html: string, url: string, boilerplate: string[]): ExtractResult {
+/**
+ * The page as it is without script, when it holds its text in a `<noscript>` (a page built by
+ * script that gives a copy of its article to readers without it; Readability removes every
+ * `<noscript>`): the page's head with, as its body, the `<noscript>` of the most text, of 150
+ * letters or more. Read before Readability, which rewrites the document.
+ */
+function withoutScript(document: LDocument): string | null {
+  let best: El | null = null;
+  let most = 149;
+  for (const el of document.body.getElementsByTagName('noscript')) {
+    const n = letters(el.textContent ?? '');
+    if (n > most) {
+      best = el;
+      most = n;
+    }
+  }
+  const lang = document.documentElement.getAttribute('lang')?.replace(/[^\w-]/g, '');
+  return best ? `<html${lang ? ` lang="${lang}"` : ''}><head>${document.head.innerHTML}</head><body>${best.innerHTML}</body></html>` : null;
+}
+
+function extract(html: string, url: string, boilerplate: string[], again = false): ExtractResult {
   // the page URL is the document's: Readability makes the article's links and images absolute
   // against it (or the page's <base href>)
   const document = parseDocument(html, url);
@@ -448,6 +470,7 @@ function extract(html: string, url: string, boilerplate: string[]): ExtractResul
   const htmlLang = primaryTag(document.documentElement.getAttribute('lang')) ?? primaryTag(meta(metas, 'og:locale'));
   const image = absolute(meta(metas, 'og:image', 'og:image:url', 'twitter:image', 'twitter:image:src'), url);
   const bare = bareText(document);
+  const noscript = again ? null : withoutScript(document);
   const pageTitle = document.title;
 
   let article: ReturnType<Readability<El>['parse']>;
@@ -486,8 +509,12 @@ function extract(html: string, url: string, boilerplate: string[]): ExtractResul
     content = undefined;
     linkShare = 0;
   }
-  if (letters(text) < 150 && (found < 150 || letters(text) < 50))
-    return { skipped: 'not an article: too little text (fewer than 150 letters of article text)' };
+  const tooLittle = letters(text) < 150 && (found < 150 || letters(text) < 50);
+  if (tooLittle && noscript) {
+    const r = extract(noscript, url, boilerplate, true);
+    if (!('skipped' in r)) return r;
+  }
+  if (tooLittle) return { skipped: 'not an article: too little text (fewer than 150 letters of article text)' };
   if (linkShare > 0.5) return { skipped: 'not an article: a list of links (most of its text is link text)' };
   const title = (article?.title || meta(metas, 'og:title') || pageTitle || '').replace(/\s+/g, ' ').trim();
   return {

@@ -385,6 +385,19 @@ describe('extractArticle on pages built from real markup', () => {
     for (const p of paras) expect(text).toContain(p);
   });
 
+  it('reads the copy of its article that a page built by script gives in <noscript>', () => {
+    const paragraphs = [
+      'Over the past few years the threats on the web have become more sophisticated, and a warning that comes an hour late protects no one.',
+      'The browser now checks the pages a reader opens against a list kept up to date in real time, and the check does not reveal which page was opened.',
+      'Readers who turn the protection on are warned about phishing pages before the page has loaded, the team said.',
+    ];
+    const page = `<!doctype html><html lang="en"><head><title>Faster protection in the browser</title></head><body><div id="app"></div><script>render()</script><noscript><article><h1>Faster protection in the browser</h1>${paragraphs.map((p) => `<p>${p}</p>`).join('')}</article></noscript></body></html>`;
+    expect(readabilityAlone(page, 'https://blog.example/2020/05/protection.html')).toBe('');
+    const r = extractArticle(page, 'https://blog.example/2020/05/protection.html');
+    expect(textOf(r).split('\n\n')).toEqual(paragraphs);
+    expect(r).toMatchObject({ title: 'Faster protection in the browser', language: 'en' });
+  });
+
   it('reads a page that is text with no markup as its text', () => {
     const text = Array.from({ length: 12 }, (_, i) => `Paragraph ${i + 1} of a plain text page that a server sends as HTML, with enough words to read.`).join(
       '\n\n',
