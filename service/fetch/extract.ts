@@ -350,7 +350,7 @@ function removeBoilerplate(root: El, removed: string[]): void {
     const text = (el.textContent ?? '').replace(/\s+/g, ' ').trim();
     if (text.length > 200) continue;
     const n = letters(text);
-    const linked = n === 0 || linkLetters(el) >= n * 0.5;
+    const linked = () => n === 0 || linkLetters(el) >= n * 0.5;
     if (NAVIGATION_LINE.test(text.replace(/[.:!…»>\s]+$/, '')) || COPYRIGHT_LINE.test(text)) drop(el, text);
     else if (RELATED_LEAD.test(text) && n <= 80) {
       // the heading of a list of other pages: it and the links after it (up to the first paragraph
@@ -367,8 +367,8 @@ function removeBoilerplate(root: El, removed: string[]): void {
         next = after;
       }
       drop(line, text);
-    } else if (BOILERPLATE_LINE.test(text) && (linked || /^(read more|related|also read)\b/i.test(text))) drop(el, text);
-    else if (RELATED_LEAD.test(text) && linked) drop(el, text);
+    } else if (BOILERPLATE_LINE.test(text) && (/^(read more|related|also read)\b/i.test(text) || linked())) drop(el, text);
+    else if (RELATED_LEAD.test(text) && linked()) drop(el, text);
   }
 }
 
@@ -394,7 +394,7 @@ const PAGE_KEPT = '\u0000the page as it was\u0000';
 /**
  * Readability on the document. Readability keeps the page's HTML (`body.innerHTML`) before it
  * looks for the article, to start again with looser rules when it found too little, and serialises
- * the whole page for it on every page (4-5% of the CPU time on the shared pages). Here the body
+ * the whole page for it on every page, most of which never retry. Here the body
  * gives a token instead; a retry sets the token back, and the body is then read again from the page
  * and prepared again as Readability prepared it (`parse`: noscript images, scripts, `_prepDocument`),
  * which is the tree its serialisation would have given.
