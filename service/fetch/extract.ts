@@ -10,14 +10,20 @@
  * - JSON-LD `articleBody` is the text when Readability found much less of it (a page whose body is
  *   built by script, or a teaser page) or nothing;
  * - boilerplate inside the article is removed: boxes named for newsletters, subscriptions, cookies,
- *   consent, related or recommended stories, sharing, promotion; picture captions and credits
- *   (`<figcaption>`, boxes named caption or credit, of at most 300 letters); "Read more"/"Related:"
- *   link lines;
+ *   consent, related or recommended stories, teasers, sharing, promotion, tags, ratings, author
+ *   boxes, comment sections, entry footers and meta lines, video players; `<nav>`; picture captions
+ *   and credits (`<figcaption>`, boxes named caption or credit, of at most 300 letters); "Read
+ *   more"/"Related:" link lines; the heading of a list of other pages ("See also", "Mehr zum
+ *   Thema", "Lire aussi") with the links after it; lines that only work the page ("Back to
+ *   overview", "Print", "Was this article helpful?") and copyright lines;
  * - a page with no markup around its text (served as HTML) is its text;
+ * - a page built by script that gives no article but a copy of it in a `<noscript>` is read from
+ *   that copy;
  * - tables and lists are kept (one row or item a line in the text).
  *
  * A page is `{skipped: reason}` only when no text of an article is found: fewer than 150 letters
- * or digits, or a list of links (most of its text in links: a front page's headlines).
+ * or digits (as Readability found it, or fewer than 50 once the boilerplate is out), or a list of
+ * links (most of its text in links: a front page's headlines).
  *
  * Metadata, first source that has it: `pub_date` article:published_time, JSON-LD
  * datePublished, Readability's publishedTime (ISO UTC; a time without zone is read as UTC);
@@ -158,7 +164,13 @@ const tidyText = (text: string): string =>
     .trim();
 
 /** Letters and digits in a text: its size in any script. */
-const letters = (text: string): number => text.match(/[\p{L}\p{N}]/gu)?.length ?? 0;
+const letters = (text: string): number => {
+  // counted by runs, not a match per letter: the text of a whole page is counted this way
+  let n = 0;
+  for (const m of text.matchAll(LETTER_RUNS)) n += m[0].length;
+  return n;
+};
+const LETTER_RUNS = /[\p{L}\p{N}]+/gu;
 
 type El = LElement;
 
@@ -236,7 +248,15 @@ export function blockText(root: El): string {
 
 /** Names of boxes that are not the article: newsletters, cookies, related stories, sharing. */
 const BOILERPLATE_NAME =
-  /(^|[\s_-])(newsletters?|subscribe|subscription|sign-?up|cookies?|cookie-?(banner|consent|notice)|consent|gdpr|paywall|related|recommended|recommendations|read-?more|more-?stories|also-?read|promo|share|sharing|share-?bar|social|outbrain|taboola|advert|advertisement|sponsored)([\s_-]|$)/i;
+  /(^|[\s_-])(newsletters?|subscribe|subscription|sign-?up|cookies?|cookie-?(banner|consent|notice)|consent|gdpr|paywall|related|recommended|recommendations|read-?more|more-?stories|also-?read|promo|share|sharing|share-?bar|social|outbrain|taboola|advert|advertisement|sponsored|tags|tag-?(list|cloud)|ratings?|teasers?|entry-?(utility|footer|meta)|post-?meta|meta-?data|reading-?time)([\s_-]|$)/i;
+/**
+ * Parts of names that mark a box as not the article wherever they sit in a name ("c-native-newsletterbox",
+ * "BorlabsCookie", "relatedlinks", "author-bio-content"): the discard list of trafilatura's xpaths.py
+ * (related, newsletter, cookie, author boxes, ratings, comment sections; not a `comment` alone, which code highlighting
+ * names its comments) as parts of a class or id.
+ */
+const BOILERPLATE_PART =
+  /newsletter|cookie|related|recommend|outbrain|taboola|author-?(bio|box|info|description)|about-?(the-?)?author|post-?ratings?|kommentare|comments|comment-?(section|list|area|form)|disclaimer|video-?(resource|asset|transcript|player|details|desc)|ad-?feedback|right-?rail|next-?(page|post|story)|post-?navigation|print-?(page|button|link)/i;
 /** Names of a picture's caption or credit line (not of a box "with" or "without" a caption). */
 const CAPTION_NAME = /(^|[\s_-])(?<!(no|has|with|without)[_-]?)(captions?|caption-?text|credits?|image-?credit|photo-?credit|copyright)([\s_-]|$)/i;
 /** A caption is a line or two: more is not one, whatever its name. */
@@ -244,6 +264,48 @@ const CAPTION_LETTERS = 300;
 /** A line that sends the reader elsewhere. */
 const BOILERPLATE_LINE =
   /^(read more|read next|related( stories| articles| coverage)?:?|also read|recommended( for you)?|sign up|subscribe( now)?|click here|follow us|share this)\b/i;
+/**
+ * The heading of a list of other pages ("More on this", "Mehr zum Thema", "Lire aussi"), in the
+ * languages of the gathered pages: as a whole line of at most 80 letters it goes, with the links
+ * that follow it.
+ */
+const RELATED_LEAD = new RegExp(
+  `^(${[
+    'related( (stories|articles|posts|coverage|content|links|topics))?',
+    'read (more|next|also)',
+    'also read',
+    'more (on|about|from) ',
+    'more stories',
+    'see also',
+    'further reading',
+    'you (may|might) also (like|be interested)',
+    'recommended( for you| stories| articles)?',
+    'mehr (zum thema|zu |lesen|themen|artikel|dazu|aus |vom |von )',
+    '(zum )?weiterlesen',
+    '(lesen sie|lies) (auch|mehr|weiter)',
+    'auch interessant',
+    'das könnte (sie|dich) (auch )?interessieren',
+    'schon gelesen',
+    '(empfohlene|ähnliche|verwandte|weitere) (beiträge|artikel|themen|nachrichten|meldungen|news|inhalte)',
+    'siehe auch',
+    '(à )?lire aussi',
+    'voir aussi',
+    'sur le même sujet',
+    'le(e|er) (también|más)',
+    'te puede interesar',
+    'noticias relacionadas',
+    'leggi anche',
+    'czytaj (też|także|więcej)',
+    'zobacz (też|także)',
+    'lees (ook|meer)',
+  ].join('|')})`,
+  'i',
+);
+/** A line that only works the page: back to a list, print, share, rate, a loading notice. */
+const NAVIGATION_LINE =
+  /^(zurück( zur (übersicht|liste|listenansicht|startseite))?|zur übersicht|back( to (top|overview|list))?|drucken|print( this)?|teilen|share|loading\.*|lade weitere inhalte|war (der|dieser) (artikel|beitrag) (nützlich|hilfreich)\??|was this (article|page|post) (helpful|useful)\??|found this helpful|(möchten sie )?(den|diesen) (artikel|beitrag) teilen\??|diese geschichte teilen)$/i;
+/** A copyright line ("© 2020 CBS Interactive Inc. All Rights Reserved."). */
+const COPYRIGHT_LINE = /^(©|\(c\)\s|copyright\b|alle rechte vorbehalten|all rights reserved)/i;
 
 const linkLetters = (el: El): number => {
   let n = 0;
@@ -264,24 +326,49 @@ function removeBoilerplate(root: El, removed: string[]): void {
     return false;
   };
   for (const el of root.getElementsByTagName('*')) {
+    if (el.tagName === 'NAV' && inside(el)) {
+      // navigation is never the article
+      removed.push(el.textContent ?? '');
+      el.remove();
+      continue;
+    }
     const name = `${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''} ${el.getAttribute('aria-label') ?? ''} ${el.getAttribute('data-component') ?? ''}`;
     const caption = el.tagName === 'FIGCAPTION' || CAPTION_NAME.test(name);
-    if (!(caption || BOILERPLATE_NAME.test(name)) || !inside(el)) continue;
+    if (!(caption || BOILERPLATE_NAME.test(name) || BOILERPLATE_PART.test(name)) || !inside(el)) continue;
     const n = letters(el.textContent ?? '');
     if (n < total * 0.25 && (!caption || n <= CAPTION_LETTERS)) {
       removed.push(el.textContent ?? '');
       el.remove();
     }
   }
+  const drop = (el: El, text = el.textContent ?? '') => {
+    removed.push(text);
+    el.remove();
+  };
   for (const el of elementsOf(root, LINE_TAGS)) {
     if (!inside(el) || holds(el, BLOCK_TAGS)) continue;
     const text = (el.textContent ?? '').replace(/\s+/g, ' ').trim();
-    if (text.length > 200 || !BOILERPLATE_LINE.test(text)) continue;
+    if (text.length > 200) continue;
     const n = letters(text);
-    if (n === 0 || linkLetters(el) >= n * 0.5 || /^(read more|related|also read)\b/i.test(text)) {
-      removed.push(text);
-      el.remove();
-    }
+    const linked = () => n === 0 || linkLetters(el) >= n * 0.5;
+    if (NAVIGATION_LINE.test(text.replace(/[.:!…»>\s]+$/, '')) || COPYRIGHT_LINE.test(text)) drop(el, text);
+    else if (RELATED_LEAD.test(text) && n <= 80) {
+      // the heading of a list of other pages: it and the links after it (up to the first paragraph
+      // that is more than links), from the block that is the heading line
+      let line = el;
+      while (line.parentNode && line.parentNode !== root && (line.parentNode.textContent ?? '').replace(/\s+/g, ' ').trim() === text) line = line.parentNode;
+      for (let next = line.nextSibling; next; ) {
+        const after = next.nextSibling;
+        if (next.nodeType === 1) {
+          const t = letters(next.textContent ?? '');
+          if (t > 0 && linkLetters(next as El) < t * 0.5) break;
+          drop(next as El, blockText(next as El));
+        } else if ((next.textContent ?? '').trim()) break;
+        next = after;
+      }
+      drop(line, text);
+    } else if (BOILERPLATE_LINE.test(text) && (/^(read more|related|also read)\b/i.test(text) || linked())) drop(el, text);
+    else if (RELATED_LEAD.test(text) && linked()) drop(el, text);
   }
 }
 
@@ -294,6 +381,47 @@ const bodyText = (body: string): string => {
 /** A page with (almost) no markup around its text: a text served as HTML. */
 const bareText = (document: LDocument): string | null => (holds(document.body, TEXT_BLOCKS) ? null : tidyText(document.body.textContent ?? ''));
 
+/** The steps Readability (0.6.0, `parse`) takes on the document before it looks for the article. */
+interface ReadabilitySteps {
+  _unwrapNoscriptImages(doc: LDocument): void;
+  _removeScripts(doc: LDocument): void;
+  _prepDocument(): void;
+}
+
+/** What Readability's `innerHTML` of the page is while it runs: the page is read again when it is set back. */
+const PAGE_KEPT = '\u0000the page as it was\u0000';
+
+/**
+ * Readability on the document. Readability keeps the page's HTML (`body.innerHTML`) before it
+ * looks for the article, to start again with looser rules when it found too little, and serialises
+ * the whole page for it on every page, most of which never retry. Here the body
+ * gives a token instead; a retry sets the token back, and the body is then read again from the page
+ * and prepared again as Readability prepared it (`parse`: noscript images, scripts, `_prepDocument`),
+ * which is the tree its serialisation would have given.
+ */
+function readability(document: LDocument, html: string, url: string): ReturnType<Readability<El>['parse']> {
+  const reader = new Readability<El>(document as unknown as Document, { serializer: (el) => el as unknown as El, keepClasses: true });
+  const steps = reader as unknown as ReadabilitySteps;
+  const body = document.body;
+  Object.defineProperty(body, 'innerHTML', {
+    configurable: true,
+    get: () => PAGE_KEPT,
+    set: (value: string) => {
+      if (value !== PAGE_KEPT) throw new Error('extract: Readability set the page to other HTML than it kept');
+      for (const c of [...body.childNodes]) c.remove();
+      for (const c of [...parseDocument(html, url).body.childNodes]) body.appendChild(c);
+      steps._unwrapNoscriptImages(document);
+      steps._removeScripts(document);
+      steps._prepDocument();
+    },
+  });
+  try {
+    return reader.parse();
+  } finally {
+    delete (body as { innerHTML?: string }).innerHTML;
+  }
+}
+
 export function extractArticle(html: string, url: string): ExtractResult {
   return extractWithBoilerplate(html, url).result;
 }
@@ -304,7 +432,27 @@ export function extractWithBoilerplate(html: string, url: string): { result: Ext
   return { result: extract(html, url, boilerplate), boilerplate };
 }
 
-function extract(html: string, url: string, boilerplate: string[]): ExtractResult {
+/**
+ * The page as it is without script, when it holds its text in a `<noscript>` (a page built by
+ * script that gives a copy of its article to readers without it; Readability removes every
+ * `<noscript>`): the page's head with, as its body, the `<noscript>` of the most text, of 150
+ * letters or more. Read before Readability, which rewrites the document.
+ */
+function withoutScript(document: LDocument): string | null {
+  let best: El | null = null;
+  let most = 149;
+  for (const el of document.body.getElementsByTagName('noscript')) {
+    const n = letters(el.textContent ?? '');
+    if (n > most) {
+      best = el;
+      most = n;
+    }
+  }
+  const lang = document.documentElement.getAttribute('lang')?.replace(/[^\w-]/g, '');
+  return best ? `<html${lang ? ` lang="${lang}"` : ''}><head>${document.head.innerHTML}</head><body>${best.innerHTML}</body></html>` : null;
+}
+
+function extract(html: string, url: string, boilerplate: string[], again = false): ExtractResult {
   // the page URL is the document's: Readability makes the article's links and images absolute
   // against it (or the page's <base href>)
   const document = parseDocument(html, url);
@@ -322,19 +470,24 @@ function extract(html: string, url: string, boilerplate: string[]): ExtractResul
   const htmlLang = primaryTag(document.documentElement.getAttribute('lang')) ?? primaryTag(meta(metas, 'og:locale'));
   const image = absolute(meta(metas, 'og:image', 'og:image:url', 'twitter:image', 'twitter:image:src'), url);
   const bare = bareText(document);
+  const noscript = again ? null : withoutScript(document);
   const pageTitle = document.title;
 
   let article: ReturnType<Readability<El>['parse']>;
   try {
-    article = new Readability<El>(document as unknown as Document, { serializer: (el) => el as unknown as El, keepClasses: true }).parse();
+    article = readability(document, html, url);
   } catch {
     article = null; // a document Readability cannot walk: the fallbacks below
   }
   let text = '';
   let content: string | undefined;
   let linkShare = 0;
+  // the article's size as Readability found it: the boilerplate taken out of a short article (a
+  // copyright line under a photo story) does not make it none
+  let found = 0;
   if (article?.content) {
     const root = article.content;
+    found = letters(root.textContent ?? '');
     removeBoilerplate(root, boilerplate);
     text = blockText(root);
     linkShare = linkLetters(root) / Math.max(1, letters(text));
@@ -356,7 +509,12 @@ function extract(html: string, url: string, boilerplate: string[]): ExtractResul
     content = undefined;
     linkShare = 0;
   }
-  if (letters(text) < 150) return { skipped: 'not an article: too little text (fewer than 150 letters of article text)' };
+  const tooLittle = letters(text) < 150 && (found < 150 || letters(text) < 50);
+  if (tooLittle && noscript) {
+    const r = extract(noscript, url, boilerplate, true);
+    if (!('skipped' in r)) return r;
+  }
+  if (tooLittle) return { skipped: 'not an article: too little text (fewer than 150 letters of article text)' };
   if (linkShare > 0.5) return { skipped: 'not an article: a list of links (most of its text is link text)' };
   const title = (article?.title || meta(metas, 'og:title') || pageTitle || '').replace(/\s+/g, ' ').trim();
   return {

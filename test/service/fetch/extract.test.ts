@@ -42,6 +42,8 @@ interface Scored {
   byline?: boolean;
   pubDate?: boolean;
   f1?: number;
+  /** the lines of the boilerplate removed from Readability's article */
+  removed: Set<string>;
 }
 
 let server: PageServer;
@@ -55,7 +57,7 @@ beforeAll(async () => {
     const page = await fetchPage(`${server.origin}/${name}/`, { policy });
     const { result, boilerplate } = extractWithBoilerplate(page.html, page.url);
     const expected = JSON.parse(fs.readFileSync(path.join(pagesDir, name, 'expected-metadata.json'), 'utf8')) as Expected;
-    const s: Scored = { name, result, expected };
+    const s: Scored = { name, result, expected, removed: new Set(boilerplate.flatMap((b) => b.split('\n')).map(norm)) };
     if (!('skipped' in result)) {
       s.title = norm(result.title) === norm(expected.title);
       if (expected.byline) {
@@ -193,7 +195,7 @@ describe('extractArticle over the Readability test pages', () => {
     expect(wrong.map((s) => s.name)).toEqual([]);
   });
 
-  it('keeps the tables and lists of the pages that have them: a line per table row (cells apart) and per list item', () => {
+  it('keeps the tables and lists of the pages that have them: a line per table row (cells apart) and per list item, but a list of links under a "See also" heading', () => {
     const withTables = ['lwn-1', 'wikipedia', 'wikipedia-2', 'wikipedia-3', 'wikipedia-4'];
     for (const name of withTables) {
       const s = scored.find((x) => x.name === name)!;
@@ -213,8 +215,16 @@ describe('extractArticle over the Readability test pages', () => {
         .map((li) => norm(li.textContent))
         .filter((t) => t.length > 2);
       expect(rows.length + items.length, name).toBeGreaterThan(0);
+      // the list of links under a "See also" heading is removed as boilerplate (a list of related pages), no other
+      const related = [...document.querySelectorAll('h2, h3')]
+        .filter((h) => /^see also/i.test(norm(h.textContent)))
+        .flatMap((h) => (h.nextElementSibling?.matches('ul, ol') ? [...h.nextElementSibling.querySelectorAll('li')].map((li) => norm(li.textContent)) : []));
       expect(
-        [...rows, ...items].filter((t) => !lines.has(t)),
+        related.filter((t) => lines.has(t) || !s.removed.has(t)),
+        name,
+      ).toEqual([]);
+      expect(
+        [...rows, ...items].filter((t) => !lines.has(t) && !related.includes(t)),
         name,
       ).toEqual([]);
     }
@@ -311,6 +321,39 @@ describe('extractArticle on pages built from real markup', () => {
     expect(text).toMatch(/Update every server to version 1\.8\.4\n+Limit the packets a client may send/);
   });
 
+  it('removes a list of other pages under its heading (in German too), lines that only work the page, copyright lines, navigation and boxes named in part for newsletters or authors', () => {
+    const page = arsWith(
+      '<h3>Mehr zum Thema</h3><ul><li><a href="/a/">Mojang streicht den Support für alte Server</a></li><li><a href="/b/">Microsoft kauft Mojang für 2,5 Milliarden Dollar</a></li></ul>' +
+        '<p>Zurück zur Übersicht</p><p>Was this article helpful?</p>' +
+        '<div class="c-native-newsletterbox"><p>Never miss a security story: our weekly digest lands in your inbox every Friday morning, free of charge.</p><form><input type="email"><button>Sign me up</button></form></div>' +
+        '<div class="post-author-bio-content"><p>Dan Goodin is the Security Editor at Ars Technica, where he oversees coverage of malware and computer espionage.</p><p><a href="/author/dan-goodin/">More by Dan Goodin</a></p></div>' +
+        '<nav><a href="/prev/">Previous story</a> <a href="/next/">Next story</a></nav>' +
+        '<p>© 2015 Condé Nast. All rights reserved.</p>' +
+        '<p>Server owners who cannot update right away can limit the size of the packets a client may send, the researcher said.</p>',
+    );
+    const alone = readabilityAlone(page, url);
+    expect(alone).toContain('Mehr zum Thema');
+    expect(alone).toContain('Zurück zur Übersicht');
+    const { result, boilerplate } = extractWithBoilerplate(page, url);
+    const text = textOf(result);
+    for (const gone of [
+      'Mehr zum Thema',
+      'Support für alte Server',
+      '2,5 Milliarden',
+      'Zurück zur Übersicht',
+      'Was this article helpful',
+      'weekly digest',
+      'Security Editor',
+      'Previous story',
+      'Condé Nast',
+    ])
+      expect(text).not.toContain(gone);
+    expect(boilerplate.join('\n')).toContain('Support für alte Server');
+    // the paragraph after the links is the article's again
+    expect(text).toContain('Server owners who cannot update right away');
+    expect(text).toContain('A flaw in the wildly popular online game Minecraft');
+  });
+
   it('uses the JSON-LD articleBody when the page builds its article by script', () => {
     const body = [
       'The city council voted on Tuesday to expand the tram network to the northern districts, a project that has been debated for more than a decade.',
@@ -340,6 +383,19 @@ describe('extractArticle on pages built from real markup', () => {
     const page = `<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><title>宇航员在太空中喝酒会怎么样</title></head><body><div class="nav"><a href="/">首页</a></div><div class="article"><h1>宇航员在太空中喝酒会怎么样</h1>${paras.map((p) => `<p>${p}</p>`).join('')}</div></body></html>`;
     const text = textOf(extractArticle(page, 'https://tech.example.cn/2017/05/astronauts.html'));
     for (const p of paras) expect(text).toContain(p);
+  });
+
+  it('reads the copy of its article that a page built by script gives in <noscript>', () => {
+    const paragraphs = [
+      'Over the past few years the threats on the web have become more sophisticated, and a warning that comes an hour late protects no one.',
+      'The browser now checks the pages a reader opens against a list kept up to date in real time, and the check does not reveal which page was opened.',
+      'Readers who turn the protection on are warned about phishing pages before the page has loaded, the team said.',
+    ];
+    const page = `<!doctype html><html lang="en"><head><title>Faster protection in the browser</title></head><body><div id="app"></div><script>render()</script><noscript><article><h1>Faster protection in the browser</h1>${paragraphs.map((p) => `<p>${p}</p>`).join('')}</article></noscript></body></html>`;
+    expect(readabilityAlone(page, 'https://blog.example/2020/05/protection.html')).toBe('');
+    const r = extractArticle(page, 'https://blog.example/2020/05/protection.html');
+    expect(textOf(r).split('\n\n')).toEqual(paragraphs);
+    expect(r).toMatchObject({ title: 'Faster protection in the browser', language: 'en' });
   });
 
   it('reads a page that is text with no markup as its text', () => {
