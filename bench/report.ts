@@ -124,6 +124,15 @@ const SECTIONS: Section[] = [
         `${cell(f, 'bulk_stage_only_rows_per_s')} / ${cell(f, 'bulk_lake_insert_only_rows_per_s', ' rows/s')}`,
         '',
       ],
+      ['the lake’s INSERT of the same staged pages / landing, in the same run', cell(f, 'bulk_insert_vs_landing', 'x'), '<= 1.5x'],
+      [
+        'CPU a bulk page: landing / INSERT / staging / row hash',
+        ['landing', 'insert', 'stage', 'hash']
+          .map((k) => (f.bulk_cpu_ms_per_page as Record<string, number> | undefined)?.[k] ?? '–')
+          .join(' / ')
+          .concat(' ms'),
+        '',
+      ],
     ],
   },
   {
