@@ -148,6 +148,28 @@ const SECTIONS: Section[] = [
     ],
   },
   {
+    id: 'cli-start',
+    title: 'CLI start-up',
+    file: 'bench/cli-start.ts',
+    method:
+      'Wall time of `newsflow --help` and of `newsflow sql "select 1"` on a warehouse made first, from the TypeScript sources through tsx (a checkout) and from the built files (dist/, as the installed package runs them), taking turns, after one warm-up run each.',
+    head: ['command', 'tsx p50 / p90', 'built p50 / p90', 'goal (built)'],
+    rows: (f) => [
+      [
+        '--help',
+        `${cell(f, 'help_tsx.p50_ms')} / ${cell(f, 'help_tsx.p90_ms', ' ms')}`,
+        `${cell(f, 'help_built.p50_ms')} / ${cell(f, 'help_built.p90_ms', ' ms')}`,
+        '< 300 ms',
+      ],
+      [
+        'sql "select 1"',
+        `${cell(f, 'sql_tsx.p50_ms')} / ${cell(f, 'sql_tsx.p90_ms', ' ms')}`,
+        `${cell(f, 'sql_built.p50_ms')} / ${cell(f, 'sql_built.p90_ms', ' ms')}`,
+        '< 300 ms',
+      ],
+    ],
+  },
+  {
     id: 'chat',
     title: 'Grounded chat',
     file: 'bench/chat.ts',
