@@ -46,3 +46,13 @@ export async function exitWithin(child: ChildProcess, timeoutMs: number): Promis
     () => 'running' as const,
   );
 }
+
+/** A `newsflow worker` process on `dataDir` with `env` over the test's environment; its stdout and stderr gathered in `log()`. */
+export function spawnWorker(dataDir: string, env: Record<string, string>): { proc: ChildProcess; exited: Promise<number | null>; log: () => string } {
+  let log = '';
+  const proc = spawn(process.execPath, [bin, 'worker', '--data-dir', dataDir], { env: { ...process.env, ...env } });
+  proc.stdout!.on('data', (d) => (log += d));
+  proc.stderr!.on('data', (d) => (log += d));
+  const exited = new Promise<number | null>((r) => proc.once('exit', r));
+  return { proc, exited, log: () => log };
+}

@@ -5,7 +5,6 @@
  * an uninterrupted run; landing a round again changes nothing; a NEWSFLOW_RESEARCH schedule is
  * created and its run lands a briefing.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -19,7 +18,7 @@ import { applySchedules, declareSchedules } from '../../pipelines/schedules/inde
 import { parseProjectFile } from '../../pipelines/config/index.js';
 import { NOW } from '../helpers/news.js';
 import { startTestService, tempDir, type TestService } from '../helpers/service.js';
-import { repoRoot } from '../helpers/paths.js';
+import { spawnWorker } from '../helpers/cli.js';
 import { seededCorpusStore } from '../helpers/corpus-store.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
@@ -68,24 +67,15 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function worker(): { proc: ChildProcess; exited: Promise<number | null>; log: () => string } {
-  let log = '';
-  const proc = spawn(process.execPath, [path.join(repoRoot, 'bin', 'newsflow.js'), 'worker', '--data-dir', dir], {
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TEMPORAL_NAMESPACE: NS,
-      NEWSFLOW_API_URL: svc.url,
-      NEWSFLOW_API_KEY: svc.keys.org,
-      NEWSFLOW_LIMITS: limits,
-      NEWSFLOW_RESEARCH: '',
-    },
+const worker = () =>
+  spawnWorker(dir, {
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TEMPORAL_NAMESPACE: NS,
+    NEWSFLOW_API_URL: svc.url,
+    NEWSFLOW_API_KEY: svc.keys.org!,
+    NEWSFLOW_LIMITS: limits,
+    NEWSFLOW_RESEARCH: '',
   });
-  proc.stdout!.on('data', (d) => (log += d));
-  proc.stderr!.on('data', (d) => (log += d));
-  const exited = new Promise<number | null>((r) => proc.once('exit', r));
-  return { proc, exited, log: () => log };
-}
 
 const start = (workflowId: string, depth = 3) =>
   temporal.workflow.start('deepResearch', { taskQueue: 'newsflow-research', workflowId, args: [{ question: Q, depth, runAt: RUN_AT }] });

@@ -3,8 +3,6 @@
  * process SIGKILLed while the round sends items to index_urls; after a restart the round ends with
  * every item indexed once, no item lost, and no duplicate row in the warehouse.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { Warehouse } from '../../warehouse/warehouse.js';
@@ -13,7 +11,7 @@ import { openReader } from '../../warehouse/read.js';
 import { normaliseUrl } from '../../service/indexing/canonical.js';
 import { startTestService, tempDir, type TestService } from '../helpers/service.js';
 import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
-import { repoRoot } from '../helpers/paths.js';
+import { spawnWorker } from '../helpers/cli.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
 const NS = 'nf-feeds-kill';
@@ -61,23 +59,15 @@ afterAll(async () => {
   await server?.close();
 });
 
-function worker(): { proc: ChildProcess; exited: Promise<number | null>; log: () => string } {
-  let log = '';
-  const proc = spawn(process.execPath, [path.join(repoRoot, 'bin', 'newsflow.js'), 'worker', '--data-dir', dir], {
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TEMPORAL_NAMESPACE: NS,
-      NEWSFLOW_API_URL: svc.url,
-      NEWSFLOW_API_KEY: svc.keys.org!,
-      NEWSFLOW_LIMITS: 'news=1000:1000:100',
-      NEWSFLOW_FETCH_ALLOW: '127.0.0.1',
-    },
+const worker = () =>
+  spawnWorker(dir, {
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TEMPORAL_NAMESPACE: NS,
+    NEWSFLOW_API_URL: svc.url,
+    NEWSFLOW_API_KEY: svc.keys.org!,
+    NEWSFLOW_LIMITS: 'news=1000:1000:100',
+    NEWSFLOW_FETCH_ALLOW: '127.0.0.1',
   });
-  proc.stdout!.on('data', (d) => (log += d));
-  proc.stderr!.on('data', (d) => (log += d));
-  return { proc, exited: new Promise((r) => proc.once('exit', r)), log: () => log };
-}
 const jobs = async () => Number((await svc.services.db.all<{ n: bigint }>('SELECT count(*) AS n FROM url_jobs'))[0]!.n);
 
 describe('feedPoll survives SIGKILL', () => {
