@@ -4,23 +4,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.js';
-import { tempDir } from '../../helpers/service.js';
 import { legacyDataDir } from '../../helpers/legacy-secrets.js';
 import { Db } from '../../../service/store/db.js';
 import { ByokStore } from '../../../service/byok/store.js';
 import { KEY_FILE, Secrets } from '../../../service/auth/secrets.js';
+import { tempDirsPerTest } from '../../helpers/temp-dirs.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
-const made = (prefix?: string) => {
-  const d = tempDir(prefix);
-  dirs.push(d);
-  return d;
-};
+const made = tempDirsPerTest();
 
 /** A data dir with one BYOK key sealed under the key file of $XDG_CONFIG_HOME = `config`. */
 async function sealedDataDir(): Promise<{ dir: string; config: string; keyFile: string }> {

@@ -7,23 +7,15 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../../helpers/service.js';
+import { describe, expect, it } from 'vitest';
 import { Db } from '../../../service/store/db.js';
 import { ByokStore } from '../../../service/byok/store.js';
 import { rotateSecrets } from '../../../service/byok/rotate.js';
 import { KEY_FILE, NEXT_SUFFIX, Secrets, keyId } from '../../../service/auth/secrets.js';
 import { legacyDataDir } from '../../helpers/legacy-secrets.js';
+import { tempDirsPerTest } from '../../helpers/temp-dirs.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
-const made = (prefix?: string) => {
-  const d = tempDir(prefix);
-  dirs.push(d);
-  return d;
-};
+const made = tempDirsPerTest();
 
 /** A data dir and key file left by a rotation stopped after its commit: rows sealed under `.next`, `secret.key` still the old key. */
 async function interruptedRotation(): Promise<{ dir: string; keyFile: string; db: Db; next: Buffer }> {
