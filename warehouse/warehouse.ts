@@ -16,10 +16,12 @@ import { TABLE_NAME } from './tables/define.js';
 import { createTable, migrate } from './migrations.js';
 import { Landing, type LoadCounts } from './land.js';
 import { importFile } from './import-file.js';
+import { maintainLake, type MaintainOptions, type MaintainReport } from './maintain.js';
 
 export { createTable } from './migrations.js';
 export { moveExpr, type LoadCounts } from './land.js';
 export { WAREHOUSE_FILE, SNAPSHOT_FILE, WarehouseMigrateError } from './import-file.js';
+export { formatMaintainReport, MAINTAIN_DEFAULTS, type MaintainOptions, type MaintainReport } from './maintain.js';
 
 export interface LoadMeta {
   loadId: string;
@@ -173,6 +175,42 @@ export class Warehouse {
         conn.run('UPDATE _loads SET snapshot_id = $1 WHERE load_id = $2', [Number(snap.id), meta.loadId] as never),
       );
     });
+  }
+
+  /**
+   * Maintain the lake (warehouse/maintain.ts): flush inlined rows, rewrite files with many deleted
+   * rows, merge small files, expire snapshots past the retention, delete files nothing references.
+   * Each step is one lake commit in this warehouse's order of work (its own landings go between
+   * steps) and retried on another process's conflict. A real run is recorded as one `_loads` row
+   * (kind `maintenance`), its steps' figures in `invariants`.
+   */
+  async maintain(o: MaintainOptions & { loadId?: string; pipeline?: string; workflowId?: string | null; runId?: string | null } = {}): Promise<MaintainReport> {
+    const started = new Date();
+    const r = await maintainLake(this.conn, o, (fn) => this.serial(fn));
+    if (o.dryRun) return r;
+    const files = (ts: MaintainReport['before']) => ts.reduce((a, t) => a + t.files, 0);
+    await this.recordLoad(
+      {
+        loadId: o.loadId ?? `maintenance-${started.toISOString()}`,
+        pipeline: o.pipeline ?? 'maintenance',
+        kind: 'maintenance',
+        workflowId: o.workflowId ?? null,
+        runId: o.runId ?? null,
+        windowStart: null,
+        windowEnd: null,
+      },
+      // received: the live files before; inserted: after (a maintenance run lands no rows)
+      { received: files(r.before), inserted: files(r.after), updated: 0 },
+      started,
+      {
+        retention_days: r.retentionDays,
+        ms: r.ms,
+        steps: Object.fromEntries(r.steps.map((s) => [s.step, { ms: s.ms, count: s.count }])),
+        snapshots_expired: r.snapshotsExpired.length,
+        files_deleted: r.filesDeleted.length,
+      },
+    );
+    return r;
   }
 
   async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
