@@ -48,6 +48,7 @@ export async function openReader(dir: string, o: { at?: string; lake?: Partial<L
       if (hit.snapshot_id === null || hit.snapshot_id === undefined)
         throw new WarehouseReadError(`load "${o.at}" has no lake snapshot (it was recorded before the warehouse moved to the lake)`);
       snapshot = Number(hit.snapshot_id);
+      await reachable(rows, o.at, snapshot);
       lake.close();
       lake = await openLake({ ...opts, snapshot });
     } else {
@@ -63,6 +64,26 @@ export async function openReader(dir: string, o: { at?: string; lake?: Partial<L
     snapshot,
     close: () => lake.close(),
   };
+}
+
+/**
+ * Throw one line when the snapshot of load `at` expired (`newsflow warehouse maintain`): the
+ * retention the maintenance keeps (the lake's `expire_older_than` option) and the oldest load
+ * whose snapshot is still there.
+ */
+async function reachable(rows: (sql: string, params?: unknown[]) => Promise<Record<string, unknown>[]>, at: string, snapshot: number): Promise<void> {
+  const [oldest] = await rows(`SELECT min(snapshot_id) AS s FROM ducklake_snapshots('lake')`);
+  const first = oldest?.s === null || oldest?.s === undefined ? null : Number(oldest.s);
+  if (first === null || snapshot >= first) return;
+  const [opt] = await rows(`SELECT value FROM lake.options() WHERE option_name = 'expire_older_than'`).catch(() => []);
+  const retention = opt?.value ? String(opt.value) : 'the retention of newsflow warehouse maintain';
+  const [next] = await rows('SELECT load_id, finished_at FROM _loads WHERE snapshot_id >= $1 ORDER BY snapshot_id, finished_at LIMIT 1', [first]);
+  const when = (d: unknown) => (d instanceof Date ? d.toISOString().replace(/\.\d+Z$/, 'Z') : String(d));
+  throw new WarehouseReadError(
+    `load "${at}" has expired: the warehouse keeps snapshots for ${retention} (newsflow warehouse maintain); ${
+      next ? `the oldest load still reachable is "${String(next.load_id)}" (finished ${when(next.finished_at)})` : 'no load is reachable with --at'
+    }`,
+  );
 }
 
 /** The reader of before the lake had this name. */
