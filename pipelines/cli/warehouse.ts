@@ -1,8 +1,9 @@
-/** The warehouse: `sql`, `export`, `warehouse migrate`. */
+/** The warehouse: `sql`, `export`, `warehouse migrate`, `warehouse maintain`. */
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { SqlFormat } from '../../warehouse/read.js';
 import { WAREHOUSE_FILE } from '../../warehouse/files.js';
+import { InvalidArgumentError } from 'commander';
 import { CliError, dataDirOpt, warehouseOf, warehouseOpt } from './shared.js';
 
 /** loaded when a command runs: `newsflow --help` loads no more than the commands */
@@ -10,6 +11,13 @@ const shell = () => import('../run/sql-shell.js');
 
 /** loaded when a command runs: `newsflow --help` loads no more than the commands */
 const read = () => import('../../warehouse/read.js');
+
+/** a number >= 0 (a retention of 0 days expires every snapshot but the last) */
+const nonNegative = (name: string) => (v: string) => {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${name} must be a number >= 0`);
+  return n;
+};
 
 const FORMATS: SqlFormat[] = ['table', 'csv', 'json', 'arrow'];
 
@@ -39,7 +47,7 @@ export function register(program: Command): void {
       console.log(JSON.stringify(counts));
     });
 
-  const wh = program.command('warehouse').description('the warehouse lake: migrate');
+  const wh = program.command('warehouse').description('the warehouse lake: migrate, maintain');
   wh.command('migrate')
     .description(`move a single-file warehouse of an older newsflow (${WAREHOUSE_FILE}) into the lake, every row kept`)
     .option('--from <file>', `the old warehouse file (default: ${WAREHOUSE_FILE} in the warehouse folder)`)
@@ -57,6 +65,55 @@ export function register(program: Command): void {
       } catch (e) {
         if (e instanceof WarehouseMigrateError) throw new CliError(e.message);
         throw e;
+      } finally {
+        w.close();
+      }
+    });
+
+  wh.command('maintain')
+    .description(
+      'keep the lake fast: flush inlined rows, rewrite files with many deleted rows, merge small files, expire snapshots past the retention, delete unreferenced files (safe while pipelines land)',
+    )
+    .option('--dry-run', 'print per table the files it would rewrite, merge or delete and the snapshots it would expire; change nothing')
+    .option(
+      '--retention <days>',
+      'expire snapshots older than this many days (default: the maintenance pipeline of the project file, else 7)',
+      nonNegative('--retention'),
+    )
+    .option('--target-file-size <size>', 'merge small files up to this size, e.g. 256MB (default: the maintenance pipeline, else 256MB)')
+    .option(
+      '--grace <minutes>',
+      'files unreferenced for longer than this are deleted (default 60: readers that started before may still scan them)',
+      nonNegative('--grace'),
+    )
+    .option(...warehouseOpt)
+    .option(...dataDirOpt)
+    .action(async (o: { dryRun?: boolean; retention?: number; targetFileSize?: string; grace?: number; warehouse?: string; dataDir?: string }) => {
+      const { useProject, durationMs } = await import('../config/index.js');
+      const p = useProject().pipelines.find((x) => x.kind === 'maintenance');
+      const retentionDays = o.retention ?? (p ? durationMs(p.retention) / 86_400_000 : undefined);
+      const targetFileSize = o.targetFileSize ?? p?.target_file_size;
+      const { sizeBytes } = await import('../../warehouse/maintain.js');
+      if (targetFileSize !== undefined) {
+        try {
+          sizeBytes(targetFileSize);
+        } catch (e) {
+          throw new CliError(`--target-file-size: ${(e as Error).message}`);
+        }
+      }
+      const { Warehouse, formatMaintainReport } = await import('../../warehouse/warehouse.js');
+      const w = await Warehouse.open(warehouseOf(o));
+      try {
+        const r = await w.maintain({
+          dryRun: o.dryRun,
+          retentionDays,
+          targetFileSize,
+          deleteThreshold: p?.delete_threshold,
+          cleanupGraceMs: o.grace !== undefined ? o.grace * 60_000 : undefined,
+          pipeline: p?.name,
+          log: (line) => console.log(line),
+        });
+        for (const line of formatMaintainReport(r)) console.log(line);
       } finally {
         w.close();
       }

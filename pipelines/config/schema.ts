@@ -159,6 +159,20 @@ export const AlertsPipeline = z
   })
   .describe('alerts: run the API key’s alerts and deliver their triggers');
 
+export const MaintenancePipeline = z
+  .strictObject({
+    ...base,
+    kind: z.literal('maintenance'),
+    retention: Duration.default('7d').describe('snapshots older than this expire: `sql --at` reaches the loads within it'),
+    target_file_size: z
+      .string()
+      .regex(/^\d+(\.\d+)?\s*(B|KB|KiB|MB|MiB|GB|GiB)?$/i, 'a size such as 256MB or 1GB')
+      .default('256MB')
+      .describe('small files are merged up to this size'),
+    delete_threshold: z.number().min(0).max(1).default(0.1).describe('a file whose deleted share is above this is rewritten without the deleted rows'),
+  })
+  .describe('maintenance: keep the lake as fast as on day 1 (flush, rewrite, merge, expire, clean up; see docs/warehouse.md)');
+
 export const WorkflowPipeline = z
   .strictObject({
     ...base,
@@ -183,6 +197,7 @@ export const Pipeline = z.discriminatedUnion('kind', [
   ResearchPipeline,
   GraphPipeline,
   AlertsPipeline,
+  MaintenancePipeline,
   WorkflowPipeline,
 ]);
 export type Pipeline = z.infer<typeof Pipeline>;
@@ -197,6 +212,7 @@ export const DEFAULT_SCHEDULES: Record<Exclude<PipelineKind, 'index-counts'>, { 
   research: { cron: '0 6 * * *', catchup: '1d' },
   graph: { cron: '0 7 * * *', catchup: '1d' },
   alerts: { every: '1m', catchup: '5m' },
+  maintenance: { cron: '30 3 * * *', catchup: '1d' },
   workflow: { every: '1h', catchup: '1h' },
 };
 

@@ -107,6 +107,16 @@ export function pipelineSchedules(p: Pipeline): ScheduleDecl[] {
       };
       return [decl(p, p.name, 'entityGraph', TASK_QUEUES.news, w, `the graph of "${p.query.slice(0, 60)}"`, [args])];
     }
+    case 'maintenance': {
+      const w = when(p.schedule, DEFAULT_SCHEDULES.maintenance);
+      const args = {
+        pipeline: p.name,
+        retentionDays: durationMs(p.retention) / 86_400_000,
+        targetFileSize: p.target_file_size,
+        deleteThreshold: p.delete_threshold,
+      };
+      return [decl(p, p.name, 'lakeMaintenance', TASK_QUEUES.maintenance, w, `lake maintenance, snapshots kept ${p.retention}`, [args])];
+    }
     case 'workflow': {
       const w = when(p.schedule, DEFAULT_SCHEDULES.workflow);
       return [decl(p, p.name, p.workflow, TASK_QUEUES[p.queue], w, `your workflow ${p.workflow}`, [{ ...p.input, pipeline: p.name }])];

@@ -26,6 +26,7 @@ import { createIndexCountSamplerActivities } from '../../activities/index-count-
 import { createEntityGraphActivities } from '../../activities/entity-graph.js';
 import { createDeepResearchActivities } from '../../activities/deep-research.js';
 import { createFeedPollActivities } from '../../activities/feed-poll.js';
+import { createMaintenanceActivities } from '../../activities/maintenance.js';
 import { TASK_QUEUES } from '../../workflows/queues.js';
 import { TemporalSetupError } from '../temporal/index.js';
 import { SOURCE_EXT } from '../../lib/package-root.js';
@@ -166,6 +167,7 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
     ...createEntityGraphActivities({ client: deps.client, warehouse: deps.warehouse }),
     ...createDeepResearchActivities({ client: deps.client, warehouse: deps.warehouse }),
     ...createFeedPollActivities({ client: deps.client, warehouse: deps.warehouse }),
+    ...createMaintenanceActivities({ warehouse: deps.warehouse }),
   };
   if (deps.extension) {
     const yours = deps.extension.activities({ client: deps.client, warehouse: deps.warehouse });
@@ -187,6 +189,8 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
     { taskQueue: TASK_QUEUES.research, rate: limits.deepnews.rate, concurrency: concurrency(limits.deepnews.concurrency) },
     // feed polling: fetches of feeds (politeness per host in lib/feeds); its index_urls calls go through the client's limiter
     { taskQueue: TASK_QUEUES.feeds, concurrency: 4 },
+    // lake maintenance: no API calls; one run at a time
+    { taskQueue: TASK_QUEUES.maintenance, concurrency: 1 },
   ];
   const workers: Worker[] = [];
   for (const q of queues) {
