@@ -299,8 +299,14 @@ export class Landing {
           f.add(hi, lo),
         );
         kf.snapshot = snapshot;
-      } catch {
-        kf = undefined;
+      } catch (e) {
+        // the snapshots since it expired (lake maintenance, warehouse/maintain.ts): the failed
+        // read aborted this transaction, so it is retried from the start, the filter then built
+        // again from the table
+        this.keyFilters.delete(t.name);
+        throw new Error(
+          `the key filter of ${t.name} is older than the lake's oldest snapshot: retried after a conflict (${(e as Error).message.split('\n')[0]})`,
+        );
       }
     }
     if (!kf || kf.snapshot !== snapshot || kf.filter.full) {
