@@ -75,8 +75,12 @@ async function reachable(rows: (sql: string, params?: unknown[]) => Promise<Reco
   const [oldest] = await rows(`SELECT min(snapshot_id) AS s FROM ducklake_snapshots('lake')`);
   const first = oldest?.s === null || oldest?.s === undefined ? null : Number(oldest.s);
   if (first === null || snapshot >= first) return;
-  const [opt] = await rows(`SELECT value FROM lake.options() WHERE option_name = 'expire_older_than'`).catch(() => []);
-  const retention = opt?.value ? String(opt.value) : 'the retention of newsflow warehouse maintain';
+  // the retention of the last maintenance run (warehouse/maintain.ts records it in its _loads row)
+  const [m] = await rows(`SELECT invariants->>'$.retention_days' AS days FROM _loads WHERE kind = 'maintenance' ORDER BY finished_at DESC LIMIT 1`).catch(
+    () => [],
+  );
+  const days = m?.days === null || m?.days === undefined ? null : Number(m.days);
+  const retention = days === null ? 'the retention of newsflow warehouse maintain' : days === 1 ? '1 day' : `${Math.round(days * 1000) / 1000} days`;
   const [next] = await rows('SELECT load_id, finished_at FROM _loads WHERE snapshot_id >= $1 ORDER BY snapshot_id, finished_at LIMIT 1', [first]);
   const when = (d: unknown) => (d instanceof Date ? d.toISOString().replace(/\.\d+Z$/, 'Z') : String(d));
   throw new WarehouseReadError(
