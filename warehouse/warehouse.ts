@@ -16,6 +16,7 @@ import { TABLE_NAME } from './tables/define.js';
 import { createTable, migrate } from './migrations.js';
 import { Landing, type LoadCounts } from './land.js';
 import { importFile } from './import-file.js';
+import { bumpLandLock } from './locks.js';
 import { maintainLake, type MaintainOptions, type MaintainReport } from './maintain.js';
 
 export { createTable } from './migrations.js';
@@ -217,10 +218,15 @@ export class Warehouse {
     return this.serial(async () => (await this.conn.runAndReadAll(sql, params as never)).getRowObjectsJS() as T[]);
   }
 
-  /** Statements in one lake transaction (one snapshot; retried on a concurrent writer's conflict). */
-  execMany(stmts: [sql: string, params?: unknown[]][]): Promise<void> {
+  /**
+   * Statements in one lake transaction (one snapshot; retried on a concurrent writer's conflict).
+   * `locks`: the tables they change whose writers must conflict (their lock rows are touched
+   * first, warehouse/locks.ts), e.g. an insert-when-absent that two workers may run at once.
+   */
+  execMany(stmts: [sql: string, params?: unknown[]][], o: { locks?: string[] } = {}): Promise<void> {
     return this.serial(() =>
       this.tx({ op: 'exec' }, async (conn) => {
+        for (const t of o.locks ?? []) await bumpLandLock(conn, t);
         for (const [q, p] of stmts) await conn.run(q, p as never);
       }),
     );
