@@ -7,6 +7,8 @@ import type { RateLimiter } from './limits.js';
 import type { ServiceConfig } from './config.js';
 import type { RouteDef } from '../spec/index.js';
 import type { NewsService } from './news/service.js';
+import type { NewsSeeder } from './news/seed.js';
+import type { StoryService } from './stories/service.js';
 import type { ModelLayer } from './llm/index.js';
 import type { ByokStore } from './byok/store.js';
 import type { ThreadStore } from './chat/threads.js';
@@ -24,6 +26,10 @@ export interface Services {
   config: ServiceConfig;
   /** the news core; absent only in services built without a corpus store (admin commands) */
   news?: NewsService;
+  /** corpus seeding and replay into the news core; absent with it */
+  seeder?: NewsSeeder;
+  /** stories: articles clustered as they become searchable (told by `news.onIndexed`); absent without the news core */
+  stories?: StoryService;
   /** charts of index counts (POST /v1/chat/charts, the DeepNews charts tool) */
   charts?: Charts;
   /** the model layer (extractive, OpenAI-compatible, Anthropic, Gemini) */

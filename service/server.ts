@@ -8,6 +8,8 @@ import { ServiceConfigError, serviceConfig, storeFile, type ServiceConfig } from
 import { buildApp, type AppOptions } from './app.js';
 import type { Services } from './context.js';
 import { NewsService } from './news/service.js';
+import { NewsSeeder } from './news/seed.js';
+import { StoryService } from './stories/service.js';
 import { ModelLayer } from './llm/index.js';
 import { countTokens } from './llm/tokens.js';
 import { queryCacheSize, rememberingQueries } from './llm/query-vectors.js';
@@ -156,6 +158,10 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
   const embedder = loaded ? rememberingQueries(loaded) : null;
   countTokens('load the tokenizer now, not on the first chat');
   const news = await NewsService.open(store, { embedder, clock: opts.clock });
+  // stories cluster articles as they become searchable (a seed, a replay release, added pages)
+  const stories = new StoryService(store, news.index, news.clock);
+  await stories.open();
+  news.onIndexed((o) => stories.ingest(o));
   const web = await Web.open(store, news);
   const wiki = await WikiStore.open(store, { embedder });
   const forum = await ForumStore.open(store, { embedder, clock: opts.clock });
@@ -165,6 +171,8 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
     limiter: new RateLimiter(config.limits),
     config,
     news,
+    seeder: new NewsSeeder(news),
+    stories,
     charts: new Charts(news),
     llm: new ModelLayer(config, embedder),
     byok,

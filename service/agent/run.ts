@@ -28,9 +28,9 @@ import { hitRecorder, searchParamsOf } from '../chat/retrieve.js';
 import { followUpQuery } from '../chat/follow-up.js';
 import { AnswerWriter, answers, type AnswerEvent } from '../chat/answer.js';
 import type { InlineCitations } from '../chat/citations.js';
-import type { NewsArticle } from '../news/model.js';
+import type { NewsArticle } from '../article/model.js';
 import { toDict } from '../search/format.js';
-import { terms } from '../search/tokenize.js';
+import { terms } from '../text/tokenize.js';
 import { ARCHIVE_SOURCES, NO_DATA_SOURCES, TOOLS, toolByName, type Found, type Tool, type ToolContext } from './tools.js';
 import { askedKeys, firstRound, nextRound, questionParts, type PlannedCall } from './planner.js';
 import { reportRequest, reportTail, reportWriter, writerMessages } from './report.js';
@@ -423,7 +423,7 @@ export async function startDeepNews(
           const calls =
             round === 1
               ? firstRound(parts, enabled, canUse)
-              : nextRound(parts, enabled, canUse, { ranked: pool.ranked(), storyOf: (id) => news.stories.members.get(id)?.storyId ?? null, asked });
+              : nextRound(parts, enabled, canUse, { ranked: pool.ranked(), storyOf: (id) => services.stories?.members.get(id)?.storyId ?? null, asked });
           yield {
             type: 'thinking',
             text: `Round ${round}: ${calls.length ? calls.map((c) => `${c.tool}(${JSON.stringify(c.input)})`).join(', ') : 'nothing left to ask'}.\n`,

@@ -17,7 +17,7 @@
  */
 import { SearchParams, type AlertLog, type SearchParamsParsed } from '../../spec/index.js';
 import type { NewsService } from '../news/service.js';
-import type { NewsArticle } from '../news/model.js';
+import type { NewsArticle } from '../article/model.js';
 import { conflict } from '../errors.js';
 import type { AlertRow } from './store.js';
 import { ownerOf } from '../auth/principal.js';

@@ -13,7 +13,7 @@
  */
 import { SearchParams, TIME_LIMITS } from '../../spec/index.js';
 import type { NewsService } from '../news/service.js';
-import type { NewsArticle } from '../news/model.js';
+import type { NewsArticle } from '../article/model.js';
 import { ownerOf, type Principal } from '../auth/principal.js';
 import { complete, type ContextDoc, type LlmProvider } from '../llm/index.js';
 import { keyPeople, type KeyPerson } from './people.js';

@@ -26,7 +26,7 @@ function textIndex(s: StoryService): UpdateTextIndex {
   return t;
 }
 
-const storiesOf = (ctx: HandlerCtx) => ctx.services.news!.stories;
+const storiesOf = (ctx: HandlerCtx) => ctx.services.stories!;
 
 /** The forum threads of each update, looked up once per response. */
 function redditOf(forum: ForumStore | undefined, n: number): BuildOptions['reddit'] {

@@ -28,7 +28,7 @@ import { stableUuid } from '../corpus/read.js';
 import { FETCH_DEFAULTS, PageFetcher, type FetchOptions } from '../../lib/fetch/fetcher.js';
 import { INDEXER_DEFAULTS, UrlIndexer, type IndexerOptions } from '../indexing/runner.js';
 import { JobStore } from '../indexing/jobs.js';
-import { WebIndex } from './web-index.js';
+import { WebIndex } from '../indexing/web-index.js';
 import { IndexProvider, SearxngProvider, type WebHit, type WebSearchProvider } from './providers.js';
 import { keyPoints, rawText, toWebStringBlock, type WebSearchResult } from './distill.js';
 

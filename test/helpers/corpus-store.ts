@@ -56,7 +56,7 @@ async function seed(dir: string, file: string, log: (m: string) => void): Promis
   const cache = model === null || model === MINILM ? await enrichedCorpus(corpus, { model, log }) : undefined;
   const t1 = Date.now();
   let tenth = 0;
-  const r = await services.news!.seed(corpus, {
+  const r = await services.seeder!.seed(corpus, {
     cache,
     onProgress: (done, total, phase) => {
       if (phase !== 'store' || Math.floor((10 * done) / total) <= tenth) return;
