@@ -5,7 +5,7 @@ import type { KeyStore } from './auth/keys.js';
 import type { Principal } from './auth/principal.js';
 import type { RateLimiter } from './limits.js';
 import type { ServiceConfig } from './config.js';
-import type { RouteDef } from '../spec/index.js';
+import type { OperationId, ParsedRequest, RouteDef } from '../spec/index.js';
 import type { NewsService } from './news/service.js';
 import type { NewsSeeder } from './news/seed.js';
 import type { StoryService } from './stories/service.js';
@@ -50,13 +50,10 @@ export interface Services {
   wiki?: WikiStore;
 }
 
-export interface HandlerCtx {
+/** What every handler receives, whatever its route: the caller, the services, the request and reply. */
+export interface RequestCtx {
   route: RouteDef;
   principal: Principal | null;
-  /* Parsed by the route's zod schemas; handlers narrow with z.output<typeof Schema>. */
-  query: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  params: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
   services: Services;
   req: FastifyRequest;
   reply: FastifyReply;
@@ -64,6 +61,21 @@ export interface HandlerCtx {
   signal: AbortSignal;
 }
 
-export type Handler = (ctx: HandlerCtx) => Promise<unknown> | unknown;
-/** A group file exports handlers by operationId. */
-export type GroupHandlers = Record<string, Handler>;
+/**
+ * What the handler of operation `Op` receives: besides the request context, its query, path
+ * parameters and body, parsed by the route's zod schemas (service/app.ts) before it runs and
+ * typed by them (spec/routes.ts `ParsedRequest`).
+ */
+export interface HandlerCtx<Op extends OperationId = OperationId> extends RequestCtx, ParsedRequest<Op> {}
+
+export type Handler<Op extends OperationId = OperationId> = (ctx: HandlerCtx<Op>) => Promise<unknown> | unknown;
+/** A group file exports handlers by operationId, each typed by its own route. */
+export type GroupHandlers = { [Op in OperationId]?: Handler<Op> };
+
+/**
+ * The handler of a route of the table, called with a request its schemas parsed (service/app.ts):
+ * the one place where the operation id is a string at run time.
+ */
+export function handlerOf(handlers: GroupHandlers, operationId: string): Handler | undefined {
+  return (handlers as Record<string, Handler | undefined>)[operationId];
+}

@@ -1,5 +1,4 @@
 /** GET /v1/news/search, GET /v1/news, GET /v1/news/{article_id}. */
-import type { SearchParamsParsed } from '../../spec/index.js';
 import type { GroupHandlers } from '../context.js';
 import { notFound } from '../errors.js';
 
@@ -7,20 +6,20 @@ export const newsHandlers: GroupHandlers = {
   search_news: async (ctx) => {
     // the names sent decide which defaults apply (hours_back counts only when sent)
     const given = new Set(Object.keys((ctx.req.query ?? {}) as object));
-    const { body, cache } = await ctx.services.news!.search(ctx.query as SearchParamsParsed, ctx.principal, given);
+    const { body, cache } = await ctx.services.news!.search(ctx.query, ctx.principal, given);
     if (cache) ctx.reply.header('X-Cache', cache);
     return body;
   },
 
   get_articles: async (ctx) => {
-    const { article_ids, full_text } = ctx.query as { article_ids: string[]; full_text: boolean };
+    const { article_ids, full_text } = ctx.query;
     return ctx.services.news!.articles(article_ids, full_text, ctx.principal);
   },
 
   get_article: async (ctx) => {
-    const id = String((ctx.params as { article_id: string }).article_id).toLowerCase();
+    const id = ctx.params.article_id.toLowerCase();
     // a well-formed UUID (spec ArticlePath)
-    const a = await ctx.services.news!.article(id, (ctx.query as { full_text: boolean }).full_text, ctx.principal);
+    const a = await ctx.services.news!.article(id, ctx.query.full_text, ctx.principal);
     if (!a) throw notFound(`no article ${id}`);
     return a;
   },
