@@ -323,7 +323,7 @@ async function oauthToken(services: Services, req: FastifyRequest, reply: Fastif
     const raw = Buffer.from(m[1]!, 'base64').toString('utf8');
     const i = raw.indexOf(':');
     if (i > 0) {
-      // The Python SDK URL-quotes each part before joining, PHP does not (../shared/spec/asknews-facts.md §1.2): a part that
+      // The Python SDK URL-quotes each part before joining, PHP does not (test/service/fidelity/oauth-basic.test.ts): a part that
       // is not valid percent-encoding is taken as it is (and fails as an unknown client, 401).
       clientId = percentDecoded(raw.slice(0, i));
       secret = percentDecoded(raw.slice(i + 1));
