@@ -14,10 +14,10 @@ import type { ByokStore } from './byok/store.js';
 import type { ThreadStore } from './chat/threads.js';
 import type { Charts } from './charts/index.js';
 import type { AdminAuth } from './admin/token.js';
-import type { GraphService } from './graph/index.js';
-import type { Web } from './websearch/web.js';
+import type { GraphService } from './graph/service.js';
+import type { WebSearchService } from './websearch/service.js';
 import type { ForumStore } from './forum/store.js';
-import type { WikiStore } from './wiki/service.js';
+import type { WikiService } from './wiki/service.js';
 
 export interface Services {
   db: Db;
@@ -43,11 +43,11 @@ export interface Services {
   /** knowledge graphs built from searches (POST /v1/news/graph, agent tools); absent without a news store */
   graph?: GraphService;
   /** URL indexing jobs, the web index and web search (`web.search(params, viewer)`); absent without the news core */
-  web?: Web;
+  web?: WebSearchService;
   /** forum threads and forum search (DeepNews, forecast use_reddit, stories reddit) */
   forum?: ForumStore;
   /** the encyclopedia store and its search (GET /v1/wiki/search, the DeepNews agent) */
-  wiki?: WikiStore;
+  wiki?: WikiService;
 }
 
 /** What every handler receives, whatever its route: the caller, the services, the request and reply. */

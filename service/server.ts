@@ -16,15 +16,15 @@ import { queryCacheSize, rememberingQueries } from './llm/query-vectors.js';
 import { ByokStore } from './byok/store.js';
 import { Secrets, SecretsError, dataDirKeyFile, findKeys, parseMasterKey } from './auth/secrets.js';
 import { ThreadStore } from './chat/threads.js';
-import { GraphService } from './graph/index.js';
+import { GraphService } from './graph/service.js';
 import { Charts } from './charts/index.js';
 import { ForumStore } from './forum/store.js';
 import { HttpEmbedder, type Embedder } from './search/embedder.js';
 import { LocalEmbedder } from './search/local-embedder.js';
 import { MiniLmEmbedder, miniLmPresent } from './search/minilm-embedder.js';
 import { ThreadEmbedder } from './search/thread-embedder.js';
-import { Web } from './websearch/web.js';
-import { WikiStore } from './wiki/service.js';
+import { WebSearchService } from './websearch/service.js';
+import { WikiService } from './wiki/service.js';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -162,8 +162,8 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
   const stories = new StoryService(store, news.index, news.clock);
   await stories.open();
   news.onIndexed((o) => stories.ingest(o));
-  const web = await Web.open(store, news);
-  const wiki = await WikiStore.open(store, { embedder });
+  const web = await WebSearchService.open(store, news);
+  const wiki = await WikiService.open(store, { embedder });
   const forum = await ForumStore.open(store, { embedder, clock: opts.clock });
   return {
     db: store,

@@ -7,7 +7,7 @@ import type { GroupHandlers, RequestCtx } from '../context.js';
 import { publicBase } from '../config.js';
 import { HttpError, notFound } from '../errors.js';
 import { toDict } from '../search/format.js';
-import type { GraphService } from '../graph/index.js';
+import type { GraphService } from '../graph/service.js';
 import { CAPABILITY_HEADERS, cytoscapeScript, graphPage, triplesCsv } from '../graph/render.js';
 
 function graphService(ctx: RequestCtx): GraphService {
