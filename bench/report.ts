@@ -268,7 +268,19 @@ const SECTIONS: Section[] = [
     file: 'bench/day100.ts',
     method:
       'The starter file’s pipelines over compressed days (`NEWSFLOW_BENCH_RUNS_PER_DAY` runs of each of the two news pipelines a day: 40 real headlines-2022 articles a page, a quarter updates of the previous run’s; stories, index counts, alert logs and a feed’s poll and items once a day), each run one landing per table and one `_loads` row through `Warehouse.land`, into a lake maintained daily (`Warehouse.maintain`, snapshots of the last 7 bench days kept) and one never maintained, beside the maintained lake’s rows bulk-loaded into a fresh lake, one statement per table (the reference layout). Files: the live data files of the tables that hold rows (most in one table in brackets). Queries: best of 5 on a fresh read-only attach after a warm-up. Goals at the last day, maintained: queries within 1.25x of the reference, landing within 1.25x of day 1, at most 4 files per table, the maintenance run under a minute',
-    head: ['day', 'lake', 'articles', 'files (most in a table)', 'snapshots', 'catalog', 'land a page', 'maintenance', 'count', 'group by domain', 'entity join'],
+    head: [
+      'day',
+      'lake',
+      'articles',
+      'files (most in a table)',
+      'snapshots',
+      'catalog',
+      'land a page',
+      'maintenance',
+      'count',
+      'group by domain',
+      'entity join',
+    ],
     rows: (f) =>
       ((f.rows as Figures[] | undefined) ?? []).map((r) => [
         cell(r, 'day'),

@@ -307,6 +307,7 @@ export class Landing {
         this.keyFilters.delete(t.name);
         throw new Error(
           `the key filter of ${t.name} is older than the lake's oldest snapshot: retried after a conflict (${(e as Error).message.split('\n')[0]})`,
+          { cause: e },
         );
       }
     }
