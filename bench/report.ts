@@ -271,7 +271,7 @@ const SECTIONS: Section[] = [
     head: [
       'day',
       'lake',
-      'articles',
+      'article rows in live files (deleted rows counted)',
       'files (most in a table)',
       'snapshots',
       'catalog',
