@@ -99,6 +99,6 @@ module.exports = {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { extensions: ['.ts', '.js', '.json'] },
-    exclude: { path: '^(node_modules|\\.tmp|\\.models|\\.duckdb|data)/' },
+    exclude: { path: '^(node_modules|\\.tmp|\\.models|\\.duckdb|\\.onnxruntime|data)/' },
   },
 };
