@@ -16,6 +16,7 @@ import type { GraphService } from './graph/index.js';
 import type { Web } from './websearch/web.js';
 import type { ForumStore } from './forum/store.js';
 import type { WikiStore } from './wiki/service.js';
+import type { Readiness } from './health.js';
 
 export interface Services {
   db: Db;
@@ -42,6 +43,8 @@ export interface Services {
   forum?: ForumStore;
   /** the encyclopedia store and its search (GET /v1/wiki/search, the DeepNews agent) */
   wiki?: WikiStore;
+  /** the checks of GET /readyz (health.ts): a part that loads in the background adds its own (default: store and news index) */
+  readiness?: Readiness;
 }
 
 export interface HandlerCtx {
