@@ -33,10 +33,19 @@ export interface LoadMeta {
   windowEnd: Date | null;
 }
 
+/** Told of every landing and every recorded load of a warehouse (the worker's metrics); must not throw. */
+export interface WarehouseObserver {
+  /** a batch landed into `table` (the parent of a land() call) for `loadId` */
+  landed?(table: string, loadId: string, counts: LoadCounts): void;
+  /** a load recorded in `_loads`, or its counts changed (a replay with the same counts is not told) */
+  recorded?(meta: LoadMeta, counts: LoadCounts): void;
+}
+
 const sqlStr = (s: string) => `'${s.replaceAll("'", "''")}'`;
 
 export class Warehouse {
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly observers: WarehouseObserver[] = [];
   private readonly landing: Landing;
   private constructor(
     readonly dir: string,
@@ -128,7 +137,21 @@ export class Warehouse {
     children: { table: TableDef; rows: Record<string, unknown>[] }[],
     loadId: string,
   ): Promise<LoadCounts> {
-    return this.landing.land(parent, rows, children, loadId, (fn) => this.serial(fn));
+    const landed = this.landing.land(parent, rows, children, loadId, (fn) => this.serial(fn));
+    if (!this.observers.length) return landed;
+    return landed.then((counts) => {
+      for (const o of this.observers) o.landed?.(parent.name, loadId, counts);
+      return counts;
+    });
+  }
+
+  /** Tell `o` of every landing and recorded load from now on; returns what stops it. */
+  observe(o: WarehouseObserver): () => void {
+    this.observers.push(o);
+    return () => {
+      const i = this.observers.indexOf(o);
+      if (i >= 0) this.observers.splice(i, 1);
+    };
   }
 
   /**
@@ -167,6 +190,7 @@ export class Warehouse {
         return Number((r.getRowObjectsJS()[0] as { Count?: bigint } | undefined)?.Count ?? 0) > 0;
       });
       if (!changed) return;
+      for (const o of this.observers) o.recorded?.(meta, counts);
       const [snap] = (await this.conn.runAndReadAll(`SELECT id FROM ducklake_last_committed_snapshot('${LAKE_ALIAS}')`)).getRowObjectsJS();
       if (snap?.id === null || snap?.id === undefined) return;
       await this.tx({ loadId: meta.loadId, op: 'snapshot' }, (conn) =>

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { TASK_QUEUES } from '../../workflows/queues.js';
 import type { RunRequest } from '../run/run-once.js';
 import type { Pipeline } from '../run/preflight.js';
-import { CliError, dataDirOpt, intArg, list, verboseOpt } from './shared.js';
+import { CliError, dataDirOpt, intArg, list, metricsPortOpt, verboseOpt } from './shared.js';
 
 /** loaded when a command runs: `newsflow --help` loads no more than the commands */
 const sampler = () => import('../../activities/index-count-sampler.js');
@@ -36,9 +36,10 @@ export function register(program: Command): void {
     .description('run the Temporal worker (all workflows and activities); checks the API and key first; stops cleanly on SIGINT/SIGTERM')
     .option(...dataDirOpt)
     .option(...verboseOpt)
-    .action(async (o: { dataDir?: string; verbose?: boolean }) => {
+    .option(...metricsPortOpt)
+    .action(async (o: { dataDir?: string; verbose?: boolean; metricsPort?: number }) => {
       const { runWorker } = await import('../run/run-once.js');
-      await runWorker(o.dataDir, { verbose: o.verbose });
+      await runWorker(o.dataDir, { verbose: o.verbose, metricsPort: o.metricsPort });
     });
 
   program

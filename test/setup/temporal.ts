@@ -27,6 +27,7 @@ export const TEST_NAMESPACES = [
   'nf-feeds-kill',
   'nf-package',
   'nf-schedule-cli',
+  'nf-metrics',
 ] as const;
 
 declare module 'vitest' {
