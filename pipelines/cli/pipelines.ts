@@ -37,9 +37,10 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .option(...verboseOpt)
     .option(...metricsPortOpt)
-    .action(async (o: { dataDir?: string; verbose?: boolean; metricsPort?: number }) => {
+    .option('--metrics-host <address>', 'the address the metrics port listens on (default: metrics.host of the project file, else 127.0.0.1)')
+    .action(async (o: { dataDir?: string; verbose?: boolean; metricsPort?: number; metricsHost?: string }) => {
       const { runWorker } = await import('../run/run-once.js');
-      await runWorker(o.dataDir, { verbose: o.verbose, metricsPort: o.metricsPort });
+      await runWorker(o.dataDir, { verbose: o.verbose, metricsPort: o.metricsPort, metricsHost: o.metricsHost });
     });
 
   program
