@@ -71,6 +71,17 @@ const VERSIONED_MIGRATIONS: [version: number, sql: string[]][] = [
       ...FEED_TABLES.map((t) => `INSERT INTO _land_locks SELECT '${t.name}', 0 WHERE NOT EXISTS (SELECT 1 FROM _land_locks WHERE table_name = '${t.name}')`),
     ],
   ],
+  // what a load cost against the API (the worker's client, per workflow): requests, retries, 429s, credits
+  // (NULL: recorded by a writer that did not count them)
+  [
+    33,
+    [
+      'ALTER TABLE _loads ADD COLUMN api_requests BIGINT',
+      'ALTER TABLE _loads ADD COLUMN retries BIGINT',
+      'ALTER TABLE _loads ADD COLUMN http_429 BIGINT',
+      'ALTER TABLE _loads ADD COLUMN credits DOUBLE',
+    ],
+  ],
 ];
 
 /**

@@ -83,12 +83,15 @@ export async function startWorker(opts: {
     warehouse.close();
     throw e;
   }
-  const onEvent = metrics
-    ? (e: ClientEvent) => {
-        metrics.clientEvent(e);
-        opts.onEvent?.(e);
-      }
-    : opts.onEvent;
+  // what each workflow's activities cost against the API, written into _loads with its load (usage.ts)
+  const { UsageByWorkflow } = await import('./usage.js');
+  const usage = new UsageByWorkflow();
+  warehouse.setUsageSource((meta) => usage.usage(meta));
+  const onEvent = (e: ClientEvent) => {
+    usage.clientEvent(e);
+    metrics?.clientEvent(e);
+    opts.onEvent?.(e);
+  };
   const client = new NewsClient({ baseUrl: opts.apiUrl, apiKey: opts.apiKey, onEvent });
   const workers = await createWorkers({
     address: opts.endpoint.address,

@@ -12,6 +12,7 @@ import { TASK_QUEUES } from '../../../workflows/queues.js';
 import { startCorpusService } from '../../helpers/news.js';
 import { tempDir, type TestService } from '../../helpers/service.js';
 import { parsePrometheus } from '../../helpers/prometheus.js';
+import { SEARCH_CREDITS } from '../../../service/routes/news.js';
 
 let svc: TestService;
 let worker: Awaited<ReturnType<typeof startWorker>>;
@@ -95,6 +96,23 @@ describe('worker metrics', () => {
     expect(m.sum('temporal_workflow_completed_total', { task_queue: TASK_QUEUES.news })).toBeGreaterThanOrEqual(3);
     // no sources declared: no series, but the metric is there
     expect(m.types.get('newsflow_sources')).toBe('gauge');
+
+    // what each load cost, in _loads: one request per page and one per 429 (each retried), the credits the answers named
+    const usage = await worker.warehouse.query<{ load_id: string; api_requests: bigint; retries: bigint; http_429: bigint; credits: number }>(
+      'SELECT load_id, api_requests, retries, http_429, credits FROM _loads',
+    );
+    expect(usage).toHaveLength(3);
+    for (const r of runs) {
+      const u = usage.find((x) => x.load_id === r.loadId)!;
+      expect(Number(u.api_requests)).toBe(r.pages + Number(u.http_429));
+      expect(Number(u.retries)).toBe(Number(u.http_429));
+      // every page a plain search: one credit each (service/routes/news.ts, SEARCH_CREDITS)
+      expect(u.credits).toBe(r.pages * SEARCH_CREDITS.kw);
+    }
+    // the totals are the service's own count of the key's requests
+    const total = usage.reduce((a, u) => a + Number(u.api_requests), 0);
+    expect(total).toBe(served.sum('newsflow_http_requests_total', { route: '/v1/news/search' }));
+    expect(usage.reduce((a, u) => a + Number(u.http_429), 0)).toBe(limited);
   });
 
   it('answers /healthz while its workers run, and refuses other paths and methods with {code, detail}', async () => {
