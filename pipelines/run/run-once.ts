@@ -37,7 +37,12 @@ export async function runWorker(dataDirOpt: string | undefined, o: { verbose?: b
   try {
     const { metrics } = useProject();
     const port = o.metricsPort ?? metrics.port;
-    const w = await startWorker({ endpoint, dataDir, verbose: o.verbose, metrics: port !== undefined ? { port, host: o.metricsHost ?? metrics.host } : undefined });
+    const w = await startWorker({
+      endpoint,
+      dataDir,
+      verbose: o.verbose,
+      metrics: port !== undefined ? { port, host: o.metricsHost ?? metrics.host } : undefined,
+    });
     atShutdown(() => w.stop());
     console.log(
       `worker running on ${endpoint.address}${endpoint.uiUrl ? ` (Temporal UI ${endpoint.uiUrl})` : ''}; warehouse ${warehouseDir(dataDir)}${w.metricsUrl ? `; metrics ${w.metricsUrl}/metrics, health ${w.metricsUrl}/healthz` : ''}`,
