@@ -74,14 +74,14 @@ export class WorkerMetrics {
       labelNames: ['pipeline', 'kind'],
       registers,
     });
-    const self = this;
+    const byStatus = () => this.sourcesByStatus();
     new Gauge({
       name: 'newsflow_sources',
       help: 'feed and sitemap sources by status (new, ok, failing, ...), from the sources table (read at most once a minute)',
       labelNames: ['status'],
       registers,
       async collect() {
-        const by = await self.sourcesByStatus();
+        const by = await byStatus();
         this.reset();
         for (const [status, n] of by) this.set({ status }, n);
       },
