@@ -28,6 +28,7 @@ export const TEST_NAMESPACES = [
   'nf-package',
   'nf-schedule-cli',
   'nf-metrics',
+  'nf-status',
 ] as const;
 
 declare module 'vitest' {
