@@ -12,7 +12,7 @@ import { TASK_QUEUES } from '../../../workflows/queues.js';
 import { startCorpusService } from '../../helpers/news.js';
 import { tempDir, type TestService } from '../../helpers/service.js';
 import { parsePrometheus } from '../../helpers/prometheus.js';
-import { SEARCH_CREDITS } from '../../../service/routes/news.js';
+import { SEARCH_CREDITS } from '../../../service/news/service.js';
 
 let svc: TestService;
 let worker: Awaited<ReturnType<typeof startWorker>>;
