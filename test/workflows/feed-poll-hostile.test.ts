@@ -60,7 +60,11 @@ beforeAll(async () => {
   });
   server.hook.set(
     '/failing.json',
-    json({ version: 'https://jsonfeed.org/version/1.1', title: 'Failing', items: [{ id: 'f', url: `${o.replace('127.0.0.1', 'localhost')}/forbidden-item`, title: 'Refused' }] }),
+    json({
+      version: 'https://jsonfeed.org/version/1.1',
+      title: 'Failing',
+      items: [{ id: 'f', url: `${o.replace('127.0.0.1', 'localhost')}/forbidden-item`, title: 'Refused' }],
+    }),
   );
   svc = await startTestService({
     limitsText: 'news=1000:1000:100',
@@ -115,9 +119,11 @@ afterAll(async () => {
 
 const polls = async () =>
   new Map(
-    (await warehouse.query<{ source: string; status: string; reason: string | null; error: string | null }>('SELECT source, status, reason, error FROM source_polls')).map(
-      (p) => [p.source, p],
-    ),
+    (
+      await warehouse.query<{ source: string; status: string; reason: string | null; error: string | null }>(
+        'SELECT source, status, reason, error FROM source_polls',
+      )
+    ).map((p) => [p.source, p]),
   );
 
 describe('a poll round with a broken, a hostile and a failing source among good ones', () => {
@@ -151,7 +157,9 @@ describe('a poll round with a broken, a hostile and a failing source among good 
   });
 
   it('polls every source again later: the failing ones are failing, not dropped', async () => {
-    const rows = await warehouse.query<{ source: string; status: string; next: number | null }>('SELECT source, status, epoch_ms(next_poll_at) AS next FROM sources');
+    const rows = await warehouse.query<{ source: string; status: string; next: number | null }>(
+      'SELECT source, status, epoch_ms(next_poll_at) AS next FROM sources',
+    );
     for (const r of rows) expect(r.next, r.source).not.toBeNull();
     expect(rows.find((r) => r.source === 'failing')!.status).toBe('failing');
     expect(rows.find((r) => r.source === 'broken')!.status).toBe('failing');
