@@ -60,7 +60,6 @@ export function metaCharset(bytes: Uint8Array): string | undefined {
   const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, PRESCAN_BYTES)).toString('latin1');
   const lowerHead = head.toLowerCase();
   let noCommentEnd = false;
-  let noTagEnd = false;
   for (let i = lowerHead.indexOf('<'); i >= 0; i = lowerHead.indexOf('<', i + 1)) {
     if (lowerHead.startsWith('<!--', i)) {
       if (noCommentEnd) continue;
@@ -71,12 +70,9 @@ export function metaCharset(bytes: Uint8Array): string | undefined {
     }
     if (lowerHead.startsWith('</head', i) || (lowerHead.startsWith('<body', i) && /[\s>]/.test(lowerHead[i + 5] ?? ''))) return undefined;
     if (lowerHead.startsWith('<meta', i) && !/[a-z0-9-]/.test(lowerHead[i + 5] ?? '')) {
-      if (noTagEnd) return undefined;
       const end = lowerHead.indexOf('>', i);
-      if (end < 0) {
-        noTagEnd = true;
-        return undefined;
-      }
+      // no `>` after it: no later tag ends either
+      if (end < 0) return undefined;
       const tag = head.slice(i, end + 1);
       const direct = /\bcharset\s*=\s*["']?\s*([\w.:-]+)/i.exec(tag.length > 4096 ? tag.slice(0, 4096) : tag);
       if (direct) return direct[1];

@@ -4,9 +4,9 @@
  * sequence; C1 0x9B is one on its own), bidirectional overrides and isolates (which reorder what a
  * terminal shows). One linear pass.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters removed
+// eslint-disable-next-line no-control-regex -- these are the characters removed
 const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters removed
+// eslint-disable-next-line no-control-regex -- these are the characters removed
 const CONTROLS_AND_BREAKS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
 /** `s` without control characters; tabs and line breaks become spaces unless `keepBreaks`. */

@@ -56,8 +56,7 @@ export const printableJson = (v: unknown): string =>
 export function table(rows: Record<string, unknown>[]): string {
   if (rows.length === 0) return '(none)';
   const cols = Object.keys(rows[0]!);
-  const cell = (v: unknown) =>
-    printable(v === null || v === undefined ? '' : v instanceof Date ? v.toISOString() : Array.isArray(v) ? v.join(',') : String(v));
+  const cell = (v: unknown) => printable(v === null || v === undefined ? '' : v instanceof Date ? v.toISOString() : Array.isArray(v) ? v.join(',') : String(v));
   const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
   const line = (vals: string[]) =>
     vals

@@ -44,6 +44,7 @@ export const CACHE_ENTRIES = 32;
 const SECRET_MIN_CHARS = 8;
 /** `\u0000env:NAME\u0000`: an environment variable's value in a cached string (no environment value holds a NUL) */
 const ref = (name: string) => `\u0000env:${name}\u0000`;
+// eslint-disable-next-line no-control-regex -- NUL is the reference's delimiter
 const REF = /\u0000env:([^\u0000]+)\u0000/g;
 
 /** The environment's values that may be secrets, longest first (a value inside another is replaced after it). */

@@ -150,7 +150,7 @@ describe('a poll round with a broken, a hostile and a failing source among good 
     expect(n.get('hostile')).toBe(2);
     expect(n.get('failing') ?? 0).toBe(0);
     const titles = await warehouse.query<{ title: string }>("SELECT title FROM source_items WHERE source = 'hostile' ORDER BY item_key");
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: what must not be there
+    // eslint-disable-next-line no-control-regex -- what must not be there
     for (const t of titles) expect(t.title).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
     const [src] = await warehouse.query<{ title: string }>("SELECT title FROM sources WHERE source = 'hostile'");
     expect(src!.title).toBe('Hostile ]0;ownedfeed');

@@ -77,7 +77,7 @@ describe('newsflow sources test on a hostile feed', () => {
     const r = await runCli(['sources', 'test', '--delay', '0', `${server.origin}/hostile-escapes.json`], env);
     console.log(`sources test on the hostile feed: exit ${r.code} in ${Date.now() - t0} ms:\n${r.out}`);
     expect(r.code).toBe(0);
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: what must not be printed
+    // eslint-disable-next-line no-control-regex -- what must not be printed
     expect(r.out + r.err).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
     expect(r.out).toContain('"Esc [2J]0;owned [31mfeed 31m"');
     expect(r.out).toContain('Item [5mblink[0m');
