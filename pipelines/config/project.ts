@@ -15,7 +15,7 @@
 import path from 'node:path';
 import { DEFAULT_LIMITS, parseLimits, Sampling, type LimitsConfig } from '../../spec/index.js';
 import { ConfigError, findProjectFile, loadProjectFile, parseProjectFile } from './load.js';
-import { Pipeline, ProjectFile, StoryTracker, type ResearchPipeline } from './schema.js';
+import { registeredSchemas, StoryTracker, type Pipeline, type ProjectFile, type ResearchPipeline } from './schema.js';
 import { STARTER_FILE } from './starter.js';
 import type { z } from 'zod';
 
@@ -30,6 +30,8 @@ export interface Project {
   temporal: { server: string; namespace: string };
   limits: LimitsConfig;
   workers: number;
+  /** the worker's /metrics and /healthz (port unset: not served) */
+  metrics: { port?: number; host: string };
   pipelines: Pipeline[];
   sources: ProjectFile['sources'];
   /** absolute path of the user's workflows module, if any */
@@ -65,6 +67,9 @@ export function resolveProject(f: ProjectFile, file: string | null, dir: string,
   const workers = envVar('NEWSFLOW_WORKERS');
   if (workers !== undefined && !(Number.isInteger(Number(workers)) && Number(workers) >= 1))
     throw new ConfigError([`NEWSFLOW_WORKERS: takes a positive integer (the number of workers sharing one API key), got ${JSON.stringify(workers)}`]);
+  const metricsPort = envVar('NEWSFLOW_METRICS_PORT');
+  if (metricsPort !== undefined && !(/^\d{1,5}$/.test(metricsPort) && Number(metricsPort) <= 65535))
+    throw new ConfigError([`NEWSFLOW_METRICS_PORT: takes a port number (0-65535; 0 any free port), got ${JSON.stringify(metricsPort)}`]);
   const temporalMode = envVar('NEWSFLOW_TEMPORAL');
   if (temporalMode !== undefined && temporalMode !== 'dev' && temporalMode !== 'postgres')
     throw new ConfigError([
@@ -85,6 +90,7 @@ export function resolveProject(f: ProjectFile, file: string | null, dir: string,
     temporal: { server: envVar('TEMPORAL_ADDRESS') ?? temporalMode ?? f.temporal.server, namespace: envVar('TEMPORAL_NAMESPACE') ?? f.temporal.namespace },
     limits: parsedLimits,
     workers: workers !== undefined ? Number(workers) : f.workers,
+    metrics: { port: metricsPort !== undefined ? Number(metricsPort) : f.metrics.port, host: f.metrics.host },
     pipelines: pipelinesWithEnv(f.pipelines, env, warnings),
     sources: f.sources,
     workflows,
@@ -103,7 +109,7 @@ export function pipelinesWithEnv(list: Pipeline[], env: NodeJS.ProcessEnv, warni
   let out = structuredClone(list);
   const has = (kind: Pipeline['kind']) => out.some((p) => p.kind === kind);
   const parse = (name: string, value: unknown): Pipeline => {
-    const r = Pipeline.safeParse(value);
+    const r = registeredSchemas().pipeline.safeParse(value);
     if (!r.success) throw new ConfigError([`${name}: ${r.error.issues.map((i) => `${i.path.join('.') || '(value)'}: ${i.message}`).join('; ')}`]);
     return r.data;
   };

@@ -28,6 +28,8 @@ export const TEST_NAMESPACES = [
   'nf-feeds-hostile',
   'nf-package',
   'nf-schedule-cli',
+  'nf-metrics',
+  'nf-status',
 ] as const;
 
 declare module 'vitest' {
