@@ -26,7 +26,7 @@ import { keywords, summarize } from '../../service/enrich/summarize.js';
 import { extractArticle } from '../../service/fetch/extract.js';
 import { buildGraph } from '../../service/graph/builder.js';
 import { frame, sentences } from '../../service/llm/extractive.js';
-import { terms } from '../../service/search/tokenize.js';
+import { terms } from '../../service/text/tokenize.js';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as (o?: { type: 'minor' | 'major' }) => void;
