@@ -16,8 +16,8 @@
  */
 import { Context } from '@temporalio/activity';
 import PQueue from 'p-queue';
-import type { NewsClient } from '../client/index.js';
-import { FEED_ITEM_METADATA_KEY, INDEX_URLS_LIMITS, type FeedItemMetadata } from '../spec/index.js';
+import { type NewsClient, ValidationError } from '../client/index.js';
+import { FEED_ITEM_METADATA_KEY, FeedItemMetadata as FeedItemMetadataSchema, INDEX_URLS_LIMITS, ScrapedURLItem, type FeedItemMetadata } from '../spec/index.js';
 import { PageFetcher, type FetchOptions } from '../lib/fetch/fetcher.js';
 import { HostGate, hostOf } from '../lib/feeds/host-gate.js';
 import { POLL_BOUNDS, failureInterval, nextInterval, nextRate, rateFromDates, type PollBounds } from '../lib/feeds/interval.js';
@@ -70,6 +70,38 @@ export interface BatchResult {
   sent: number;
   /** index_urls calls */
   calls: number;
+  /** new items not sent: invalid against index_urls' request schema, or refused by index_urls (their reasons are in source_polls.error) */
+  skipped: number;
+}
+
+/** Items whose reasons one source_polls row names (the count is there in full). */
+const REASONS_NAMED = 3;
+
+/**
+ * The index_urls entry of an item, or why there is none: the entry is checked against the request
+ * schema of index_urls (spec ScrapedURLItem, the feed's fields FeedItemMetadata), so one bad item
+ * (a 3,000-character link, a title over the bound) is skipped on its own instead of making the
+ * whole call a 422.
+ */
+export function indexEntry(
+  item: FeedItem,
+  row: Pick<SourceRow, 'source' | 'url' | 'title' | 'language' | 'tags'>,
+): { entry: { url: string; metadata: Record<string, unknown> } } | { reason: string } {
+  const entry = { url: item.url ?? '', metadata: itemMetadata(item, row) };
+  const checked = ScrapedURLItem.safeParse(entry);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    return { reason: `${issue.path.join('.') || 'item'}: ${issue.message}`.slice(0, 300) };
+  }
+  const feedItem = entry.metadata[FEED_ITEM_METADATA_KEY];
+  if (feedItem !== undefined) {
+    const meta = FeedItemMetadataSchema.safeParse(feedItem);
+    if (!meta.success) {
+      const issue = meta.error.issues[0]!;
+      return { reason: `metadata.${FEED_ITEM_METADATA_KEY}.${issue.path.join('.')}: ${issue.message}`.slice(0, 300) };
+    }
+  }
+  return { entry };
 }
 
 /** Group due sources by host, hosts packed into batches of about `size` sources (a host is never split). */
@@ -106,8 +138,8 @@ export function itemMetadata(item: FeedItem, src: Pick<SourceRow, 'source' | 'ur
   if (item.title) {
     const feedItem: FeedItemMetadata = {
       title: item.title.slice(0, 2000),
-      summary: item.summary,
-      authors: item.authors.slice(0, 50),
+      summary: item.summary?.slice(0, 20_000) ?? null,
+      authors: item.authors.slice(0, 50).map((a) => a.slice(0, 500)),
       published: item.published,
       language: item.language ?? src.language,
       source_name: src.title ?? src.source,
@@ -185,6 +217,29 @@ const seenItem = (row: SourceRow, item: FeedItem, at: number, jobId: string | nu
   jobId,
 });
 
+/** A poll that threw: failed on its own (reason `error`). */
+const failedPoll = (startedAt: number, error: string): FeedPoll => ({
+  status: 'failed',
+  reason: 'error',
+  error: error.slice(0, 2000),
+  httpStatus: null,
+  latencyMs: Date.now() - startedAt,
+  bytes: 0,
+  feed: null,
+  etag: null,
+  lastModified: null,
+  maxAgeSeconds: null,
+  retryAt: null,
+  finalUrl: null,
+});
+
+/** A poll's error with the items it skipped: `skipped 2 items: item k1: url: ...; item k2: ...`. */
+function withNotes(error: string | null, n: { skipped: number; reasons: string[] } | undefined): string | null {
+  if (!n) return error;
+  const skipped = `skipped ${n.skipped} item${n.skipped === 1 ? '' : 's'}: ${n.reasons.join('; ')}${n.skipped > n.reasons.length ? '; ...' : ''}`;
+  return (error ? `${error}; ${skipped}` : skipped).slice(0, 2000);
+}
+
 /** The poller of one worker process: one fetcher, one politeness gate, one robots.txt cache. */
 export class FeedPoller {
   readonly store: SourceStore;
@@ -220,10 +275,17 @@ export class FeedPoller {
       void hosts.add(async () => {
         for (const row of list) {
           const startedAt = Date.now();
-          const poll = await pollFeed(
-            { url: row.url, etag: row.etag, lastModified: row.lastModified, lastSuccessAt: row.lastSuccessAt },
-            { ...this.ctx, signal: o.signal },
-          );
+          let poll: FeedPoll;
+          try {
+            poll = await pollFeed(
+              { url: row.url, etag: row.etag, lastModified: row.lastModified, lastSuccessAt: row.lastSuccessAt },
+              { ...this.ctx, signal: o.signal },
+            );
+          } catch (e) {
+            // a source whose poll throws (a bug a feed finds) fails on its own; its host's other sources go on
+            if (o.signal?.aborted) throw e;
+            poll = failedPoll(startedAt, `${(e as Error).name ?? 'Error'}: ${(e as Error).message ?? String(e)}`);
+          }
           polled.push({ row, poll, startedAt });
           beat({ step: 'fetch', polled: polled.length });
         }
@@ -243,21 +305,45 @@ export class FeedPoller {
         known.map(({ row, item }) => seenItem(row, item, input.at, null)),
         `${input.batchId}/known`,
       );
-    const urls = [...byUrl.keys()].filter((u) => !before.has(u));
+    // each entry checked against index_urls' request schema: a bad one is skipped (its reason on its source's poll), its siblings go on
+    const notes = new Map<string, { skipped: number; reasons: string[] }>();
+    const note = (source: string, reason: string) => {
+      const n = notes.get(source) ?? { skipped: 0, reasons: [] };
+      n.skipped++;
+      if (n.reasons.length < REASONS_NAMED) n.reasons.push(reason);
+      notes.set(source, n);
+    };
+    const entries = new Map<string, { url: string; metadata: Record<string, unknown> }>();
+    for (const u of byUrl.keys()) {
+      if (before.has(u)) continue;
+      const { row, item } = byUrl.get(u)![0]!;
+      const e = indexEntry(item, row);
+      if ('entry' in e) entries.set(u, e.entry);
+      else for (const f of byUrl.get(u)!) note(f.row.source, `item ${f.item.key.slice(0, 120)}: ${e.reason}`);
+    }
+    const urls = [...entries.keys()];
     const chunk = Math.min(this.deps.chunk ?? FEED_POLL_DEFAULTS.chunk, INDEX_URLS_LIMITS.maxUrls);
     let calls = 0;
     for (let i = 0; i < urls.length; i += chunk) {
       const part = urls.slice(i, i + chunk);
       const dates = part.map((u) => byUrl.get(u)![0]!.item.published).filter((p): p is string => !!p);
       const earliest = Math.min(input.at - 86_400_000, ...dates.map((d) => Date.parse(d)));
-      const res = await this.deps.client.indexUrls({
-        start_time: new Date(earliest).toISOString(),
-        end_time: new Date(Math.max(input.at, Date.now()) + 86_400_000).toISOString(),
-        urls: part.map((u) => {
-          const { row, item } = byUrl.get(u)![0]!;
-          return { url: u, metadata: itemMetadata(item, row) };
-        }),
-      });
+      let res: Awaited<ReturnType<NewsClient['indexUrls']>>;
+      try {
+        res = await this.deps.client.indexUrls({
+          start_time: new Date(earliest).toISOString(),
+          end_time: new Date(Math.max(input.at, Date.now()) + 86_400_000).toISOString(),
+          urls: part.map((u) => entries.get(u)!),
+        });
+      } catch (e) {
+        // a 422 no retry heals (a server with a lower maxUrls or stricter bounds): these items are
+        // skipped with the API's answer as reason, not landed (sent again next poll), the rest go on
+        if (!(e instanceof ValidationError)) throw e;
+        calls++;
+        for (const u of part)
+          for (const f of byUrl.get(u)!) note(f.row.source, `item ${f.item.key.slice(0, 120)}: index_urls refused it: ${e.message.slice(0, 200)}`);
+        continue;
+      }
       calls++;
       const accepted: SeenItem[] = part.flatMap((u) => byUrl.get(u)!.map(({ row, item }) => seenItem(row, item, input.at, res.job_id ?? null)));
       await this.store.landItems(accepted, `${input.batchId}/items/${i / chunk}`);
@@ -285,7 +371,7 @@ export class FeedPoller {
         itemsSeen: poll.feed?.items.length ?? 0,
         itemsNew: n,
         nextPollAt: s.nextPollAt,
-        error: poll.error,
+        error: withNotes(poll.error, notes.get(row.source)),
       });
     }
     await this.store.landPolls(rowsOut, states, input.batchId);
@@ -299,7 +385,41 @@ export class FeedPoller {
       fresh: fresh.length,
       sent: urls.length,
       calls,
+      skipped: [...notes.values()].reduce((a, n) => a + n.skipped, 0),
     };
+  }
+
+  /**
+   * Record a batch whose polling failed for good (its activity ran out of retries or met an error
+   * no retry heals) on each of its sources: a `failed` source_polls row (reason `batch_failed`,
+   * the error) and the failing state, so the round goes on and the source is polled again later.
+   */
+  async recordFailedBatch(input: { batchId: string; at: number; sources: string[]; error: string }): Promise<BatchResult> {
+    const rows = await this.store.get(input.sources);
+    const bounds = this.deps.bounds ?? POLL_BOUNDS;
+    const states: SourceState[] = [];
+    const polls: PollRow[] = [];
+    for (const row of rows) {
+      const poll = { ...failedPoll(input.at, input.error), reason: 'batch_failed', latencyMs: 0 };
+      const s = stateAfter(row, poll, 0, input.at, bounds);
+      states.push(s);
+      polls.push({
+        pollId: `${input.batchId}/${row.source}`,
+        source: row.source,
+        startedAt: input.at,
+        status: 'failed',
+        reason: 'batch_failed',
+        httpStatus: null,
+        latencyMs: 0,
+        bytes: 0,
+        itemsSeen: 0,
+        itemsNew: 0,
+        nextPollAt: s.nextPollAt,
+        error: poll.error,
+      });
+    }
+    await this.store.landPolls(polls, states, `${input.batchId}/failed`);
+    return { polled: rows.length, ok: 0, notModified: 0, failed: rows.length, deferred: 0, fresh: 0, sent: 0, calls: 0, skipped: 0 };
   }
 
   close(): Promise<void> {
@@ -325,6 +445,10 @@ export function createFeedPollActivities(deps: FeedPollDeps) {
       } finally {
         clearInterval(timer);
       }
+    },
+
+    async recordFailedBatch(input: { batchId: string; at: number; sources: string[]; error: string }): Promise<BatchResult> {
+      return get().recordFailedBatch(input);
     },
   });
 }

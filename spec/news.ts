@@ -27,6 +27,10 @@ export const GRAPH_LIMITS = {
   defaultArticles: 50,
   maxConstraints: 1000,
   maxDocs: 100,
+  /** characters of one uploaded document's text (a longer one is a 422): its entities are paired sentence by sentence */
+  maxDocChars: 100_000,
+  /** characters of an uploaded document's title, id or url */
+  maxDocFieldChars: 2000,
   /** hours a stored graph (visualize_url, triples_url) stays reachable */
   ttlHours: 168,
 } as const;
@@ -41,10 +45,10 @@ export const ConstrainedDisambiguation = z
   .meta({ id: 'ConstrainedDisambiguation' });
 export const GraphDocument = z
   .strictObject({
-    text: z.string(),
-    title: z.string().nullable().optional(),
-    id: z.string().nullable().optional(),
-    url: z.string().nullable().optional(),
+    text: z.string().max(GRAPH_LIMITS.maxDocChars).describe(`at most ${GRAPH_LIMITS.maxDocChars} characters`),
+    title: z.string().max(GRAPH_LIMITS.maxDocFieldChars).nullable().optional(),
+    id: z.string().max(GRAPH_LIMITS.maxDocFieldChars).nullable().optional(),
+    url: z.string().max(GRAPH_LIMITS.maxDocFieldChars).nullable().optional(),
   })
   .meta({ id: 'GraphDocument' });
 export const GraphRequest = z

@@ -15,6 +15,19 @@ import {
 import { DateTime, FreeObject, oneOrMany, record, UnixSeconds, Uuid } from './common.js';
 import { Article, Entities, GraphEdge } from './article.js';
 
+/**
+ * Bounds of a newsflow server (the hosted API states none): the updates and articles a stories
+ * answer expands grow with the corpus (limit=100 with no bound answered 4 MB); beyond a bound a 422.
+ */
+export const STORIES_LIMITS = {
+  /** GET /v1/stories: updates per story, articles per update */
+  listUpdates: 100,
+  listArticles: 25,
+  /** GET /v1/stories/{story_id}: updates, articles per update */
+  storyUpdates: 1000,
+  storyArticles: 1000,
+} as const;
+
 export const StoriesQuery = z.object({
   query: z.string().nullable().optional(),
   categories: z.array(StoryCategory).default([]),
@@ -27,8 +40,8 @@ export const StoriesQuery = z.object({
   offset: z.union([z.int().min(0), z.string()]).default(0),
   limit: z.int().min(1).max(100).default(10),
   expand_updates: z.boolean().default(false),
-  max_updates: z.int().min(0).default(2),
-  max_articles: z.int().min(0).default(5),
+  max_updates: z.int().min(0).max(STORIES_LIMITS.listUpdates).default(2).describe(`at most ${STORIES_LIMITS.listUpdates} (a newsflow bound)`),
+  max_articles: z.int().min(0).max(STORIES_LIMITS.listArticles).default(5).describe(`per update, at most ${STORIES_LIMITS.listArticles} (a newsflow bound)`),
   method: SearchMethod.default('kw'),
   obj_type: z.array(StoryObjType).default(['story']),
   reddit: z.int().min(0).default(0),
@@ -40,8 +53,8 @@ export const StoriesQuery = z.object({
 export const StoryPath = z.object({ story_id: z.string().min(1) });
 export const StoryQuery = z.object({
   expand_updates: z.boolean().default(true),
-  max_updates: z.int().min(0).default(10),
-  max_articles: z.int().min(0).default(25),
+  max_updates: z.int().min(0).max(STORIES_LIMITS.storyUpdates).default(10).describe(`at most ${STORIES_LIMITS.storyUpdates} (a newsflow bound)`),
+  max_articles: z.int().min(0).max(STORIES_LIMITS.storyArticles).default(25).describe(`per update, at most ${STORIES_LIMITS.storyArticles} (a newsflow bound)`),
   reddit: z.int().min(0).default(0),
   citation_method: CitationMethod.default('brackets'),
   condense_auxillary_updates: z.boolean().default(true),

@@ -4,8 +4,12 @@
  * (activities/feed-poll.ts), `parallel` batches at a time. Sources not reached (more than `limit`
  * due) wait for the next round. Time is the workflow's: a test that skips time skips the sources'
  * schedule with it.
+ *
+ * One source never fails the round (allSettled semantics): a batch whose activity fails for good
+ * (out of retries, or an error no retry heals) is recorded on each of its sources (source_polls
+ * `failed`, reason `batch_failed`, the error; the sources' failing state) and the other batches go on.
  */
-import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { BatchResult, FeedPollActivities } from '../activities/feed-poll.js';
 
 export interface FeedPollInput {
@@ -24,7 +28,7 @@ export interface FeedPollResult extends BatchResult {
   more: boolean;
 }
 
-const { dueSources } = proxyActivities<FeedPollActivities>({
+const { dueSources, recordFailedBatch } = proxyActivities<FeedPollActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
 });
@@ -46,7 +50,15 @@ export async function feedPoll(input: FeedPollInput = {}): Promise<FeedPollResul
   const lane = async () => {
     while (next < batches.length) {
       const i = next++;
-      results[i] = await pollSources({ batchId: `${info.workflowId}/${info.runId}/${i}`, at, sources: batches[i]! });
+      const batchId = `${info.workflowId}/${info.runId}/${i}`;
+      try {
+        results[i] = await pollSources({ batchId, at, sources: batches[i]! });
+      } catch (e) {
+        if (isCancellation(e)) throw e;
+        const cause = e instanceof ActivityFailure ? (e.cause ?? e) : e;
+        const error = cause instanceof Error ? `${cause.message}` : String(cause);
+        results[i] = await recordFailedBatch({ batchId, at, sources: batches[i]!, error: error.slice(0, 2000) });
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(input.parallel ?? 4, batches.length) }, lane));
@@ -63,5 +75,6 @@ export async function feedPoll(input: FeedPollInput = {}): Promise<FeedPollResul
     fresh: sum('fresh'),
     sent: sum('sent'),
     calls: sum('calls'),
+    skipped: sum('skipped'),
   };
 }

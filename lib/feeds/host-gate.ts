@@ -32,17 +32,51 @@ interface HostState {
 
 export const hostOf = (url: string): string => new URL(url).host.toLowerCase();
 
+/** Hosts a gate remembers (the least recently used idle ones go first): a poller of many hosts does not grow it forever. */
+export const HOST_GATE_MAX_HOSTS = 10_000;
+
 export class HostGate {
   private readonly hosts = new Map<string, HostState>();
+  /** requests queued or running per host: a host with any is never forgotten (its order would be lost) */
+  private readonly active = new Map<string, number>();
 
-  constructor(private readonly opts: { delayMs?: number; now?: () => number; sleep?: (ms: number) => Promise<void> } = {}) {}
+  constructor(private readonly opts: { delayMs?: number; now?: () => number; sleep?: (ms: number) => Promise<void>; maxHosts?: number } = {}) {}
+
+  /** Hosts remembered now. */
+  get size(): number {
+    return this.hosts.size;
+  }
+
+  /**
+   * Forget the least recently used hosts beyond maxHosts that are idle: no request queued or
+   * running, not backed off, and their delay since the last request over (forgetting one then
+   * loses nothing: its next request may go at once anyway).
+   */
+  private evict(): void {
+    const max = this.opts.maxHosts ?? HOST_GATE_MAX_HOSTS;
+    if (this.hosts.size <= max) return;
+    const now = this.now();
+    for (const [host, s] of this.hosts) {
+      if (this.hosts.size <= max) break;
+      if (this.active.has(host) || s.backedOffUntil > now) continue;
+      if (s.lastEnd !== null && s.lastEnd + this.delayFor(host) > now) continue;
+      this.hosts.delete(host);
+    }
+  }
 
   private now = () => (this.opts.now ?? Date.now)();
   private sleep = (ms: number) => (this.opts.sleep ?? ((t: number) => new Promise<void>((r) => setTimeout(r, t))))(ms);
 
   private state(host: string): HostState {
     let s = this.hosts.get(host);
-    if (!s) this.hosts.set(host, (s = { lastEnd: null, tail: Promise.resolve(), crawlDelayMs: null, backedOffUntil: 0 }));
+    if (s) {
+      // most recently used last (the Map's order is the eviction order)
+      this.hosts.delete(host);
+      this.hosts.set(host, s);
+    } else {
+      this.hosts.set(host, (s = { lastEnd: null, tail: Promise.resolve(), crawlDelayMs: null, backedOffUntil: 0 }));
+      this.evict();
+    }
     return s;
   }
 
@@ -73,6 +107,12 @@ export class HostGate {
    */
   run<T>(host: string, fn: () => Promise<T>): Promise<T> {
     const s = this.state(host);
+    this.active.set(host, (this.active.get(host) ?? 0) + 1);
+    const done = () => {
+      const n = (this.active.get(host) ?? 1) - 1;
+      if (n > 0) this.active.set(host, n);
+      else this.active.delete(host);
+    };
     const go = async (): Promise<T> => {
       const until = this.backedOffUntil(host);
       if (until) throw new HostBackedOff(host, until);
@@ -84,7 +124,7 @@ export class HostGate {
         s.lastEnd = this.now();
       }
     };
-    const next = s.tail.then(go, go);
+    const next = s.tail.then(go, go).finally(done);
     s.tail = next.catch(() => undefined);
     return next;
   }

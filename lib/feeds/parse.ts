@@ -22,6 +22,8 @@ import crypto from 'node:crypto';
 import { DetectError, parseFeed as feedsmithParse, type AnyFeed, type AtomFeed, type JsonFeed, type RdfFeed, type RssFeed, type SyNs } from 'feedsmith';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { decodeXml, headerCharset } from '../fetch/charset.js';
+import { collapseSpace, stripTags } from '../fetch/tags.js';
+import { withoutControls } from '../text/controls.js';
 import { parseFeedDate } from './dates.js';
 
 export type FeedKind = 'rss' | 'rdf' | 'atom' | 'json' | 'sitemap' | 'sitemapindex';
@@ -101,9 +103,22 @@ function decodeRefs(s: string): string {
   return s;
 }
 
-/** Plain text of a feed field that may carry HTML (titles of type html, descriptions). */
-export function plainText(v: unknown, max = Infinity): string {
-  const s =
+/**
+ * Characters of a feed field read at most (a title, a summary, a content of 5 MB is cut here,
+ * before any markup is taken out): what is kept of a field is at most SUMMARY_CHARS, and markup
+ * rarely takes more than 15 characters in 16.
+ */
+export const FIELD_INPUT_CHARS = 32 * SUMMARY_CHARS;
+/** Characters of a field with no `max` of its own (titles, author names): longer ones end in `…`. */
+export const TITLE_CHARS = 500;
+
+/**
+ * Plain text of a feed field that may carry HTML (titles of type html, descriptions): bounded
+ * first (FIELD_INPUT_CHARS), tags, scripts and styles taken out by one linear scan
+ * (lib/fetch/tags.ts), never by a backtracking pattern, control characters dropped.
+ */
+export function plainText(v: unknown, max = TITLE_CHARS): string {
+  const raw =
     typeof v === 'string'
       ? v
       : typeof v === 'number'
@@ -111,15 +126,8 @@ export function plainText(v: unknown, max = Infinity): string {
         : v && typeof v === 'object' && 'value' in v
           ? String((v as { value: unknown }).value ?? '')
           : '';
-  const text = decodeRefs(
-    s
-      .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, ' ')
-      .replace(/<br\s*\/?>|<\/p\s*>/gi, ' ')
-      .replace(/<[^>]*>/g, ''),
-  )
-    .replace(/<[^>]*>/g, '')
-    .replace(/[\s\u00a0]+/g, ' ')
-    .trim();
+  const s = raw.length > FIELD_INPUT_CHARS ? raw.slice(0, FIELD_INPUT_CHARS) : raw;
+  const text = collapseSpace(withoutControls(stripTags(decodeRefs(stripTags(s, { dropScripts: true, scriptWith: ' ', breakWith: ' ' })))));
   return text.length > max ? `${text.slice(0, max - 1).trimEnd()}…` : text;
 }
 

@@ -47,14 +47,22 @@ export function robotsRules(robotsUrl: string, text: string, maxCrawlDelayMs: nu
   };
 }
 
+/** Origins whose rules a cache keeps (the least recently used go first): a poller of many feeds does not grow it forever. */
+export const ROBOTS_MAX_ORIGINS = 10_000;
+
 export class RobotsCache {
   private readonly cache = new Map<string, { rules: RobotsRules; until: number }>();
   private readonly pending = new Map<string, Promise<RobotsRules>>();
 
   constructor(
     private readonly fetchRobots: RobotsFetch,
-    private readonly opts: { ttlMs?: number; errorTtlMs?: number; maxCrawlDelayMs?: number; now?: () => number } = {},
+    private readonly opts: { ttlMs?: number; errorTtlMs?: number; maxCrawlDelayMs?: number; now?: () => number; maxOrigins?: number } = {},
   ) {}
+
+  /** Origins cached now. */
+  get size(): number {
+    return this.cache.size;
+  }
 
   private now = () => (this.opts.now ?? Date.now)();
 
@@ -62,7 +70,12 @@ export class RobotsCache {
   async rulesFor(url: string): Promise<RobotsRules> {
     const origin = new URL(url).origin;
     const hit = this.cache.get(origin);
-    if (hit && hit.until > this.now()) return hit.rules;
+    if (hit && hit.until > this.now()) {
+      // most recently used last (the Map's order is the eviction order)
+      this.cache.delete(origin);
+      this.cache.set(origin, hit);
+      return hit.rules;
+    }
     let p = this.pending.get(origin);
     if (!p) {
       p = this.load(origin).finally(() => this.pending.delete(origin));
@@ -91,7 +104,13 @@ export class RobotsCache {
         ttl = this.opts.errorTtlMs ?? ROBOTS_DEFAULTS.errorTtlMs;
       }
     }
+    this.cache.delete(origin);
     this.cache.set(origin, { rules, until: this.now() + ttl });
+    const max = this.opts.maxOrigins ?? ROBOTS_MAX_ORIGINS;
+    for (const k of this.cache.keys()) {
+      if (this.cache.size <= max) break;
+      this.cache.delete(k);
+    }
     return rules;
   }
 }

@@ -16,6 +16,7 @@
  *   bytes, jschardet 17/20), and the detected charset is kept when it decodes with fewer of them.
  */
 import chardet from 'chardet';
+import { collapseSpace, stripTags } from './tags.js';
 
 /** windows-1252 0x80..0x9F (Node 20's TextDecoder decodes these bytes as ISO-8859-1 C1 controls) */
 const CP1252_C1 =
@@ -50,15 +51,33 @@ export function headerCharset(contentType: string | undefined): string | undefin
   return m?.[1];
 }
 
-/** The charset a `<meta>` declares in the first bytes of a page. */
+/**
+ * The charset a `<meta>` declares in the first bytes of a page: one scan of the head (comments
+ * skipped, stopping at `</head>` or `<body`), each `<meta ...>` tag read on its own (a bounded
+ * text): linear in the 64 KiB read, whatever the bytes (no pattern runs over the whole head).
+ */
 export function metaCharset(bytes: Uint8Array): string | undefined {
-  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, PRESCAN_BYTES))
-    .toString('latin1')
-    .replace(/<!--[\s\S]*?-->/g, '')
-    .replace(/<\/head\s*>[\s\S]*$|<body[\s>][\s\S]*$/i, '');
-  for (const tag of head.match(/<meta\b[^>]*>/gi) ?? []) {
-    const direct = /\bcharset\s*=\s*["']?\s*([\w.:-]+)/i.exec(tag);
-    if (direct) return direct[1];
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, PRESCAN_BYTES)).toString('latin1');
+  const lowerHead = head.toLowerCase();
+  let noCommentEnd = false;
+  for (let i = lowerHead.indexOf('<'); i >= 0; i = lowerHead.indexOf('<', i + 1)) {
+    if (lowerHead.startsWith('<!--', i)) {
+      if (noCommentEnd) continue;
+      const end = lowerHead.indexOf('-->', i + 4);
+      if (end < 0) noCommentEnd = true;
+      else i = end + 2;
+      continue;
+    }
+    if (lowerHead.startsWith('</head', i) || (lowerHead.startsWith('<body', i) && /[\s>]/.test(lowerHead[i + 5] ?? ''))) return undefined;
+    if (lowerHead.startsWith('<meta', i) && !/[a-z0-9-]/.test(lowerHead[i + 5] ?? '')) {
+      const end = lowerHead.indexOf('>', i);
+      // no `>` after it: no later tag ends either
+      if (end < 0) return undefined;
+      const tag = head.slice(i, end + 1);
+      const direct = /\bcharset\s*=\s*["']?\s*([\w.:-]+)/i.exec(tag.length > 4096 ? tag.slice(0, 4096) : tag);
+      if (direct) return direct[1];
+      i = end;
+    }
   }
   return undefined;
 }
@@ -101,13 +120,13 @@ export function badChars(text: string): number {
   return n;
 }
 
-/** The charset the bytes look like, from their text outside tags (at most 64 KiB of it). */
+/**
+ * The charset the bytes look like, from their text outside tags (at most 64 KiB of it; the tags
+ * are taken out by one linear scan, lib/fetch/tags.ts, which stops once it has that much text).
+ */
 export function detectCharset(bytes: Uint8Array): string | null {
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length)
-    .toString('latin1')
-    .replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>|<[^>]*>/gi, ' ')
-    .replace(/\s+/g, ' ')
-    .slice(0, 65_536);
+  const raw = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1');
+  const text = collapseSpace(stripTags(raw, { replaceWith: ' ', dropScripts: true, maxOutput: 4 * 65_536 })).slice(0, 65_536);
   return chardet.detect(Buffer.from(text, 'latin1'));
 }
 

@@ -1,5 +1,6 @@
 /** What several command groups use: the error they report, argument parsers, common options, the store, a text table. */
 import { UserError } from '../../lib/errors.js';
+import { withoutControls } from '../../lib/text/controls.js';
 import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import type { Db } from '../../service/index.js';
@@ -52,10 +53,17 @@ export async function withStore<T>(dataDir: string | undefined, fn: (db: Db) => 
   }
 }
 
+/** Text from outside (a feed's title, an error a server gave) as printed: no control character, no terminal escape (lib/text/controls.ts). */
+export const printable = (s: string): string => withoutControls(s);
+
+/** One JSON line as printed: JSON escapes C0 itself; C1, DEL and bidirectional controls are escaped too (a terminal may act on them). */
+export const printableJson = (v: unknown): string =>
+  JSON.stringify(v).replace(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 export function table(rows: Record<string, unknown>[]): string {
   if (rows.length === 0) return '(none)';
   const cols = Object.keys(rows[0]!);
-  const cell = (v: unknown) => (v === null || v === undefined ? '' : v instanceof Date ? v.toISOString() : Array.isArray(v) ? v.join(',') : String(v));
+  const cell = (v: unknown) => printable(v === null || v === undefined ? '' : v instanceof Date ? v.toISOString() : Array.isArray(v) ? v.join(',') : String(v));
   const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
   const line = (vals: string[]) =>
     vals

@@ -1,6 +1,6 @@
 /** Feeds and sitemaps the service is filled from: `sources add|list|remove|test`. */
 import type { Command } from 'commander';
-import { CliError, dataDirOpt, intArg, table, warehouseOf, warehouseOpt } from './shared.js';
+import { CliError, dataDirOpt, intArg, printable, printableJson, table, warehouseOf, warehouseOpt } from './shared.js';
 
 /** loaded when a command runs: `newsflow --help` loads no more than the commands */
 const work = () => import('../run/sources.js');
@@ -28,7 +28,7 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .action(async (o: { json?: boolean; warehouse?: string; dataDir?: string }) => {
       const rows = await (await work()).listSources(warehouseOf(o));
-      console.log(o.json ? rows.map((r) => JSON.stringify(r)).join('\n') : table(rows));
+      console.log(o.json ? rows.map((r) => printableJson(r)).join('\n') : table(rows));
     });
   sources
     .command('remove <name>')
@@ -46,13 +46,14 @@ export function register(program: Command): void {
     .action(async (urls: string[], o: { delay: number }) => {
       const broken: string[] = [];
       for await (const { url, poll: p } of (await work()).testSources(urls, { delayMs: o.delay })) {
-        const lines = (await work()).describePoll(url, p);
+        // a feed's title, items and errors are the feed's text: printed without control characters (no terminal escape gets through)
+        const lines = (await work()).describePoll(url, p).map(printable);
         if (p.status === 'ok') console.log(lines.join('\n'));
         else {
           broken.push(url);
           console.error(`error: ${lines[0]}`);
         }
       }
-      if (broken.length) throw new CliError(`${broken.length} of ${urls.length} feeds cannot be read: ${broken.join(', ')}`);
+      if (broken.length) throw new CliError(`${broken.length} of ${urls.length} feeds cannot be read: ${printable(broken.join(', '))}`);
     });
 }

@@ -117,6 +117,8 @@ export function syncDir(dir: string): void {
 export const byokContext = (owner: string, provider: string) => `byok\u0000${owner}\u0000${provider}`;
 
 const VERSION = 'v2';
+/** GCM tag bytes, sealed and required */
+const TAG_BYTES = 16;
 
 export class Secrets {
   private readonly byId: Map<string, Buffer>;
@@ -159,7 +161,7 @@ export class Secrets {
   /** Seal `plain` for the row `context` names (BYOK: `byokContext(owner, provider)`). */
   seal(plain: string, context: string): string {
     const iv = crypto.randomBytes(12);
-    const c = crypto.createCipheriv('aes-256-gcm', this.current, iv);
+    const c = crypto.createCipheriv('aes-256-gcm', this.current, iv, { authTagLength: TAG_BYTES });
     c.setAAD(Buffer.from(context, 'utf8'));
     const ct = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
     return `${VERSION}:${this.id}:${Buffer.concat([iv, c.getAuthTag(), ct]).toString('base64')}`;
@@ -176,11 +178,13 @@ export class Secrets {
     const k = this.byId.get(kid);
     if (!k) throw new SecretsError(`cannot open a secret sealed by master key ${kid}: not the current key (${this.id}) or a known older key`);
     const raw = Buffer.from(b64, 'base64');
-    const d = crypto.createDecipheriv('aes-256-gcm', k, raw.subarray(0, 12));
+    if (raw.length < 12 + TAG_BYTES) throw new SecretsError(`a secret sealed by master key ${kid} is too short to hold its iv and tag`);
+    // the tag's length fixed (16 bytes): without it GCM takes a shorter tag, and a forger needs far fewer tries
+    const d = crypto.createDecipheriv('aes-256-gcm', k, raw.subarray(0, 12), { authTagLength: TAG_BYTES });
     if (v === VERSION) d.setAAD(Buffer.from(context, 'utf8'));
-    d.setAuthTag(raw.subarray(12, 28));
+    d.setAuthTag(raw.subarray(12, 12 + TAG_BYTES));
     try {
-      return Buffer.concat([d.update(raw.subarray(28)), d.final()]).toString('utf8');
+      return Buffer.concat([d.update(raw.subarray(12 + TAG_BYTES)), d.final()]).toString('utf8');
     } catch {
       throw new SecretsError(`a secret sealed by master key ${kid} does not open for its row: it was sealed for another row, or altered`);
     }

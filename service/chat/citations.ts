@@ -11,7 +11,8 @@ import { citeView, type SourceDoc } from '../llm/index.js';
 
 export type InlineCitations = 'numbered' | 'markdown_link' | 'none';
 
-const MARKER = /\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]/g;
+/** `[n]`, `[n, m]`: starts with `[` and its spaces are bounded, so a scan for it is linear in the text */
+const MARKER = /\[(\d{1,3}(?:\s{0,8},\s{0,8}\d{1,3}){0,32})\]/g;
 /** a tail that might still become a marker */
 const OPEN = /\[[\d,\s]{0,24}$/;
 
@@ -41,9 +42,17 @@ export class CitationWriter {
 
   private rewrite(text: string): string {
     const re = new RegExp(MARKER.source, 'g');
-    return this.style === 'none'
-      ? text.replace(/\s*\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]/g, (_m, g: string) => (this.render(g.split(',').map(Number)), ''))
-      : text.replace(re, (_m, g: string) => this.render(g.split(',').map(Number)));
+    if (this.style !== 'none') return text.replace(re, (_m, g: string) => this.render(g.split(',').map(Number)));
+    // style none: the marker goes with the whitespace before it (trimmed off the text before the
+    // marker, not matched by a leading \s*, which would rescan a long run of spaces at each of its characters)
+    let out = '';
+    let last = 0;
+    for (const m of text.matchAll(re)) {
+      out += text.slice(last, m.index).trimEnd();
+      this.render(m[1]!.split(',').map(Number));
+      last = m.index + m[0].length;
+    }
+    return out + text.slice(last);
   }
 
   /** Feed a delta; returns what can be emitted now. */
@@ -56,10 +65,10 @@ export class CitationWriter {
       text = text.slice(0, open.index);
     }
     // whitespace that may precede a marker is held too (style none removes it with the marker)
-    const ws = /\s+$/.exec(text);
-    if (ws && this.style === 'none') {
-      this.held = ws[0] + this.held;
-      text = text.slice(0, ws.index);
+    const kept = this.style === 'none' ? text.trimEnd().length : text.length;
+    if (kept < text.length) {
+      this.held = text.slice(kept) + this.held;
+      text = text.slice(0, kept);
     }
     return this.rewrite(text);
   }

@@ -65,13 +65,28 @@ const MAX_LABEL_WORDS = 4;
 const MAX_GAP_WORDS = 10;
 const MAX_EDGE_SOURCES = 20;
 
-/** Sentences of a source: title, then its text (duplicates dropped: a headline's summary is its title). */
+/**
+ * Characters of one sentence the graph reads (a longer one is cut there): the pairs of a sentence
+ * are scored against each other, so a sentence with no break is bounded, not its whole text.
+ */
+export const MAX_SENTENCE_CHARS = 1000;
+/** Entity hits of one sentence paired with each other (the first ones in the sentence). */
+export const MAX_HITS_PER_SENTENCE = 24;
+
+/**
+ * Sentences of a source: title, then its text (duplicates dropped: a headline's summary is its
+ * title). Whitespace runs are collapsed first (one linear pass: a run holding a line break is a
+ * break), so the split never backtracks over a long run; each sentence is at most MAX_SENTENCE_CHARS.
+ */
 export function sentencesOf(src: GraphSource): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
-  const parts = [src.title, ...src.text.split(/(?<=[.!?])\s+(?=[A-Z"“‘'])|\n+/)];
+  const text = src.text.replace(/\s+/g, (ws) => (ws.includes('\n') ? '\n' : ' '));
+  const lines = text.split('\n');
+  const parts = [src.title, ...lines.flatMap((l) => l.split(/(?<=[.!?]) (?=[A-Z"“‘'])/))];
   for (const p of parts) {
-    const s = p.trim();
+    const t = p.trim();
+    const s = t.length > MAX_SENTENCE_CHARS ? t.slice(0, MAX_SENTENCE_CHARS) : t;
     if (s.length < 3 || seen.has(s)) continue;
     seen.add(s);
     out.push(s);
@@ -101,7 +116,10 @@ function findHits(sentence: string, spellings: [string, string][]): Hit[] {
   }
   hits.sort((a, b) => a.start - b.start || b.end - a.end);
   const out: Hit[] = [];
-  for (const h of hits) if (!out.length || h.start >= out[out.length - 1]!.end) out.push(h);
+  for (const h of hits) {
+    if (out.length >= MAX_HITS_PER_SENTENCE) break;
+    if (!out.length || h.start >= out[out.length - 1]!.end) out.push(h);
+  }
   return out;
 }
 

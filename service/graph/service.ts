@@ -9,7 +9,7 @@ import { filterSearchParams } from '../news/filter-params.js';
 import type { NewsArticle } from '../article/model.js';
 import { ownerOf, type Principal } from '../auth/principal.js';
 import { extractEntities } from '../enrich/entities.js';
-import { buildGraph, type BuiltGraph } from './builder.js';
+import { buildGraph, sentencesOf, type BuiltGraph } from './builder.js';
 import type { GraphSource } from './mentions.js';
 import { GraphStore, type StoredGraph } from './store.js';
 
@@ -64,8 +64,12 @@ export class GraphService {
     }));
     const docs = (body.docs_upload ?? []).map((d, i) => {
       const id = d.id ?? `doc-${i + 1}`;
-      const entities = extractEntities(d.title ?? '', d.text);
-      sources.push({ id, kind: 'document', title: d.title ?? '', text: d.text, entities });
+      // what the graph reads of the document (its first sentences, each bounded: builder.ts), and
+      // only that, goes through entity extraction: a 100,000-character upload with no sentence
+      // break costs one bounded sentence, not 100,000 characters of tagging on the event loop
+      const text = sentencesOf({ id, kind: 'document', title: '', text: d.text, entities: {} }).join('\n');
+      const entities = extractEntities(d.title ?? '', text);
+      sources.push({ id, kind: 'document', title: d.title ?? '', text, entities });
       return { id, title: d.title ?? null, url: d.url ?? null, entity_types: entities as Record<string, string[]> };
     });
     const built = buildGraph(sources, {

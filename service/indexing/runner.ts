@@ -241,6 +241,15 @@ export class UrlIndexer {
     this.ownerOfJob.delete(jobId);
   }
 
+  /**
+   * Whether an item may be indexed from its feed's fields when its page is not used: never in
+   * shared mode, where an article would be seen by every tenant under the domain of a URL whose
+   * page did not say it (anyone could plant one under any domain).
+   */
+  private get feedFallback(): boolean {
+    return !this.opts.shared;
+  }
+
   /** Who sees what a job indexes: null the shared corpus (`shared`), else the job's owner. */
   private pageOwner(job: Job): string | null {
     return this.opts.shared ? null : job.owner;
@@ -273,12 +282,14 @@ export class UrlIndexer {
         ...EMPTY,
         status: REFUSED.has(e.reason) ? 'refused' : 'failed',
         reason: e.reason,
-        detail: e.message,
+        detail: refusalDetail(e),
         finalUrl: e.url !== item.url ? e.url : null,
         httpStatus: e.status ?? null,
       };
-      if (!feedItem.success || this.closing) return failed;
-      return this.fromFeedItem(job, item, requested, feedItem.data, failed, `the page could not be fetched (${e.reason}: ${e.message})`);
+      // the feed's fields only for a page the server reached and that answered (never for an
+      // address the policy refuses, a name that does not resolve, or a host that never answered)
+      if (!feedItem.success || this.closing || !this.feedFallback || !ANSWERED.has(e.reason)) return failed;
+      return this.fromFeedItem(job, item, requested, feedItem.data, failed, `the page could not be fetched (${refusalDetail(e)})`);
     }
     const read = await readerPool().read(page.html, page.url);
     const canonical = canonicalUrl(page.url, read.canonical);
@@ -306,7 +317,8 @@ export class UrlIndexer {
     }
     if (!read.article) {
       await this.web.put(webPage, extras);
-      if (feedItem.success) return this.fromFeedItem(job, item, requested, feedItem.data, fetched, `the page is not an article (${read.skipped})`);
+      if (feedItem.success && this.feedFallback)
+        return this.fromFeedItem(job, item, requested, feedItem.data, fetched, `the page is not an article (${read.skipped})`);
       return { ...fetched, status: 'skipped', reason: 'not_article', detail: read.skipped };
     }
     const hash = item.skipDedupe ? null : bodyHash(read.text);
@@ -422,6 +434,41 @@ export class UrlIndexer {
     this.abort.abort();
     await this.queue.onIdle();
     await this.fetcher.destroy();
+  }
+}
+
+/** Refusals after which the page's host answered (a status, a type, a size): the feed's fields may stand in for its page. */
+const ANSWERED = new Set(['http_status', 'not_html', 'too_large']);
+
+/**
+ * What a job item says of a refusal: its category in words, never a host name, a resolved
+ * address or a socket error (which would let a caller map the names and addresses inside the
+ * server's network); the HTTP status of an `http_status`.
+ */
+export function refusalDetail(e: FetchRefused): string {
+  switch (e.reason) {
+    case 'forbidden_address':
+      return 'forbidden_address: the fetch policy does not allow the address of this host';
+    case 'dns':
+      return 'not_found: the host name does not resolve';
+    case 'invalid_url':
+      return 'invalid_url: not a URL';
+    case 'scheme':
+      return 'scheme: only http and https are fetched';
+    case 'network':
+      return 'network: the connection failed or was closed';
+    case 'timeout':
+      return 'timeout: the page took too long';
+    case 'too_many_redirects':
+      return 'too_many_redirects: too many redirects';
+    case 'http_status':
+      return `http_status: HTTP ${e.status ?? ''}`.trim();
+    case 'not_html':
+      return 'not_html: not an HTML page';
+    case 'too_large':
+      return 'too_large: the page is over the size cap';
+    default:
+      return e.reason;
   }
 }
 

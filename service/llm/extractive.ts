@@ -107,7 +107,10 @@ export function frame(text: string, domain: string, journalist: boolean): string
   if (!journalist) return text;
   const who = publisherName(domain);
   // "<sentence without its final period>, <publisher> reported"
-  const core = text.replace(/[.;:,]+$/, '');
+  // the final punctuation trimmed by a scan from the end (a `[.;:,]+$` pattern rescans a long run at each of its characters)
+  let end = text.length;
+  while (end > 0 && '.;:,'.includes(text[end - 1]!)) end--;
+  const core = text.slice(0, end);
   return /[?!"”’]$/.test(core) ? `${who} reported: ${core}` : `${core}, ${who} reported`;
 }
 
@@ -123,7 +126,10 @@ function passageAttribution(d: PassageDoc): string {
 export function frameSource(text: string, doc: SourceDoc, journalist: boolean): string {
   if (!isPassage(doc)) return frame(text, doc.article.domain, journalist);
   if (!journalist) return text;
-  const core = text.replace(/[.;:,]+$/, '');
+  // the final punctuation trimmed by a scan from the end (a `[.;:,]+$` pattern rescans a long run at each of its characters)
+  let end = text.length;
+  while (end > 0 && '.;:,'.includes(text[end - 1]!)) end--;
+  const core = text.slice(0, end);
   return /[?!"”’]$/.test(core) ? `${core} (${passageAttribution(doc)})` : `${core}, ${passageAttribution(doc)}`;
 }
 

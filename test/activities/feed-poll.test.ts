@@ -39,7 +39,7 @@ const idle = () =>
 async function round(at: number): Promise<void> {
   const jobsBefore = await jobs();
   const { batches } = await poller.due({ at, limit: 10_000 });
-  const total: BatchResult = { polled: 0, ok: 0, notModified: 0, failed: 0, deferred: 0, fresh: 0, sent: 0, calls: 0 };
+  const total: BatchResult = { polled: 0, ok: 0, notModified: 0, failed: 0, deferred: 0, fresh: 0, sent: 0, calls: 0, skipped: 0 };
   for (const [i, sources] of batches.entries()) {
     const r = await poller.pollBatch({ batchId: `test/${at}/${i}`, at, sources });
     for (const k of Object.keys(total) as (keyof BatchResult)[]) total[k] += r[k];

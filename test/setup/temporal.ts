@@ -25,6 +25,7 @@ export const TEST_NAMESPACES = [
   'nf-many-workers',
   'nf-feeds',
   'nf-feeds-kill',
+  'nf-feeds-hostile',
   'nf-package',
   'nf-schedule-cli',
   'nf-metrics',

@@ -50,3 +50,22 @@ describe('the host gate', () => {
     expect(ran).toBe(true);
   });
 });
+
+describe('the host gate is bounded', () => {
+  it('forgets the least recently used idle hosts beyond maxHosts, never a busy or backed-off one', async () => {
+    let now = 1_000_000;
+    const gate = new HostGate({ delayMs: 10, maxHosts: 100, now: () => now, sleep: async (ms) => void (now += ms) });
+    gate.backOff('held.example', now + 3_600_000);
+    let release!: () => void;
+    const busy = gate.run('busy.example', () => new Promise<void>((r) => (release = r)));
+    for (let i = 0; i < 1000; i++) {
+      await gate.run(`h${i}.example`, async () => undefined);
+      now += 20;
+    }
+    console.log(`hosts remembered after 1,002 hosts with maxHosts 100: ${gate.size}`);
+    expect(gate.size).toBeLessThanOrEqual(100);
+    expect(gate.backedOffUntil('held.example')).not.toBeNull();
+    release();
+    await busy;
+  });
+});

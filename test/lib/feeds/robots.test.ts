@@ -49,3 +49,16 @@ describe('robots.txt', () => {
     expect(asked.slice(3)).toEqual(['https://c.example/robots.txt']);
   });
 });
+
+describe('the robots.txt cache is bounded', () => {
+  it('keeps at most maxOrigins origins, the least recently used going first', async () => {
+    const cache = new RobotsCache(async () => ({ status: 200, body: 'User-agent: *\nAllow: /\n' }), { maxOrigins: 50 });
+    await cache.rulesFor('https://keep.example/a');
+    for (let i = 0; i < 500; i++) {
+      await cache.rulesFor(`https://o${i}.example/x`);
+      if (i % 10 === 0) await cache.rulesFor('https://keep.example/a');
+    }
+    console.log(`origins cached after 501 origins with maxOrigins 50: ${cache.size}`);
+    expect(cache.size).toBe(50);
+  });
+});

@@ -58,6 +58,32 @@ describe('newsflow sources test', () => {
   }, 120_000);
 });
 
+describe('newsflow sources test on a hostile feed', () => {
+  it('prints no terminal escape (raw or as &#27;), and reads 100,000 `<` of content_text in linear time', async () => {
+    server.hook.set('/hostile-escapes.json', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/feed+json' }).end(
+        JSON.stringify({
+          version: 'https://jsonfeed.org/version/1.1',
+          title: 'Esc \u001b[2J\u001b]0;owned\u0007 &#27;[31mfeed \u009b31m',
+          items: [
+            { id: '1', url: `${server.origin}/esc-item`, title: 'Item \u001b[5mblink&#x1b;[0m', content_text: '<'.repeat(100_000) },
+            { id: '2', url: `${server.origin}/lt-item`, content_text: '<'.repeat(100_000) },
+          ],
+        }),
+      );
+      return true;
+    });
+    const t0 = Date.now();
+    const r = await runCli(['sources', 'test', '--delay', '0', `${server.origin}/hostile-escapes.json`], env);
+    console.log(`sources test on the hostile feed: exit ${r.code} in ${Date.now() - t0} ms:\n${r.out}`);
+    expect(r.code).toBe(0);
+    // eslint-disable-next-line no-control-regex -- what must not be printed
+    expect(r.out + r.err).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(r.out).toContain('"Esc [2J]0;owned [31mfeed 31m"');
+    expect(r.out).toContain('Item [5mblink[0m');
+  }, 120_000);
+});
+
 describe('newsflow sources add, list, remove', () => {
   let svc: TestService;
   const dir = tempDir('newsflow-sources-');

@@ -8,12 +8,13 @@ import type { TestService } from '../../helpers/service.js';
 import { allStories, startStoriesService, stories, type Story } from '../../helpers/stories.js';
 import { search } from '../../helpers/news.js';
 import { strictValidator } from '../../helpers/strict-schema.js';
+import { STORIES_LIMITS } from '../../../spec/index.js';
 
 let svc: TestService;
 let all: Story[];
 beforeAll(async () => {
   svc = await startStoriesService();
-  all = await allStories(svc, { expand_updates: true, max_updates: 10_000, max_articles: 2 });
+  all = await allStories(svc, { expand_updates: true, max_updates: STORIES_LIMITS.listUpdates, max_articles: 2 });
 });
 afterAll(async () => svc?.stop());
 
@@ -26,7 +27,7 @@ describe('story graphs over the seeded corpus', () => {
   it("every page of stories passes a strict client's schema of StoriesResponse (no extra keys anywhere)", async () => {
     const validate = strictValidator(StoriesResponse);
     for (let offset = 0; offset < all.length; offset += 100) {
-      const r = await stories(svc, { expand_updates: true, max_updates: 10_000, max_articles: 2, limit: 100, offset });
+      const r = await stories(svc, { expand_updates: true, max_updates: STORIES_LIMITS.listUpdates, max_articles: 2, limit: 100, offset });
       expect(r.status).toBe(200);
       expect(validate(r.body)).toEqual([]);
     }

@@ -105,4 +105,24 @@ describe('index_urls of feed items', () => {
     const n = await svc.services.db.all<{ n: bigint }>(`SELECT count(*) AS n FROM articles WHERE article_url LIKE '${server.origin}/story/%'`);
     expect(Number(n[0]!.n)).toBe(1);
   });
+
+  it('never indexes feed metadata for a URL the fetch policy refuses or a host that does not resolve; details name the category only', async () => {
+    const job = await index([
+      { url: 'http://169.254.169.254/latest/meta-data/', metadata: feedItem('Metadata service planted') },
+      { url: 'http://reuters.com.invalid/world/planted', metadata: feedItem('Reuters planted headline') },
+      { url: 'http://10.1.2.3:18082/item', metadata: feedItem('Internal planted') },
+    ]);
+    for (const u of job.urls) console.log(`${u.url}: ${u.status} ${u.reason}: ${u.detail}`);
+    expect(job.urls.map((u: { status: string; reason: string | null; article_id: string | null }) => [u.status, u.reason, u.article_id])).toEqual([
+      ['refused', 'forbidden_address', null],
+      ['failed', 'dns', null],
+      ['refused', 'forbidden_address', null],
+    ]);
+    expect(job.urls[0]!.detail).toBe('forbidden_address: the fetch policy does not allow the address of this host');
+    expect(job.urls[1]!.detail).toBe('not_found: the host name does not resolve');
+    // no name, no address of the server's network in what the caller reads
+    for (const u of job.urls) expect(u.detail).not.toMatch(/169\.254|10\.1\.2\.3|reuters|127\.0\.0\.1|loopback|ENOTFOUND/);
+    const found = await api(svc.url, 'GET', `/v1/news/search?${new URLSearchParams({ query: 'planted headline', method: 'kw' })}`, svc.keys.org);
+    expect((found.body.as_dicts as { title: string }[]).filter((d) => /planted/i.test(d.title))).toEqual([]);
+  });
 });

@@ -100,4 +100,19 @@ describe('NEWSFLOW_INDEX_URLS_SHARED=1', () => {
       article_id: mine.article_id,
     });
   });
+
+  it('plants no article from feed metadata: an item whose page is gone fails, under any domain', async () => {
+    const r = await api(svc.url, 'POST', '/v1/news/index_urls', svc.keys.personal, {
+      ...WINDOW,
+      urls: [
+        { url: `${server.origin}/gone/planted`, metadata: { feed_item: { title: 'Planted headline under another site', summary: 'Text the caller chose.' } } },
+      ],
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const job = await waitForJob(() => api(svc.url, 'GET', `/v1/news/index_urls/${r.body.job_id}`, svc.keys.personal));
+    console.log(`shared mode, a feed item whose page is gone: ${JSON.stringify(job.urls[0])}`);
+    expect(job.urls[0]).toMatchObject({ status: 'failed', reason: 'http_status', article_id: null });
+    const found = await api(svc.url, 'GET', `/v1/news/search?${new URLSearchParams({ query: 'Planted headline', method: 'kw' })}`, svc.keys.org);
+    expect((found.body.as_dicts as { title: string }[]).some((d) => d.title.includes('Planted'))).toBe(false);
+  });
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoryResponse } from '../../../spec/index.js';
 import type { TestService } from '../../helpers/service.js';
 import { allStories, requestedOf, startStoriesService, stories, story, type Story, type StoryArticle } from '../../helpers/stories.js';
+import { STORIES_LIMITS } from '../../../spec/index.js';
 
 let svc: TestService;
 /** a story with several updates, some of them of a single article */
@@ -43,7 +44,7 @@ describe('GET /v1/stories/{story_id}', () => {
   });
 
   it('url-safe titles are unique across stories and updates', async () => {
-    const all = await allStories(svc, { expand_updates: true, max_updates: 10_000, max_articles: 0 });
+    const all = await allStories(svc, { expand_updates: true, max_updates: STORIES_LIMITS.listUpdates, max_articles: 0 });
     const slugs = all.flatMap((s) => s.updates.map((u) => u.url_safe_title));
     expect(new Set(slugs).size).toBe(slugs.length);
   });
