@@ -29,7 +29,15 @@ type Running = RunningService;
 const at = (d: Date | undefined) => (d ? `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC` : '(paused)');
 
 /** `corpus` is needed unless remoteApi(). */
-export async function mainJob(o: { port?: number; dataDir?: string; corpus?: string; replay: number; verbose?: boolean; temporal?: string }) {
+export async function mainJob(o: {
+  port?: number;
+  dataDir?: string;
+  corpus?: string;
+  replay: number;
+  verbose?: boolean;
+  temporal?: string;
+  metricsPort?: number;
+}) {
   const t0 = Date.now();
   const secs = () => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
   const loaded = useProject();
@@ -93,7 +101,7 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
       // the older articles load once the worker is up and the pipelines triggered
       const bar = progress('corpus');
       let head = true;
-      const r = await svc.services.news!.seed(o.corpus, {
+      const r = await svc.services.seeder!.seed(o.corpus, {
         rebaseDates: true,
         replay: o.replay,
         historyDays: BACKFILL_DAYS,
@@ -125,6 +133,7 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
     throw e;
   }
   const endpoint = await startEndpoint();
+  const metricsPort = o.metricsPort ?? project.metrics.port;
   const worker = await startWorker({
     endpoint,
     dataDir,
@@ -134,6 +143,7 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
     verbose: o.verbose,
     quiet: true,
     bundleCacheDir: path.join(cacheDir(), 'bundle'),
+    metrics: metricsPort !== undefined ? { port: metricsPort, host: project.metrics.host } : undefined,
   });
   atShutdown(() => worker.stop());
   const client = await temporalClient(endpoint);
@@ -160,7 +170,7 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
 Temporal UI: ${endpoint.uiUrl ?? `(external server ${endpoint.address})`}
 Temporal:    ${endpoint.address}
 Warehouse:   ${wh}
-Logs:        ${logs} (service.log, worker.log; --verbose shows them here)
+${worker.metricsUrl ? `Metrics:     ${worker.metricsUrl}/metrics (the worker's), ${apiUrl}/metrics (the service's)\n` : ''}Logs:        ${logs} (service.log, worker.log; --verbose shows them here)
 Pipelines (each triggered once now):
 ${pipelines.join('\n')}
 Backfill:    ${backfill}

@@ -28,7 +28,7 @@ function cleanupFailed(dataDir: string, what: string, e: Error): void {
  * Run the worker (all workflows and activities) until SIGINT/SIGTERM, then stop it cleanly. The
  * preflight checks the API and key, and warns about each scheduled pipeline this key cannot run.
  */
-export async function runWorker(dataDirOpt: string | undefined, o: { verbose?: boolean } = {}) {
+export async function runWorker(dataDirOpt: string | undefined, o: { verbose?: boolean; metricsPort?: number; metricsHost?: string } = {}) {
   const project = useProject();
   const dataDir = dataDirOf(project, dataDirOpt);
   await preflight(scheduledNeeds(declareSchedules(project.pipelines)), { mode: 'worker', apiUrl: project.api.url, apiKey: project.api.key });
@@ -36,10 +36,18 @@ export async function runWorker(dataDirOpt: string | undefined, o: { verbose?: b
   const endpoint = await temporalEndpoint({ dataDir, temporal: project.temporal, log: (m) => console.error(m) });
   atShutdown(() => endpoint.stop());
   try {
-    const w = await startWorker({ endpoint, dataDir, project, verbose: o.verbose });
+    const { metrics } = project;
+    const port = o.metricsPort ?? metrics.port;
+    const w = await startWorker({
+      endpoint,
+      dataDir,
+      project,
+      verbose: o.verbose,
+      metrics: port !== undefined ? { port, host: o.metricsHost ?? metrics.host } : undefined,
+    });
     atShutdown(() => w.stop());
     console.log(
-      `worker running on ${endpoint.address}${endpoint.uiUrl ? ` (Temporal UI ${endpoint.uiUrl})` : ''}; warehouse ${warehouseDirOf(project, dataDir)}`,
+      `worker running on ${endpoint.address}${endpoint.uiUrl ? ` (Temporal UI ${endpoint.uiUrl})` : ''}; warehouse ${warehouseDirOf(project, dataDir)}${w.metricsUrl ? `; metrics ${w.metricsUrl}/metrics, health ${w.metricsUrl}/healthz` : ''}`,
     );
     await w.running;
   } finally {
