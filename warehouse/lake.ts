@@ -35,8 +35,8 @@ export interface LakeOptions {
   alias?: string;
 }
 
-/** The lake options of a warehouse folder from the environment (NEWSFLOW_LAKE_CATALOG, NEWSFLOW_LAKE_DATA). */
-export function lakeOptionsFromEnv(dir: string, env: NodeJS.ProcessEnv = process.env): LakeOptions {
+/** The lake options of a warehouse folder from `env` (NEWSFLOW_LAKE_CATALOG, NEWSFLOW_LAKE_DATA): for a caller that holds an environment (pipelines/config resolves the project's). */
+export function lakeOptionsFromEnv(dir: string, env: Record<string, string | undefined>): LakeOptions {
   return { dir, catalog: env.NEWSFLOW_LAKE_CATALOG || undefined, dataPath: env.NEWSFLOW_LAKE_DATA || undefined };
 }
 

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { WAREHOUSE_FILE } from './import-file.js';
-import { catalogSpec, lakeExists, lakeOptionsFromEnv, openLake, type LakeOptions } from './lake.js';
+import { catalogSpec, lakeExists, openLake, type LakeOptions } from './lake.js';
 import { TABLES, TABLES_BY_NAME } from './tables/index.js';
 
 export class WarehouseReadError extends UserError {}
@@ -26,7 +26,7 @@ export interface Reader {
  * recorded that load. Lake options from `lake`, else NEWSFLOW_LAKE_CATALOG / NEWSFLOW_LAKE_DATA.
  */
 export async function openReader(dir: string, o: { at?: string; lake?: Partial<LakeOptions> } = {}): Promise<Reader> {
-  const opts: LakeOptions = { ...lakeOptionsFromEnv(dir), ...o.lake, dir, readOnly: true };
+  const opts: LakeOptions = { dir, ...o.lake, readOnly: true };
   if (!lakeExists(opts)) {
     const old = fs.existsSync(path.join(dir, WAREHOUSE_FILE));
     throw new WarehouseReadError(

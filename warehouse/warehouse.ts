@@ -10,7 +10,7 @@
  * single-file warehouse of before the lake in).
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { attachLake, lakeOptionsFromEnv, withLakeRetry, LAKE_ALIAS, type LakeOptions } from './lake.js';
+import { attachLake, withLakeRetry, LAKE_ALIAS, type LakeOptions } from './lake.js';
 import { TABLES_BY_NAME, type TableDef } from './tables/index.js';
 import { TABLE_NAME } from './tables/define.js';
 import { createTable, migrate } from './migrations.js';
@@ -73,11 +73,11 @@ export class Warehouse {
 
   /**
    * Open (create, migrate) the lake of a warehouse folder. The catalog and data path come from
-   * `opts`, else NEWSFLOW_LAKE_CATALOG / NEWSFLOW_LAKE_DATA, else `<dir>/lake.sqlite` and `<dir>/lake/`.
+   * `opts` (the project's warehouse.catalog / .data), else `<dir>/lake.sqlite` and `<dir>/lake/`.
    * Safe to call from several processes at once (a migration is applied by one of them).
    */
   static async open(dir: string, opts: Partial<Pick<LakeOptions, 'catalog' | 'dataPath'>> = {}): Promise<Warehouse> {
-    const lake: LakeOptions = { ...lakeOptionsFromEnv(dir), ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)), dir };
+    const lake: LakeOptions = { ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)), dir };
     const instance = await DuckDBInstance.create(':memory:', { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });
     const conn = await instance.connect();
     try {

@@ -71,7 +71,8 @@ export function register(program: Command): void {
     .action(async (o: { from?: string; force?: boolean; warehouse?: string; dataDir?: string }) => {
       const dir = warehouseOf(o);
       const { Warehouse, WarehouseMigrateError } = await import('../../warehouse/warehouse.js');
-      const w = await Warehouse.open(dir);
+      const { lakeOf, useProject } = await import('../config/index.js');
+      const w = await Warehouse.open(dir, lakeOf(useProject()));
       try {
         const counts = await w.importFile(o.from ? path.resolve(o.from) : path.join(dir, WAREHOUSE_FILE), { force: o.force });
         for (const [t, n] of Object.entries(counts)) console.log(`${t.padEnd(28)} ${n}`);

@@ -17,7 +17,7 @@ import { alerts } from './alerts.js';
 import { maintenance } from './maintenance.js';
 import { workflow } from './workflow.js';
 
-export { defineKind, type CliRun, type KindDef, type KindRun, type KindWorker, type RunOptions } from './define.js';
+export { defineKind, type CliRun, type KindDef, type KindRun, type KindWorker, type RunOptions, type WarehouseAt } from './define.js';
 export { RunOptionError } from './window.js';
 
 /** newsflow's kinds (their schemas, typed: the `Pipeline` type is their union). */
