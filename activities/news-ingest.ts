@@ -1,11 +1,10 @@
 /** Activities of the news ingest pipeline: fetch one search page through the client, land it. */
 import { Context } from '@temporalio/activity';
-import { ENTITY_TYPES, type SearchResponseDictItem } from '../spec/index.js';
 import type { NewsClient } from '../client/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { failingFast } from './api-failure.js';
 import { recordWindowLoad, type WindowLoad } from './record-load.js';
-import { ARTICLES, ARTICLE_CLASSIFICATIONS, ARTICLE_ENTITIES, ARTICLE_KEYWORDS } from '../warehouse/tables/index.js';
+import { ARTICLES, articleBatch } from '../warehouse/tables/articles.js';
 import { PIPELINE_ARTICLES } from '../warehouse/tables/pipelines.js';
 
 export interface IngestPageInput {
@@ -31,37 +30,6 @@ export interface IngestPageResult {
   ids: string[];
 }
 
-const ms = (iso: string | null | undefined) => (iso ? Date.parse(iso) * 1000 : null);
-
-export function articleRows(items: SearchResponseDictItem[]) {
-  const rows = items.map((a) => ({
-    article_id: a.article_id,
-    article_url: a.article_url,
-    domain_url: a.domain_url,
-    source_id: a.source_id,
-    title: a.title,
-    summary: a.summary,
-    language: a.language,
-    pub_date: ms(a.pub_date),
-    crawl_date: ms(a.crawl_date ?? null),
-    country: a.country,
-    continent: a.continent ?? null,
-    sentiment: a.sentiment,
-    provocative: a.provocative ?? null,
-    reporting_voice: a.reporting_voice ?? null,
-    content_type: a.content_type ?? null,
-    bias: a.bias ?? null,
-    page_rank: a.page_rank,
-    raw: JSON.stringify(a),
-  }));
-  const entities = items.flatMap((a) => ENTITY_TYPES.flatMap((t) => (a.entities?.[t] ?? []).map((value) => ({ article_id: a.article_id, type: t, value }))));
-  const keywords = items.flatMap((a) => a.keywords.map((keyword) => ({ article_id: a.article_id, keyword })));
-  const classes = items.flatMap((a) =>
-    (Array.isArray(a.classification) ? a.classification : [a.classification]).map((category) => ({ article_id: a.article_id, category })),
-  );
-  return { rows, entities, keywords, classes };
-}
-
 export function createNewsIngestActivities(deps: { client: NewsClient; warehouse: Warehouse }) {
   return failingFast({
     async ingestPage(input: IngestPageInput): Promise<IngestPageResult> {
@@ -78,17 +46,8 @@ export function createNewsIngestActivities(deps: { client: NewsClient; warehouse
         return_type: 'dicts',
       });
       const items = res.as_dicts ?? [];
-      const { rows, entities, keywords, classes } = articleRows(items);
-      const counts = await deps.warehouse.land(
-        ARTICLES,
-        rows,
-        [
-          { table: ARTICLE_ENTITIES, rows: entities },
-          { table: ARTICLE_KEYWORDS, rows: keywords },
-          { table: ARTICLE_CLASSIFICATIONS, rows: classes },
-        ],
-        input.loadId,
-      );
+      const { rows, children } = articleBatch(items);
+      const counts = await deps.warehouse.land(ARTICLES, rows, children, input.loadId);
       if (input.pipeline && items.length)
         await deps.warehouse.land(
           PIPELINE_ARTICLES,

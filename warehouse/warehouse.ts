@@ -13,7 +13,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { attachLake, lakeOptionsFromEnv, withLakeRetry, LAKE_ALIAS, type LakeOptions } from './lake.js';
 import { TABLES_BY_NAME, type TableDef } from './tables/index.js';
 import { TABLE_NAME } from './tables/define.js';
-import { createTable, migrate } from './migrations.js';
+import { addColumns, createTable, migrate } from './migrations.js';
 import { Landing, type LoadCounts } from './land.js';
 import { importFile } from './import-file.js';
 
@@ -73,7 +73,8 @@ export class Warehouse {
   /**
    * Create the tables of a custom pipeline that the lake does not have yet (`CREATE TABLE IF NOT
    * EXISTS`, in one lake transaction); newsflow's own tables and names are refused. An existing
-   * table is left as it is (add a column with your own migration, or a new table).
+   * table gets the columns its definition added since (`ALTER TABLE ... ADD COLUMN`, NULL in the
+   * rows landed before).
    */
   ensureTables(defs: TableDef[]): Promise<void> {
     for (const d of defs) {
@@ -84,7 +85,7 @@ export class Warehouse {
     return this.serial(() =>
       this.tx({ op: `tables ${defs.map((d) => d.name).join(',')}` }, async (conn) => {
         for (const d of defs) await conn.run(createTable(d).replace(/^CREATE TABLE /, 'CREATE TABLE IF NOT EXISTS '));
-      }),
+      }).then(() => addColumns(this.conn, (tag, fn) => this.tx(tag, fn), defs).then(() => undefined)),
     );
   }
 
