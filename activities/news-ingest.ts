@@ -1,10 +1,12 @@
 /** Activities of the news ingest pipeline: fetch one search page through the client, land it. */
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { SearchResponseDictItem } from '../spec/index.js';
 import type { NewsClient } from '../client/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { failingFast } from './api-failure.js';
 import { recordWindowLoad, type WindowLoad } from './record-load.js';
 import { ARTICLES, articleBatch } from '../warehouse/tables/articles.js';
+import { SchemaContractError, type SchemaContract } from '../warehouse/schema.js';
 import { PIPELINE_ARTICLES } from '../warehouse/tables/pipelines.js';
 
 export interface IngestPageInput {
@@ -19,6 +21,8 @@ export interface IngestPageInput {
   to: string;
   offset: number;
   pageSize: number;
+  /** the pipeline's schema contract for fields the API adds or drops (warehouse/schema.ts); default evolve */
+  schema?: SchemaContract;
 }
 export interface IngestPageResult {
   received: number;
@@ -46,8 +50,13 @@ export function createNewsIngestActivities(deps: { client: NewsClient; warehouse
         return_type: 'dicts',
       });
       const items = res.as_dicts ?? [];
-      const { rows, children } = articleBatch(items);
-      const counts = await deps.warehouse.land(ARTICLES, rows, children, input.loadId);
+      const { def } = await deps.warehouse.checkSchema(ARTICLES, items, { loadId: input.loadId, contract: input.schema }).catch((e: unknown) => {
+        // the same response breaks the contract the same way: no retry
+        if (e instanceof SchemaContractError) throw ApplicationFailure.nonRetryable(e.message, 'SchemaContract', { table: e.table, changes: e.changes });
+        throw e;
+      });
+      const { rows, children } = articleBatch(items as SearchResponseDictItem[]);
+      const counts = await deps.warehouse.land(def, deps.warehouse.withEvolved(def, rows), children, input.loadId);
       if (input.pipeline && items.length)
         await deps.warehouse.land(
           PIPELINE_ARTICLES,

@@ -10,6 +10,7 @@ import { GRAPH_TABLES } from './tables/graph.js';
 import { RESEARCH_TABLES } from './tables/research.js';
 import { PIPELINE_TABLES } from './tables/pipelines.js';
 import { FEED_TABLES } from './tables/feeds.js';
+import { SCHEMA_CHANGES_DDL } from './schema-ledger.js';
 
 /** DuckLake has no primary keys: the merge key lives in the table definition and in `land`'s MERGE. */
 export const createTable = (t: TableDef) => `CREATE TABLE ${t.name} (${t.columns.map((c) => `${c.name} ${c.sql}`).join(', ')})`;
@@ -71,6 +72,8 @@ const VERSIONED_MIGRATIONS: [version: number, sql: string[]][] = [
       ...FEED_TABLES.map((t) => `INSERT INTO _land_locks SELECT '${t.name}', 0 WHERE NOT EXISTS (SELECT 1 FROM _land_locks WHERE table_name = '${t.name}')`),
     ],
   ],
+  // schema changes seen by the loads (warehouse/schema.ts)
+  [34, [SCHEMA_CHANGES_DDL]],
 ];
 
 /**

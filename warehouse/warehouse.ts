@@ -16,6 +16,8 @@ import { TABLE_NAME } from './tables/define.js';
 import { addColumns, createTable, migrate } from './migrations.js';
 import { Landing, type LoadCounts } from './land.js';
 import { importFile } from './import-file.js';
+import { SchemaLedger, type SchemaChange } from './schema-ledger.js';
+import type { SchemaContract } from './schema.js';
 
 export { createTable } from './migrations.js';
 export { moveExpr, type LoadCounts } from './land.js';
@@ -38,6 +40,7 @@ const sqlStr = (s: string) => `'${s.replaceAll("'", "''")}'`;
 export class Warehouse {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly landing: Landing;
+  private readonly schema: SchemaLedger;
   private constructor(
     readonly dir: string,
     readonly lake: LakeOptions,
@@ -47,6 +50,10 @@ export class Warehouse {
     private readonly stager: DuckDBConnection,
   ) {
     this.landing = new Landing(stager, conn, (tag, fn) => this.tx(tag, fn));
+    this.schema = new SchemaLedger(
+      (sql, params) => this.query(sql, params),
+      (tag, fn) => this.serial(() => this.tx(tag, fn)),
+    );
   }
 
   /**
@@ -174,6 +181,36 @@ export class Warehouse {
         conn.run('UPDATE _loads SET snapshot_id = $1 WHERE load_id = $2', [Number(snap.id), meta.loadId] as never),
       );
     });
+  }
+
+  /**
+   * Compare a load's API objects with what table `t` knows of them, record new and vanished fields
+   * in `_schema_changes`, apply the pipeline's contract (warehouse/schema.ts): returns the table's
+   * definition to land with (evolved columns included) and the objects to map (discard: without
+   * the new fields). Throws SchemaContractError under freeze.
+   */
+  checkSchema(t: TableDef, objects: unknown[], o: { loadId: string; contract?: SchemaContract }): Promise<{ def: TableDef; objects: unknown[] }> {
+    return this.schema.check(t, objects, { loadId: o.loadId, contract: o.contract ?? 'evolve' });
+  }
+
+  /** `t` with the columns schema evolution added to it. */
+  effectiveDef(t: TableDef): Promise<TableDef> {
+    return this.schema.effective(t);
+  }
+
+  /** The rows with the evolved columns of `def` filled from their `raw` (in place). */
+  withEvolved(def: TableDef, rows: Record<string, unknown>[]): Record<string, unknown>[] {
+    return SchemaLedger.fill(def, rows);
+  }
+
+  /** The recorded schema changes: the open ones (or all), oldest first. */
+  schemaChanges(o: { all?: boolean; table?: string } = {}): Promise<SchemaChange[]> {
+    return this.schema.list(o);
+  }
+
+  /** Mark a table's open schema changes (or one path's) acknowledged; returns how many. */
+  acknowledgeSchemaChanges(table: string, path?: string): Promise<number> {
+    return this.schema.acknowledge(table, path);
   }
 
   async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {

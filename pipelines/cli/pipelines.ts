@@ -26,6 +26,7 @@ interface RunOptions {
   sampling: string;
   filters?: string;
   trackers?: string;
+  schema?: string;
   dataDir?: string;
   verbose?: boolean;
 }
@@ -61,6 +62,7 @@ export function register(program: Command): void {
       'index-counts: index_counts filters as JSON, e.g. \'{"languages":["en"],"time_filter":"crawl_date"}\'; graph: search filter_params as JSON',
     )
     .option('--page-size <n>', 'rows per page (news-ingest 1-101, distribution 1-100)', intArg('--page-size'), 100)
+    .option('--schema <contract>', 'news-ingest: what a field the API adds or drops does: evolve (default), freeze (the run fails naming it) or discard')
     .option(...dataDirOpt)
     .option(...verboseOpt)
     .action(async (pipeline: string, o: RunOptions) => {
@@ -124,11 +126,13 @@ async function runRequest(pipeline: string, o: RunOptions): Promise<RunRequest<n
   }
   if (pipeline === 'news-ingest') {
     if (o.pageSize < 1 || o.pageSize > 101) throw new CliError('--page-size must be 1..101');
+    if (o.schema !== undefined && !['evolve', 'freeze', 'discard'].includes(o.schema))
+      throw new CliError(`unknown --schema "${o.schema}"; use evolve, freeze or discard`);
     return request(
       'news-ingest',
       'newsIngest',
       TASK_QUEUES.news,
-      { query: o.query, ...window, pageSize: o.pageSize },
+      { query: o.query, ...window, pageSize: o.pageSize, ...(o.schema ? { schema: o.schema } : {}) },
       (p: { pages: number; received: number }) => [p.received, Math.max(p.received, 1), `${p.pages} pages`],
     );
   }

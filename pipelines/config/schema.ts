@@ -70,6 +70,12 @@ export const NewsPipeline = z
     filters: NewsFilters.optional(),
     window: Duration.default('1h').describe('each run pulls the articles crawled in this window before its scheduled time'),
     page_size: z.int().min(1).max(101).default(100).describe('articles per request'),
+    schema: z
+      .enum(['evolve', 'freeze', 'discard'])
+      .optional()
+      .describe(
+        'what a field the API adds (or drops) does: evolve (default) adds a column filled from raw, freeze fails the run naming the path, discard leaves it out; every change is recorded in _schema_changes (docs/warehouse.md)',
+      ),
   })
   .describe('news: page a search over a window of crawl dates and land the articles');
 

@@ -55,7 +55,14 @@ export function pipelineSchedules(p: Pipeline): ScheduleDecl[] {
   switch (p.kind) {
     case 'news': {
       const w = when(p.schedule, DEFAULT_SCHEDULES.news);
-      const args = { pipeline: p.name, query: p.query, filters: p.filters ?? {}, windowMs: durationMs(p.window), pageSize: p.page_size };
+      const args = {
+        pipeline: p.name,
+        query: p.query,
+        filters: p.filters ?? {},
+        windowMs: durationMs(p.window),
+        pageSize: p.page_size,
+        ...(p.schema ? { schema: p.schema } : {}),
+      };
       return [decl(p, p.name, 'newsIngest', TASK_QUEUES.news, w, `"${p.query.slice(0, 60)}" over the ${p.window} before each run`, [args])];
     }
     case 'distribution': {

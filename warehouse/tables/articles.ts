@@ -5,7 +5,7 @@
  * `keywords` and `classification`, and keeps the whole dict in `raw` (what `newsflow reprocess`
  * rebuilds the rows from).
  */
-import { ENTITY_TYPES, type SearchResponseDictItem } from '../../spec/index.js';
+import { ENTITY_TYPES, SearchResponseDictItem } from '../../spec/index.js';
 import type { ColKind } from '../../lib/duckdb/stage.js';
 import type { Column, TableDef } from './table-def.js';
 
@@ -37,6 +37,7 @@ export const ARTICLES: TableDef = {
   description: 'one row per article seen by news ingest (merge on article_id)',
   mergeKey: ['article_id'],
   monthColumn: 'pub_date',
+  rawSchema: SearchResponseDictItem,
   fromRaw: (raw) => {
     const { rows, children } = articleBatch([raw as SearchResponseDictItem]);
     return { row: rows[0]!, children };

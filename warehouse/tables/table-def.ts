@@ -26,6 +26,11 @@ export interface TableDef {
    * the landing activity runs, so a rebuilt row's hash equals a fresh ingest's.
    */
   fromRaw?: (raw: unknown, row: Record<string, unknown>) => Remapped;
+  /**
+   * The schema (spec/, zod) of the API object a row's `raw` keeps: what a load's objects are
+   * compared with to find new and vanished fields (warehouse/schema.ts).
+   */
+  rawSchema?: unknown;
 }
 /** A row rebuilt from its `raw`, with its child rows (each child table's rows of this parent). */
 export interface Remapped {
