@@ -126,8 +126,8 @@ describe('indexCountSampler', () => {
       invariants: string;
     }>(`SELECT * FROM _loads WHERE load_id IN ('${r1.loadId}', '${again.loadId}') ORDER BY started_at`);
     expect(loads.map((l) => [l.load_id, l.pipeline, Number(l.rows_received), Number(l.rows_inserted), Number(l.rows_updated)])).toEqual([
-      [r1.loadId, 'index-count-sampler', expected.length, expected.length, 0],
-      [again.loadId, 'index-count-sampler', expected.length, 0, 0],
+      [r1.loadId, 'index-counts', expected.length, expected.length, 0],
+      [again.loadId, 'index-counts', expected.length, 0, 0],
     ]);
     expect(JSON.parse(loads[0]!.invariants)).toMatchObject({ buckets_contiguous: true, same_buckets_per_domain: true, domains: 2, sampling: '1h' });
   });
