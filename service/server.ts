@@ -8,21 +8,23 @@ import { ServiceConfigError, serviceConfig, storeFile, type ServiceConfig } from
 import { buildApp, type AppOptions } from './app.js';
 import type { Services } from './context.js';
 import { NewsService } from './news/service.js';
+import { NewsSeeder } from './news/seed.js';
+import { StoryService } from './stories/service.js';
 import { ModelLayer } from './llm/index.js';
 import { countTokens } from './llm/tokens.js';
 import { queryCacheSize, rememberingQueries } from './llm/query-vectors.js';
 import { ByokStore } from './byok/store.js';
 import { Secrets, SecretsError, dataDirKeyFile, findKeys, parseMasterKey } from './auth/secrets.js';
 import { ThreadStore } from './chat/threads.js';
-import { GraphService } from './graph/index.js';
+import { GraphService } from './graph/service.js';
 import { Charts } from './charts/index.js';
 import { ForumStore } from './forum/store.js';
 import { HttpEmbedder, type Embedder } from './search/embedder.js';
 import { LocalEmbedder } from './search/local-embedder.js';
 import { MiniLmEmbedder, miniLmPresent } from './search/minilm-embedder.js';
 import { ThreadEmbedder } from './search/thread-embedder.js';
-import { Web } from './websearch/web.js';
-import { WikiStore } from './wiki/service.js';
+import { WebSearchService } from './websearch/service.js';
+import { WikiService } from './wiki/service.js';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -156,8 +158,12 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
   const embedder = loaded ? rememberingQueries(loaded) : null;
   countTokens('load the tokenizer now, not on the first chat');
   const news = await NewsService.open(store, { embedder, clock: opts.clock });
-  const web = await Web.open(store, news);
-  const wiki = await WikiStore.open(store, { embedder });
+  // stories cluster articles as they become searchable (a seed, a replay release, added pages)
+  const stories = new StoryService(store, news.index, news.clock);
+  await stories.open();
+  news.onIndexed((o) => stories.ingest(o));
+  const web = await WebSearchService.open(store, news);
+  const wiki = await WikiService.open(store, { embedder });
   const forum = await ForumStore.open(store, { embedder, clock: opts.clock });
   return {
     db: store,
@@ -165,6 +171,8 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
     limiter: new RateLimiter(config.limits),
     config,
     news,
+    seeder: new NewsSeeder(news),
+    stories,
     charts: new Charts(news),
     llm: new ModelLayer(config, embedder),
     byok,
@@ -181,6 +189,8 @@ export async function startService(opts: Partial<ServiceConfig> & { limitsText?:
   const config = opts.services?.config ?? serviceConfig(opts);
   const services = opts.services ?? (await openServices(config));
   const app = await buildApp(services, opts);
+  // closing: not ready any more, so a balancer sends no new requests while the service drains
+  const draining = () => services.readiness?.add('shutdown', () => ({ ready: false, detail: 'the service is shutting down' }));
   const address = await app.listen({ port: config.port, host: config.host });
   const url = address.replace('[::1]', '127.0.0.1');
   // without NEWSFLOW_PUBLIC_URL the URLs handed out start with the listen address (port 0 is known only now)
@@ -195,6 +205,7 @@ export async function startService(opts: Partial<ServiceConfig> & { limitsText?:
     async close() {
       if (closed) return;
       closed = true;
+      draining();
       unpublish();
       await app.close();
       await services.web?.close();

@@ -143,7 +143,7 @@ describe('indexCountSampler', () => {
       await waitUntil(() => news.index.size >= before + releasedBy(now), { what: 'the due articles released', timeoutMs: 10_000, intervalMs: 25 });
       expect(news.index.size).toBe(before + releasedBy(now));
     };
-    await news.seed(fixture, { replay: 12 });
+    await svc.services.seeder!.seed(fixture, { replay: 12 });
     await arrive();
     const day = { from: '2026-01-01T00:00:00.000Z', to: '2026-01-02T00:00:00.000Z' };
     const first = await sample({ sampling: '1d', ...day });

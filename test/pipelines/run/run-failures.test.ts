@@ -16,7 +16,7 @@ import { waitUntil } from '../../helpers/wait-until.js';
 const EMPTY_PAGE = { as_string: null, as_dicts: [], offset: 0 };
 const ingest = ['run', 'news', '--from', '2022-07-08', '--to', '2022-07-09', '--page-size', '20'];
 /** the preflight asks for one result; the pipeline for a page of 20 */
-const isPipeline = (ctx: HandlerCtx) => ctx.query.n_articles !== 1;
+const isPipeline = (ctx: HandlerCtx<'search_news'>) => ctx.query.n_articles !== 1;
 
 let svc: TestService | null = null;
 const dirs: string[] = [];
