@@ -37,7 +37,9 @@ export async function makeEmbedder(config: ServiceConfig): Promise<Embedder | nu
   if (config.embeddings === 'none') return null;
   if (config.embeddings === 'local') {
     if (miniLmPresent()) return miniLm();
-    process.emitWarning('MiniLM model files not found (run scripts/fetch-model.sh); using the npm USE-lite model');
+    process.emitWarning(
+      'MiniLM model files or onnxruntime-node not found (run scripts/fetch-model.sh and scripts/fetch-onnxruntime.sh); using the npm USE-lite model',
+    );
     return LocalEmbedder.load();
   }
   if (config.embeddings === 'use-lite') return LocalEmbedder.load();
