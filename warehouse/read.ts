@@ -106,7 +106,24 @@ const plain = (v: unknown): unknown =>
           ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]))
           : v;
 
-export type SqlFormat = 'table' | 'csv' | 'json' | 'arrow';
+export type SqlFormat = 'table' | 'csv' | 'json' | 'arrow' | 'parquet';
+
+/**
+ * Write the rows of `query` to the Parquet file `out` (DuckDB's COPY: the columns keep their
+ * types, timestamps and lists included), through a temporary file renamed into place, so a
+ * reader never sees half a file. Returns the rows written.
+ */
+export async function writeParquet(db: Reader, query: string, out: string): Promise<number> {
+  const q = query.trim().replace(/;\s*$/, '');
+  const tmp = path.join(path.dirname(path.resolve(out)), `.${path.basename(out)}.${process.pid}.tmp`);
+  try {
+    const [r] = await db.all(`COPY (${q}) TO '${tmp.replaceAll("'", "''")}' (FORMAT parquet)`);
+    fs.renameSync(tmp, out);
+    return Number(r?.Count ?? 0);
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+}
 
 export function formatRows(rows: Record<string, unknown>[], format: SqlFormat): string | Uint8Array {
   const data = rows.map((r) => plain(r) as Record<string, unknown>);

@@ -13,11 +13,13 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { attachLake, withLakeRetry, LAKE_ALIAS, type LakeOptions } from './lake.js';
 import { TABLES_BY_NAME, type TableDef } from './tables/index.js';
 import { TABLE_NAME } from './tables/define.js';
-import { createTable, migrate } from './migrations.js';
+import { addColumns, createTable, migrate } from './migrations.js';
 import { Landing, type LoadCounts } from './land.js';
 import { importFile } from './import-file.js';
 import { bumpLandLock } from './locks.js';
 import { maintainLake, type MaintainOptions, type MaintainReport } from './maintain.js';
+import { SchemaLedger, type SchemaChange } from './schema-ledger.js';
+import type { SchemaContract } from './schema.js';
 
 export { createTable } from './migrations.js';
 export { moveExpr, type LoadCounts } from './land.js';
@@ -60,6 +62,7 @@ export class Warehouse {
   /** the API usage of a load being recorded (the worker's client counts it per workflow); none: NULL */
   private usageOf: ((meta: LoadMeta) => LoadUsage | undefined) | null = null;
   private readonly landing: Landing;
+  private readonly schema: SchemaLedger;
   private constructor(
     readonly dir: string,
     readonly lake: LakeOptions,
@@ -69,6 +72,10 @@ export class Warehouse {
     private readonly stager: DuckDBConnection,
   ) {
     this.landing = new Landing(stager, conn, (tag, fn) => this.tx(tag, fn));
+    this.schema = new SchemaLedger(
+      (sql, params) => this.query(sql, params),
+      (tag, fn) => this.serial(() => this.tx(tag, fn)),
+    );
   }
 
   /**
@@ -95,7 +102,8 @@ export class Warehouse {
   /**
    * Create the tables of a custom pipeline that the lake does not have yet (`CREATE TABLE IF NOT
    * EXISTS`, in one lake transaction); newsflow's own tables and names are refused. An existing
-   * table is left as it is (add a column with your own migration, or a new table).
+   * table gets the columns its definition added since (`ALTER TABLE ... ADD COLUMN`, NULL in the
+   * rows landed before).
    */
   ensureTables(defs: TableDef[]): Promise<void> {
     for (const d of defs) {
@@ -106,7 +114,7 @@ export class Warehouse {
     return this.serial(() =>
       this.tx({ op: `tables ${defs.map((d) => d.name).join(',')}` }, async (conn) => {
         for (const d of defs) await conn.run(createTable(d).replace(/^CREATE TABLE /, 'CREATE TABLE IF NOT EXISTS '));
-      }),
+      }).then(() => addColumns(this.conn, (tag, fn) => this.tx(tag, fn), defs).then(() => undefined)),
     );
   }
 
@@ -259,6 +267,36 @@ export class Warehouse {
       },
     );
     return r;
+  }
+
+  /**
+   * Compare a load's API objects with what table `t` knows of them, record new and vanished fields
+   * in `_schema_changes`, apply the pipeline's contract (warehouse/schema.ts): returns the table's
+   * definition to land with (evolved columns included) and the objects to map (discard: without
+   * the new fields). Throws SchemaContractError under freeze.
+   */
+  checkSchema(t: TableDef, objects: unknown[], o: { loadId: string; contract?: SchemaContract }): Promise<{ def: TableDef; objects: unknown[] }> {
+    return this.schema.check(t, objects, { loadId: o.loadId, contract: o.contract ?? 'evolve' });
+  }
+
+  /** `t` with the columns schema evolution added to it. */
+  effectiveDef(t: TableDef): Promise<TableDef> {
+    return this.schema.effective(t);
+  }
+
+  /** The rows with the evolved columns of `def` filled from their `raw` (in place). */
+  withEvolved(def: TableDef, rows: Record<string, unknown>[]): Record<string, unknown>[] {
+    return SchemaLedger.fill(def, rows);
+  }
+
+  /** The recorded schema changes: the open ones (or all), oldest first. */
+  schemaChanges(o: { all?: boolean; table?: string } = {}): Promise<SchemaChange[]> {
+    return this.schema.list(o);
+  }
+
+  /** Mark a table's open schema changes (or one path's) acknowledged; returns how many. */
+  acknowledgeSchemaChanges(table: string, path?: string): Promise<number> {
+    return this.schema.acknowledge(table, path);
   }
 
   async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {

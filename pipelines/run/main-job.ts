@@ -209,7 +209,17 @@ export async function startBackfill(client: Client, warehouse: Queryable, histor
         .start('newsIngest', {
           taskQueue: TASK_QUEUES.news,
           workflowId: backfillId(p.name),
-          args: [{ pipeline: p.name, query: p.query, filters: p.filters ?? {}, from: from.toISOString(), to: to.toISOString(), pageSize: p.page_size }],
+          args: [
+            {
+              pipeline: p.name,
+              query: p.query,
+              filters: p.filters ?? {},
+              from: from.toISOString(),
+              to: to.toISOString(),
+              pageSize: p.page_size,
+              ...(p.schema ? { schema: p.schema } : {}),
+            },
+          ],
         })
         .catch((e: Error) => {
           // a start stopped before the backfill landed left it running: it goes on

@@ -39,6 +39,8 @@ export interface RunOptions {
   sampling: string;
   filters?: string;
   trackers?: string;
+  /** news: the schema contract of the run */
+  schema?: string;
   dataDir?: string;
   verbose?: boolean;
 }
