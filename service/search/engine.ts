@@ -16,6 +16,13 @@ const HOUR = 3_600_000;
 const RRF_K = 60;
 /** `both` fuses the best FUSION_DEPTH of each list, whatever the page (pages past it widen the head). */
 const FUSION_DEPTH = 1000;
+/**
+ * The news vectors: IVF lists made in the IVF thread, never on the event loop (an exact scan
+ * until the first are made), at most 256 lists (24 probed: a tenth of the vectors scanned at a
+ * million, recall@10 in bench/search and bench/scale), so assigning a million vectors to their
+ * lists takes a minute or two of the IVF thread, not the n^1.5 of sqrt(n) lists.
+ */
+const NEWS_VECTORS = { background: true, maxLists: 256 } as const;
 
 export interface SearchContext {
   now: number;
@@ -45,6 +52,9 @@ export class NewsIndex {
   ownedCount = 0;
   readonly bm25 = new Bm25Index();
   vectors: VectorIndex | null = null;
+
+  /** documents the index expects (NewsService's rebuild knows the count): the vector storage is sized once */
+  expected = 0;
 
   constructor(readonly embedder: Embedder | null) {}
 
@@ -89,7 +99,7 @@ export class NewsIndex {
     this.byId.set(a.articleId, doc);
     this.bm25.add(doc, indexTerms);
     if (embedding) {
-      this.vectors ??= new VectorIndex(embedding.length, 16_384);
+      this.vectors ??= new VectorIndex(embedding.length, Math.max(16_384, this.expected), NEWS_VECTORS);
       this.vectors.set(doc, embedding);
     }
   }
