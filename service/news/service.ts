@@ -117,28 +117,64 @@ export class NewsService {
     return svc;
   }
 
+  /**
+   * Build the in-memory index from the store, streamed in chunks (store/news.ts streamIndex): no
+   * copy of the whole corpus is ever held at once, each article's full text is dropped once its
+   * view is made. Articles without an embedding of this model are embedded and stored after.
+   */
   private async rebuild(): Promise<void> {
-    const all = await this.store.all();
-    if (all.length === 0) return;
-    const [postings, vectors, texts] = await Promise.all([
-      this.store.postings(),
-      this.embedder ? this.store.embeddings(this.embedder.model) : Promise.resolve(new Map<string, Float32Array>()),
-      this.db.all<{ id: string; t: string | null }>('SELECT article_id::VARCHAR AS id, full_text AS t FROM articles WHERE full_text IS NOT NULL'),
-    ]);
-    const fullText = new Map(texts.map((r) => [r.id, r.t]));
-    const missing = all.filter((a) => this.embedder && !vectors.has(a.articleId));
-    if (missing.length && this.embedder) {
-      // embeddings of another model (or none): compute and store them now
-      const vs = await this.embedAll(missing.map((a) => ({ article: { ...a, fullText: fullText.get(a.articleId) ?? null }, terms: [], embedding: null })));
+    let indexed = 0;
+    const pending = new Map<number, NewsArticle>();
+    const pendingWithVector = new Set<number>();
+    await this.store.streamIndex(this.embedder?.model ?? null, {
+      count: (n) => {
+        indexed = n;
+        this.index.expected = n;
+      },
+      articles: (rows) => {
+        for (const { doc, a } of rows) {
+          if (doc < indexed) this.index.place(doc, a, a.fullText);
+          else pending.set(doc, { ...a, fullText: null });
+        }
+      },
+      terms: (rows) => {
+        for (const { doc, terms } of rows) if (doc < indexed) this.index.placeTerms(doc, terms);
+      },
+      vectors: (rows) => {
+        for (const { doc, v } of rows) {
+          if (doc < indexed) this.index.placeVector(doc, v);
+          else pendingWithVector.add(doc);
+        }
+      },
+    });
+    // in (crawl, pub, id) order, as the store gave them
+    const docs = [...pending.keys()].sort((a, b) => a - b);
+    this.pending.push(...docs.map((d) => pending.get(d)!));
+    if (!this.embedder) return;
+    // embeddings of another model (or none): compute and store them now
+    const missing: number[] = [];
+    for (let doc = 0; doc < indexed; doc++) if (!this.index.hasVector(doc)) missing.push(doc);
+    for (const doc of docs) if (!pendingWithVector.has(doc)) missing.push(doc);
+    const articleOf = (doc: number) => (doc < indexed ? this.index.views[doc]!.a : pending.get(doc)!);
+    for (let i = 0; i < missing.length; i += 1000) {
+      const part = missing.slice(i, i + 1000);
+      const ids = part.map((d) => articleOf(d).articleId);
+      const texts = new Map(
+        (
+          await this.db.all<{ id: string; t: string | null }>(
+            "SELECT article_id::VARCHAR AS id, full_text AS t FROM articles WHERE article_id IN (SELECT unnest(string_split($1, ','))::UUID)",
+            [ids.join(',')],
+          )
+        ).map((r) => [r.id, r.t]),
+      );
+      const vs = await this.embedAll(
+        part.map((d) => ({ article: { ...articleOf(d), fullText: texts.get(articleOf(d).articleId) ?? null }, terms: [], embedding: null })),
+      );
       await this.store.writeEmbeddings(
-        missing.map((a, i) => [a.articleId, vs[i]!]),
+        part.map((d, k) => [ids[k]!, vs[k]!]),
         this.embedder.model,
       );
-      missing.forEach((a, i) => vectors.set(a.articleId, vs[i]!));
-    }
-    for (const a of all) {
-      if (a.crawlDate) this.index.add(a, postings.get(a.articleId) ?? [], vectors.get(a.articleId) ?? null, fullText.get(a.articleId) ?? null);
-      else this.pending.push(a);
+      part.forEach((d, k) => d < indexed && this.index.placeVector(d, vs[k]!));
     }
   }
 

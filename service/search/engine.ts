@@ -80,12 +80,22 @@ export class NewsIndex {
   add(a: NewsArticle, indexTerms: string[], embedding: Float32Array | null, fullText: string | null): void {
     if (this.byId.has(a.articleId)) return;
     const doc = this.views.length;
+    this.place(doc, a, fullText);
+    this.bm25.add(doc, indexTerms);
+    if (embedding) this.placeVector(doc, embedding);
+  }
+
+  /**
+   * Put an indexed article at document `doc` (a rebuild streams the store's articles in any order,
+   * each with its place; `add` appends), without its terms and vector (`placeTerms`, `placeVector`).
+   */
+  place(doc: number, a: NewsArticle, fullText: string | null): void {
     const entityKeys = new Set<string>();
     for (const [t, vs] of Object.entries(a.entities)) for (const v of vs) entityKeys.add(`${t.toLowerCase()}:${v.toLowerCase()}`);
     const points: [number, number][] = Object.values(a.geo ?? {}).map((g) => [g.latitude, g.longitude]);
     const text = [a.title, a.summary, ...a.keyPoints, fullText ?? ''].join('\n').toLowerCase();
-    this.views.push({
-      a: { ...a, fullText: null },
+    this.views[doc] = {
+      a: a.fullText === null ? a : { ...a, fullText: null },
       text,
       entityKeys,
       points,
@@ -93,15 +103,24 @@ export class NewsIndex {
       crawlMs: a.crawlDate ? a.crawlDate.getTime() : NaN,
       premium: a.isPremium,
       owner: a.owner ?? null,
-    });
+    };
     if (a.owner) this.ownedCount++;
-    this.ids.push(a.articleId);
+    this.ids[doc] = a.articleId;
     this.byId.set(a.articleId, doc);
+  }
+
+  placeTerms(doc: number, indexTerms: string[]): void {
     this.bm25.add(doc, indexTerms);
-    if (embedding) {
-      this.vectors ??= new VectorIndex(embedding.length, Math.max(16_384, this.expected), NEWS_VECTORS);
-      this.vectors.set(doc, embedding);
-    }
+  }
+
+  placeVector(doc: number, embedding: Float32Array): void {
+    this.vectors ??= new VectorIndex(embedding.length, Math.max(16_384, this.expected), NEWS_VECTORS);
+    this.vectors.set(doc, embedding);
+  }
+
+  /** Whether document `doc` has a vector (a rebuild embeds those that have none). */
+  hasVector(doc: number): boolean {
+    return !!this.vectors && this.vectors.has(doc);
   }
 
   /** A rebased reload moved an article's dates. */

@@ -60,6 +60,8 @@ export class VectorIndex {
   private centroids: Float32Array | null = null;
   private lists: number[][] = [];
   private trainedAt = 0;
+  /** 1 for each doc set */
+  private isSet = new Uint8Array(0);
   /** training under way in the IVF thread (opts.background) */
   private pendingTrain: Promise<void> | null = null;
   /** the WebAssembly instance holding the vectors (from `wasmFrom` vectors on), else null */
@@ -132,8 +134,19 @@ export class VectorIndex {
     const off = i * this.dim;
     for (let k = 0; k < this.dim; k++) this.data[off + k] = v[k]! / n;
     if (i >= this.count) this.count = i + 1;
+    if (this.isSet.length < this.count) {
+      const next = new Uint8Array(Math.max(this.count, this.isSet.length * 2, 1024));
+      next.set(this.isSet);
+      this.isSet = next;
+    }
+    this.isSet[i] = 1;
     if (this.centroids) this.lists[this.nearestCentroid(off)]!.push(i);
     if (!this.wasm && this.count >= this.opts.wasmFrom) this.toWasm();
+  }
+
+  /** Whether doc `i` was set. */
+  has(i: number): boolean {
+    return i < this.count && this.isSet[i] === 1;
   }
 
   dot(i: number, q: ArrayLike<number>): number {
