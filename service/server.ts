@@ -134,7 +134,11 @@ async function openByok(store: Db, config: ServiceConfig): Promise<ByokStore> {
   }
 }
 
-export async function openServices(config: ServiceConfig, db?: Db, opts: { clock?: () => number } = {}): Promise<Services> {
+/**
+ * Open the store and every service. `background`: the news index loads after this returns
+ * (NewsService.open), `services.news.ready` false until it has (what /readyz reports).
+ */
+export async function openServices(config: ServiceConfig, db?: Db, opts: { clock?: () => number; background?: boolean } = {}): Promise<Services> {
   // the embedding settings are start-up errors too, before any model loads
   if (config.embeddings === 'local') embedSettings(process.env);
   queryCacheSize(process.env);
@@ -155,7 +159,7 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
   const loaded = await embedderFor(config);
   const embedder = loaded ? rememberingQueries(loaded) : null;
   countTokens('load the tokenizer now, not on the first chat');
-  const news = await NewsService.open(store, { embedder, clock: opts.clock });
+  const news = await NewsService.open(store, { embedder, clock: opts.clock, background: opts.background });
   const web = await Web.open(store, news);
   const wiki = await WikiStore.open(store, { embedder });
   const forum = await ForumStore.open(store, { embedder, clock: opts.clock });
@@ -177,9 +181,11 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
   };
 }
 
-export async function startService(opts: Partial<ServiceConfig> & { limitsText?: string; services?: Services } & AppOptions = {}): Promise<RunningService> {
+export async function startService(
+  opts: Partial<ServiceConfig> & { limitsText?: string; services?: Services; background?: boolean } & AppOptions = {},
+): Promise<RunningService> {
   const config = opts.services?.config ?? serviceConfig(opts);
-  const services = opts.services ?? (await openServices(config));
+  const services = opts.services ?? (await openServices(config, undefined, { background: opts.background }));
   const app = await buildApp(services, opts);
   const address = await app.listen({ port: config.port, host: config.host });
   const url = address.replace('[::1]', '127.0.0.1');

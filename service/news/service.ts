@@ -109,11 +109,40 @@ export class NewsService {
     this.stories = new StoryService(db, index, clock);
   }
 
-  /** Build the in-memory index from what the store holds. */
-  static async open(db: Db, opts: { embedder: Embedder | null; clock?: () => number }): Promise<NewsService> {
+  /**
+   * Resolves when the index holds what the store holds and stories are restored (at once unless
+   * opened with `background`); rejects when loading failed or was stopped by `close`.
+   */
+  loaded: Promise<void> = Promise.resolve();
+  /** false while the index loads in the background (the readiness of the service) */
+  ready = true;
+  /** articles placed in the index so far, and how many the store holds (the start-up status) */
+  readonly progress = { placed: 0, indexed: 0, seconds: 0 };
+
+  /**
+   * Build the in-memory index from what the store holds. With `background`, return at once: the
+   * index loads behind `loaded` (`ready` false meanwhile, searches answer 503), so the service
+   * answers from its first second and SIGTERM stops it while it loads.
+   */
+  static async open(db: Db, opts: { embedder: Embedder | null; clock?: () => number; background?: boolean }): Promise<NewsService> {
     const svc = new NewsService(db, new NewsIndex(opts.embedder), opts.embedder, opts.clock ?? Date.now);
-    await svc.rebuild();
-    await svc.stories.open();
+    const t0 = Date.now();
+    const load = async () => {
+      await svc.rebuild();
+      await svc.stories.open();
+      svc.progress.seconds = (Date.now() - t0) / 1000;
+    };
+    if (!opts.background) {
+      await load();
+      return svc;
+    }
+    svc.ready = false;
+    svc.index.loading = svc.progress;
+    svc.loaded = load().then(() => {
+      svc.ready = true;
+      svc.index.loading = null;
+    });
+    svc.loaded.catch(() => undefined);
     return svc;
   }
 
@@ -130,17 +159,22 @@ export class NewsService {
       count: (n) => {
         indexed = n;
         this.index.expected = n;
+        this.progress.indexed = n;
       },
       articles: (rows) => {
+        if (this.stopFilling) throw new Error('the service closed while its index was loading');
+        this.progress.placed += rows.length;
         for (const { doc, a } of rows) {
           if (doc < indexed) this.index.place(doc, a, a.fullText);
           else pending.set(doc, { ...a, fullText: null });
         }
       },
       terms: (rows) => {
+        if (this.stopFilling) throw new Error('the service closed while its index was loading');
         for (const { doc, terms } of rows) if (doc < indexed) this.index.placeTerms(doc, terms);
       },
       vectors: (rows) => {
+        if (this.stopFilling) throw new Error('the service closed while its index was loading');
         for (const { doc, v } of rows) {
           if (doc < indexed) this.index.placeVector(doc, v);
           else pendingWithVector.add(doc);
@@ -191,6 +225,7 @@ export class NewsService {
 
   /** Load a corpus. Unchanged articles (same content hash) are skipped: loading twice changes nothing. */
   async seed(corpusPath: string, opts: SeedOptions = {}): Promise<SeedResult> {
+    await this.loaded;
     const now = opts.now ?? new Date(this.clock());
     let raws = readCorpus(corpusPath);
     if (opts.rebaseDates) raws = rebase(raws, now);
@@ -346,6 +381,8 @@ export class NewsService {
   addArticles(raws: RawArticle[], at = new Date(this.clock())): Promise<NewsArticle[]> {
     const run = async (): Promise<NewsArticle[]> => {
       if (raws.length === 0) return [];
+      // pages indexed while the index loads (a resumed URL job) are added after it
+      await this.loaded;
       const local = docFreqOf(raws);
       const df = new Map<string, number>();
       for (const [t, n] of local.df) df.set(t, n + this.index.bm25.df(t));
@@ -399,6 +436,10 @@ export class NewsService {
    * release time.
    */
   startReplay(speed: number, firstPubMs?: number): void {
+    if (!this.ready) {
+      void this.loaded.then(() => this.startReplay(speed, firstPubMs)).catch(() => undefined);
+      return;
+    }
     this.stopReplay();
     const gen = this.replayGen;
     this.pending.sort((a, b) => a.pubDate.getTime() - b.pubDate.getTime() || (a.articleId < b.articleId ? -1 : 1));
@@ -459,6 +500,7 @@ export class NewsService {
     this.stopReplay();
     this.stopFilling = true;
     this.closing();
+    await this.loaded.catch(() => undefined);
     await this.filling;
     await this.adding;
     await this.releasing?.catch(() => undefined);

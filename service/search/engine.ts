@@ -10,6 +10,7 @@ import { VectorIndex } from './vectors.js';
 import { calibrated, cosineFor, type Embedder } from './embedder.js';
 import { compileFilter, type DocView } from './filters.js';
 import { terms } from './tokenize.js';
+import { unavailable } from '../errors.js';
 
 const HOUR = 3_600_000;
 /** RRF constant (Cormack et al. 2009). */
@@ -53,6 +54,8 @@ export class NewsIndex {
   readonly bm25 = new Bm25Index();
   vectors: VectorIndex | null = null;
 
+  /** while the index loads in the background (NewsService.open): how far it is; searches answer 503 meanwhile */
+  loading: { placed: number; indexed: number } | null = null;
   /** documents the index expects (NewsService's rebuild knows the count): the vector storage is sized once */
   expected = 0;
 
@@ -159,6 +162,10 @@ export class NewsIndex {
   }
 
   async search(p: SearchParamsParsed, ctx: SearchContext): Promise<Ranked> {
+    if (this.loading) {
+      const { placed, indexed } = this.loading;
+      throw unavailable(`the news index is loading (${placed} of ${indexed} articles read); retry in a few seconds`, { 'retry-after': '5' });
+    }
     const plan = this.plan(p, ctx);
     const filter = compileFilter(p, { window: plan.window, onlyDomains: ctx.onlyDomains, viewer: ctx.viewer, owned: this.ownedCount > 0 });
     const cache = new Int8Array(this.views.length); // 0 unknown, 1 yes, 2 no
