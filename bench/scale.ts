@@ -12,7 +12,8 @@
  * archive grows. Grown stores live under os.tmpdir() and are deleted after their point.
  *
  * NEWSFLOW_BENCH_STORE: grow this store instead of the seeded corpus store.
- * NEWSFLOW_BENCH_SCALE_TIMEOUT: seconds a start or the first nl search may take (default 300).
+ * * NEWSFLOW_BENCH_SCALE_TIMEOUT: seconds a start or the first nl search may take (default 300).
+ * NEWSFLOW_BENCH_SCALE_INGEST: articles the ingest figure is measured on (default 100, batches of 50).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -25,7 +26,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 const SIZES = (process.env.NEWSFLOW_BENCH_SCALE_SIZES ?? '12000,100000,300000,1000000').split(',').map((s) => Number(s.trim()));
 const TIMEOUT_S = Number(process.env.NEWSFLOW_BENCH_SCALE_TIMEOUT ?? 300);
 const SEARCHES = 200;
-const INGEST = 400;
+const INGEST = Number(process.env.NEWSFLOW_BENCH_SCALE_INGEST ?? 100);
 
 const du = (dir: string): number => {
   let n = 0;
