@@ -233,8 +233,8 @@ export function createDistributionActivities(deps: {
           const record: Parameters<Warehouse['recordLoad']> = [
             {
               loadId: ref.loadId,
-              pipeline: input.load.pipeline ?? 'distribution-pull',
-              kind: 'distribution-pull',
+              pipeline: input.load.pipeline ?? 'distribution',
+              kind: 'distribution',
               workflowId: input.load.workflowId,
               runId: input.load.runId,
               windowStart: new Date(win.start),
@@ -298,8 +298,8 @@ export function createDistributionActivities(deps: {
       await deps.warehouse.recordLoad(
         {
           loadId: input.loadId,
-          pipeline: input.pipeline ?? 'distribution-pull',
-          kind: 'distribution-pull',
+          pipeline: input.pipeline ?? 'distribution',
+          kind: 'distribution',
           workflowId: input.workflowId,
           runId: input.runId,
           windowStart: new Date(input.start),

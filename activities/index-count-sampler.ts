@@ -109,7 +109,7 @@ export function createIndexCountSamplerActivities(deps: { client: NewsClient; wa
     },
 
     async recordIndexCountLoad(input: WindowLoad): Promise<void> {
-      await recordWindowLoad(deps.warehouse, 'index-count-sampler', input);
+      await recordWindowLoad(deps.warehouse, 'index-counts', input); // the kind's one name (workflows/kinds.ts);
     },
   });
 }

@@ -9,5 +9,6 @@ export { createStoryTrackerActivities, type StoryTrackerActivities, type Tracker
 export { createIndexCountSamplerActivities, type IndexCountSamplerActivities } from './index-count-sampler.js';
 export { createEntityGraphActivities, type EntityGraphActivities } from './entity-graph.js';
 export { createDeepResearchActivities, type DeepResearchActivities, type ResearchParams } from './deep-research.js';
+export { createRecordLoadActivities, type RecordLoadActivities, type WindowLoad } from './record-load.js';
 export { createAlertRunnerActivities, type AlertRunnerActivities } from './alert-runner.js';
 export { definePipelines, type ActivityDeps, type PipelinesModule } from './extension.js';

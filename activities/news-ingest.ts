@@ -4,7 +4,6 @@ import { ENTITY_TYPES, type SearchResponseDictItem } from '../spec/index.js';
 import type { NewsClient } from '../client/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { failingFast } from './api-failure.js';
-import { recordWindowLoad, type WindowLoad } from './record-load.js';
 import { ARTICLES, ARTICLE_CLASSIFICATIONS, ARTICLE_ENTITIES, ARTICLE_KEYWORDS } from '../warehouse/tables/index.js';
 import { PIPELINE_ARTICLES } from '../warehouse/tables/pipelines.js';
 
@@ -97,10 +96,6 @@ export function createNewsIngestActivities(deps: { client: NewsClient; warehouse
           input.loadId,
         );
       return { ...counts, nextOffset: input.offset + items.length, done: items.length < input.pageSize, ids: items.map((a) => a.article_id) };
-    },
-
-    async recordLoad(input: WindowLoad & { kind: string }): Promise<void> {
-      await recordWindowLoad(deps.warehouse, input.kind, input);
     },
   });
 }

@@ -1,4 +1,8 @@
-/** The `_loads` row of a windowed pipeline run (news ingest, index-count sampler): one shape, one writer. */
+/**
+ * The `_loads` row of a pipeline run: one shape, one writer, and the activity every workflow
+ * proxies for it (`recordLoad`, its own factory: a workflow of any kind, yours too, records its
+ * load without reaching into another kind's activities).
+ */
 import type { Warehouse } from '../warehouse/warehouse.js';
 
 /** What a workflow reports when its window is landed (an activity's input: plain JSON). */
@@ -34,3 +38,13 @@ export function recordWindowLoad(warehouse: Warehouse, kind: string, input: Wind
     input.invariants,
   );
 }
+
+/** The load record's activities: `recordLoad` writes a run's `_loads` row (a MERGE on load_id: replays change nothing). */
+export function createRecordLoadActivities(deps: { warehouse: Warehouse }) {
+  return {
+    async recordLoad(input: WindowLoad & { kind: string }): Promise<void> {
+      await recordWindowLoad(deps.warehouse, input.kind, input);
+    },
+  };
+}
+export type RecordLoadActivities = ReturnType<typeof createRecordLoadActivities>;

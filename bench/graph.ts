@@ -10,7 +10,7 @@ import { GraphRequest } from '../spec/index.js';
 import { serviceConfig } from '../service/config.js';
 import { openServices } from '../service/server.js';
 import { buildGraph } from '../service/graph/builder.js';
-import { graphSearchParams } from '../service/graph/index.js';
+import { graphSearchParams } from '../service/graph/service.js';
 import { seededCorpusStore } from '../test/helpers/corpus-store.js';
 import { pct, round } from './stats.js';
 

@@ -11,7 +11,7 @@ import { SearchParams } from '../spec/index.js';
 import { serviceConfig } from '../service/config.js';
 import { openServices } from '../service/server.js';
 import { NewsIndex } from '../service/search/engine.js';
-import { terms } from '../service/search/tokenize.js';
+import { terms } from '../service/text/tokenize.js';
 import { seededCorpusStore } from '../test/helpers/corpus-store.js';
 import { stableUuid } from '../service/corpus/read.js';
 import { mulberry32 as rng } from '../lib/random.js';

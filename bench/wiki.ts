@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Db } from '../service/store/db.js';
 import { serviceConfig } from '../service/config.js';
 import { makeEmbedder } from '../service/server.js';
-import { WikiStore } from '../service/wiki/service.js';
+import { WikiService } from '../service/wiki/service.js';
 import { wikiParams } from '../service/wiki/search.js';
 import { p50p95 } from './stats.js';
 
@@ -25,7 +25,7 @@ export async function benchWiki(): Promise<Record<string, unknown>> {
   const db = await Db.open(path.join(dir, 'service.duckdb'));
   try {
     const embedder = await makeEmbedder(serviceConfig({ dataDir: dir }));
-    const wiki = await WikiStore.open(db, { embedder });
+    const wiki = await WikiService.open(db, { embedder });
     const t0 = performance.now();
     const loaded = await wiki.load(pages);
     const loadMs = performance.now() - t0;

@@ -9,7 +9,7 @@ import type { Principal } from './auth/principal.js';
 import { HttpError, badRequest, forbidden, methodNotAllowed, notFound, notImplemented, unauthorized } from './errors.js';
 import { checkInputLimits, coerceQuery, parseOrThrow } from './validation.js';
 import { HANDLERS } from './routes/index.js';
-import type { GroupHandlers, Services } from './context.js';
+import { handlerOf, type GroupHandlers, type HandlerCtx, type Services } from './context.js';
 import { docsPage } from './docs.js';
 import { AllowTable } from './allow.js';
 import { webhookRefusedHosts } from './alerts/webhooks.js';
@@ -115,7 +115,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
 
   // the document of this server: operations without a handler document their 501; the webhook hosts it refuses
   const openapi = buildOpenApi({
-    notImplemented: ROUTES.filter((d) => !handlers[d.operationId]).map((d) => d.operationId),
+    notImplemented: ROUTES.filter((d) => !handlerOf(handlers, d.operationId)).map((d) => d.operationId),
     refusedHosts: webhookRefusedHosts(),
   });
   app.get('/openapi.json', async () => openapi);
@@ -281,9 +281,9 @@ async function handle(services: Services, handlers: GroupHandlers, d: RouteDef, 
   }
 
   try {
-    const fn = handlers[d.operationId];
+    const fn = handlerOf(handlers, d.operationId);
     if (!fn) throw notImplemented(`${d.operationId} (${d.method} ${d.path}) is not implemented by this server yet`);
-    const out = await fn({ route: d, principal, query, params, body, services, req, reply, signal: clientSignal(reply) });
+    const out = await fn({ route: d, principal, query, params, body, services, req, reply, signal: clientSignal(reply) } as HandlerCtx);
     // sent, or streaming (a stream's reply settles once it ended or its client left), or nobody left to answer
     if (reply.sent || reply.raw.headersSent || connectionGone(reply)) {
       if (!reply.sent && !reply.raw.headersSent) req.log.debug('the client left before the answer');
@@ -323,7 +323,7 @@ async function oauthToken(services: Services, req: FastifyRequest, reply: Fastif
     const raw = Buffer.from(m[1]!, 'base64').toString('utf8');
     const i = raw.indexOf(':');
     if (i > 0) {
-      // The Python SDK URL-quotes each part before joining, PHP does not (../shared/spec/asknews-facts.md §1.2): a part that
+      // The Python SDK URL-quotes each part before joining, PHP does not (test/service/fidelity/oauth-basic.test.ts): a part that
       // is not valid percent-encoding is taken as it is (and fails as an unknown client, 401).
       clientId = percentDecoded(raw.slice(0, i));
       secret = percentDecoded(raw.slice(i + 1));

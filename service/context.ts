@@ -5,17 +5,19 @@ import type { KeyStore } from './auth/keys.js';
 import type { Principal } from './auth/principal.js';
 import type { RateLimiter } from './limits.js';
 import type { ServiceConfig } from './config.js';
-import type { RouteDef } from '../spec/index.js';
+import type { OperationId, ParsedRequest, RouteDef } from '../spec/index.js';
 import type { NewsService } from './news/service.js';
+import type { NewsSeeder } from './news/seed.js';
+import type { StoryService } from './stories/service.js';
 import type { ModelLayer } from './llm/index.js';
 import type { ByokStore } from './byok/store.js';
 import type { ThreadStore } from './chat/threads.js';
 import type { Charts } from './charts/index.js';
 import type { AdminAuth } from './admin/token.js';
-import type { GraphService } from './graph/index.js';
-import type { Web } from './websearch/web.js';
+import type { GraphService } from './graph/service.js';
+import type { WebSearchService } from './websearch/service.js';
 import type { ForumStore } from './forum/store.js';
-import type { WikiStore } from './wiki/service.js';
+import type { WikiService } from './wiki/service.js';
 
 export interface Services {
   db: Db;
@@ -24,6 +26,10 @@ export interface Services {
   config: ServiceConfig;
   /** the news core; absent only in services built without a corpus store (admin commands) */
   news?: NewsService;
+  /** corpus seeding and replay into the news core; absent with it */
+  seeder?: NewsSeeder;
+  /** stories: articles clustered as they become searchable (told by `news.onIndexed`); absent without the news core */
+  stories?: StoryService;
   /** charts of index counts (POST /v1/chat/charts, the DeepNews charts tool) */
   charts?: Charts;
   /** the model layer (extractive, OpenAI-compatible, Anthropic, Gemini) */
@@ -37,20 +43,17 @@ export interface Services {
   /** knowledge graphs built from searches (POST /v1/news/graph, agent tools); absent without a news store */
   graph?: GraphService;
   /** URL indexing jobs, the web index and web search (`web.search(params, viewer)`); absent without the news core */
-  web?: Web;
+  web?: WebSearchService;
   /** forum threads and forum search (DeepNews, forecast use_reddit, stories reddit) */
   forum?: ForumStore;
   /** the encyclopedia store and its search (GET /v1/wiki/search, the DeepNews agent) */
-  wiki?: WikiStore;
+  wiki?: WikiService;
 }
 
-export interface HandlerCtx {
+/** What every handler receives, whatever its route: the caller, the services, the request and reply. */
+export interface RequestCtx {
   route: RouteDef;
   principal: Principal | null;
-  /* Parsed by the route's zod schemas; handlers narrow with z.output<typeof Schema>. */
-  query: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  params: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
   services: Services;
   req: FastifyRequest;
   reply: FastifyReply;
@@ -58,6 +61,21 @@ export interface HandlerCtx {
   signal: AbortSignal;
 }
 
-export type Handler = (ctx: HandlerCtx) => Promise<unknown> | unknown;
-/** A group file exports handlers by operationId. */
-export type GroupHandlers = Record<string, Handler>;
+/**
+ * What the handler of operation `Op` receives: besides the request context, its query, path
+ * parameters and body, parsed by the route's zod schemas (service/app.ts) before it runs and
+ * typed by them (spec/routes.ts `ParsedRequest`).
+ */
+export interface HandlerCtx<Op extends OperationId = OperationId> extends RequestCtx, ParsedRequest<Op> {}
+
+export type Handler<Op extends OperationId = OperationId> = (ctx: HandlerCtx<Op>) => Promise<unknown> | unknown;
+/** A group file exports handlers by operationId, each typed by its own route. */
+export type GroupHandlers = { [Op in OperationId]?: Handler<Op> };
+
+/**
+ * The handler of a route of the table, called with a request its schemas parsed (service/app.ts):
+ * the one place where the operation id is a string at run time.
+ */
+export function handlerOf(handlers: GroupHandlers, operationId: string): Handler | undefined {
+  return (handlers as Record<string, Handler | undefined>)[operationId];
+}

@@ -1,4 +1,4 @@
-/** HTTP errors with the `{code, detail}` body of the facts file (§2). */
+/** HTTP errors with the `{code, detail}` body and the codes of spec/errors.ts. */
 import type { z } from 'zod';
 import { DEFAULT_DETAILS, ERROR_CODES, type ValidationErrorItem } from '../spec/index.js';
 

@@ -19,7 +19,7 @@ export { CorpusError } from './corpus/read.js';
 export { AdminRefused, withAdmin, type AdminKeyView, type AdminOps, type AdminOrgView } from './admin/ops.js';
 export { loadWikiStore, WikiLoadError } from './wiki/load-store.js';
 export type { RunningService } from './server.js';
-export type { SeedResult } from './news/service.js';
+export type { SeedResult } from './news/seed.js';
 export type { Services } from './context.js';
 export type { CorpusCache } from './news/corpus-cache.js';
 

@@ -8,21 +8,23 @@ import { ServiceConfigError, serviceConfig, storeFile, type ServiceConfig } from
 import { buildApp, type AppOptions } from './app.js';
 import type { Services } from './context.js';
 import { NewsService } from './news/service.js';
+import { NewsSeeder } from './news/seed.js';
+import { StoryService } from './stories/service.js';
 import { ModelLayer } from './llm/index.js';
 import { countTokens } from './llm/tokens.js';
 import { queryCacheSize, rememberingQueries } from './llm/query-vectors.js';
 import { ByokStore } from './byok/store.js';
 import { Secrets, SecretsError, dataDirKeyFile, findKeys, parseMasterKey } from './auth/secrets.js';
 import { ThreadStore } from './chat/threads.js';
-import { GraphService } from './graph/index.js';
+import { GraphService } from './graph/service.js';
 import { Charts } from './charts/index.js';
 import { ForumStore } from './forum/store.js';
 import { HttpEmbedder, type Embedder } from './search/embedder.js';
 import { LocalEmbedder } from './search/local-embedder.js';
 import { MiniLmEmbedder, miniLmPresent } from './search/minilm-embedder.js';
 import { ThreadEmbedder } from './search/thread-embedder.js';
-import { Web } from './websearch/web.js';
-import { WikiStore } from './wiki/service.js';
+import { WebSearchService } from './websearch/service.js';
+import { WikiService } from './wiki/service.js';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -160,8 +162,14 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
   const embedder = loaded ? rememberingQueries(loaded) : null;
   countTokens('load the tokenizer now, not on the first chat');
   const news = await NewsService.open(store, { embedder, clock: opts.clock, background: opts.background });
-  const web = await Web.open(store, news);
-  const wiki = await WikiStore.open(store, { embedder });
+  // stories cluster articles as they become searchable (a seed, a replay release, added pages),
+  // restored once the index is loaded (behind a listening service with `background`)
+  const stories = new StoryService(store, news.index, news.clock);
+  news.alsoLoad(() => stories.open());
+  news.onIndexed((o) => stories.ingest(o));
+  if (!opts.background) await news.loaded;
+  const web = await WebSearchService.open(store, news);
+  const wiki = await WikiService.open(store, { embedder });
   const forum = await ForumStore.open(store, { embedder, clock: opts.clock });
   return {
     db: store,
@@ -169,6 +177,8 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
     limiter: new RateLimiter(config.limits),
     config,
     news,
+    seeder: new NewsSeeder(news),
+    stories,
     charts: new Charts(news),
     llm: new ModelLayer(config, embedder),
     byok,

@@ -98,13 +98,15 @@ const alertLinks = (id: string) => ({
   DeleteAlert: { operationId: 'delete_alert', parameters: { alert_id: id } },
 });
 
-const r = (d: Omit<RouteDef, 'status'> & { status?: RouteDef['status'] }): RouteDef => ({ status: 200, ...d });
+/** One route of the table; its literal type (operation id, schemas) is kept for the typed handlers (`RouteOf`). */
+const r = <const D extends Omit<RouteDef, 'status'> & { status?: RouteDef['status'] }>(d: D) =>
+  ({ status: 200, ...d }) as Omit<D, 'status'> & { status: D['status'] extends RouteDef['status'] ? D['status'] : 200 };
 const news = { scopes: ['news'] as Scope[], limit: 'news' as const, publisher: false };
 const chat = { scopes: ['chat'] as Scope[], limit: 'chat' as const, publisher: false };
 const admin = { scopes: [] as Scope[], limit: null, publisher: false, admin: true };
 const dist = { group: 'distribution' as const, scopes: ['distribution'] as Scope[], limit: 'distribution' as const, publisher: true, orgOnly: true };
 
-export const ROUTES: RouteDef[] = [
+const TABLE = [
   r({
     operationId: 'ping',
     method: 'GET',
@@ -739,7 +741,23 @@ export const ROUTES: RouteDef[] = [
     ...admin,
     response: P.WikiLoadStatus,
   }),
-];
+] as const;
+
+export const ROUTES: RouteDef[] = [...TABLE];
+
+/** The operation ids of the table. */
+export type OperationId = (typeof TABLE)[number]['operationId'];
+/** The route of one operation, with its schemas' own types. */
+export type RouteOf<Op extends OperationId> = Extract<(typeof TABLE)[number], { operationId: Op }>;
+type Parsed<D, K extends 'query' | 'params' | 'body', None> = D extends { [k in K]: infer S extends z.ZodType } ? z.output<S> : None;
+/** What the service's validation makes of a request to `Op`: its query, path parameters and body, parsed by the route's schemas. */
+export interface ParsedRequest<Op extends OperationId> {
+  /** a route without a query (or path parameters) has none: `{}` */
+  query: Parsed<RouteOf<Op>, 'query', Record<string, never>>;
+  params: Parsed<RouteOf<Op>, 'params', Record<string, never>>;
+  /** a route without a body: undefined */
+  body: Parsed<RouteOf<Op>, 'body', undefined>;
+}
 
 export const ROUTES_BY_ID: Record<string, RouteDef> = Object.fromEntries(ROUTES.map((d) => [d.operationId, d]));
 export function route(operationId: string): RouteDef {

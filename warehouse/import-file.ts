@@ -5,6 +5,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { LAKE_ALIAS, type LakeTx } from './lake.js';
 import { TABLES } from './tables/index.js';
 import { SNAPSHOT_FILE, WAREHOUSE_FILE } from './files.js';
+import { RENAME_OLD_KINDS } from './migrations.js';
 
 export { SNAPSHOT_FILE, WAREHOUSE_FILE };
 
@@ -53,7 +54,10 @@ export async function importFile(conn: DuckDBConnection, dir: string, tx: LakeTx
         moved[n] = oldRows[n]!;
       }
       // loads of before named pipelines: the kind was their pipeline
-      if (from.includes('_loads')) await c.run('UPDATE _loads SET kind = pipeline WHERE kind IS NULL');
+      if (from.includes('_loads')) {
+        await c.run('UPDATE _loads SET kind = pipeline WHERE kind IS NULL');
+        await c.run(RENAME_OLD_KINDS);
+      }
     });
     fs.rmSync(path.join(dir, SNAPSHOT_FILE), { force: true });
     return moved;

@@ -14,6 +14,16 @@ import { FEED_TABLES } from './tables/feeds.js';
 /** DuckLake has no primary keys: the merge key lives in the table definition and in `land`'s MERGE. */
 export const createTable = (t: TableDef) => `CREATE TABLE ${t.name} (${t.columns.map((c) => `${c.name} ${c.sql}`).join(', ')})`;
 
+/**
+ * Kinds renamed to their one name (workflows/kinds.ts: the project file's `kind`): `_loads.kind`
+ * rows written before say the old name. Rewritten once (migration 30) and after an import of an
+ * older warehouse file; `_loads.pipeline` keeps its value (it is the pipeline's name, which a
+ * user may have chosen equal to an old kind name).
+ */
+export const RENAME_OLD_KINDS = `UPDATE _loads SET kind = CASE kind WHEN 'news-ingest' THEN 'news' WHEN 'story-tracker' THEN 'stories'
+  WHEN 'deep-research' THEN 'research' WHEN 'index-count-sampler' THEN 'index-counts' WHEN 'distribution-pull' THEN 'distribution' END
+  WHERE kind IN ('news-ingest', 'story-tracker', 'deep-research', 'index-count-sampler', 'distribution-pull')`;
+
 const MIGRATIONS: string[][] = [
   [
     `CREATE TABLE _loads (
@@ -71,6 +81,8 @@ const VERSIONED_MIGRATIONS: [version: number, sql: string[]][] = [
       ...FEED_TABLES.map((t) => `INSERT INTO _land_locks SELECT '${t.name}', 0 WHERE NOT EXISTS (SELECT 1 FROM _land_locks WHERE table_name = '${t.name}')`),
     ],
   ],
+  // one name per kind: loads recorded under the kinds' former names say the one name
+  [30, [RENAME_OLD_KINDS]],
 ];
 
 /**

@@ -25,7 +25,7 @@ export interface LoadMeta {
   loadId: string;
   /** the named pipeline (project file) whose run this is; a run outside any is named after its kind */
   pipeline: string;
-  /** what ran: news-ingest, distribution-pull, story-tracker, index-count-sampler, deep-research, graph, ... */
+  /** what ran: the kind's one name (workflows/kinds.ts: news, distribution, stories, index-counts, research, graph, ...) */
   kind: string;
   workflowId: string | null;
   runId: string | null;

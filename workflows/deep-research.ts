@@ -6,14 +6,15 @@
  */
 import { defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { DeepResearchActivities, ResearchParams, RoundResult } from '../activities/deep-research.js';
-import type { NewsIngestActivities } from '../activities/news-ingest.js';
+import type { RecordLoadActivities } from '../activities/record-load.js';
+import { KIND_SPECS } from './kinds.js';
 
 const { researchRound } = proxyActivities<DeepResearchActivities>({
   startToCloseTimeout: '15 minutes',
   heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
 });
-const { recordLoad } = proxyActivities<NewsIngestActivities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 10 } });
+const { recordLoad } = proxyActivities<RecordLoadActivities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 10 } });
 
 export interface DeepResearchInput extends ResearchParams {
   /** the named pipeline (project file) this run belongs to: its `_loads` rows carry it */
@@ -64,7 +65,7 @@ export async function deepResearch(input: DeepResearchInput): Promise<DeepResear
   await recordLoad({
     loadId,
     pipeline: input.pipeline,
-    kind: 'deep-research',
+    kind: KIND_SPECS.research.name,
     workflowId: info.workflowId,
     runId: info.runId,
     from: runAt,

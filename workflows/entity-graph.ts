@@ -4,14 +4,15 @@
  */
 import { defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { EntityGraphActivities, GraphRunResult } from '../activities/entity-graph.js';
-import type { NewsIngestActivities } from '../activities/news-ingest.js';
+import type { RecordLoadActivities } from '../activities/record-load.js';
+import { KIND_SPECS } from './kinds.js';
 
 const { buildEntityGraph } = proxyActivities<EntityGraphActivities>({
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '2 minutes',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
 });
-const { recordLoad } = proxyActivities<NewsIngestActivities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 10 } });
+const { recordLoad } = proxyActivities<RecordLoadActivities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 10 } });
 
 export interface EntityGraphInput {
   /** the named pipeline (project file) this run belongs to: its `_loads` rows carry it */
@@ -55,7 +56,7 @@ export async function entityGraph(input: EntityGraphInput): Promise<EntityGraphR
   await recordLoad({
     loadId,
     pipeline: input.pipeline,
-    kind: 'graph',
+    kind: KIND_SPECS.graph.name,
     workflowId: info.workflowId,
     runId: info.runId,
     from: runAt,

@@ -2,8 +2,10 @@
  * newsIngest: page through a search window (offset paging) and land every page; then write the
  * load's `_loads` row. Pure orchestration: every I/O step is an activity.
  */
-import { ApplicationFailure, continueAsNew, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { NewsIngestActivities } from '../activities/news-ingest.js';
+import { ApplicationFailure, continueAsNew, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { RecordLoadActivities } from '../activities/record-load.js';
+import { KIND_SPECS } from './kinds.js';
 
 export interface NewsIngestInput {
   /** the named pipeline (project file) this run belongs to: its `_loads` rows and pipeline_articles carry it */
@@ -27,11 +29,13 @@ export interface NewsIngestResult {
   updated: number;
 }
 
-const { ingestPage, recordLoad } = proxyActivities<NewsIngestActivities>({
+const { ingestPage } = proxyActivities<NewsIngestActivities>({
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
 });
+
+const { recordLoad } = proxyActivities<RecordLoadActivities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 10 } });
 
 export const progressQuery = defineQuery<{ pages: number; received: number; offset: number }>('progress');
 
@@ -84,7 +88,7 @@ export async function newsIngest(input: NewsIngestInput): Promise<NewsIngestResu
   await recordLoad({
     loadId: s.loadId,
     pipeline: input.pipeline,
-    kind: 'news-ingest',
+    kind: KIND_SPECS.news.name,
     workflowId: info.workflowId,
     runId: info.runId,
     from,

@@ -5,14 +5,15 @@
  */
 import { defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { StoryTrackerActivities, Tracker, TrackResult } from '../activities/story-tracker.js';
-import type { NewsIngestActivities } from '../activities/news-ingest.js';
+import type { RecordLoadActivities } from '../activities/record-load.js';
+import { KIND_SPECS } from './kinds.js';
 
 const { trackStories } = proxyActivities<StoryTrackerActivities>({
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
 });
-const { recordLoad } = proxyActivities<NewsIngestActivities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 10 } });
+const { recordLoad } = proxyActivities<RecordLoadActivities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 10 } });
 
 export const DEFAULT_TRACKERS: Tracker[] = [{ name: 'top', strategy: 'topstories', stories: 20 }];
 
@@ -49,7 +50,7 @@ export async function storyTracker(input: StoryTrackerInput = {}): Promise<Story
   await recordLoad({
     loadId,
     pipeline: input.pipeline,
-    kind: 'story-tracker',
+    kind: KIND_SPECS.stories.name,
     workflowId: info.workflowId,
     runId: info.runId,
     from: runAt,

@@ -8,13 +8,14 @@
  * activity.
  */
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { NewsIngestActivities } from 'newsflow/activities';
+import type { NewsIngestActivities, RecordLoadActivities } from 'newsflow/activities';
 import type { ExampleActivities } from './pipelines.js';
 
-const { ingestPage, recordLoad } = proxyActivities<NewsIngestActivities>({
+const { ingestPage } = proxyActivities<NewsIngestActivities>({
   startToCloseTimeout: '2 minutes',
   retry: { maximumAttempts: 10 },
 });
+const { recordLoad } = proxyActivities<RecordLoadActivities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 10 } });
 const { landQueryCounts } = proxyActivities<ExampleActivities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 10 } });
 
 export interface PullQueriesInput {

@@ -24,9 +24,15 @@ const envKey = (env: NodeJS.ProcessEnv) =>
 
 function key(file: string | null): string {
   const h = crypto.createHash('sha1');
-  const schema = fileURLToPath(new URL(`./schema${SOURCE_EXT}`, import.meta.url));
-  const st = fs.statSync(schema);
-  h.update(`${schema}:${st.size}:${st.mtimeMs}\n${process.cwd()}\n${configFlag() ?? ''}\n`);
+  // the schema: schema.ts, the fields it shares and the kinds' entries
+  const kindsDir = fileURLToPath(new URL('./kinds/', import.meta.url));
+  const files = [`./schema${SOURCE_EXT}`, `./fields${SOURCE_EXT}`].map((f) => fileURLToPath(new URL(f, import.meta.url)));
+  for (const f of fs.readdirSync(kindsDir).sort()) files.push(path.join(kindsDir, f));
+  for (const f of files) {
+    const st = fs.statSync(f);
+    h.update(`${f}:${st.size}:${st.mtimeMs}\n`);
+  }
+  h.update(`${process.cwd()}\n${configFlag() ?? ''}\n`);
   h.update(file ? `${file}\n${fs.readFileSync(file)}` : '(defaults)');
   h.update(envKey(process.env));
   return h.digest('hex').slice(0, 32);

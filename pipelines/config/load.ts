@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import type { z } from 'zod';
-import { ProjectFile } from './schema.js';
+import { registeredSchemas, type ProjectFile } from './schema.js';
 import { ConfigError } from './find.js';
 
 export { ConfigError, findProjectFile, PROJECT_FILE_NAMES } from './find.js';
@@ -64,7 +64,7 @@ export function parseProjectFile(text: string, file: string, env: NodeJS.Process
   }
   if (lines.length) throw new ConfigError(lines);
 
-  const r = ProjectFile.safeParse(data);
+  const r = registeredSchemas().file.safeParse(data);
   if (r.success) return r.data;
   throw new ConfigError(r.error.issues.map((i) => issueLine(i, doc, data, at)));
 }
@@ -222,7 +222,7 @@ function valueAt(data: unknown, p: readonly PropertyKey[]): unknown {
 
 /** The keys the schema takes at `p` (following the data's `kind` through the pipeline union). */
 function allowedKeys(p: readonly PropertyKey[], data: unknown): string[] {
-  let s: z.ZodType | undefined = ProjectFile as unknown as z.ZodType;
+  let s: z.ZodType | undefined = registeredSchemas().file as unknown as z.ZodType;
   for (let n = 0; n <= p.length && s; n++) {
     s = unwrap(s, valueAt(data, p.slice(0, n)));
     if (n === p.length) break;

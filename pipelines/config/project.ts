@@ -15,7 +15,7 @@
 import path from 'node:path';
 import { DEFAULT_LIMITS, parseLimits, Sampling, type LimitsConfig } from '../../spec/index.js';
 import { ConfigError, findProjectFile, loadProjectFile, parseProjectFile } from './load.js';
-import { Pipeline, ProjectFile, StoryTracker, type ResearchPipeline } from './schema.js';
+import { registeredSchemas, StoryTracker, type Pipeline, type ProjectFile, type ResearchPipeline } from './schema.js';
 import { STARTER_FILE } from './starter.js';
 import type { z } from 'zod';
 
@@ -103,7 +103,7 @@ export function pipelinesWithEnv(list: Pipeline[], env: NodeJS.ProcessEnv, warni
   let out = structuredClone(list);
   const has = (kind: Pipeline['kind']) => out.some((p) => p.kind === kind);
   const parse = (name: string, value: unknown): Pipeline => {
-    const r = Pipeline.safeParse(value);
+    const r = registeredSchemas().pipeline.safeParse(value);
     if (!r.success) throw new ConfigError([`${name}: ${r.error.issues.map((i) => `${i.path.join('.') || '(value)'}: ${i.message}`).join('; ')}`]);
     return r.data;
   };

@@ -9,7 +9,7 @@ import { preflight } from './preflight.js';
 /** Run the alertSync workflow once (on TEMPORAL_ADDRESS) and return its result; fails when no worker picks it up within 60 s. */
 export async function syncAlerts(dataDirOpt: string | undefined, o: { verbose?: boolean } = {}): Promise<unknown> {
   const dataDir = serviceConfig({ dataDir: dataDirOpt }).dataDir;
-  await preflight([{ pipeline: 'alerts' }]);
+  await preflight([{ kind: 'alerts' }]);
   stopOnSignals((signal) => (signal === 'SIGINT' ? 130 : 143));
   const endpoint = await temporalEndpoint({ dataDir });
   // a worker of our own unless one already runs on this data dir (it holds the warehouse)

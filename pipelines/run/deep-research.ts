@@ -37,7 +37,7 @@ export function researchRequest(question: string, o: ResearchOptions): RunReques
     input,
     show: (p) => [p.round, p.rounds, `round ${p.round}/${p.rounds}, ${p.sources} sources`],
     line: (p) => (p.round > 0 ? `research: round ${p.round}/${p.rounds} done, ${p.sources} sources` : null),
-    need: { pipeline: 'research' },
+    need: { kind: 'research' },
   };
 }
 

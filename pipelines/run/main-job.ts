@@ -91,7 +91,7 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
       // the older articles load once the worker is up and the pipelines triggered
       const bar = progress('corpus');
       let head = true;
-      const r = await svc.services.news!.seed(o.corpus, {
+      const r = await svc.services.seeder!.seed(o.corpus, {
         rebaseDates: true,
         replay: o.replay,
         historyDays: BACKFILL_DAYS,

@@ -18,62 +18,33 @@
 import { UserError } from '../../lib/errors.js';
 import { ApiError, AuthError, NetworkError, NewsClient, NotFoundError, ServerError } from '../../client/index.js';
 import { normaliseDomain, route, type Scope } from '../../spec/index.js';
+import { findKind, kindOfWorkflow, kinds } from '../config/kinds/index.js';
 
 /** True when the pipelines run against an API of NEWSFLOW_API_URL/KEY (no service, no corpus of ours). */
 export const remoteApi = () => Boolean(process.env.NEWSFLOW_API_URL && process.env.NEWSFLOW_API_KEY);
 
-export type Pipeline = 'news-ingest' | 'index-counts' | 'story-tracker' | 'distribution' | 'alerts' | 'graph' | 'research';
+/** The operations of each kind that calls the API (the registry's, pipelines/config/kinds): what its key must be allowed to call. */
+export const kindOperations = (): Record<string, readonly string[]> =>
+  Object.fromEntries(kinds().flatMap((k) => (k.operations.length ? [[k.name, k.operations]] : [])));
 
-/** The operations each pipeline's activities call: what its key must be allowed to call. */
-export const PIPELINE_OPERATIONS: Record<Pipeline, string[]> = {
-  'news-ingest': ['search_news'],
-  'index-counts': ['get_index_counts'],
-  'story-tracker': ['get_stories'],
-  distribution: ['get_user_profile', 'domain_hit_share', 'top_n_articles_for_domains', 'get_domain_metrics'],
-  alerts: ['get_alerts', 'run_alert', 'get_alert_logs'],
-  graph: ['build_graph'],
-  // (no probe: a DeepNews call is the costly thing itself; the key check still runs)
-  research: ['deep_news'],
-};
-
-/** The pipeline a workflow type belongs to. */
-export const WORKFLOW_PIPELINES: Record<string, Pipeline> = {
-  newsIngest: 'news-ingest',
-  indexCountSampler: 'index-counts',
-  storyTracker: 'story-tracker',
-  distributionPull: 'distribution',
-  alertSync: 'alerts',
-  alertRun: 'alerts',
-  entityGraph: 'graph',
-  deepResearch: 'research',
-};
-
-/** What would set a scheduled pipeline aside (for the fix of a worker's failed check). */
-const LEAVE_OUT: Partial<Record<Pipeline, string>> = {
-  'news-ingest': 'remove its news pipelines from newsflow.yaml',
-  alerts: 'set sync: false on its alerts pipeline in newsflow.yaml, or NEWSFLOW_ALERTS=0',
-  'story-tracker': 'remove its stories pipelines from newsflow.yaml',
-  'index-counts': 'remove its index-counts pipelines from newsflow.yaml, or NEWSFLOW_INDEX_COUNT_SAMPLINGS=""',
-  distribution: 'remove its distribution pipelines from newsflow.yaml',
-  research: 'remove its research pipelines from newsflow.yaml',
-  graph: 'remove its graph pipelines from newsflow.yaml',
-};
+const operationsOf = (kind: string): readonly string[] => findKind(kind)?.kind.operations ?? [];
 
 export interface PreflightNeed {
-  pipeline: Pipeline;
+  /** the kind (its one name) */
+  kind: string;
   /** distribution: the domains it will ask for */
   domains?: string[];
 }
 
-/** The pipelines of schedule declarations (spec/routes.ts scopes follow from them), distribution with its domains. */
+/** The kinds of schedule declarations (spec/routes.ts scopes follow from them), distribution with its domains. */
 export function scheduledNeeds(decls: { workflowType: string; args: unknown[] }[]): PreflightNeed[] {
   const out = new Map<string, PreflightNeed>();
   for (const d of decls) {
-    const pipeline = WORKFLOW_PIPELINES[d.workflowType];
-    if (!pipeline) continue;
-    const domains = pipeline === 'distribution' ? ((d.args[0] as { domains?: string[] } | undefined)?.domains ?? []) : undefined;
-    const key = `${pipeline}:${domains?.join(',') ?? ''}`;
-    if (!out.has(key)) out.set(key, domains ? { pipeline, domains } : { pipeline });
+    const k = kindOfWorkflow(d.workflowType);
+    if (!k) continue;
+    const domains = k.domains?.((d.args[0] as Record<string, unknown> | undefined) ?? {});
+    const key = `${k.name}:${domains?.join(',') ?? ''}`;
+    if (!out.has(key)) out.set(key, domains ? { kind: k.name, domains } : { kind: k.name });
   }
   return [...out.values()];
 }
@@ -100,14 +71,14 @@ const cause = (e: unknown) => {
   return c?.code ?? c?.message ?? (e as Error).message;
 };
 
-/** The scopes (and whether an organization key is needed) of a pipeline, from the route table. */
-export function pipelineNeeds(pipeline: Pipeline): { scopes: Scope[]; orgOnly: boolean } {
-  const defs = PIPELINE_OPERATIONS[pipeline].map(route);
+/** The scopes (and whether an organization key is needed) of a kind, from the route table. */
+export function kindNeeds(kind: string): { scopes: Scope[]; orgOnly: boolean } {
+  const defs = operationsOf(kind).map(route);
   return { scopes: [...new Set(defs.flatMap((d) => d.scopes ?? []))], orgOnly: defs.some((d) => d.orgOnly) };
 }
 
-const keyFix = (pipeline: Pipeline) => {
-  const { scopes, orgOnly } = pipelineNeeds(pipeline);
+const keyFix = (kind: string) => {
+  const { scopes, orgOnly } = kindNeeds(kind);
   return `use a key with the ${scopes.join(', ')} scope${scopes.length > 1 ? 's' : ''}${orgOnly ? ' of an organization that owns the domains' : ''} (self-hosted: newsflow keys create --name NAME ${orgOnly ? '--org ORG ' : ''}--scopes ${scopes.join(',')})`;
 };
 
@@ -133,9 +104,9 @@ export async function preflight(needs: PreflightNeed[], opts: PreflightOptions =
   if (!/^https?:\/\/[^/\s]+/i.test(url) || !URL.canParse(url)) {
     throw new PreflightError(`NEWSFLOW_API_URL "${url}" is not an http(s) URL: set it to the API's address, e.g. http://127.0.0.1:8080`);
   }
-  const pipelines = [...new Set(needs.map((n) => n.pipeline))];
+  const needed = [...new Set(needs.map((n) => n.kind))];
   if (!apiKey) {
-    const scopes = [...new Set(pipelines.flatMap((p) => pipelineNeeds(p).scopes))];
+    const scopes = [...new Set(needed.flatMap((k) => kindNeeds(k).scopes))];
     throw new PreflightError(
       `no API key: set NEWSFLOW_API_KEY to a key of the API at ${url}${scopes.length ? ` with the ${scopes.join(', ')} scope${scopes.length > 1 ? 's' : ''}` : ''} (self-hosted: newsflow keys create --name NAME --scopes ${scopes.join(',') || 'news'})`,
     );
@@ -151,7 +122,7 @@ export async function preflight(needs: PreflightNeed[], opts: PreflightOptions =
       } catch (e) {
         // the API or the key failing half-way is no pipeline's matter
         if (!(e instanceof PipelineRefused) || opts.mode !== 'worker') throw e;
-        const leave = LEAVE_OUT[need.pipeline];
+        const leave = findKind(need.kind)?.kind.leaveOut;
         warn(`warning: ${e.message}; its runs will fail on this worker${leave ? ` (to leave it out: ${leave})` : ''}`);
       }
     }
@@ -176,14 +147,14 @@ async function checkKey(client: NewsClient, url: string): Promise<void> {
 }
 
 /** The one-line PreflightError for an error of a probe of `operationId`. */
-function explain(e: unknown, url: string, pipeline: Pipeline, operationId: string): unknown {
+function explain(e: unknown, url: string, kind: string, operationId: string): unknown {
   const d = route(operationId);
   if (e instanceof NetworkError)
     return new PreflightError(`cannot reach the API at ${url} (${cause(e)}): start it (newsflow serve) or set NEWSFLOW_API_URL to its address`);
   if (!(e instanceof ApiError)) return e;
-  const what = `the key cannot run ${pipeline}: ${d.method} ${d.path} answered ${apiText(e)}`;
+  const what = `the key cannot run ${kind}: ${d.method} ${d.path} answered ${apiText(e)}`;
   if (e.status === 401) return new PreflightError(`the API at ${url} refused the key, ${apiText(e)}: set NEWSFLOW_API_KEY to a valid key of this API`);
-  if (e.status === 403) return new PipelineRefused(`${what}; ${keyFix(pipeline)}`);
+  if (e.status === 403) return new PipelineRefused(`${what}; ${keyFix(kind)}`);
   if (e.status === 404) return new PreflightError(`${what}; is NEWSFLOW_API_URL (${url}) the news API?`);
   if (e instanceof ServerError) return new PreflightError(`the API at ${url} is failing, ${apiText(e)}: try again once it answers`);
   return new PipelineRefused(what);
@@ -193,7 +164,7 @@ const ask = (client: NewsClient, operationId: string, domains: string[]) => clie
 
 /** One probe per scope the pipeline needs; for distribution, the domains are the organization's. */
 async function checkPipeline(client: NewsClient, url: string, need: PreflightNeed): Promise<void> {
-  const ops = PIPELINE_OPERATIONS[need.pipeline];
+  const ops = operationsOf(need.kind);
   const domains = need.domains ?? [];
   const probed = new Set<Scope>();
   for (const op of ops) {
@@ -201,17 +172,17 @@ async function checkPipeline(client: NewsClient, url: string, need: PreflightNee
     const scopes = route(op).scopes ?? [];
     if (scopes.length && scopes.every((s) => probed.has(s))) continue;
     if (op === 'domain_hit_share') {
-      await checkDomains(client, url, need.pipeline, domains);
+      await checkDomains(client, url, need.kind, domains);
     } else {
       await ask(client, op, domains).catch((e) => {
-        throw explain(e, url, need.pipeline, op);
+        throw explain(e, url, need.kind, op);
       });
     }
     scopes.forEach((s) => probed.add(s));
   }
 }
 
-async function checkDomains(client: NewsClient, url: string, pipeline: Pipeline, domains: string[]): Promise<void> {
+async function checkDomains(client: NewsClient, url: string, kind: string, domains: string[]): Promise<void> {
   if (domains.length === 0) return;
   const notOwned = (list: string[], e: ApiError) =>
     new PipelineRefused(
@@ -224,7 +195,7 @@ async function checkDomains(client: NewsClient, url: string, pipeline: Pipeline,
   try {
     answer = (await ask(client, 'domain_hit_share', domains)) as typeof answer;
   } catch (e) {
-    throw aboutDomains(e) ? notOwned(domains, e) : explain(e, url, pipeline, 'domain_hit_share');
+    throw aboutDomains(e) ? notOwned(domains, e) : explain(e, url, kind, 'domain_hit_share');
   }
   const got = new Set((answer.data ?? []).map((x) => norm(x.domain)));
   const missing = [...new Set(domains.map(norm))].filter((d) => !got.has(d));
@@ -234,7 +205,7 @@ async function checkDomains(client: NewsClient, url: string, pipeline: Pipeline,
     try {
       await ask(client, 'domain_hit_share', [d]);
     } catch (e) {
-      if (!aboutDomains(e)) throw explain(e, url, pipeline, 'domain_hit_share');
+      if (!aboutDomains(e)) throw explain(e, url, kind, 'domain_hit_share');
       refused.push(d);
       last = e;
     }

@@ -55,7 +55,7 @@ export interface RunRequest<P = unknown> {
   /** what the preflight checks for it */
   need: PreflightNeed;
   /** done after the run succeeded and its result was printed (e.g. write a file from what it landed) */
-  after?: (result: Record<string, unknown>, dataDir: string) => Promise<void>;
+  after?: (result: Record<string, unknown>, warehouseDir: string) => Promise<void>;
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -157,7 +157,7 @@ export async function runOnce<P>(
     try {
       result = (await handle.result()) as Record<string, unknown>;
     } catch (e) {
-      if (e instanceof WorkflowFailedError) throw new RunFailedError(`${need.pipeline} failed: ${rootMessage(e)}`);
+      if (e instanceof WorkflowFailedError) throw new RunFailedError(`${need.kind} failed: ${rootMessage(e)}`);
       throw e;
     } finally {
       clearInterval(poll);
@@ -176,7 +176,7 @@ export async function runOnce<P>(
     bar.update(1, 1, 'done');
     bar.stop();
     console.log(JSON.stringify(result));
-    await after?.(result, dataDir);
+    await after?.(result, warehouseDir(dataDir));
     return result;
   } finally {
     clearInterval(poll);

@@ -8,7 +8,7 @@ export async function seedStore(o: { corpus: string; rebaseDates?: boolean; data
   const services = await openServices(serviceConfig({ dataDir: o.dataDir }));
   try {
     const bar = progress('seed');
-    const r = await services.news!.seed(o.corpus, { rebaseDates: o.rebaseDates, onProgress: (d, t, ph) => bar.update(d, t, ph) });
+    const r = await services.seeder!.seed(o.corpus, { rebaseDates: o.rebaseDates, onProgress: (d, t, ph) => bar.update(d, t, ph) });
     bar.stop();
     return r;
   } finally {
@@ -45,11 +45,11 @@ export async function serve(o: {
   }
   if (o.seed) {
     const bar = progress('seed');
-    const r = await svc.services.news!.seed(o.seed, { rebaseDates: o.rebaseDates, replay: o.replay, onProgress: (d, t, ph) => bar.update(d, t, ph) });
+    const r = await svc.services.seeder!.seed(o.seed, { rebaseDates: o.rebaseDates, replay: o.replay, onProgress: (d, t, ph) => bar.update(d, t, ph) });
     bar.stop();
     log.info({ ...r, replay: o.replay ?? null }, 'corpus loaded');
   } else if (o.replay) {
-    svc.services.news!.startReplay(o.replay);
+    svc.services.seeder!.startReplay(o.replay);
   }
   if (o.demoKey && (await svc.services.keys.listKeys()).length === 0) {
     const org = await svc.services.keys.createOrg({ name: 'demo', domains: ['bbc.co.uk', 'reuters.com', 'apnews.com'], plan: 'enterprise' });

@@ -26,10 +26,13 @@ import { createIndexCountSamplerActivities } from '../../activities/index-count-
 import { createEntityGraphActivities } from '../../activities/entity-graph.js';
 import { createDeepResearchActivities } from '../../activities/deep-research.js';
 import { createFeedPollActivities } from '../../activities/feed-poll.js';
+import { createRecordLoadActivities } from '../../activities/record-load.js';
 import { TASK_QUEUES } from '../../workflows/queues.js';
 import { TemporalSetupError } from '../temporal/index.js';
 import { SOURCE_EXT } from '../../lib/package-root.js';
 import { ExtensionError, type LoadedPipelines } from './extensions.js';
+import { kinds } from '../config/kinds/index.js';
+import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 export { TASK_QUEUES };
@@ -60,7 +63,8 @@ export interface WorkerDeps {
  * The workflow bundle: webpack once per version of the workflow sources, then read from `cacheDir`.
  * With your own workflows (`extra`), the bundle's entry exports newsflow's and yours.
  */
-export async function workflowBundle(opts: { cacheDir?: string; logger?: Logger; extra?: string } = {}): Promise<{ code: string }> {
+export async function workflowBundle(opts: { cacheDir?: string; logger?: Logger; extra?: string[] } = {}): Promise<{ code: string }> {
+  const extra = opts.extra ?? [];
   const ours = require.resolve(`../../workflows/index${SOURCE_EXT}`);
   const root = path.resolve(path.dirname(ours), '..');
   const h = crypto.createHash('sha1');
@@ -71,19 +75,19 @@ export async function workflowBundle(opts: { cacheDir?: string; logger?: Logger;
     ...filesOf(path.join(root, 'workflows')),
     ...filesOf(path.join(root, 'activities')),
     path.join(root, 'package-lock.json'),
-    ...(opts.extra ? filesOf(path.dirname(opts.extra)) : []),
+    ...[...new Set(extra.map((e) => path.dirname(e)))].flatMap(filesOf),
   ]
     .filter((f) => fs.existsSync(f) && fs.statSync(f).isFile())
     .sort();
   for (const f of sources) h.update(f).update(fs.readFileSync(f));
   const key = h.digest('hex').slice(0, 24);
   let workflowsPath = ours;
-  if (opts.extra) {
+  if (extra.length) {
     // an entry beside nothing of ours: webpack resolves each import from the file that makes it
     const dir = opts.cacheDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'newsflow-bundle-'));
     fs.mkdirSync(dir, { recursive: true });
     workflowsPath = path.join(dir, `entry-${key}.mjs`);
-    fs.writeFileSync(workflowsPath, `export * from ${JSON.stringify(ours)};\nexport * from ${JSON.stringify(opts.extra)};\n`);
+    fs.writeFileSync(workflowsPath, [ours, ...extra].map((m) => `export * from ${JSON.stringify(m)};\n`).join(''));
   }
   // the entry of a bundle with your workflows sits in the cache dir: the packages resolve from where ours are
   const ourModules = path.resolve(path.dirname(require.resolve('@temporalio/workflow/package.json')), '..', '..');
@@ -146,6 +150,7 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
   const temporalClient = () =>
     (temporal ??= Connection.connect({ address: deps.address }).then((c) => new Client({ connection: c, namespace: deps.namespace })));
   const activities = {
+    ...createRecordLoadActivities({ warehouse: deps.warehouse }),
     ...createNewsIngestActivities({ client: deps.client, warehouse: deps.warehouse }),
     ...createAlertRunnerActivities({
       client: deps.client,
@@ -173,8 +178,19 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
     if (clash.length) throw new ExtensionError(`workflows: your activities ${clash.join(', ')} have the names of newsflow's: rename them`);
     Object.assign(activities, yours);
   }
+  // kinds registered beside newsflow's (pipelines/config/kinds): their activities and workflows
+  const extra = deps.extension ? [deps.extension.workflowsPath] : [];
+  for (const k of kinds()) {
+    if (!k.worker) continue;
+    const theirs = k.worker.activities?.({ client: deps.client, warehouse: deps.warehouse }) ?? {};
+    const clash = Object.keys(theirs).filter((a) => a in activities);
+    if (clash.length) throw new ExtensionError(`kind ${k.name}: its activities ${clash.join(', ')} have the names of others: rename them`);
+    Object.assign(activities, theirs);
+    const w = k.worker.workflows;
+    extra.push(w instanceof URL || w.startsWith('file:') ? fileURLToPath(w) : w);
+  }
   // one bundle for every queue's worker (was one webpack run, and report, each)
-  const { code } = await workflowBundle({ cacheDir: deps.bundleCacheDir, logger: deps.bundlerLogger, extra: deps.extension?.workflowsPath });
+  const { code } = await workflowBundle({ cacheDir: deps.bundleCacheDir, logger: deps.bundlerLogger, extra });
   const common = { connection, namespace: deps.namespace, workflowBundle: { code }, activities, shutdownGraceTime: DRAIN_MS };
   // one worker per task queue: its activity rate (the API's, per queue for all workers together)
   // and its concurrency (this process's share of the key's)
@@ -188,6 +204,8 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
     // feed polling: fetches of feeds (politeness per host in lib/feeds); its index_urls calls go through the client's limiter
     { taskQueue: TASK_QUEUES.feeds, concurrency: 4 },
   ];
+  // a registered kind's own queue: no rate of the API's (its activities' calls go through the client's limiter)
+  for (const k of kinds()) if (!queues.some((q) => q.taskQueue === k.taskQueue)) queues.push({ taskQueue: k.taskQueue });
   const workers: Worker[] = [];
   for (const q of queues) {
     workers.push(

@@ -15,7 +15,7 @@
 import type { DeepNewsSource } from '../../spec/index.js';
 import { extractEntities } from '../enrich/entities.js';
 import { MONTHS, SUBJECT_ENTITY_TYPES, contentWords } from '../chat/follow-up.js';
-import type { NewsArticle } from '../news/model.js';
+import type { NewsArticle } from '../article/model.js';
 
 export interface PlannedCall {
   tool: string;

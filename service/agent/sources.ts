@@ -18,7 +18,7 @@
  */
 import type { ChartResponse, WebSearchResult } from '../../spec/index.js';
 import type { PassageDoc } from '../llm/index.js';
-import type { Graph } from '../graph/index.js';
+import type { Graph } from '../graph/service.js';
 
 export type WebKind = 'web' | 'wiki' | 'forum';
 

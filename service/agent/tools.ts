@@ -23,7 +23,7 @@
  */
 import { GraphRequest, StoriesQuery, type ChartResponse, type DeepNewsSource, type SearchParamsParsed, type WebSearchResult } from '../../spec/index.js';
 import type { Services } from '../context.js';
-import type { NewsArticle } from '../news/model.js';
+import type { NewsArticle } from '../article/model.js';
 import { NewsIndex } from '../search/engine.js';
 import type { NewsService } from '../news/service.js';
 import { searchParamsOf } from '../chat/retrieve.js';
@@ -147,9 +147,9 @@ export const TOOLS: Tool[] = [
     source: 'asknews',
     description: 'Find news stories (clusters of articles on one event, with their updates) by query, or read one story by story_id.',
     parameters: { type: 'object', properties: { query: { type: 'string' }, story_id: { type: 'string' } } },
-    available: (s) => (s.news ? true : 'this service has no news archive'),
+    available: (s) => (s.stories ? true : 'this service has no news archive'),
     run: async (ctx, input) => {
-      const stories = ctx.news.stories;
+      const stories = ctx.services.stories!;
       const id = str(input.story_id);
       let articles: NewsArticle[];
       if (id) {

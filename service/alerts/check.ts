@@ -15,9 +15,9 @@
  * verdict `{alert, reasoning, article_ids}` decides; a failing model falls back to retrieval and
  * says so in the log's reasoning.
  */
-import { SearchParams, type AlertLog, type SearchParamsParsed } from '../../spec/index.js';
+import { SEARCH_LIMITS, SearchParams, type AlertLog, type SearchParamsParsed } from '../../spec/index.js';
 import type { NewsService } from '../news/service.js';
-import type { NewsArticle } from '../news/model.js';
+import type { NewsArticle } from '../article/model.js';
 import { conflict } from '../errors.js';
 import type { AlertRow } from './store.js';
 import { ownerOf } from '../auth/principal.js';
@@ -62,7 +62,7 @@ export async function checkAlert(news: NewsService, a: AlertRow, window: { from:
     ...given,
     query,
     method,
-    n_articles: 101,
+    n_articles: SEARCH_LIMITS.nArticlesMax,
     offset: 0,
     time_filter: 'crawl_date',
     historical: true,

@@ -21,7 +21,7 @@
  *     phrases of five words or more, else kw.
  * Every emitted set is parsed with the search parameter schema; a field it refuses is dropped.
  */
-import { AUTOFILTER_QUERY_MAX, SearchParams, type SearchParams as SearchParamsIn } from '../../spec/index.js';
+import { AUTOFILTER_QUERY_MAX, SEARCH_LIMITS, SearchParams, type SearchParams as SearchParamsIn } from '../../spec/index.js';
 import { extractEntities } from '../enrich/entities.js';
 import { gazetteer } from '../enrich/geo.js';
 import { LEXICON_TYPES } from '../enrich/lexicons.js';
@@ -360,7 +360,7 @@ function readCount(t: Text, f: FilterParamsOut): void {
   if (!m) return;
   const n = Number(m[1] ?? m[2]);
   if (n < 1) return;
-  f.n_articles = Math.min(n, 101);
+  f.n_articles = Math.min(n, SEARCH_LIMITS.nArticlesMax);
   t.mask(m.index, m.index + m[0].length);
 }
 

@@ -12,7 +12,7 @@
  */
 import { ENTITY_TYPES, type EntityType } from '../../spec/index.js';
 import { extractEntities } from '../enrich/entities.js';
-import { stopwords, terms } from '../search/tokenize.js';
+import { stopwords, terms } from '../text/tokenize.js';
 import { complete, ProviderError, type LlmMessage, type LlmProvider } from '../llm/index.js';
 import { countTokens, promptTokens } from '../llm/tokens.js';
 

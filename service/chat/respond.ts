@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { ERROR_CODES, SSE } from '../../spec/index.js';
 import { sseFrame } from '../../lib/sse.js';
-import type { HandlerCtx } from '../context.js';
+import type { RequestCtx } from '../context.js';
 import { HttpError } from '../errors.js';
 import { ProviderError } from '../llm/index.js';
 import type { AnswerEvent } from './answer.js';
@@ -80,7 +80,7 @@ export interface ReplyRun<E> {
  * signal's reason, which the error handler answers nobody.
  */
 export async function replyRun<E extends { type: string }>(
-  ctx: HandlerCtx,
+  ctx: RequestCtx,
   run: ReplyRun<E>,
   o: {
     stream: boolean;

@@ -10,7 +10,7 @@ import type { NewsService } from '../news/service.js';
 import { filterSearchParams } from '../news/filter-params.js';
 import { ownerOf, type Principal } from '../auth/principal.js';
 import type { ContextDoc } from '../llm/index.js';
-import type { NewsArticle } from '../news/model.js';
+import type { NewsArticle } from '../article/model.js';
 
 /** Chat's and DeepNews' search: 10 articles by default (./../news/filter-params.ts). */
 export const searchParamsOf = (filterParams: Record<string, unknown> | null | undefined, query: string, hasEmbedder: boolean) =>

@@ -1,5 +1,5 @@
 /**
- * Reads the shared news files (see shared/data/README.md) into raw articles. Nothing here is
+ * Reads the news corpus files (the layout below; loading: docs/service.md, "Loading") into raw articles. Nothing here is
  * enriched; ids are derived from the source so that loading twice gives the same articles.
  *
  * - news/headlines-2022.json: one article per distinct `link` (a link posted to several

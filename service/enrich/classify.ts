@@ -2,7 +2,7 @@
  * Rule-based labels: topic classification into the interface's categories, reporting voice,
  * provocative level, content type and bias. Deterministic: the same text gives the same labels.
  */
-import { words } from '../search/tokenize.js';
+import { words } from '../text/tokenize.js';
 
 /** Source sections (subreddits, BBC sections) that name a category outright. */
 const SECTION: Record<string, string[]> = {

@@ -9,7 +9,7 @@
  */
 import { createRequire } from 'node:module';
 import type { Continent } from '../../spec/index.js';
-import type { GeoPoint } from '../news/model.js';
+import type { GeoPoint } from '../article/model.js';
 
 const require = createRequire(import.meta.url);
 

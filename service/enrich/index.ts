@@ -5,11 +5,11 @@
  */
 import crypto from 'node:crypto';
 import type { RawArticle } from '../corpus/read.js';
-import type { LoadedArticle, NewsArticle } from '../news/model.js';
-import { terms } from '../search/tokenize.js';
+import type { LoadedArticle, NewsArticle } from '../article/model.js';
+import { terms } from '../text/tokenize.js';
 import { detectLanguage } from './language.js';
 import { extractEntities } from './entities.js';
-import { sentimentScore } from './sentiment.js';
+import { sentimentScore } from '../text/sentiment.js';
 import { keywords, summarize, type DocFreq } from './summarize.js';
 import { bias, classify, contentType, provocative, reportingVoice } from './classify.js';
 import { continentOf, isPodcast, isPremium, publisherCountry, sourceIdOf } from './publishers.js';

@@ -7,7 +7,7 @@
  * article summarises to its headline. Keywords: the eight terms with the highest tf-idf, shown
  * in their most frequent surface form.
  */
-import { stopwords, terms, words } from '../search/tokenize.js';
+import { stopwords, terms, words } from '../text/tokenize.js';
 
 export interface DocFreq {
   df: Map<string, number>;

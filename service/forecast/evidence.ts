@@ -11,15 +11,15 @@
  * - `reconciled_information`: facets that two or more publishers report;
  * - `unique_information`: the lead key point of each publisher that only it carries.
  */
-import { SearchParams, TIME_LIMITS } from '../../spec/index.js';
+import { SEARCH_LIMITS, SearchParams, TIME_LIMITS } from '../../spec/index.js';
 import type { NewsService } from '../news/service.js';
-import type { NewsArticle } from '../news/model.js';
+import type { NewsArticle } from '../article/model.js';
 import { ownerOf, type Principal } from '../auth/principal.js';
 import { complete, type ContextDoc, type LlmProvider } from '../llm/index.js';
 import { keyPeople, type KeyPerson } from './people.js';
 
 /** The most articles a forecast reads (the search endpoint's n_articles maximum). */
-export const MAX_ARTICLES = 101;
+export const MAX_ARTICLES = SEARCH_LIMITS.nArticlesMax;
 /** Entity types that make facets (people are `key_people`; dates and numbers are not facets). */
 const FACET_TYPES = ['Organization', 'Location', 'Event', 'Law', 'Politics', 'Sports', 'Product', 'Technology', 'Medicine', 'Arms', 'Nationality'];
 const DAY_MS = 86_400_000;

@@ -7,7 +7,7 @@
  * People are ranked by the number of articles naming them; a person whose role no sentence
  * states is listed after those with one, with the role "named in N of the sources (no role stated)".
  */
-import type { NewsArticle } from '../news/model.js';
+import type { NewsArticle } from '../article/model.js';
 import nlp from 'compromise';
 import { sentences } from '../llm/extractive.js';
 

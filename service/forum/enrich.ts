@@ -20,9 +20,9 @@
 import { classify } from '../enrich/classify.js';
 import { extractEntities } from '../enrich/entities.js';
 import { detectLanguage } from '../enrich/language.js';
-import { sentimentScore } from '../enrich/sentiment.js';
+import { sentimentScore } from '../text/sentiment.js';
 import { keywords, sentences, summarize, type DocFreq } from '../enrich/summarize.js';
-import { terms } from '../search/tokenize.js';
+import { terms } from '../text/tokenize.js';
 
 /** Bumped when the output changes: threads enriched by an older version are enriched again on the next load. */
 export const FORUM_ENRICHMENT_VERSION = 1;

@@ -31,7 +31,7 @@ import { micros, stage, type ColSpec } from '../store/bulk.js';
 import { Bm25Index } from '../search/bm25.js';
 import { VectorIndex } from '../search/vectors.js';
 import type { Embedder } from '../search/embedder.js';
-import { terms } from '../search/tokenize.js';
+import { terms } from '../text/tokenize.js';
 import type { RedditThread } from '../../spec/index.js';
 import {
   forumFiles,

@@ -25,7 +25,7 @@ import crypto from 'node:crypto';
 import { FetchRefused, PageFetcher, type FetchOptions, type FetchedPage } from '../../lib/fetch/fetcher.js';
 import { stableUuid, type RawArticle } from '../corpus/read.js';
 import type { NewsService } from '../news/service.js';
-import type { WebIndex, WebPage } from '../websearch/web-index.js';
+import type { WebIndex, WebPage } from './web-index.js';
 import { FEED_ITEM_METADATA_KEY, FeedItemMetadata, type IndexUrlsRequestParsed } from '../../spec/index.js';
 import { bodyHash, canonicalUrl, domainOf, normaliseUrl } from './canonical.js';
 import { readerPool } from './reader-pool.js';

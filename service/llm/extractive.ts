@@ -13,7 +13,7 @@
  * otherwise it is given as written. Deterministic: the same request and index give the same answer.
  */
 import type { Embedder } from '../search/embedder.js';
-import { terms } from '../search/tokenize.js';
+import { terms } from '../text/tokenize.js';
 import { isPassage, type LlmProvider, type LlmRequest, type PassageDoc, type SourceDoc } from './types.js';
 
 export const EXTRACTIVE_MODEL = 'newsflow-extractive';

@@ -2,7 +2,7 @@
  * The model layer's one interface: messages in, a stream of text deltas out (a whole answer is
  * the stream collected). Used by chat completions and the alert judge alike.
  */
-import type { NewsArticle } from '../news/model.js';
+import type { NewsArticle } from '../article/model.js';
 
 export interface LlmMessage {
   role: 'system' | 'user' | 'assistant';

@@ -16,15 +16,14 @@ import v8 from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import type { RawArticle } from '../corpus/read.js';
 import { contentHash } from '../enrich/index.js';
-import type { LoadedArticle } from './model.js';
-import type { EnrichmentCache } from './service.js';
+import type { LoadedArticle } from '../article/model.js';
+import type { EnrichmentCache } from './seed.js';
 import { cacheDir } from '../../lib/cache-dir.js';
-import { SOURCE_EXT } from '../../lib/package-root.js';
 
 /** The code of the service (sources, or dist/ when built): what shapes an enriched article. */
 const codeRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-const CODE = ['service/enrich', 'service/corpus', `service/search/tokenize${SOURCE_EXT}`, `service/news/model${SOURCE_EXT}`, 'package-lock.json'];
+const CODE = ['service/enrich', 'service/corpus', 'service/text', 'service/article', 'package-lock.json'];
 
 function filesUnder(p: string): string[] {
   if (!fs.existsSync(p)) return [];

@@ -1,102 +1,54 @@
 /**
- * The news core of the service: loading (seed, rebase, replay), the in-memory index built from
- * the store, search and lookup with hit events, and the try_cache response cache.
+ * The news core of the service: the in-memory index built from the store, articles added to it
+ * (URL indexing, and the corpus through ./seed.ts), search with its try_cache, credits and hit
+ * events, and lookups by id. Whoever follows what becomes searchable (stories) listens with
+ * `onIndexed`; NewsService knows nothing of them.
  */
+import { SEARCH_LIMITS, TRY_CACHE_TTLS, type SearchParamsParsed, type SearchResponse, type SearchResponseDictItem } from '../../spec/index.js';
 import type { Db } from '../store/db.js';
-import { NewsStore } from '../store/news.js';
-import { readCorpus, type RawArticle } from '../corpus/read.js';
-import { contentHash, docFreqOf, embeddingText, enrich } from '../enrich/index.js';
+import { NewsStore, type HitEvent } from '../store/news.js';
+import type { RawArticle } from '../corpus/read.js';
+import { docFreqOf, embeddingText, enrich } from '../enrich/index.js';
 import { continentOf, isPodcast, isPremium, pageRanks, publisherCountry } from '../enrich/publishers.js';
 import { NewsIndex } from '../search/engine.js';
 import type { Embedder } from '../search/embedder.js';
-import type { LoadedArticle, NewsArticle } from './model.js';
+import { toDict, toStringBlock } from '../search/format.js';
+import { ownerOf, type Principal } from '../auth/principal.js';
+import type { LoadedArticle, NewsArticle } from '../article/model.js';
 import { HitRecorder } from './hits.js';
-import { StoryService } from '../stories/service.js';
+import { SearchCache } from './search-cache.js';
 
-export interface SeedOptions {
-  /** shift each source's dates so its newest article is `now`, keeping the spacing */
-  rebaseDates?: boolean;
-  /** hold articles back and release them in publication order at SPEED x real time */
-  replay?: number;
-  now?: Date;
-  onProgress?: (done: number, total: number, phase: string) => void;
-  batchSize?: number;
-  /**
-   * With `replay`: articles published in the last `historyDays` (after rebasing) have arrived
-   * already: crawl_date = pub_date, searchable at once; the older ones are replayed.
-   */
-  historyDays?: number;
-  /**
-   * Return once the history is loaded (searchable, replay started); the older articles are
-   * enriched in the background, oldest first, ahead of the replay: `SeedResult.rest`.
-   */
-  background?: boolean;
-  /**
-   * With `background`: only the history of the last `headHours` is loaded before seed returns;
-   * the rest of the history follows in the background, newest first (`SeedResult.history`),
-   * before the replayed articles.
-   */
-  headHours?: number;
-  /** with `background`: the background loading waits for this (the caller's own start-up first) */
-  backgroundAfter?: Promise<unknown>;
-  /** enrichment results computed before (an enriched-corpus cache): a hit skips enrich and embed */
-  cache?: EnrichmentCache;
+/** Credits per search by method (documented in docs/service.md, "Search"); a try_cache hit costs `SEARCH_LIMITS.cachedCreditFactor` of it. */
+export const SEARCH_CREDITS = { kw: 1, recency: 1, nl: 2, both: 3 } as const;
+
+/** Texts embedded per call while loading (test/helpers/enriched-corpus.ts cuts its groups the same way). */
+export const EMBED_STEP = 256;
+
+/** What `search` answers: the response body, and whether the try_cache answered (null: not asked). */
+export interface SearchAnswer {
+  body: SearchResponse;
+  cache: 'HIT' | 'MISS' | null;
 }
 
-/** What `seed` asks of an enriched-corpus cache (news/corpus-cache.ts keeps one on disk). */
-export interface EnrichmentCache {
-  /** once, with the corpus as read (ids and content hashes decide what the cache holds) */
-  open(raws: RawArticle[], model: string | null): Promise<void>;
-  /** the enrichment of this article (same content hash), dates as they were */
-  get(r: RawArticle): LoadedArticle | undefined;
-  /** articles this seed enriched itself */
-  put(loaded: LoadedArticle[]): void;
-  /** after the whole corpus is loaded */
-  save(): Promise<void>;
-}
+/** Told after articles became searchable; `refresh`: dates of known articles moved (a rebased reload). */
+export type IndexedListener = (opts: { refresh?: boolean }) => Promise<unknown>;
 
-export interface SeedResult {
-  read: number;
-  enriched: number;
-  unchanged: number;
-  /** unchanged articles whose dates moved (rebase) */
-  redated: number;
-  inserted: number;
-  updated: number;
-  total: number;
-  indexed: number;
-  /** with `background`: the rest of the corpus, loaded; resolves to the whole seed's result */
-  rest?: Promise<SeedResult>;
-  /** with `background`: resolves when the whole history (`historyDays`) is searchable */
-  history?: Promise<void>;
-}
-
-export interface CachedSearch {
-  until: number;
-  body: Record<string, unknown>;
-  credits: number;
-  articles: { id: string; domain: string }[];
-}
+/** The domains a publisher organization's key is limited to (null: every domain). */
+const onlyDomains = (p: Principal | null) => (p?.org?.publisher ? p.org.domains : null);
+/** The caller's own pages (URL indexing) are seen besides the shared corpus. */
+const viewer = (p: Principal | null) => (p ? ownerOf(p) : null);
+const ownDomain = (own: string[] | null, domain: string) => !own || own.some((d) => domain === d || domain.endsWith(`.${d}`));
 
 export class NewsService {
-  /** try_cache responses by (key, parameters) */
-  readonly searchCache = new Map<string, CachedSearch>();
   readonly store: NewsStore;
   readonly hits: HitRecorder;
-  /** stories: articles clustered as they become visible (seed, replay, start) */
-  readonly stories: StoryService;
-  private replayTimer: NodeJS.Timeout | null = null;
-  /** bumped by stopReplay: a tick of an older generation stops */
-  private replayGen = 0;
-  /** the release a replay tick is doing, awaited on close */
-  private releasing: Promise<void> | null = null;
-  private pending: NewsArticle[] = [];
-  /** a background seed still adding pending articles: the replay waits for them */
-  private filling: Promise<unknown> | null = null;
-  private stopFilling = false;
-  /** resolved by close(): a background seed waiting to begin gives up */
-  private closing!: () => void;
-  private readonly closed = new Promise<void>((r) => (this.closing = r));
+  /** try_cache responses by (key, parameters) */
+  private readonly cache: SearchCache;
+  /** articles the store holds back (no crawl_date yet: a replay was under way); ./seed.ts takes them */
+  private heldBack: NewsArticle[] = [];
+  private readonly listeners: IndexedListener[] = [];
+  /** work on this service to stop before it closes (the seeder's replay and background seed) */
+  private readonly stops: (() => Promise<void>)[] = [];
 
   private constructor(
     readonly db: Db,
@@ -106,18 +58,20 @@ export class NewsService {
   ) {
     this.store = new NewsStore(db);
     this.hits = new HitRecorder(this.store);
-    this.stories = new StoryService(db, index, clock);
+    this.cache = new SearchCache(clock);
   }
 
   /**
-   * Resolves when the index holds what the store holds and stories are restored (at once unless
-   * opened with `background`); rejects when loading failed or was stopped by `close`.
+   * Resolves when the index holds what the store holds and what `alsoLoad` added is done (at once
+   * unless opened with `background`); rejects when loading failed or was stopped by `close`.
    */
   loaded: Promise<void> = Promise.resolve();
-  /** false while the index loads in the background (the readiness of the service) */
+  /** false while the index loads in the background: the readiness of the service (/readyz) */
   ready = true;
   /** articles placed in the index so far, and how many the store holds (the start-up status) */
-  readonly progress = { placed: 0, indexed: 0, seconds: 0 };
+  readonly progress = { placed: 0, indexed: 0 };
+  /** set by close: a load under way stops at its next chunk */
+  private closingDown = false;
 
   /**
    * Build the in-memory index from what the store holds. With `background`, return at once: the
@@ -126,35 +80,46 @@ export class NewsService {
    */
   static async open(db: Db, opts: { embedder: Embedder | null; clock?: () => number; background?: boolean }): Promise<NewsService> {
     const svc = new NewsService(db, new NewsIndex(opts.embedder), opts.embedder, opts.clock ?? Date.now);
-    const t0 = Date.now();
-    const load = async () => {
-      await svc.rebuild();
-      await svc.stories.open();
-      svc.progress.seconds = (Date.now() - t0) / 1000;
-    };
     if (!opts.background) {
-      await load();
+      await svc.rebuild();
       return svc;
     }
     svc.ready = false;
     svc.index.loading = svc.progress;
-    svc.loaded = load().then(() => {
-      svc.ready = true;
+    svc.loaded = svc.rebuild().then(() => {
       svc.index.loading = null;
     });
-    svc.loaded.catch(() => undefined);
+    svc.alsoLoad(() => Promise.resolve());
     return svc;
   }
 
   /**
+   * Run `fn` once the index is loaded (stories restore their clusters from it); `loaded` and
+   * `ready` wait for it too.
+   */
+  alsoLoad(fn: () => Promise<unknown>): void {
+    const next = this.loaded.then(fn).then(() => undefined);
+    this.loaded = next;
+    next.catch(() => undefined);
+    if (!this.ready)
+      void next.then(
+        () => this.loaded === next && (this.ready = true),
+        () => undefined,
+      );
+  }
+
+  /**
    * Build the in-memory index from the store, streamed in chunks (store/news.ts streamIndex): no
-   * copy of the whole corpus is ever held at once, each article's full text is dropped once its
-   * view is made. Articles without an embedding of this model are embedded and stored after.
+   * copy of the whole corpus is ever held at once (the article records keep no full text).
+   * Articles without an embedding of this model are embedded and stored after.
    */
   private async rebuild(): Promise<void> {
     let indexed = 0;
-    const pending = new Map<number, NewsArticle>();
-    const pendingWithVector = new Set<number>();
+    const held = new Map<number, NewsArticle>();
+    const heldWithVector = new Set<number>();
+    const stop = () => {
+      if (this.closingDown) throw new Error('the service closed while its index was loading');
+    };
     await this.store.streamIndex(this.embedder?.model ?? null, {
       count: (n) => {
         indexed = n;
@@ -162,35 +127,36 @@ export class NewsService {
         this.progress.indexed = n;
       },
       articles: (rows) => {
-        if (this.stopFilling) throw new Error('the service closed while its index was loading');
+        stop();
         this.progress.placed += rows.length;
         for (const { doc, a } of rows) {
           if (doc < indexed) this.index.place(doc, a, a.fullText);
-          else pending.set(doc, { ...a, fullText: null });
+          else held.set(doc, { ...a, fullText: null });
         }
       },
       terms: (rows) => {
-        if (this.stopFilling) throw new Error('the service closed while its index was loading');
+        stop();
         for (const { doc, terms } of rows) if (doc < indexed) this.index.placeTerms(doc, terms);
       },
       vectors: (rows) => {
-        if (this.stopFilling) throw new Error('the service closed while its index was loading');
+        stop();
         for (const { doc, v } of rows) {
           if (doc < indexed) this.index.placeVector(doc, v);
-          else pendingWithVector.add(doc);
+          else heldWithVector.add(doc);
         }
       },
     });
-    // in (crawl, pub, id) order, as the store gave them
-    const docs = [...pending.keys()].sort((a, b) => a - b);
-    this.pending.push(...docs.map((d) => pending.get(d)!));
+    // in (crawl, pub, id) order, as the store placed them
+    const heldDocs = [...held.keys()].sort((a, b) => a - b);
+    this.heldBack.push(...heldDocs.map((d) => held.get(d)!));
     if (!this.embedder) return;
     // embeddings of another model (or none): compute and store them now
     const missing: number[] = [];
     for (let doc = 0; doc < indexed; doc++) if (!this.index.hasVector(doc)) missing.push(doc);
-    for (const doc of docs) if (!pendingWithVector.has(doc)) missing.push(doc);
-    const articleOf = (doc: number) => (doc < indexed ? this.index.views[doc]!.a : pending.get(doc)!);
+    for (const doc of heldDocs) if (!heldWithVector.has(doc)) missing.push(doc);
+    const articleOf = (doc: number) => (doc < indexed ? this.index.views[doc]!.a : held.get(doc)!);
     for (let i = 0; i < missing.length; i += 1000) {
+      stop();
       const part = missing.slice(i, i + 1000);
       const ids = part.map((d) => articleOf(d).articleId);
       const texts = new Map(
@@ -201,7 +167,7 @@ export class NewsService {
           )
         ).map((r) => [r.id, r.t]),
       );
-      const vs = await this.embedAll(
+      const vs = await this.embed(
         part.map((d) => ({ article: { ...articleOf(d), fullText: texts.get(articleOf(d).articleId) ?? null }, terms: [], embedding: null })),
       );
       await this.store.writeEmbeddings(
@@ -212,161 +178,32 @@ export class NewsService {
     }
   }
 
-  private async embedAll(batch: LoadedArticle[], onProgress?: (n: number) => void): Promise<Float32Array[]> {
-    if (!this.embedder) return [];
-    const out: Float32Array[] = [];
-    const step = 256;
-    for (let i = 0; i < batch.length; i += step) {
-      out.push(...(await this.embedder.embed(batch.slice(i, i + step).map((b) => embeddingText(b.article)))));
-      onProgress?.(Math.min(batch.length, i + step));
-    }
+  /** The articles the store held back at open (once: the replay of ./seed.ts owns them then). */
+  takeHeldBack(): NewsArticle[] {
+    const out = this.heldBack;
+    this.heldBack = [];
     return out;
   }
 
-  /** Load a corpus. Unchanged articles (same content hash) are skipped: loading twice changes nothing. */
-  async seed(corpusPath: string, opts: SeedOptions = {}): Promise<SeedResult> {
-    await this.loaded;
-    const now = opts.now ?? new Date(this.clock());
-    let raws = readCorpus(corpusPath);
-    if (opts.rebaseDates) raws = rebase(raws, now);
-    await opts.cache?.open(raws, this.embedder?.model ?? null);
-    const known = await this.store.hashes();
-    const todo = raws.filter((r) => known.get(r.articleId)?.hash !== contentHash(r));
-    const moved = raws.filter((r) => {
-      const k = known.get(r.articleId);
-      return k && k.hash === contentHash(r) && k.pubMs !== r.pubDate.getTime();
-    });
-    if (moved.length) {
-      await this.store.moveDates(moved.map((r) => ({ id: r.articleId, pubMs: r.pubDate.getTime() })));
-      for (const r of moved) this.index.moveDates(r.articleId, r.pubDate);
-    }
-    const counts = new Map<string, number>();
-    for (const r of raws) counts.set(r.domain, (counts.get(r.domain) ?? 0) + 1);
-    const stored = await this.db.all<{ d: string; n: bigint }>(
-      "SELECT domain_url AS d, count(*) AS n FROM articles WHERE article_id NOT IN (SELECT unnest(string_split($1, ','))::UUID) GROUP BY 1",
-      [raws.map((r) => r.articleId).join(',')],
-    );
-    for (const s of stored) counts.set(s.d, (counts.get(s.d) ?? 0) + Number(s.n));
-    const ranks = pageRanks(counts);
-    const rank = (d: string) => ranks.get(d) ?? ranks.size + 1;
-    const horizon = opts.replay && opts.historyDays ? now.getTime() - opts.historyDays * 86_400_000 : null;
-    // without replay every article has arrived; with it, only the history (if any)
-    const crawl = (r: RawArticle) => (!opts.replay || (horizon !== null && r.pubDate.getTime() >= horizon) ? r.pubDate : null);
-    // the document frequencies come from the cache's articles when every article is a hit
-    let df: ReturnType<typeof docFreqOf> | null = null;
-    const load = async (chunk: RawArticle[], pause?: () => Promise<void>) => {
-      const fresh: RawArticle[] = [];
-      const loaded: LoadedArticle[] = [];
-      for (const r of chunk) {
-        const hit = opts.cache?.get(r);
-        if (hit) loaded.push({ ...hit, article: { ...hit.article, pubDate: r.pubDate, crawlDate: crawl(r), pageRank: rank(r.domain) } });
-        else fresh.push(r);
-      }
-      if (fresh.length) {
-        df ??= docFreqOf(raws);
-        const d = df;
-        const made: LoadedArticle[] = [];
-        for (const r of fresh) {
-          made.push(enrich(r, d, { pageRank: rank, crawlDate: crawl(r) }));
-          // in the background, the event loop gets a turn after each article (a long text takes a while)
-          await pause?.();
-        }
-        const vecs = await this.embedAll(made);
-        made.forEach((l, k) => (l.embedding = vecs[k] ?? null));
-        opts.cache?.put(made);
-        loaded.push(...made);
-      }
-      const w = await this.store.write(loaded, this.embedder?.model ?? null);
-      const later: NewsArticle[] = [];
-      for (const l of loaded) {
-        if (l.article.crawlDate) this.index.add(l.article, l.terms, l.embedding, l.article.fullText);
-        else later.push(l.article);
-      }
-      this.addPending(later);
-      return w;
-    };
-    const size = opts.batchSize ?? 1000;
-    const totals = { inserted: 0, updated: 0 };
-    const run = async (part: RawArticle[], chunkSize: number, done0: number, between?: () => Promise<void>) => {
-      for (let i = 0; i < part.length && !this.stopFilling; i += chunkSize) {
-        const chunk = part.slice(i, i + chunkSize);
-        opts.onProgress?.(done0 + i + chunk.length / 2, todo.length, 'enrich');
-        const w = await load(chunk, between);
-        totals.inserted += w.inserted;
-        totals.updated += w.updated;
-        opts.onProgress?.(done0 + i + chunk.length, todo.length, 'store');
-        await between?.();
-      }
-    };
-    const result = async (): Promise<SeedResult> => {
-      const c = await this.store.count();
-      return {
-        read: raws.length,
-        enriched: todo.length,
-        unchanged: raws.length - todo.length,
-        redated: moved.length,
-        ...totals,
-        total: c.total,
-        indexed: c.indexed,
-      };
-    };
-    if (!(opts.background && opts.replay)) {
-      await run(todo, size, 0);
-      await this.writePublishers(counts, ranks);
-      await this.stories.ingest({ refresh: moved.length > 0 });
-      if (opts.cache) await opts.cache.save();
-      if (opts.replay) this.startReplay(opts.replay);
-      return result();
-    }
-    // the history first (its newest `headHours` searchable when seed returns, the rest newest first),
-    // then the replayed articles oldest first, behind a running replay
-    const byPub = (a: RawArticle, b: RawArticle) => a.pubDate.getTime() - b.pubDate.getTime();
-    const headFrom = opts.headHours ? now.getTime() - opts.headHours * 3_600_000 : -Infinity;
-    const history = todo.filter((r) => crawl(r) !== null).sort((a, b) => byPub(b, a));
-    const head = history.filter((r) => r.pubDate.getTime() >= headFrom);
-    const older = history.filter((r) => r.pubDate.getTime() < headFrom);
-    const rest = todo.filter((r) => crawl(r) === null).sort(byPub);
-    await run(head, size, 0);
-    await this.writePublishers(counts, ranks);
-    await this.stories.ingest({ refresh: moved.length > 0 });
-    const oldest = Math.min(...raws.filter((r) => crawl(r) === null).map((r) => r.pubDate.getTime()), ...this.pending.map((a) => a.pubDate.getTime()));
-    this.stopFilling = false;
-    // small chunks, the event loop free between them: the service keeps answering
-    const pause = () => new Promise<void>((r) => setImmediate(r));
-    let historyDone!: () => void;
-    let historyFailed!: (e: unknown) => void;
-    const historyLoaded = new Promise<void>((res, rej) => ((historyDone = res), (historyFailed = rej)));
-    historyLoaded.catch(() => undefined);
-    const fill = (async () => {
-      await Promise.race([opts.backgroundAfter?.catch(() => undefined), this.closed]);
-      try {
-        await run(older, 50, head.length, pause);
-        if (older.length) await this.stories.ingest();
-        historyDone();
-      } catch (e) {
-        historyFailed(e);
-        throw e;
-      }
-      await run(rest, 50, head.length + older.length, pause);
-      if (this.stopFilling) return result();
-      await this.writePublishers(counts, ranks);
-      await this.stories.ingest();
-      if (opts.cache) await opts.cache.save();
-      return result();
-    })();
-    this.filling = fill.catch(() => undefined).finally(() => (this.filling = null));
-    this.startReplay(opts.replay, Number.isFinite(oldest) ? oldest : undefined);
-    return { ...(await result()), rest: fill, history: historyLoaded };
+  /** `fn` runs after articles became searchable (a seed, a replay release, added pages), awaited in turn. */
+  onIndexed(fn: IndexedListener): void {
+    this.listeners.push(fn);
   }
 
-  /** pending articles stay in publication order (the replay releases from the front) */
-  private addPending(articles: NewsArticle[]): void {
-    if (!articles.length) return;
-    const last = this.pending[this.pending.length - 1];
-    this.pending.push(...articles);
-    if (last && articles.some((a) => a.pubDate.getTime() < last.pubDate.getTime())) {
-      this.pending.sort((a, b) => a.pubDate.getTime() - b.pubDate.getTime() || (a.articleId < b.articleId ? -1 : 1));
+  /** Tell the listeners that articles became searchable. */
+  async indexed(opts: { refresh?: boolean } = {}): Promise<void> {
+    for (const fn of this.listeners) await fn(opts);
+  }
+
+  /** The embeddings of loaded articles, `EMBED_STEP` texts at a time (none without an embedder). */
+  async embed(batch: LoadedArticle[], onProgress?: (n: number) => void): Promise<Float32Array[]> {
+    if (!this.embedder) return [];
+    const out: Float32Array[] = [];
+    for (let i = 0; i < batch.length; i += EMBED_STEP) {
+      out.push(...(await this.embedder.embed(batch.slice(i, i + EMBED_STEP).map((b) => embeddingText(b.article)))));
+      onProgress?.(Math.min(batch.length, i + EMBED_STEP));
     }
+    return out;
   }
 
   /** index_urls and crawl add pages one job item at a time; one at a time through here */
@@ -375,8 +212,9 @@ export class NewsService {
   /**
    * Add fetched pages (`source: 'web'`) as articles, like corpus articles: enriched (document
    * frequencies of the index so far plus the batch), embedded, stored, indexed now with
-   * crawl_date = `at`, publishers and page ranks recomputed, then clustered into stories. An id
-   * that is stored already is updated in the store (the search index keeps what it holds).
+   * crawl_date = `at`, publishers and page ranks recomputed, then the listeners told (stories
+   * cluster them). An id that is stored already is updated in the store (the search index keeps
+   * what it holds).
    */
   addArticles(raws: RawArticle[], at = new Date(this.clock())): Promise<NewsArticle[]> {
     const run = async (): Promise<NewsArticle[]> => {
@@ -387,22 +225,17 @@ export class NewsService {
       const df = new Map<string, number>();
       for (const [t, n] of local.df) df.set(t, n + this.index.bm25.df(t));
       const freq = { df, n: this.index.size + raws.length };
-      const counts = new Map<string, number>();
-      for (const r of await this.db.all<{ d: string; n: bigint }>('SELECT domain_url AS d, count(*) AS n FROM articles GROUP BY 1'))
-        counts.set(r.d, Number(r.n));
+      const counts = await this.domainCounts();
       for (const r of raws) counts.set(r.domain, (counts.get(r.domain) ?? 0) + 1);
-      let ranks = pageRanks(counts);
+      const ranks = pageRanks(counts);
       const loaded = raws.map((r) => enrich(r, freq, { pageRank: (d) => ranks.get(d) ?? ranks.size + 1, crawlDate: at }));
-      const vecs = await this.embedAll(loaded);
+      const vecs = await this.embed(loaded);
       loaded.forEach((l, k) => (l.embedding = vecs[k] ?? null));
       await this.store.write(loaded, this.embedder?.model ?? null);
-      counts.clear();
-      for (const r of await this.db.all<{ d: string; n: bigint }>('SELECT domain_url AS d, count(*) AS n FROM articles GROUP BY 1'))
-        counts.set(r.d, Number(r.n));
-      ranks = pageRanks(counts);
-      await this.writePublishers(counts, ranks);
+      const stored = await this.domainCounts();
+      await this.writePublishers(stored, pageRanks(stored));
       for (const l of loaded) this.index.add(l.article, l.terms, l.embedding, l.article.fullText);
-      await this.stories.ingest();
+      await this.indexed();
       return loaded.map((l) => l.article);
     };
     const next = this.adding.then(run, run);
@@ -410,7 +243,14 @@ export class NewsService {
     return next;
   }
 
-  private async writePublishers(counts: Map<string, number>, ranks: Map<string, number>): Promise<void> {
+  private async domainCounts(): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    for (const r of await this.db.all<{ d: string; n: bigint }>('SELECT domain_url AS d, count(*) AS n FROM articles GROUP BY 1')) counts.set(r.d, Number(r.n));
+    return counts;
+  }
+
+  /** The publishers table from article counts by domain and their page ranks; articles take their publisher's rank. */
+  async writePublishers(counts: Map<string, number>, ranks: Map<string, number>): Promise<void> {
     const rows = [...counts.keys()].map((domain) => {
       const { country, source } = publisherCountry(domain);
       return {
@@ -431,86 +271,74 @@ export class NewsService {
   }
 
   /**
-   * Replay: pending articles are released in publication order; an article published `d` after
-   * the first pending one is released `d / speed` after the replay starts, with crawl_date = the
-   * release time.
+   * GET /v1/news/search for `principal`: the try_cache (a hit costs `cachedCreditFactor` of the
+   * credits), the search, the credits by method, and a surface hit for every article returned.
+   * `given`: the names of the query parameters the caller sent (hours_back counts only when sent).
    */
-  startReplay(speed: number, firstPubMs?: number): void {
-    if (!this.ready) {
-      void this.loaded.then(() => this.startReplay(speed, firstPubMs)).catch(() => undefined);
-      return;
+  async search(p: SearchParamsParsed, principal: Principal | null, given: Set<string> = new Set()): Promise<SearchAnswer> {
+    const now = this.clock();
+    const key = p.try_cache ? SearchCache.keyOf(principal?.keyId, p, given) : null;
+    const hit = key ? this.cache.get(key) : undefined;
+    if (hit) {
+      this.recordHits('surface', principal, hit.articles, p.query || null);
+      return { body: { ...hit.body, usage: { credits: hit.credits * SEARCH_LIMITS.cachedCreditFactor } }, cache: 'HIT' };
     }
-    this.stopReplay();
-    const gen = this.replayGen;
-    this.pending.sort((a, b) => a.pubDate.getTime() - b.pubDate.getTime() || (a.articleId < b.articleId ? -1 : 1));
-    const t0 = this.clock();
-    // a background seed passes the oldest article it will add (it may not be pending yet)
-    const first = firstPubMs ?? this.pending[0]?.pubDate.getTime() ?? 0;
-    const tick = async () => {
-      const elapsed = this.clock() - t0;
-      const due: NewsArticle[] = [];
-      while (this.pending.length && (this.pending[0]!.pubDate.getTime() - first) / speed <= elapsed) due.push(this.pending.shift()!);
-      if (due.length) {
-        this.releasing = this.release(due, new Date(this.clock()));
-        await this.releasing;
-        this.releasing = null;
-      }
-      // stopped (or restarted) while this tick was releasing: do not re-arm
-      if (gen !== this.replayGen) return;
-      if (this.pending.length || this.filling) this.replayTimer = setTimeout(() => void tick(), 250);
-      else this.replayTimer = null;
-    };
-    void tick();
+    const r = await this.index.search(p, { now, given, onlyDomains: onlyDomains(principal), viewer: viewer(principal) });
+    const dicts = p.return_type !== 'string' ? r.docs.map((a) => toDict(a, { graphs: p.return_graphs, geo: p.return_geo, fullText: false })) : null;
+    const asString = p.return_type !== 'dicts' ? r.docs.map((a, i) => toStringBlock(a, i, p.doc_start_delimiter, p.doc_end_delimiter)).join('\n\n') : null;
+    const credits = SEARCH_CREDITS[r.method];
+    const body: SearchResponse = { as_dicts: dicts, as_string: asString, offset: r.nextOffset, usage: { credits } };
+    const articles = r.docs.map((a) => ({ id: a.articleId, domain: a.domain }));
+    if (key) this.cache.set(key, { until: now + TRY_CACHE_TTLS[p.try_cache!] * 1000, body, credits, articles });
+    this.recordHits('surface', principal, articles, p.query || null);
+    return { body, cache: key ? 'MISS' : null };
   }
 
-  stopReplay(): void {
-    this.replayGen++;
-    if (this.replayTimer) clearTimeout(this.replayTimer);
-    this.replayTimer = null;
+  /** GET /v1/news: the articles of `ids` the caller may see, in the order asked; full texts count as hits. */
+  async articles(ids: string[], fullText: boolean, principal: Principal | null): Promise<SearchResponseDictItem[]> {
+    const own = onlyDomains(principal);
+    const me = viewer(principal);
+    const found = await this.store.byIds([...new Set(ids)], fullText);
+    const visible = found.filter((a) => NewsIndex.visible(a, me) && ownDomain(own, a.domain));
+    const order = new Map(ids.map((id, i) => [id.toLowerCase(), i]));
+    visible.sort((a, b) => order.get(a.articleId)! - order.get(b.articleId)!);
+    if (fullText)
+      this.recordHits(
+        'full_text',
+        principal,
+        visible.map((a) => ({ id: a.articleId, domain: a.domain })),
+        null,
+      );
+    return visible.map((a) => toDict(a, { graphs: false, geo: false, fullText }));
   }
 
-  get pendingCount(): number {
-    return this.pending.length;
+  /** GET /v1/news/{article_id}: the article if the caller may see it (null: unknown or not theirs). */
+  async article(id: string, fullText: boolean, principal: Principal | null): Promise<SearchResponseDictItem | null> {
+    const own = onlyDomains(principal);
+    const [a] = await this.store.byIds([id.toLowerCase()], fullText);
+    if (!a || !NewsIndex.visible(a, viewer(principal)) || !ownDomain(own, a.domain)) return null;
+    if (fullText) this.recordHits('full_text', principal, [{ id: a.articleId, domain: a.domain }], null);
+    return toDict(a, { graphs: false, geo: false, fullText });
   }
 
-  private async release(articles: NewsArticle[], at: Date): Promise<void> {
-    const ids = articles.map((a) => a.articleId);
-    await this.store.release(ids, at);
-    const [postings, vectors, full] = await Promise.all([
-      this.store.postingsOf(ids),
-      this.embedder ? this.store.embeddingsOf(ids, this.embedder.model) : Promise.resolve(new Map<string, Float32Array>()),
-      this.store.byIds(ids, true),
-    ]);
-    const texts = new Map(full.map((a) => [a.articleId, a.fullText]));
-    for (const a of articles)
-      this.index.add({ ...a, crawlDate: at }, postings.get(a.articleId) ?? [], vectors.get(a.articleId) ?? null, texts.get(a.articleId) ?? null);
-    await this.stories.ingest();
+  /** Hit events of `principal` for articles it was shown (distribution analytics count them). */
+  recordHits(kind: HitEvent['kind'], principal: Principal | null, articles: { id: string; domain: string }[], query: string | null): void {
+    const ts = new Date(this.clock());
+    this.hits.record(
+      articles.map((a) => ({ ts, kind, keyId: principal?.keyId ?? null, orgId: principal?.org?.id ?? null, domain: a.domain, articleId: a.id, query })),
+    );
   }
 
-  cacheSearch(key: string, entry: CachedSearch): void {
-    if (this.searchCache.size >= 10_000) {
-      const now = this.clock();
-      for (const [k, v] of this.searchCache) if (v.until <= now) this.searchCache.delete(k);
-      if (this.searchCache.size >= 10_000) this.searchCache.delete(this.searchCache.keys().next().value!);
-    }
-    this.searchCache.set(key, entry);
+  /** `fn` runs first when the service closes (what feeds it stops before its writes are awaited). */
+  beforeClose(fn: () => Promise<void>): void {
+    this.stops.push(fn);
   }
 
   async close(): Promise<void> {
-    this.stopReplay();
-    this.stopFilling = true;
-    this.closing();
+    this.closingDown = true;
     await this.loaded.catch(() => undefined);
-    await this.filling;
+    for (const stop of this.stops) await stop();
     await this.adding;
-    await this.releasing?.catch(() => undefined);
     await this.hits.close();
   }
-}
-
-/** Shift each source's dates by one offset so that its newest article is at `now`. */
-export function rebase(raws: RawArticle[], now: Date): RawArticle[] {
-  const newest = new Map<string, number>();
-  for (const r of raws) newest.set(r.source, Math.max(newest.get(r.source) ?? 0, r.pubDate.getTime()));
-  return raws.map((r) => ({ ...r, pubDate: new Date(r.pubDate.getTime() + (now.getTime() - newest.get(r.source)!)) }));
 }

@@ -6,26 +6,26 @@
  * watermark, deactivate nothing and are marked so the alert runner never delivers them.
  */
 import crypto from 'node:crypto';
-import { ALERT_TYPE_EFFECT, type CreateAlertRequest } from '../../spec/index.js';
-import type { GroupHandlers, HandlerCtx } from '../context.js';
+import { ALERT_TYPE_EFFECT } from '../../spec/index.js';
+import type { GroupHandlers, RequestCtx } from '../context.js';
 import { notFound, validationError } from '../errors.js';
 import { AlertStore, alertBody, type AlertFields, type AlertRow } from '../alerts/store.js';
 import { checkAlert, newLog } from '../alerts/check.js';
 import { refusedWebhookUrls } from '../alerts/webhooks.js';
 
-const store = (ctx: HandlerCtx) => new AlertStore(ctx.services.db);
-const now = (ctx: HandlerCtx) => ctx.services.news?.clock() ?? Date.now();
+const store = (ctx: RequestCtx) => new AlertStore(ctx.services.db);
+const now = (ctx: RequestCtx) => ctx.services.news?.clock() ?? Date.now();
 
 /** The caller's user; a foreign `user_id` parameter is 404 (it names nothing this key may see). */
-function owner(ctx: HandlerCtx): string {
+function owner(ctx: RequestCtx & { query: { user_id?: string | null } }): string {
   const p = ctx.principal!;
-  const asked = (ctx.query as { user_id?: string | null } | undefined)?.user_id;
+  const asked = ctx.query.user_id;
   if (asked && asked.toLowerCase() !== p.userId.toLowerCase()) throw notFound(`no user ${asked} visible to this key`);
   return p.userId;
 }
 
-async function mine(ctx: HandlerCtx, includeDeleted = false): Promise<AlertRow> {
-  const id = String((ctx.params as { alert_id: string }).alert_id).toLowerCase();
+async function mine(ctx: RequestCtx & { query: { user_id?: string | null }; params: { alert_id: string } }, includeDeleted = false): Promise<AlertRow> {
+  const id = ctx.params.alert_id.toLowerCase();
   const a = await store(ctx).get(id, owner(ctx), includeDeleted);
   if (!a) throw notFound(`no alert ${id}`);
   return a;
@@ -44,8 +44,9 @@ function withTypeEffect<T extends { alert_type?: string | null; repeat?: boolean
 }
 
 /** A webhook URL that can never be delivered (a non-public address literal, localhost) is a 422. */
-function deliverable(triggers: readonly unknown[] | null | undefined): void {
-  const refused = refusedWebhookUrls(triggers);
+function deliverable(triggers: unknown): void {
+  // an update's fields are loosely typed by spec/alerts.ts (UpdateAlertRequest): an array or nothing
+  const refused = refusedWebhookUrls(Array.isArray(triggers) ? triggers : null);
   if (refused.length) throw validationError(refused);
 }
 
@@ -54,13 +55,13 @@ const NOT_NULLABLE = new Set(['cron', 'triggers', 'always_trigger', 'repeat', 'a
 
 export const alertHandlers: GroupHandlers = {
   get_alerts: async (ctx) => {
-    const q = ctx.query as { page: number; per_page: number; all: boolean; include_deleted: boolean };
+    const q = ctx.query;
     const page = await store(ctx).list(owner(ctx), q);
     return { ...page, items: page.items.map(alertBody) };
   },
 
   create_alert: async (ctx) => {
-    const body = withTypeEffect(ctx.body as CreateAlertRequest & AlertFields);
+    const body = withTypeEffect(ctx.body);
     deliverable(body.triggers);
     const p = ctx.principal!;
     const a = await store(ctx).create({ userId: p.userId, orgId: p.org?.id ?? null, keyId: p.keyId }, body, now(ctx));
@@ -70,9 +71,9 @@ export const alertHandlers: GroupHandlers = {
   get_alert: async (ctx) => alertBody(await mine(ctx)),
 
   put_alert: async (ctx) => {
-    deliverable((ctx.body as { triggers?: unknown[] | null }).triggers);
+    deliverable(ctx.body.triggers);
     const a = await mine(ctx);
-    const given = Object.entries(ctx.body as Record<string, unknown>).filter(([k, v]) => v !== undefined && !(v === null && NOT_NULLABLE.has(k)));
+    const given = Object.entries(ctx.body).filter(([k, v]) => v !== undefined && !(v === null && NOT_NULLABLE.has(k)));
     const f = withTypeEffect(Object.fromEntries(given) as Partial<AlertFields>);
     return alertBody(stillThere(a.id, await store(ctx).update(a, f, now(ctx))));
   },
@@ -86,26 +87,19 @@ export const alertHandlers: GroupHandlers = {
   // check); the logs of all alerts, unfiltered, still hold what it logged
   get_alert_logs: async (ctx) => {
     const a = await mine(ctx);
-    const q = ctx.query as { page: number; per_page: number; all: boolean; start_timestamp?: number | null; end_timestamp?: number | null };
+    const q = ctx.query;
     return store(ctx).logs(a.user_id, { ...q, alert_id: a.id });
   },
 
   get_all_alert_logs: async (ctx) => {
-    const q = ctx.query as {
-      alert_id?: string | null;
-      page: number;
-      per_page: number;
-      all: boolean;
-      start_timestamp?: number | null;
-      end_timestamp?: number | null;
-    };
+    const q = ctx.query;
     const user = owner(ctx);
     if (q.alert_id && !(await store(ctx).get(q.alert_id.toLowerCase(), user))) throw notFound(`no alert ${q.alert_id}`);
     return store(ctx).logs(user, { ...q, alert_id: q.alert_id?.toLowerCase() ?? null });
   },
 
   run_alert: async (ctx) => {
-    const { is_test: isTest } = ctx.query as { is_test: boolean };
+    const { is_test: isTest } = ctx.query;
     let a = await mine(ctx);
     const t = now(ctx);
     if (a.active && a.expires_at && Date.parse(a.expires_at) <= t && !isTest) {

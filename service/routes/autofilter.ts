@@ -4,7 +4,7 @@ import { autofilter } from '../autofilter/index.js';
 
 export const autofilterHandlers: GroupHandlers = {
   autofilter: (ctx) => {
-    const { query } = ctx.query as { query: string };
+    const { query } = ctx.query;
     // "now" is the search clock (the replay clock when there is one)
     const now = ctx.services.news?.clock() ?? Date.now();
     const r = autofilter(query, now);

@@ -1,9 +1,9 @@
 /** GET/PUT/DELETE /v1/byok/{provider}: the caller's own provider keys (enterprise plan, checked by the route table). */
-import type { GroupHandlers, HandlerCtx } from '../context.js';
+import type { GroupHandlers, RequestCtx } from '../context.js';
 import { notFound } from '../errors.js';
 import { ownerOf, type ByokProviderName } from '../byok/store.js';
 
-const who = (ctx: HandlerCtx) => ({ owner: ownerOf(ctx.principal!), provider: (ctx.params as { provider: ByokProviderName }).provider });
+const who = (ctx: RequestCtx & { params: { provider: ByokProviderName } }) => ({ owner: ownerOf(ctx.principal!), provider: ctx.params.provider });
 
 export const byokHandlers: GroupHandlers = {
   get_byok_key: async (ctx) => {
@@ -14,7 +14,7 @@ export const byokHandlers: GroupHandlers = {
   },
   upsert_byok_key: async (ctx) => {
     const { owner, provider } = who(ctx);
-    const hint = await ctx.services.byok.put(owner, provider, (ctx.body as { api_key: string }).api_key);
+    const hint = await ctx.services.byok.put(owner, provider, ctx.body.api_key);
     return { provider, key_hint: hint };
   },
   delete_byok_key: async (ctx) => {

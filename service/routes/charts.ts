@@ -1,11 +1,10 @@
 /** POST /v1/chat/charts: a question charted from index counts (service/charts/). */
 import type { GroupHandlers } from '../context.js';
 import { chart } from '../charts/index.js';
-import type { FilterParamsOut } from '../autofilter/index.js';
 
 export const chartsHandlers: GroupHandlers = {
   create_charts_endpoint: (ctx) => {
-    const { query, filter_params } = ctx.body as { query: string; filter_params?: FilterParamsOut | null };
+    const { query, filter_params } = ctx.body;
     // only the filters the caller sent: the schema's defaults (time_filter crawl_date, ...) are not asked for
     const sent = (ctx.req.body as { filter_params?: Record<string, unknown> | null } | undefined)?.filter_params;
     const given = filter_params && sent && typeof sent === 'object' ? Object.fromEntries(Object.entries(filter_params).filter(([k]) => k in sent)) : null;

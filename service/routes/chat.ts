@@ -2,7 +2,7 @@
 import { sseFrame } from '../../lib/sse.js';
 import type { GroupHandlers } from '../context.js';
 import { BYOK_PROVIDERS, byokAllowed, ownerOf } from '../byok/store.js';
-import { startChat, type ChatBody, type ChatRun } from '../chat/completion.js';
+import { startChat, type ChatRun } from '../chat/completion.js';
 import { rawFilterParams, replyRun } from '../chat/respond.js';
 
 function chunk(run: ChatRun, index: number, content: string, finish: string | null) {
@@ -20,7 +20,7 @@ function chunk(run: ChatRun, index: number, content: string, finish: string | nu
 export const chatHandlers: GroupHandlers = {
   /** SSE: one chunk per delta, a closing chunk per choice with its finish_reason, `data: [DONE]` last; a failure is an error event. */
   get_chat_completions: async (ctx) => {
-    const body = ctx.body as ChatBody;
+    const body = ctx.body;
     const run = await startChat(ctx.services, ctx.principal!, { ...body, filter_params: rawFilterParams(ctx.req) }, ctx.req.log, ctx.signal);
     return replyRun(ctx, run, {
       stream: body.stream,

@@ -17,7 +17,7 @@ import { sseFrame as frame } from '../../lib/sse.js';
 import type { GroupHandlers } from '../context.js';
 import { publicBase } from '../config.js';
 import { rawFilterParams, replyRun } from '../chat/respond.js';
-import { startDeepNews, type AgentEvent, type DeepNewsBody, type DeepNewsRun } from '../agent/run.js';
+import { startDeepNews, type AgentEvent, type DeepNewsRun } from '../agent/run.js';
 import { deepNewsModels } from '../agent/models.js';
 import { byokAllowed, ownerOf } from '../byok/store.js';
 
@@ -106,7 +106,7 @@ function v2(run: DeepNewsRun) {
 
 export const deepnewsHandlers: GroupHandlers = {
   deep_news: async (ctx) => {
-    const body = ctx.body as DeepNewsBody;
+    const body = ctx.body;
     // the graph pages and chart counts it cites are absolute URLs under the public base URL, never the request's Host
     const origin = publicBase(ctx.services.config);
     const run = await startDeepNews(

@@ -4,16 +4,16 @@
  * Responses are cached 30 seconds per key (`X-Cache: HIT` on a cached answer).
  */
 import crypto from 'node:crypto';
-import { DISTRIBUTION_LIMITS, normaliseDomain } from '../../spec/index.js';
-import type { GroupHandlers, Handler, HandlerCtx } from '../context.js';
+import { DISTRIBUTION_LIMITS, normaliseDomain, type OperationId } from '../../spec/index.js';
+import type { GroupHandlers, Handler, HandlerCtx, RequestCtx } from '../context.js';
 import { forbidden, notFound } from '../errors.js';
-import { DistributionStore, type Kind } from '../store/distribution.js';
+import { DistributionStore } from '../store/distribution.js';
 import { stableUuid } from '../corpus/read.js';
 
 const cache = new Map<string, { until: number; body: unknown }>();
 const norm = normaliseDomain;
 
-function owned(ctx: HandlerCtx, requested: string[]): string[] {
+function owned(ctx: RequestCtx, requested: string[]): string[] {
   const mine = (ctx.principal!.org?.domains ?? []).map(norm);
   const keep = [...new Set(requested.map(norm))].filter((d) => mine.some((m) => d === m || d.endsWith(`.${m}`)));
   if (keep.length === 0) throw forbidden(`none of the requested domains (${requested.join(', ')}) belongs to your organization`);
@@ -21,7 +21,7 @@ function owned(ctx: HandlerCtx, requested: string[]): string[] {
 }
 
 /** Wrap a handler with the 30 s per-key response cache; hit events are flushed before reading. */
-function cached(fn: (ctx: HandlerCtx, store: DistributionStore) => Promise<unknown>): Handler {
+function cached<Op extends OperationId>(fn: (ctx: HandlerCtx<Op>, store: DistributionStore) => Promise<unknown>): Handler<Op> {
   return async (ctx) => {
     const now = ctx.services.news!.clock();
     const key = crypto
@@ -43,16 +43,15 @@ function cached(fn: (ctx: HandlerCtx, store: DistributionStore) => Promise<unkno
   };
 }
 
-type Q = { domain_names: string[]; start_date: number; end_date: number; limit: number; page: number; metric: Kind; is_publisher: boolean };
 const monthRange = (year: number, month: number) => ({ start: Date.UTC(year, month - 1, 1) / 1000, end: Date.UTC(year, month, 1) / 1000 - 1 });
 
-async function publisherDomains(ctx: HandlerCtx): Promise<string[]> {
+async function publisherDomains(ctx: RequestCtx): Promise<string[]> {
   return (await ctx.services.keys.listOrgs()).filter((o) => o.publisher).flatMap((o) => o.domains);
 }
 
 export const distributionHandlers: GroupHandlers = {
   domain_hit_share: cached(async (ctx, store) => {
-    const q = ctx.query as Q;
+    const q = ctx.query;
     const domains = owned(ctx, q.domain_names);
     const denominator = await store.totalHits(q.start_date, q.end_date, q.is_publisher ? [...new Set([...(await publisherDomains(ctx)), ...domains])] : null);
     const hits = await store.hitsByDomain(domains, q.start_date, q.end_date);
@@ -60,30 +59,30 @@ export const distributionHandlers: GroupHandlers = {
     return { data, total_share: data.reduce((s, x) => s + x.hit_share, 0) };
   }),
   top_n_articles_for_domains: cached(async (ctx, store) => {
-    const q = ctx.query as Q;
+    const q = ctx.query;
     const data = await store.topArticles(owned(ctx, q.domain_names), q.start_date, q.end_date, q.metric, q.limit, q.page);
     return { data, total_count: data.reduce((s, x) => s + x.hit_count, 0), page: q.page, next_page: data.length === q.limit ? q.page + 1 : null };
   }),
   top_n_articles_by_hits: cached(async (ctx, store) => {
-    const q = ctx.query as Q & { domain_names?: string[] | null };
+    const q = ctx.query;
     const domains = owned(ctx, q.domain_names?.length ? q.domain_names : (ctx.principal!.org?.domains ?? []));
     const rows = await store.topArticles(domains, q.start_date, q.end_date, null, q.limit, q.page);
     const data = rows.map((r) => ({ article_url: r.article_url, hit_count: r.hit_count }));
     return { data, total_count: data.reduce((s, x) => s + x.hit_count, 0), page: q.page, next_page: data.length === q.limit ? q.page + 1 : null };
   }),
   get_domain_hits_surface: cached(async (ctx, store) => {
-    const q = ctx.query as { domain_names: string[]; year: number; month: number };
+    const q = ctx.query;
     const { start, end } = monthRange(q.year, q.month);
     return store.hitsSurfaced(owned(ctx, q.domain_names), start, end);
   }),
   get_domain_hits_surface_timewindow: cached(async (ctx, store) => {
-    const q = ctx.query as { domain_names: string[]; year: number; month: number };
+    const q = ctx.query;
     const { start, end } = monthRange(q.year, q.month);
     const data = await store.hitsSurfacedPerDay(owned(ctx, q.domain_names), start, end);
     return { data, total_hits: data.reduce((s, x) => s + x.hits, 0), total_surfaced: data.reduce((s, x) => s + x.surfaced, 0) };
   }),
   get_domain_queries: cached(async (ctx, store) => {
-    const q = ctx.query as Q;
+    const q = ctx.query;
     const rows = await store.queries(owned(ctx, q.domain_names), q.start_date, q.end_date, q.limit * 10);
     // clusters: queries grouped by the main category of the articles they surfaced; 2-D coordinates
     // are a fixed hash projection of the query text (a stable layout, not a learned embedding)
@@ -106,29 +105,29 @@ export const distributionHandlers: GroupHandlers = {
     return { data };
   }),
   top_n_articles_for_domain_timeseries: cached(async (ctx, store) => {
-    const q = ctx.query as { domain_name: string; start_date: number; end_date: number; limit: number };
+    const q = ctx.query;
     const [d] = owned(ctx, [q.domain_name]);
     const data = await store.topArticlesPerDay(d!, q.start_date, q.end_date, q.limit);
     return { data, total_count: data.reduce((s, x) => s + x.total_count, 0) };
   }),
   top_n_domains_by_hits: cached(async (ctx, store) => {
-    const q = ctx.query as { start_date: number; end_date: number; limit: number; names?: string[] | null };
+    const q = ctx.query;
     const domains = owned(ctx, q.names?.length ? q.names : (ctx.principal!.org?.domains ?? []));
     const data = await store.topDomains(q.start_date, q.end_date, domains, q.limit);
     return { data, total_count: data.reduce((s, x) => s + x.hit_count, 0) };
   }),
   get_article_hits: cached(async (ctx, store) => {
-    const q = ctx.query as { domain_name: string; start_date: number; end_date: number };
+    const q = ctx.query;
     const k = await store.kinds(owned(ctx, [q.domain_name]), q.start_date, q.end_date);
     return { count: k.surface + k.citation + k.full_text + k.grounded };
   }),
   get_domain_metrics: cached(async (ctx, store) => {
-    const q = ctx.query as Q;
+    const q = ctx.query;
     const k = await store.kinds(owned(ctx, q.domain_names), q.start_date, q.end_date);
     return { surfaces: k.surface, citations: k.citation, full_text: k.full_text, grounded: k.grounded };
   }),
   get_domain_metrics_timeseries: cached(async (ctx, store) => {
-    const q = ctx.query as Q;
+    const q = ctx.query;
     const days = await store.kindsPerDay(owned(ctx, q.domain_names), q.start_date, q.end_date);
     const data = days.map(({ day, kinds: k }) => ({ day, surfaces: k.surface, citations: k.citation, full_text: k.full_text, grounded: k.grounded }));
     const sum = (f: (x: (typeof data)[number]) => number) => data.reduce((s, x) => s + f(x), 0);
@@ -141,14 +140,7 @@ export const distributionHandlers: GroupHandlers = {
     };
   }),
   find_domains: cached(async (ctx) => {
-    const q = ctx.query as {
-      page: number;
-      per_page: number;
-      names?: string[] | null;
-      publisher?: boolean | null;
-      is_tollbit?: boolean | null;
-      full_text?: boolean | null;
-    };
+    const q = ctx.query;
     const all = await domainRecords(ctx);
     const items = all.filter(
       (d) =>
@@ -166,7 +158,7 @@ export const distributionHandlers: GroupHandlers = {
     };
   }),
   get_domain: cached(async (ctx) => {
-    const name = norm((ctx.params as { name: string }).name);
+    const name = norm(ctx.params.name);
     const d = (await domainRecords(ctx)).find((x) => x.name === name);
     if (!d) throw notFound(`no domain ${name} among your organization's domains`);
     return d;
@@ -174,7 +166,7 @@ export const distributionHandlers: GroupHandlers = {
 };
 
 /** The caller organization's domains as ReadDomainResponse records. */
-async function domainRecords(ctx: HandlerCtx) {
+async function domainRecords(ctx: RequestCtx) {
   const org = ctx.principal!.org!;
   const pubs = new Map((await ctx.services.db.all<{ domain: string }>('SELECT domain FROM publishers')).map((r) => [r.domain, true]));
   return org.domains.map((name) => ({

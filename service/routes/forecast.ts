@@ -7,7 +7,7 @@ import { forecast } from '../forecast/forecast.js';
 
 export const forecastHandlers: GroupHandlers = {
   get_forecast: async (ctx) => {
-    const q = ctx.query as { cutoff_date?: string } & Omit<Parameters<typeof forecast>[2], 'cutoff'>;
+    const q = ctx.query;
     if (!ctx.services.news) throw new HttpError(503, ERROR_CODES.unavailable, 'this service has no news store to forecast from');
     try {
       return await forecast(ctx.services, ctx.principal, { ...q, cutoff: q.cutoff_date ? parseCutoffDate(q.cutoff_date) : null });

@@ -7,20 +7,18 @@
  * `X-Forum-Deep: unavailable; answered from the stored threads`. Every answer carries
  * `X-Forum-Source: store` and `X-Forum-Threads: <threads in the store>`.
  */
-import type { z } from 'zod';
-import type { ForumSearchQuery } from '../../spec/index.js';
 import { ERROR_CODES } from '../../spec/index.js';
-import type { GroupHandlers, HandlerCtx } from '../context.js';
+import type { GroupHandlers, HandlerCtx, RequestCtx } from '../context.js';
 import { HttpError } from '../errors.js';
 import { forumString } from '../forum/store.js';
 
 export const DEEP_HEADER = 'X-Forum-Deep';
 export const DEEP_UNAVAILABLE = 'unavailable; answered from the stored threads';
 
-async function searchForum(ctx: HandlerCtx) {
+async function searchForum(ctx: RequestCtx & Pick<HandlerCtx<'search_forum'>, 'query'>) {
   const forum = ctx.services.forum;
   if (!forum) throw new HttpError(503, ERROR_CODES.unavailable, 'forum search is not available: this service runs without a forum store');
-  const p = ctx.query as z.output<typeof ForumSearchQuery>;
+  const p = ctx.query;
   ctx.reply.header('X-Forum-Source', 'store');
   ctx.reply.header('X-Forum-Threads', String(forum.size));
   if (p.deep) ctx.reply.header(DEEP_HEADER, DEEP_UNAVAILABLE);

@@ -2,15 +2,15 @@
  * POST /v1/news/graph (spec/news.ts) and its capability URLs (extensions): the page drawing a stored
  * graph, its edges as CSV, and the script the page loads. The graph itself is service/graph/.
  */
-import { ERROR_CODES, type GraphRequestParsed } from '../../spec/index.js';
-import type { GroupHandlers, HandlerCtx } from '../context.js';
+import { ERROR_CODES } from '../../spec/index.js';
+import type { GroupHandlers, RequestCtx } from '../context.js';
 import { publicBase } from '../config.js';
 import { HttpError, notFound } from '../errors.js';
 import { toDict } from '../search/format.js';
-import type { GraphService } from '../graph/index.js';
+import type { GraphService } from '../graph/service.js';
 import { CAPABILITY_HEADERS, cytoscapeScript, graphPage, triplesCsv } from '../graph/render.js';
 
-function graphService(ctx: HandlerCtx): GraphService {
+function graphService(ctx: RequestCtx): GraphService {
   const g = ctx.services.graph;
   if (!g) throw new HttpError(503, ERROR_CODES.unavailable, 'this server was started without a news store: graphs are unavailable');
   return g;
@@ -21,10 +21,10 @@ function graphService(ctx: HandlerCtx): GraphService {
  * public base URL, never with the request's Host or X-Forwarded-* headers: a caller cannot make
  * a shared link point at a host of its choosing.
  */
-const origin = (ctx: HandlerCtx) => publicBase(ctx.services.config);
+const origin = (ctx: RequestCtx) => publicBase(ctx.services.config);
 
-async function stored(ctx: HandlerCtx) {
-  const id = String((ctx.params as { graph_id: string }).graph_id);
+async function stored(ctx: RequestCtx & { params: { graph_id: string } }) {
+  const id = ctx.params.graph_id;
   const g = await graphService(ctx).store.get(id);
   if (!g) throw notFound(`no graph ${id.toLowerCase()} (unknown, or expired)`);
   return g;
@@ -32,7 +32,7 @@ async function stored(ctx: HandlerCtx) {
 
 export const graphHandlers: GroupHandlers = {
   build_graph: async (ctx) => {
-    const body = ctx.body as GraphRequestParsed;
+    const body = ctx.body;
     const raw = (ctx.req.body as { filter_params?: Record<string, unknown> | null } | null)?.filter_params;
     const r = await graphService(ctx).build(body, { principal: ctx.principal, rawFilterParams: raw && typeof raw === 'object' ? raw : null });
     const base = `${origin(ctx)}/v1/news/graph/${r.stored.graphId}`;

@@ -1,10 +1,10 @@
 /** POST /v1/news/index_urls (spec/news.ts) and GET /v1/news/index_urls/{job_id} (extension). */
-import { ERROR_CODES, type IndexUrlsRequestParsed } from '../../spec/index.js';
-import type { GroupHandlers, HandlerCtx } from '../context.js';
+import { ERROR_CODES } from '../../spec/index.js';
+import type { GroupHandlers, RequestCtx } from '../context.js';
 import { HttpError, notFound, validationError } from '../errors.js';
 import { TooManyJobs, countsOf, finalStatus, jobMessage, ownerOf } from '../indexing/runner.js';
 
-const web = (ctx: HandlerCtx) => {
+const web = (ctx: RequestCtx) => {
   const w = ctx.services.web;
   if (!w) throw new HttpError(503, ERROR_CODES.unavailable, 'URL indexing is not available on this server (no news store)');
   return w;
@@ -12,7 +12,7 @@ const web = (ctx: HandlerCtx) => {
 
 export const indexUrlsHandlers: GroupHandlers = {
   index_urls: async (ctx) => {
-    const body = ctx.body as IndexUrlsRequestParsed;
+    const body = ctx.body;
     const p = ctx.principal!;
     const w = web(ctx);
     // this server's own cap (NEWSFLOW_INDEX_MAX_URLS), at most the schema's
@@ -38,7 +38,7 @@ export const indexUrlsHandlers: GroupHandlers = {
   },
 
   get_index_urls_job: async (ctx) => {
-    const id = String((ctx.params as { job_id: string }).job_id).toLowerCase();
+    const id = ctx.params.job_id.toLowerCase();
     const w = web(ctx);
     const job = await w.indexer.jobs.job(id);
     // another owner's job is not there for this key

@@ -8,12 +8,10 @@
  * `reddit` (paid plans) asks for up to that many forum threads per update: the threads of the
  * forum store about the update's headline and keywords (service/forum/store.ts `related`).
  */
-import type { z } from 'zod';
-import type { StoryQuery } from '../../spec/index.js';
-import type { GroupHandlers, HandlerCtx } from '../context.js';
+import type { GroupHandlers, RequestCtx } from '../context.js';
 import { notFound } from '../errors.js';
 import { storyDict, type BuildOptions, type CitationMethod } from '../stories/build.js';
-import { listStories, UpdateTextIndex, type StoriesParams } from '../stories/query.js';
+import { listStories, UpdateTextIndex } from '../stories/query.js';
 import type { StoryService } from '../stories/service.js';
 import { ranked, type UpdateSummary } from '../stories/summary.js';
 import type { ForumStore } from '../forum/store.js';
@@ -26,7 +24,7 @@ function textIndex(s: StoryService): UpdateTextIndex {
   return t;
 }
 
-const storiesOf = (ctx: HandlerCtx) => ctx.services.news!.stories;
+const storiesOf = (ctx: RequestCtx) => ctx.services.stories!;
 
 /** The forum threads of each update, looked up once per response. */
 function redditOf(forum: ForumStore | undefined, n: number): BuildOptions['reddit'] {
@@ -68,7 +66,7 @@ function shownUpdates(all: UpdateSummary[], requested: UpdateSummary, expand: bo
 
 export const storiesHandlers: GroupHandlers = {
   get_stories: async (ctx) => {
-    const p = ctx.query as StoriesParams;
+    const p = ctx.query;
     const s = storiesOf(ctx);
     const { hits, next, updateLevel } = await listStories(s, textIndex(s), p, ctx.services.news!.clock());
     const o = buildOptions(s, p.max_articles, p.citation_method, redditOf(ctx.services.forum, p.reddit));
@@ -86,8 +84,8 @@ export const storiesHandlers: GroupHandlers = {
   },
 
   get_story: (ctx) => {
-    const { story_id } = ctx.params as { story_id: string };
-    const q = ctx.query as z.output<typeof StoryQuery>;
+    const { story_id } = ctx.params;
+    const q = ctx.query;
     const s = storiesOf(ctx);
     const found = s.resolve(story_id);
     if (!found) throw notFound(`no story, story update or url-safe title ${JSON.stringify(story_id)}`);

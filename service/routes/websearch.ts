@@ -3,7 +3,7 @@ import { ERROR_CODES } from '../../spec/index.js';
 import type { GroupHandlers } from '../context.js';
 import { ownerOf } from '../auth/principal.js';
 import { HttpError, validationError } from '../errors.js';
-import { WebSearchParamError, type WebSearchParams } from '../websearch/web.js';
+import { WebSearchParamError } from '../websearch/service.js';
 import { WebSearchProviderError } from '../websearch/providers.js';
 
 export const websearchHandlers: GroupHandlers = {
@@ -11,7 +11,7 @@ export const websearchHandlers: GroupHandlers = {
     const web = ctx.services.web;
     if (!web) throw new HttpError(503, ERROR_CODES.unavailable, 'web search is not available on this server (no news store)');
     try {
-      return await web.search(ctx.query as WebSearchParams, ctx.principal ? ownerOf(ctx.principal) : null);
+      return await web.search(ctx.query, ctx.principal ? ownerOf(ctx.principal) : null);
     } catch (e) {
       if (e instanceof WebSearchParamError) throw validationError([{ loc: e.loc, msg: e.message, type: 'value_error' }]);
       if (e instanceof WebSearchProviderError) {

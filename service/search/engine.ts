@@ -4,12 +4,12 @@
  * offset paging. Documents are the indexed (visible) articles, appended as they arrive.
  */
 import { SEARCH_LIMITS, type SearchParamsParsed } from '../../spec/index.js';
-import type { NewsArticle } from '../news/model.js';
+import type { NewsArticle } from '../article/model.js';
 import { Bm25Index } from './bm25.js';
 import { VectorIndex } from './vectors.js';
 import { calibrated, cosineFor, type Embedder } from './embedder.js';
 import { compileFilter, type DocView } from './filters.js';
-import { terms } from './tokenize.js';
+import { terms } from '../text/tokenize.js';
 import { unavailable } from '../errors.js';
 
 const HOUR = 3_600_000;

@@ -1,8 +1,8 @@
 /** Search filters compiled to one predicate over documents of the index. */
 import type { SearchParamsParsed } from '../../spec/index.js';
 import { GeoPolygon, normaliseDomain, normaliseList } from '../../spec/index.js';
-import type { NewsArticle } from '../news/model.js';
-import { sentimentLabel } from '../enrich/sentiment.js';
+import type { NewsArticle } from '../article/model.js';
+import { sentimentLabel } from '../text/sentiment.js';
 
 export interface DocView {
   a: NewsArticle;

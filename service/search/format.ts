@@ -1,6 +1,6 @@
 /** Article records to the interface's shapes: dicts (SearchResponseDictItem) and the string form. */
 import type { SearchResponseDictItem } from '../../spec/index.js';
-import type { NewsArticle } from '../news/model.js';
+import type { NewsArticle } from '../article/model.js';
 
 export interface FormatOptions {
   graphs: boolean;

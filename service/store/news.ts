@@ -2,7 +2,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Db } from './db.js';
 import { micros, stage, type ColSpec } from './bulk.js';
-import type { LoadedArticle, NewsArticle } from '../news/model.js';
+import type { LoadedArticle, NewsArticle } from '../article/model.js';
 import { ENTITY_TYPES, type EntityType } from '../../spec/index.js';
 
 const ARTICLE_COLS: readonly ColSpec[] = [

@@ -23,10 +23,10 @@
  *   update's story_update_ts). Without reddit: [] and empty series.
  */
 import { ENTITY_TYPES, type RedditThread } from '../../spec/index.js';
-import type { NewsArticle } from '../news/model.js';
+import type { NewsArticle } from '../article/model.js';
 import { summarize, type DocFreq } from '../enrich/summarize.js';
 import { toDict } from '../search/format.js';
-import { words } from '../search/tokenize.js';
+import { words } from '../text/tokenize.js';
 import { ranked, round, type StorySummary, type UpdateSummary, type WindowStats } from './summary.js';
 
 export type CitationMethod = 'brackets' | 'urls' | 'none';

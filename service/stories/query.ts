@@ -26,7 +26,7 @@ import type { z } from 'zod';
 import { STORY_CATEGORIES, type StoriesQuery } from '../../spec/index.js';
 import { Bm25Index } from '../search/bm25.js';
 import { calibrated } from '../search/embedder.js';
-import { terms } from '../search/tokenize.js';
+import { terms } from '../text/tokenize.js';
 import type { StoryService } from './service.js';
 import { dot, type StorySummary, type UpdateSummary } from './summary.js';
 

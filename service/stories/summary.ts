@@ -4,7 +4,7 @@
  * level, continent and categories. Cheap enough to hold for every story; the full response
  * (summaries, citations, graphs) is built only for what a request returns (build.ts).
  */
-import type { NewsArticle } from '../news/model.js';
+import type { NewsArticle } from '../article/model.js';
 import { PROVOCATIVE_LEVELS, STORY_CATEGORIES } from '../../spec/index.js';
 
 export interface WindowStats {

@@ -8,8 +8,8 @@ import type { WebSearchResult as WebSearchResultSchema } from '../../spec/index.
 
 export type WebSearchResult = z.output<typeof WebSearchResultSchema>;
 import { sentences } from '../enrich/summarize.js';
-import { queryTerms } from './web-index.js';
-import { terms } from '../search/tokenize.js';
+import { queryTerms } from '../indexing/web-index.js';
+import { terms } from '../text/tokenize.js';
 
 /** Key points per result; sentences cut at this many characters; raw_text cut at this many. */
 export const DISTILL = { keyPoints: 5, sentenceChars: 400, rawTextChars: 20_000, minSentenceChars: 25 } as const;

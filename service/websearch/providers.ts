@@ -7,7 +7,7 @@ import { request } from 'undici';
 import type { PageFetcher } from '../../lib/fetch/fetcher.js';
 import { normaliseUrl, domainOf } from '../indexing/canonical.js';
 import { readerPool } from '../indexing/reader-pool.js';
-import type { WebIndex, WebPage } from './web-index.js';
+import type { WebIndex, WebPage } from '../indexing/web-index.js';
 
 /** What a provider is asked (already checked and normalised by the caller). */
 export interface ProviderRequest {

@@ -5,7 +5,7 @@
  */
 import { Bm25Index } from '../search/bm25.js';
 import { VectorIndex } from '../search/vectors.js';
-import { terms } from '../search/tokenize.js';
+import { terms } from '../text/tokenize.js';
 import { canonicalTitle } from './model.js';
 import type { WikiChunk } from './chunk.js';
 import type { StoredArticle } from './store.js';

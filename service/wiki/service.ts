@@ -19,7 +19,7 @@ export interface WikiLoadJob {
   error: string | null;
 }
 
-export class WikiStore {
+export class WikiService {
   readonly repo: WikiRepo;
   private job: WikiLoadJob = { state: 'idle', path: null, started_at: null, finished_at: null, report: null, error: null };
   private running: Promise<void> | null = null;
@@ -32,8 +32,8 @@ export class WikiStore {
   }
 
   /** Build the index from the store; chunks without vectors of this model are embedded now. */
-  static async open(db: Db, opts: { embedder: Embedder | null }): Promise<WikiStore> {
-    const w = new WikiStore(db, opts.embedder);
+  static async open(db: Db, opts: { embedder: Embedder | null }): Promise<WikiService> {
+    const w = new WikiService(db, opts.embedder);
     const articles = await w.repo.articles();
     if (!articles.length) return w;
     const chunks = await w.repo.chunks();

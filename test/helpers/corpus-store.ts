@@ -23,7 +23,7 @@ export function corpusKey(): string {
   const h = crypto.createHash('sha1');
   const data = path.join(sharedDir, 'data', 'news');
   for (const f of filesUnder(data).sort()) h.update(`${path.relative(data, f)}:${fs.statSync(f).size}`);
-  for (const dir of ['service/enrich', 'service/corpus', 'service/store', 'service/search', 'service/news', 'service/stories']) {
+  for (const dir of ['service/enrich', 'service/corpus', 'service/text', 'service/article', 'service/store', 'service/search', 'service/news', 'service/stories']) {
     for (const f of filesUnder(path.join(repoRoot, dir)).sort()) {
       // migrations are append-only and the store applies pending ones when a copy is opened,
       // so adding one does not make the seeded store stale
@@ -56,7 +56,7 @@ async function seed(dir: string, file: string, log: (m: string) => void): Promis
   const cache = model === null || model === MINILM ? await enrichedCorpus(corpus, { model, log }) : undefined;
   const t1 = Date.now();
   let tenth = 0;
-  const r = await services.news!.seed(corpus, {
+  const r = await services.seeder!.seed(corpus, {
     cache,
     onProgress: (done, total, phase) => {
       if (phase !== 'store' || Math.floor((10 * done) / total) <= tenth) return;

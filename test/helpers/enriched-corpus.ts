@@ -14,11 +14,11 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { readCorpus } from '../../service/corpus/read.js';
 import { CorpusCache } from '../../service/news/corpus-cache.js';
-import type { LoadedArticle } from '../../service/news/model.js';
-import type { EnrichmentCache } from '../../service/news/service.js';
+import type { LoadedArticle } from '../../service/article/model.js';
+import type { EnrichmentCache } from '../../service/news/seed.js';
 import { repoRoot } from './paths.js';
 
-/** NewsService.seed's defaults: chunks of `batchSize` articles, embedded `EMBED_STEP` texts at a time (service/news/service.ts). */
+/** NewsSeeder.seed's defaults: chunks of `batchSize` articles (service/news/seed.ts), embedded `EMBED_STEP` texts at a time (service/news/service.ts). */
 const SEED_CHUNK = 1000;
 const EMBED_STEP = 256;
 

@@ -26,7 +26,7 @@ for (let d = 0; d < Number(days); d++) {
     loadId,
   );
   await w.recordLoad(
-    { loadId, pipeline: 'news_ingest', kind: 'news-ingest', workflowId: 'lake-writer', runId: String(process.pid), windowStart: null, windowEnd: null },
+    { loadId, pipeline: 'news_ingest', kind: 'news', workflowId: 'lake-writer', runId: String(process.pid), windowStart: null, windowEnd: null },
     counts,
     startedAt,
   );

@@ -59,8 +59,8 @@ export async function startHarness(opts: {
 
 /** Load a corpus file with its dates moved to now, every article held back for replay. */
 export async function holdFeed(svc: TestService, file: string): Promise<void> {
-  await svc.services.news!.seed(file, { rebaseDates: true, replay: 1 });
-  svc.services.news!.stopReplay();
+  await svc.services.seeder!.seed(file, { rebaseDates: true, replay: 1 });
+  svc.services.seeder!.stopReplay();
   await settled(svc);
 }
 
@@ -71,16 +71,20 @@ export async function holdFeed(svc: TestService, file: string): Promise<void> {
  */
 async function settled(svc: TestService): Promise<void> {
   const news = svc.services.news!;
+  const seeder = svc.services.seeder!;
   // a stored article is in the index or held back, unless a release is taking it from one to the other
-  await waitUntil(async () => news.index.size + news.pendingCount === (await news.store.count()).total, { what: 'released articles indexed', intervalMs: 10 });
-  await news.stories.ingest();
+  await waitUntil(async () => news.index.size + seeder.pendingCount === (await news.store.count()).total, {
+    what: 'released articles indexed',
+    intervalMs: 10,
+  });
+  await svc.services.stories!.ingest();
 }
 
 /** Replay held-back articles fast until at most `left` remain; returns once they are indexed and clustered. */
 export async function releaseUntil(svc: TestService, left: number, speed = 5000): Promise<void> {
-  const news = svc.services.news!;
-  news.startReplay(speed);
-  await waitUntil(() => news.pendingCount <= left, { what: `at most ${left} articles held back`, timeoutMs: 120_000, intervalMs: 10 });
-  news.stopReplay();
+  const seeder = svc.services.seeder!;
+  seeder.startReplay(speed);
+  await waitUntil(() => seeder.pendingCount <= left, { what: `at most ${left} articles held back`, timeoutMs: 120_000, intervalMs: 10 });
+  seeder.stopReplay();
   await settled(svc);
 }

@@ -17,7 +17,7 @@ import { tempDir } from '../helpers/service.js';
 
 const count = async (w: Warehouse, sql: string) => Number((await w.query<{ n: bigint }>(sql))[0]!.n);
 const snapshots = (w: Warehouse) => count(w, 'SELECT count(*) AS n FROM lake.snapshots()');
-const meta = (loadId: string) => ({ loadId, pipeline: 'news_ingest', kind: 'news-ingest', workflowId: 'wf', runId: 'run', windowStart: null, windowEnd: null });
+const meta = (loadId: string) => ({ loadId, pipeline: 'news_ingest', kind: 'news', workflowId: 'wf', runId: 'run', windowStart: null, windowEnd: null });
 const sqlJson = async (dir: string, q: string, ...args: string[]) => {
   const r = await runCli(['sql', q, '--format', 'json', '--warehouse', dir, ...args]);
   return { ...r, rows: r.code === 0 ? (JSON.parse(r.out) as Record<string, unknown>[]) : [] };

@@ -39,6 +39,32 @@ describe('warehouse migrations', () => {
     later.close();
   });
 
+  it("loads recorded under a kind's former name read under its one name once opened (version 30); the pipeline name stays", async () => {
+    const dir = tempDir('newsflow-mig-');
+    const w = await Warehouse.open(dir);
+    const old = ['news-ingest', 'story-tracker', 'deep-research', 'index-count-sampler', 'distribution-pull', 'graph'];
+    for (const kind of old)
+      await w.recordLoad(
+        { loadId: `old-${kind}`, pipeline: kind, kind, workflowId: null, runId: null, windowStart: null, windowEnd: null },
+        { received: 1, inserted: 1, updated: 0 },
+        new Date('2026-01-01T00:00:00Z'),
+      );
+    await w.query('DELETE FROM _migrations WHERE version = 30');
+    w.close();
+    const later = await Warehouse.open(dir);
+    const rows = await later.query<{ pipeline: string; kind: string }>('SELECT pipeline, kind FROM _loads ORDER BY load_id');
+    console.log('_loads after version 30:', rows.map((r) => `${r.pipeline}->${r.kind}`).join(' '));
+    expect(rows).toEqual([
+      { pipeline: 'deep-research', kind: 'research' },
+      { pipeline: 'distribution-pull', kind: 'distribution' },
+      { pipeline: 'graph', kind: 'graph' },
+      { pipeline: 'index-count-sampler', kind: 'index-counts' },
+      { pipeline: 'news-ingest', kind: 'news' },
+      { pipeline: 'story-tracker', kind: 'stories' },
+    ]);
+    later.close();
+  });
+
   it('three warehouses opening one new lake at once (as three workers starting): none fails, every version is applied once', async () => {
     const dir = tempDir('newsflow-mig-');
     const ws = await Promise.all([Warehouse.open(dir), Warehouse.open(dir), Warehouse.open(dir)]);

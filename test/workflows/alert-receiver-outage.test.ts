@@ -114,13 +114,13 @@ beforeAll(async () => {
     triggers: [{ action: 'webhook', params: { url: down.url() } }],
   });
 
-  held = svc.services.news!.pendingCount;
+  held = svc.services.seeder!.pendingCount;
   const perMinute = Math.ceil(held / NEWS_MINUTES);
   const clock: MinuteActivities = {
     arrive: async (minute) => {
-      const before = svc.services.news!.pendingCount;
+      const before = svc.services.seeder!.pendingCount;
       if (minute < NEWS_MINUTES) await releaseUntil(svc, Math.max(0, held - (minute + 1) * perMinute));
-      return before - svc.services.news!.pendingCount;
+      return before - svc.services.seeder!.pendingCount;
     },
     receiverUp: async () => {
       gotWhileDown = down.got.length;

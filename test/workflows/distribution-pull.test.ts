@@ -69,7 +69,7 @@ describe('distributionPull', () => {
       expect(p.ok).toBe(true);
       expect(p.pages).toEqual(Array.from({ length: p.pages.length }, (_, i) => i + 1));
     }
-    const loads = await warehouse.query<{ invariants: string }>(`SELECT invariants FROM _loads WHERE pipeline = 'distribution-pull' ORDER BY window_start`);
+    const loads = await warehouse.query<{ invariants: string }>(`SELECT invariants FROM _loads WHERE pipeline = 'distribution' ORDER BY window_start`);
     expect(loads).toHaveLength(6);
     for (const l of loads)
       expect(JSON.parse(String(l.invariants))).toMatchObject({ pages_contiguous: true, sum_equals_total_count: true, windows_cover_range_once: true });

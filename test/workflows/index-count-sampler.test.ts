@@ -126,8 +126,8 @@ describe('indexCountSampler', () => {
       invariants: string;
     }>(`SELECT * FROM _loads WHERE load_id IN ('${r1.loadId}', '${again.loadId}') ORDER BY started_at`);
     expect(loads.map((l) => [l.load_id, l.pipeline, Number(l.rows_received), Number(l.rows_inserted), Number(l.rows_updated)])).toEqual([
-      [r1.loadId, 'index-count-sampler', expected.length, expected.length, 0],
-      [again.loadId, 'index-count-sampler', expected.length, 0, 0],
+      [r1.loadId, 'index-counts', expected.length, expected.length, 0],
+      [again.loadId, 'index-counts', expected.length, 0, 0],
     ]);
     expect(JSON.parse(loads[0]!.invariants)).toMatchObject({ buckets_contiguous: true, same_buckets_per_domain: true, domains: 2, sampling: '1h' });
   });
@@ -143,7 +143,7 @@ describe('indexCountSampler', () => {
       await waitUntil(() => news.index.size >= before + releasedBy(now), { what: 'the due articles released', timeoutMs: 10_000, intervalMs: 25 });
       expect(news.index.size).toBe(before + releasedBy(now));
     };
-    await news.seed(fixture, { replay: 12 });
+    await svc.services.seeder!.seed(fixture, { replay: 12 });
     await arrive();
     const day = { from: '2026-01-01T00:00:00.000Z', to: '2026-01-02T00:00:00.000Z' };
     const first = await sample({ sampling: '1d', ...day });

@@ -118,6 +118,6 @@ describe('storyTracker', () => {
     expect(r3.trackers.floods!.inserted + r3.trackers.latest!.inserted).toBe(0);
     expect(r3.trackers.floods!.updated + r3.trackers.latest!.updated).toBe(0);
     expect(await n('SELECT count(*) AS n FROM story_metrics')).toBe(before + r3.trackers.floods!.stories + r3.trackers.latest!.stories);
-    expect(await n(`SELECT count(*) AS n FROM _loads WHERE pipeline = 'story-tracker'`)).toBe(3);
+    expect(await n(`SELECT count(*) AS n FROM _loads WHERE pipeline = 'stories'`)).toBe(3);
   }, 180_000);
 });

@@ -5,13 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../helpers/service.js';
 import { bin, runCli } from '../../helpers/cli.js';
 
-describe('newsflow run news-ingest', () => {
+describe('newsflow run news', () => {
   it('runs one window through its own dev server and worker, printing progress and the result', async () => {
     const { startCorpusService } = await import('../../helpers/news.js');
     const svc = await startCorpusService();
     const dir = tempDir('newsflow-run-');
     try {
-      const r = await runCli(['run', 'news-ingest', '--from', '2022-07-10T00:00:00Z', '--to', '2022-07-10T06:00:00Z', '--page-size', '20', '--data-dir', dir], {
+      const r = await runCli(['run', 'news', '--from', '2022-07-10T00:00:00Z', '--to', '2022-07-10T06:00:00Z', '--page-size', '20', '--data-dir', dir], {
         NEWSFLOW_API_URL: svc.url,
         NEWSFLOW_API_KEY: svc.keys.org!,
         TEMPORAL_ADDRESS: '',
@@ -22,10 +22,12 @@ describe('newsflow run news-ingest', () => {
       expect(result.received).toBeGreaterThan(10);
       expect(result.inserted).toBe(result.received);
       expect(r.err).toMatch(/"msg":"newsIngest"/); // plain progress lines when not a terminal
+      // the kind's former name is read for this release, with a one-line warning
       const bad = spawnSync(process.execPath, [bin, 'run', 'news-ingest', '--from', '2022-07-10', '--to', '2022-07-01', '--data-dir', dir], {
         encoding: 'utf8',
       });
       expect(bad.status).not.toBe(0);
+      expect(bad.stderr.split('\n')[0]).toBe('warning: "news-ingest" is the former name of the kind news, read for this release only: write news');
       expect(bad.stderr).toMatch(/is after --to/);
     } finally {
       await svc.stop();

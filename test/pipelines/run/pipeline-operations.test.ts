@@ -1,5 +1,5 @@
 /**
- * The preflight's table of what each pipeline calls (PIPELINE_OPERATIONS, whose scopes come from
+ * The preflight's table of what each kind calls (the registry's operations, whose scopes come from
  * spec/routes.ts) is what its activities do call: each activity runs once against a real service,
  * and the operations its client sends are recorded.
  */
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { NewsClient } from '../../../client/index.js';
 import { Warehouse } from '../../../warehouse/warehouse.js';
-import { PIPELINE_OPERATIONS, pipelineNeeds, type Pipeline } from '../../../pipelines/run/preflight.js';
+import { kindOperations, kindNeeds } from '../../../pipelines/run/preflight.js';
 import { createNewsIngestActivities } from '../../../activities/news-ingest.js';
 import { createIndexCountSamplerActivities } from '../../../activities/index-count-sampler.js';
 import { createStoryTrackerActivities } from '../../../activities/story-tracker.js';
@@ -49,12 +49,12 @@ const run = <A extends unknown[], R>(fn: (...a: A) => Promise<R>, ...args: A) =>
 const day = { from: '2022-07-08T00:00:00.000Z', to: '2022-07-09T00:00:00.000Z' };
 const win = { orgId: 'acme', domains: ['acme.com'], start: Date.parse(day.from), end: Date.parse(day.to), loadId: 'ops/1' };
 
-const actual: Record<Pipeline, (c: NewsClient) => Promise<unknown>> = {
-  'news-ingest': (client) =>
+const actual: Record<string, (c: NewsClient) => Promise<unknown>> = {
+  news: (client) =>
     run(createNewsIngestActivities({ client, warehouse }).ingestPage, { loadId: 'ops/1', query: '', filters: {}, ...day, offset: 0, pageSize: 5 }),
   'index-counts': (client) =>
     run(createIndexCountSamplerActivities({ client, warehouse }).sampleIndexCounts, { loadId: 'ops/1', sampling: '1d', domain: null, filters: {}, ...day }),
-  'story-tracker': (client) =>
+  stories: (client) =>
     run(createStoryTrackerActivities({ client, warehouse }).trackStories, { tracker: { name: 'top', stories: 2 }, runAt: day.to, loadId: 'ops/1' }),
   graph: (client) => run(createEntityGraphActivities({ client, warehouse }).buildEntityGraph, { runId: 'ops', runAt: day.to, loadId: 'ops/1', query: 'flood' }),
   distribution: async (client) => {
@@ -98,11 +98,13 @@ const actual: Record<Pipeline, (c: NewsClient) => Promise<unknown>> = {
 };
 
 describe('what each pipeline calls', () => {
-  for (const pipeline of Object.keys(PIPELINE_OPERATIONS) as Pipeline[]) {
-    it(`${pipeline}: its activities call exactly the operations the preflight checks the key for`, async () => {
-      const ops = await called(actual[pipeline]);
-      console.log(`${pipeline}: ${ops.join(', ')}; scopes ${pipelineNeeds(pipeline).scopes.join(', ')}`);
-      expect(ops).toEqual([...PIPELINE_OPERATIONS[pipeline]].sort());
+  const operations = kindOperations();
+  it('every kind that calls the API has its activities here', () => expect(Object.keys(actual).sort()).toEqual(Object.keys(operations).sort()));
+  for (const kind of Object.keys(operations)) {
+    it(`${kind}: its activities call exactly the operations the preflight checks the key for`, async () => {
+      const ops = await called(actual[kind]!);
+      console.log(`${kind}: ${ops.join(', ')}; scopes ${kindNeeds(kind).scopes.join(', ')}`);
+      expect(ops).toEqual([...operations[kind]!].sort());
     }, 60_000);
   }
 });

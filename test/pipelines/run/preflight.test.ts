@@ -30,7 +30,7 @@ async function refused(args: string[], env: Record<string, string>) {
   return { ...r, seconds, lines, startedTemporal };
 }
 
-const ingest = ['run', 'news-ingest', '--from', '2022-07-08', '--to', '2022-07-09'];
+const ingest = ['run', 'news', '--from', '2022-07-08', '--to', '2022-07-09'];
 
 describe('preflight of newsflow run', () => {
   it('API down: one line naming the URL and the refused connection, exit 1, no dev server started', async () => {
@@ -59,7 +59,7 @@ describe('preflight of newsflow run', () => {
     expect(r.code).toBe(1);
     expect(r.lines).toHaveLength(1);
     expect(r.lines[0]).toMatch(
-      /^error: the key cannot run news-ingest: GET \/v1\/news\/search answered HTTP 403 \(code 403\d{3}\): this key lacks the "news" scope needed by GET \/v1\/news\/search; use a key with the news scope \(self-hosted: newsflow keys create --name NAME --scopes news\)$/,
+      /^error: the key cannot run news: GET \/v1\/news\/search answered HTTP 403 \(code 403\d{3}\): this key lacks the "news" scope needed by GET \/v1\/news\/search; use a key with the news scope \(self-hosted: newsflow keys create --name NAME --scopes news\)$/,
     );
     expect(r.startedTemporal).toBe(false);
   }, 60_000);
@@ -152,11 +152,11 @@ describe('preflight of the other pipeline commands', () => {
     const code = await exited;
     fs.rmSync(dir, { recursive: true, force: true });
     expect(out).toMatch(/worker running on 127\.0\.0\.1:\d+/);
-    // stories and profile: the story tracker can run; news-ingest, index counts and the alert runner cannot
+    // stories and profile: the story tracker can run; news, index counts and the alert runner cannot
     expect(warnings).toHaveLength(3);
     expect(warnings).toContainEqual(
       expect.stringMatching(
-        /^warning: the key cannot run news-ingest: GET \/v1\/news\/search answered HTTP 403 .*; its runs will fail on this worker \(to leave it out: remove its news pipelines from newsflow\.yaml\)$/,
+        /^warning: the key cannot run news: GET \/v1\/news\/search answered HTTP 403 .*; its runs will fail on this worker \(to leave it out: remove its news pipelines from newsflow\.yaml\)$/,
       ),
     );
     expect(warnings).toContainEqual(

@@ -14,9 +14,9 @@ import { bin, exitWithin, runCli } from '../../helpers/cli.js';
 import { waitUntil } from '../../helpers/wait-until.js';
 
 const EMPTY_PAGE = { as_string: null, as_dicts: [], offset: 0 };
-const ingest = ['run', 'news-ingest', '--from', '2022-07-08', '--to', '2022-07-09', '--page-size', '20'];
+const ingest = ['run', 'news', '--from', '2022-07-08', '--to', '2022-07-09', '--page-size', '20'];
 /** the preflight asks for one result; the pipeline for a page of 20 */
-const isPipeline = (ctx: HandlerCtx) => ctx.query.n_articles !== 1;
+const isPipeline = (ctx: HandlerCtx<'search_news'>) => ctx.query.n_articles !== 1;
 
 let svc: TestService | null = null;
 const dirs: string[] = [];
@@ -49,7 +49,7 @@ describe('newsflow run: API failures inside a running pipeline', () => {
     console.log(`exit ${r.code}; pipeline calls ${calls}; last stderr line: ${r.err.trim().split('\n').pop()}`);
     expect(r.code).toBe(1);
     expect(r.err.trim().split('\n').pop(), r.err.slice(-3000)).toBe(
-      'error: news-ingest failed: search_news: HTTP 403 (code 403777): historical search needs the analyst plan (test)',
+      'error: news failed: search_news: HTTP 403 (code 403777): historical search needs the analyst plan (test)',
     );
     expect(calls).toBe(1);
     expect(r.err).not.toMatch(/retry /);

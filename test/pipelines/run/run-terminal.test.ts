@@ -31,7 +31,7 @@ function onTerminal(args: string[]): Promise<{ code: number | null; screen: stri
   return new Promise((resolve) => p.on('close', (code) => resolve({ code, dir, screen: raw.replace(CSI, '').replace(/\r/g, '\n') })));
 }
 
-const ingest = ['run', 'news-ingest', '--from', '2022-07-08', '--to', '2022-07-09'];
+const ingest = ['run', 'news', '--from', '2022-07-08', '--to', '2022-07-09'];
 
 describe('newsflow run on a terminal', () => {
   it('shows the bar and the result, no webpack report or worker records (they are in logs/worker.log), and exits 0', async () => {

@@ -45,8 +45,8 @@ describe('the start backfill', () => {
       await wh.recordLoad(
         {
           loadId: `${id}/run-1`,
-          pipeline: 'news-ingest',
-          kind: 'news-ingest',
+          pipeline: 'news',
+          kind: 'news',
           workflowId: id,
           runId: 'run-1',
           windowStart: new Date(args[0]!.from),

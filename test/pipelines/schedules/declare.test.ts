@@ -34,7 +34,7 @@ describe('declared schedules', () => {
     expect([h1!.spec.cronExpressions, d1!.spec.cronExpressions]).toEqual([['0 * * * *'], ['0 0 * * *']]);
     expect(h1!.args).toEqual([{ pipeline: 'counts', sampling: '1h' }]);
     expect(alerts).toMatchObject({ spec: { intervals: [{ every: 60_000 }] }, catchupWindow: '5m', args: [] });
-    expect(scheduledNeeds(d)).toEqual([{ pipeline: 'news-ingest' }, { pipeline: 'story-tracker' }, { pipeline: 'index-counts' }, { pipeline: 'alerts' }]);
+    expect(scheduledNeeds(d)).toEqual([{ kind: 'news' }, { kind: 'stories' }, { kind: 'index-counts' }, { kind: 'alerts' }]);
   });
 
   it('every kind with its parameters: distribution, research, graph, index counts with domains and filters; alerts with sync off declare none; paused is kept', () => {
@@ -72,7 +72,7 @@ pipelines:
       [['0 0 * * 1'], '1w'],
     ]);
     expect(d[3]!.args).toEqual([{ pipeline: 'c', sampling: '5m', domains: ['cnn.com'], filters: { languages: ['en'] }, lookback: '2h' }]);
-    expect(scheduledNeeds(d)).toContainEqual({ pipeline: 'distribution', domains: ['reuters.com', 'bbc.co.uk'] });
+    expect(scheduledNeeds(d)).toContainEqual({ kind: 'distribution', domains: ['reuters.com', 'bbc.co.uk'] });
   });
 });
 

@@ -1,7 +1,7 @@
 /** The deterministic planner: sub-queries of a question, the first round, widening, stopping. */
 import { describe, expect, it } from 'vitest';
 import { firstRound, nextRound, questionParts } from '../../../service/agent/planner.js';
-import type { NewsArticle } from '../../../service/news/model.js';
+import type { NewsArticle } from '../../../service/article/model.js';
 
 const all = () => true;
 

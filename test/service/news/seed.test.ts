@@ -18,11 +18,11 @@ const count = async (s: TestService, table: string) => Number((await sql<{ n: bi
 describe('seeding', () => {
   it('loading twice gives the same articles (the second load enriches nothing)', async () => {
     svc = await startTestService({ limitsText: 'news=1000:1000:50' });
-    const first = await svc.services.news!.seed(fixture);
+    const first = await svc.services.seeder!.seed(fixture);
     expect(first).toMatchObject({ read: 20, enriched: 20, inserted: 20, total: 20, indexed: 20 });
     const ids = (await sql<{ id: string }>(svc, 'SELECT article_id::VARCHAR AS id FROM articles ORDER BY 1')).map((r) => r.id);
     const postings = await count(svc, 'postings');
-    const second = await svc.services.news!.seed(fixture);
+    const second = await svc.services.seeder!.seed(fixture);
     expect(second).toMatchObject({ read: 20, enriched: 0, unchanged: 20, total: 20 });
     expect((await sql<{ id: string }>(svc, 'SELECT article_id::VARCHAR AS id FROM articles ORDER BY 1')).map((r) => r.id)).toEqual(ids);
     expect(await count(svc, 'postings')).toBe(postings);
@@ -33,7 +33,7 @@ describe('seeding', () => {
   it('--rebase-dates moves the newest article to now, keeping the spacing', async () => {
     const now = Date.parse('2026-11-21T10:00:00Z');
     svc = await startTestService({ limitsText: 'news=1000:1000:50', clock: () => now });
-    await svc.services.news!.seed(fixture, { rebaseDates: true });
+    await svc.services.seeder!.seed(fixture, { rebaseDates: true });
     const times = (await sql<{ ms: number }>(svc, 'SELECT epoch_ms(pub_date) AS ms FROM articles ORDER BY pub_date')).map((r) => Number(r.ms));
     expect(times[times.length - 1]).toBe(now);
     for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBe(3_600_000);
@@ -51,7 +51,7 @@ describe('seeding', () => {
     // 19 hours of news at 36,000x: 1.9 s of the service clock
     const dueAt = (p: number) => t0 + (p - published[0]!) / 36_000;
     const due = () => published.filter((p) => dueAt(p) <= now).length;
-    const r = await svc.services.news!.seed(fixture, { replay: 36_000 });
+    const r = await svc.services.seeder!.seed(fixture, { replay: 36_000 });
     expect(r.total).toBe(20);
     const news = svc.services.news!;
     await waitUntil(() => news.index.size >= due(), { what: 'the first articles released' });
@@ -80,7 +80,7 @@ describe('seeding', () => {
 
   it('a corpus path that does not exist is a clear error', async () => {
     svc = await startTestService({ limitsText: 'news=1000:1000:50' });
-    await expect(svc.services.news!.seed('/nonexistent/corpus')).rejects.toThrow(/does not exist; point --corpus/);
+    await expect(svc.services.seeder!.seed('/nonexistent/corpus')).rejects.toThrow(/does not exist; point --corpus/);
   });
 });
 
@@ -88,9 +88,9 @@ describe('rebased reloads', () => {
   it('move dates without enriching again', async () => {
     let now = Date.parse('2026-11-21T10:00:00Z');
     svc = await startTestService({ limitsText: 'news=1000:1000:50', clock: () => now });
-    await svc.services.news!.seed(fixture, { rebaseDates: true });
+    await svc.services.seeder!.seed(fixture, { rebaseDates: true });
     now += 86_400_000;
-    const again = await svc.services.news!.seed(fixture, { rebaseDates: true });
+    const again = await svc.services.seeder!.seed(fixture, { rebaseDates: true });
     expect(again).toMatchObject({ enriched: 0, redated: 20, total: 20 });
     const newest = Number((await sql<{ ms: number }>(svc, 'SELECT max(epoch_ms(pub_date)) AS ms FROM articles'))[0]!.ms);
     expect(newest).toBe(now);

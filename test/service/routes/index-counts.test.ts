@@ -268,7 +268,7 @@ describe('time_filter on replayed articles (crawl_date = release time, not publi
   beforeAll(async () => {
     replay = await startTestService({ limitsText: 'news=1000:1000:50', clock: () => now });
     // 12x: one hour of publication time is released every 5 minutes of the service clock
-    await replay.services.news!.seed(fixture, { replay: 12 });
+    await replay.services.seeder!.seed(fixture, { replay: 12 });
     for (let step = 1; replay.services.news!.index.size < published.length; step++) {
       now = T0 + step * 15 * 60_000;
       const due = published.filter((p) => (p - published[0]!) / 12 <= now - T0).length;

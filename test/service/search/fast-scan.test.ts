@@ -9,8 +9,8 @@ import type { TestService } from '../../helpers/service.js';
 import { startCorpusService } from '../../helpers/news.js';
 import type { NewsIndex } from '../../../service/search/engine.js';
 import { calibrated, cosineFor } from '../../../service/search/embedder.js';
-import { terms } from '../../../service/search/tokenize.js';
-import type { NewsArticle } from '../../../service/news/model.js';
+import { terms } from '../../../service/text/tokenize.js';
+import type { NewsArticle } from '../../../service/article/model.js';
 
 let svc: TestService;
 let index: NewsIndex;

@@ -18,7 +18,7 @@ let svc: TestService;
 let st: StoryService;
 beforeAll(async () => {
   svc = await startStoriesService();
-  st = svc.services.news!.stories;
+  st = svc.services.stories!;
 });
 afterAll(async () => svc?.stop());
 

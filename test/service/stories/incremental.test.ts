@@ -43,9 +43,9 @@ async function closeLast(): Promise<void> {
   s.db.close();
 }
 const snapshot = (s: Services) => ({
-  stories: [...s.news!.stories.stories.keys()].sort(),
-  updates: [...s.news!.stories.updates.keys()].sort(),
-  members: [...s.news!.stories.members.entries()].map(([a, m]) => `${a}:${m.storyId}:${m.updateId}:${m.seq}`).sort(),
+  stories: [...s.stories!.stories.keys()].sort(),
+  updates: [...s.stories!.updates.keys()].sort(),
+  members: [...s.stories!.members.entries()].map(([a, m]) => `${a}:${m.storyId}:${m.updateId}:${m.seq}`).sort(),
 });
 
 describe('incremental stories', () => {
@@ -56,11 +56,11 @@ describe('incremental stories', () => {
     const first = await openAt(dir);
     const before = snapshot(first);
     expect(before.stories.length).toBeGreaterThan(1000);
-    expect(await first.news!.stories.ingest()).toBe(0);
+    expect(await first.stories!.ingest()).toBe(0);
     await closeLast();
     const again = await openAt(dir);
     expect(snapshot(again)).toEqual(before);
-    expect(await again.news!.stories.ingest()).toBe(0);
+    expect(await again.stories!.ingest()).toBe(0);
     const rows = await again.db.all<{ n: bigint }>('SELECT count(*) AS n FROM story_update_articles');
     expect(Number(rows[0]!.n)).toBe(before.members.length);
   });
@@ -70,14 +70,14 @@ describe('incremental stories', () => {
     dirs.push(dir);
     fs.copyFileSync(corpusStore, path.join(dir, 'service.duckdb'));
     const first = await openAt(dir);
-    const ordered = [...first.news!.stories.members.entries()].sort((a, b) => a[1].seq - b[1].seq);
+    const ordered = [...first.stories!.members.entries()].sort((a, b) => a[1].seq - b[1].seq);
     // forget the newest 50 memberships (and stories/updates nothing else refers to)
     await first.db.run(`DELETE FROM story_update_articles WHERE seq >= (SELECT max(seq) - 49 FROM story_update_articles)`);
     await first.db.run('DELETE FROM story_updates WHERE update_id NOT IN (SELECT update_id FROM story_update_articles)');
     await first.db.run('DELETE FROM stories WHERE story_id NOT IN (SELECT story_id FROM story_update_articles)');
     await closeLast();
     const again = await openAt(dir);
-    const st = again.news!.stories;
+    const st = again.stories!;
     const forgotten = ordered.slice(-50);
     const kept = ordered.slice(0, -50);
     // what the store held is untouched: every kept article in its story and update, at its seq
@@ -98,7 +98,8 @@ describe('incremental stories', () => {
     // replay needs a clock that moves: the corpus clock, running from now on
     const t0 = Date.now();
     svc = await startStoriesService({ clock: () => NOW + (Date.now() - t0) });
-    const news = svc.services.news!;
+    const seeder = svc.services.seeder!;
+    const st = svc.services.stories!;
     // a story still active at the end of the corpus, and headlines of it published 13-15 hours after its last one
     const list = (await stories(svc, { sort_by: 'published', limit: 20, expand_updates: true, max_updates: 1000, max_articles: 1000 })).list;
     const target = list.find((s) => s.n_articles.reduce((a, b) => a + b, 0) >= 3)!;
@@ -127,17 +128,17 @@ describe('incremental stories', () => {
     });
     fs.writeFileSync(file, JSON.stringify(rows));
     const updatesBefore = target.update_uuids.length;
-    const storiesBefore = news.stories.stories.size;
+    const storiesBefore = st.stories.size;
     // two hours of news at 36,000x: released within a fraction of a second, in publication order
-    await news.seed(file, { replay: 36_000 });
+    await seeder.seed(file, { replay: 36_000 });
     const now = await waitUntil(
       async () => {
         const body = (await story(svc!, target.uuid, { condense_auxillary_updates: false, max_updates: 1000, max_articles: 1000 })).body;
-        return news.pendingCount === 0 && body.n_articles.reduce((a, b) => a + b, 0) >= arts.length + 3 && body;
+        return seeder.pendingCount === 0 && body.n_articles.reduce((a, b) => a + b, 0) >= arts.length + 3 && body;
       },
       { what: 'the replayed articles in the story', timeoutMs: 10_000, intervalMs: 100 },
     );
-    expect(news.pendingCount).toBe(0);
+    expect(seeder.pendingCount).toBe(0);
     expect(now.uuid).toBe(target.uuid);
     expect(now.update_uuids.slice(0, updatesBefore)).toEqual(target.update_uuids);
     expect(now.update_uuids.length).toBeGreaterThan(updatesBefore);
@@ -151,7 +152,7 @@ describe('incremental stories', () => {
     );
     expect(now.current_update_uuid).toBe(fresh[0]!.uuid);
     // the unrelated headline founded a story of its own, which is not surfaced
-    expect(news.stories.stories.size).toBe(storiesBefore + 1);
+    expect(st.stories.size).toBe(storiesBefore + 1);
     const other = await sql<{ s: string }>(
       svc,
       `SELECT m.story_id::VARCHAR AS s FROM story_update_articles m JOIN articles a USING (article_id) WHERE a.article_url = 'https://replay.example.org/other'`,

@@ -21,7 +21,7 @@ const growth = (s: Story) => articlesOf(s).filter((a) => Date.parse(a.pub_date) 
 
 describe('GET /v1/stories', () => {
   it('lists every story of 2+ articles once, newest first, with its newest update', async () => {
-    expect(full.length).toBe(svc.services.news!.stories.surfaced().length);
+    expect(full.length).toBe(svc.services.stories!.surfaced().length);
     expect(new Set(ids(full)).size).toBe(full.length);
     for (const s of full) {
       expect(s.n_articles.reduce((a: number, b: number) => a + b, 0)).toBeGreaterThanOrEqual(2);

@@ -55,7 +55,7 @@ describe('GET /v1/stories/{story_id}', () => {
       expect(r.body.code).toBe(404000);
       expect(r.body.detail).toContain(id);
     }
-    const single = [...svc.services.news!.stories.stories.values()].find((s) => s.articleIds.length === 1)!;
+    const single = [...svc.services.stories!.stories.values()].find((s) => s.articleIds.length === 1)!;
     expect((await story(svc, single.id)).status).toBe(404);
   });
 

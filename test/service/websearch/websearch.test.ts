@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestService, type TestService } from '../../helpers/service.js';
 import { startPageServer, type PageServer } from '../../helpers/page-server.js';
 import { expectedMeta, pageNames, servePages, waitForJob } from '../../helpers/readability-pages.js';
-import { queryTerms } from '../../../service/websearch/web-index.js';
+import { queryTerms } from '../../../service/indexing/web-index.js';
 import { ownerOf } from '../../../service/auth/principal.js';
 
 let svc: TestService;

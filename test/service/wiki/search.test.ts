@@ -12,7 +12,7 @@ import { tempDir } from '../../helpers/service.js';
 import { Db } from '../../../service/store/db.js';
 import { serviceConfig } from '../../../service/config.js';
 import { makeEmbedder } from '../../../service/server.js';
-import { WikiStore } from '../../../service/wiki/service.js';
+import { WikiService } from '../../../service/wiki/service.js';
 import type { LoadReport } from '../../../service/wiki/load.js';
 import { TOOLS, type ToolContext } from '../../../service/agent/tools.js';
 import type { Services } from '../../../service/context.js';
@@ -41,7 +41,7 @@ const QUESTIONS: [string, string, string][] = [
 
 let dir: string;
 let db: Db;
-let wiki: WikiStore;
+let wiki: WikiService;
 let first: LoadReport;
 
 async function snapshot() {
@@ -54,7 +54,7 @@ async function snapshot() {
 beforeAll(async () => {
   dir = tempDir('newsflow-wiki-');
   db = await Db.open(path.join(dir, 'service.duckdb'));
-  wiki = await WikiStore.open(db, { embedder: await makeEmbedder(serviceConfig({ dataDir: dir })) });
+  wiki = await WikiService.open(db, { embedder: await makeEmbedder(serviceConfig({ dataDir: dir })) });
   first = await wiki.load(PAGES);
 }, 600_000);
 

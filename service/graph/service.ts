@@ -6,7 +6,7 @@
 import { GRAPH_LIMITS, type GraphRequestParsed, type SearchParamsParsed } from '../../spec/index.js';
 import type { NewsService } from '../news/service.js';
 import { filterSearchParams } from '../news/filter-params.js';
-import type { NewsArticle } from '../news/model.js';
+import type { NewsArticle } from '../article/model.js';
 import { ownerOf, type Principal } from '../auth/principal.js';
 import { extractEntities } from '../enrich/entities.js';
 import { buildGraph, type BuiltGraph } from './builder.js';

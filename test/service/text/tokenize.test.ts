@@ -1,7 +1,7 @@
 /** Index terms: CJK runs become character bigrams, so that part of a Chinese or Japanese title finds its text. */
 import { describe, expect, it } from 'vitest';
 import { Bm25Index } from '../../../service/search/bm25.js';
-import { terms } from '../../../service/search/tokenize.js';
+import { terms } from '../../../service/text/tokenize.js';
 
 describe('terms', () => {
   it('indexes a Chinese run as its overlapping bigrams, the Latin word beside it as a word', () => {

@@ -28,7 +28,7 @@ import { stableUuid } from '../corpus/read.js';
 import { FETCH_DEFAULTS, PageFetcher, type FetchOptions } from '../../lib/fetch/fetcher.js';
 import { INDEXER_DEFAULTS, UrlIndexer, type IndexerOptions } from '../indexing/runner.js';
 import { JobStore } from '../indexing/jobs.js';
-import { WebIndex } from './web-index.js';
+import { WebIndex } from '../indexing/web-index.js';
 import { IndexProvider, SearxngProvider, type WebHit, type WebSearchProvider } from './providers.js';
 import { keyPoints, rawText, toWebStringBlock, type WebSearchResult } from './distill.js';
 
@@ -109,7 +109,7 @@ export class WebSearchParamError extends Error {
   }
 }
 
-export class Web {
+export class WebSearchService {
   private readonly searchFetcher: PageFetcher;
 
   private constructor(
@@ -125,7 +125,11 @@ export class Web {
   }
 
   /** Open the web index, build the provider, resume unfinished indexing jobs. */
-  static async open(db: Db, news: NewsService, opts: { config?: WebConfig; clock?: () => number; log?: IndexerOptions['log'] } = {}): Promise<Web> {
+  static async open(
+    db: Db,
+    news: NewsService,
+    opts: { config?: WebConfig; clock?: () => number; log?: IndexerOptions['log'] } = {},
+  ): Promise<WebSearchService> {
     const config = opts.config ?? webConfig();
     const clock = opts.clock ?? news.clock;
     const index = await WebIndex.open(db);
@@ -139,7 +143,7 @@ export class Web {
     });
     const fetcher = new PageFetcher(config.fetch);
     const provider = config.provider === 'searxng' ? new SearxngProvider(config.searxngUrl!, fetcher, clock) : new IndexProvider(index);
-    const web = new Web(index, indexer, provider, fetcher, clock, config);
+    const web = new WebSearchService(index, indexer, provider, fetcher, clock, config);
     await indexer.resume();
     return web;
   }

@@ -7,8 +7,8 @@
  */
 import type { Db } from '../store/db.js';
 import { Bm25Index } from '../search/bm25.js';
-import { terms } from '../search/tokenize.js';
-import { bodyHash } from '../indexing/canonical.js';
+import { terms } from '../text/tokenize.js';
+import { bodyHash } from './canonical.js';
 
 export interface WebPage {
   /** who finds it: '' the shared web index, else the owner of the indexing job (`org:<id>` / `user:<id>`) */
