@@ -68,6 +68,24 @@ module.exports = {
       to: { path: '^service/', pathNot: '^service/index\\.ts$' },
     },
     {
+      name: 'no-folder-cycles',
+      severity: 'error',
+      scope: 'folder',
+      comment:
+        'No two folders import each other, directly or round a ring (service/news <-> service/search is one). A folder is its own files, not its subfolders. Known ones are in .dependency-cruiser-known-violations.json until they are gone.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'no-arrow-up',
+      severity: 'error',
+      scope: 'folder',
+      comment:
+        'A folder of the product does not import a folder less stable than itself (one that imports more of ours than imports it: the Stable Dependencies Principle, dependency-cruiser\'s moreUnstable), e.g. service/search -> service/news. Inside a top-level room (service/, pipelines/, ...): the arrows between rooms are the rules above (client -> lib, pipelines -> activities are declared, whatever their instability). The house allows at most 3; known ones are in .dependency-cruiser-known-violations.json until they are gone. test/ and bench/ may import anything.',
+      from: { path: '^([^/]+)/', pathNot: '^(test|bench)(/|$)' },
+      to: { moreUnstable: true, path: '^$1(/|$)' },
+    },
+    {
       name: 'not-to-test',
       severity: 'error',
       comment: 'Nothing of the product imports test/ (the benches use its corpus and data helpers).',
@@ -81,6 +99,6 @@ module.exports = {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { extensions: ['.ts', '.js', '.json'] },
-    exclude: { path: '^(node_modules|\\.tmp|\\.models|\\.duckdb|data)/' },
+    exclude: { path: '^(node_modules|\\.tmp|\\.models|\\.duckdb|\\.onnxruntime|data)/' },
   },
 };

@@ -22,7 +22,7 @@ const node = Object.fromEntries(
 );
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.models/', '.duckdb/', '.tmp/', 'data/', 'dist/', 'coverage/', 'service/search/dot-wasm.ts'] },
+  { ignores: ['node_modules/', '.models/', '.duckdb/', '.onnxruntime/', '.tmp/', 'data/', 'dist/', 'coverage/', 'service/search/dot-wasm.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

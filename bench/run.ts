@@ -24,6 +24,7 @@ import { benchFeeds } from './feeds.js';
 import { benchHttp } from './http.js';
 import { benchMix } from './mix.js';
 import { benchScale } from './scale.js';
+import { benchMetrics } from './metrics.js';
 import { loadAvg1m, recordResult } from './results.js';
 
 const benches: [id: string, run: () => Promise<Record<string, unknown>>][] = [
@@ -46,6 +47,7 @@ const benches: [id: string, run: () => Promise<Record<string, unknown>>][] = [
   ['cli-start', benchCliStart],
   ['feeds', benchFeeds],
   ['scale', benchScale],
+  ['metrics', benchMetrics],
 ];
 
 /** The result's key: the bench's id, and for the walk its rate factor (NEWSFLOW_BENCH_WALK_FACTOR), whose runs are kept apart. */

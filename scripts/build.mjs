@@ -8,9 +8,16 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
 fs.rmSync(dist, { recursive: true, force: true });
-const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'tsconfig.build.json')], {
-  stdio: 'inherit',
-});
+// --no-check: emit only (tsc --noCheck), for a run that has just type-checked the same sources (.ci/run's
+// typecheck phase): about 40% less CPU than a second full check (13 against 22 CPU-s measured), same JavaScript
+const noCheck = process.argv.includes('--no-check') ? ['--noCheck'] : [];
+const tsc = spawnSync(
+  process.execPath,
+  [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'tsconfig.build.json'), ...noCheck],
+  {
+    stdio: 'inherit',
+  },
+);
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 let copied = 0;
 for (const dir of ['lib', 'service', 'pipelines', 'activities', 'workflows', 'warehouse', 'client', 'spec']) {

@@ -37,7 +37,9 @@ export async function makeEmbedder(config: ServiceConfig): Promise<Embedder | nu
   if (config.embeddings === 'none') return null;
   if (config.embeddings === 'local') {
     if (miniLmPresent()) return miniLm();
-    process.emitWarning('MiniLM model files not found (run scripts/fetch-model.sh); using the npm USE-lite model');
+    process.emitWarning(
+      'MiniLM model files or onnxruntime-node not found (run scripts/fetch-model.sh and scripts/fetch-onnxruntime.sh); using the npm USE-lite model',
+    );
     return LocalEmbedder.load();
   }
   if (config.embeddings === 'use-lite') return LocalEmbedder.load();
@@ -197,6 +199,8 @@ export async function startService(
   const config = opts.services?.config ?? serviceConfig(opts);
   const services = opts.services ?? (await openServices(config, undefined, { background: opts.background }));
   const app = await buildApp(services, opts);
+  // closing: not ready any more, so a balancer sends no new requests while the service drains
+  const draining = () => services.readiness?.add('shutdown', () => ({ ready: false, detail: 'the service is shutting down' }));
   const address = await app.listen({ port: config.port, host: config.host });
   const url = address.replace('[::1]', '127.0.0.1');
   // without NEWSFLOW_PUBLIC_URL the URLs handed out start with the listen address (port 0 is known only now)
@@ -211,6 +215,7 @@ export async function startService(
     async close() {
       if (closed) return;
       closed = true;
+      draining();
       unpublish();
       await app.close();
       await services.web?.close();

