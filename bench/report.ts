@@ -297,6 +297,27 @@ const SECTIONS: Section[] = [
       ]),
   },
   {
+    id: 'scale',
+    title: 'The service at scale',
+    method:
+      'A store grown from the real corpus (every article replicated with new ids and matching rows in every per-article table, copies moved back in time by whole corpus spans, DuckDB INSERT ... SELECT), started as the service in a process of its own: seconds until it answers HTTP and until its news index is ready, RSS after start and the peak, the first nl search after ready, then 200 kw and 200 nl searches one after another over loopback HTTP (historical, 10 articles), then 100 corpus articles with new ids ingested through NewsService.addArticles in batches of 50 (enrich, embed, store, index, stories: searchable when it returns), then SIGTERM. `scale-before` is the code before issue #35; a point with no figures did not answer within the timeout (300 s)',
+    file: 'bench/scale.ts',
+    head: ['run', 'articles', 'data dir', 'answers / ready', 'RSS after start / peak', 'first nl', 'kw p50 / p99', 'nl p50 / p99', 'ingest', 'SIGTERM'],
+    rows: (f, key) =>
+      ((f.points as Figures[] | undefined) ?? []).map((p) => [
+        key,
+        cell(p, 'articles'),
+        cell(p, 'data_dir_gb', ' GB'),
+        p.answer_s == null && typeof p.note === 'string' ? p.note : `${cell(p, 'answer_s', ' s')} / ${cell(p, 'ready_s', ' s')}`,
+        `${cell(p, 'rss_after_start_gb', ' GB')} / ${cell(p, 'peak_rss_gb', ' GB')}`,
+        cell(p, 'first_nl_ms', ' ms'),
+        `${cell(p, 'kw_ms.p50')} / ${cell(p, 'kw_ms.p99', ' ms')}`,
+        `${cell(p, 'nl_ms.p50')} / ${cell(p, 'nl_ms.p99', ' ms')}`,
+        cell(p, 'ingest_per_s', '/s'),
+        cell(p, 'sigterm_s', ' s'),
+      ]),
+  },
+  {
     id: 'auth',
     title: 'Key resolution',
     file: 'bench/auth.ts',

@@ -24,6 +24,7 @@ import { benchFeeds } from './feeds.js';
 import { benchHttp } from './http.js';
 import { benchMix } from './mix.js';
 import { benchDay100 } from './day100.js';
+import { benchScale } from './scale.js';
 import { benchMetrics } from './metrics.js';
 import { loadAvg1m, recordResult } from './results.js';
 
@@ -47,6 +48,7 @@ const benches: [id: string, run: () => Promise<Record<string, unknown>>][] = [
   ['cli-start', benchCliStart],
   ['feeds', benchFeeds],
   ['day100', benchDay100],
+  ['scale', benchScale],
   ['metrics', benchMetrics],
 ];
 

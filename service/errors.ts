@@ -26,6 +26,7 @@ export const notFound = make(404, ERROR_CODES.notFound);
 export const methodNotAllowed = make(405, ERROR_CODES.methodNotAllowed);
 export const conflict = make(409, ERROR_CODES.conflict);
 export const notImplemented = make(501, ERROR_CODES.notImplemented);
+export const unavailable = make(503, ERROR_CODES.unavailable);
 
 export function validationError(items: ValidationErrorItem[]): HttpError {
   return new HttpError(422, ERROR_CODES.validation, items);

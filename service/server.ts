@@ -138,7 +138,11 @@ async function openByok(store: Db, config: ServiceConfig): Promise<ByokStore> {
   }
 }
 
-export async function openServices(config: ServiceConfig, db?: Db, opts: { clock?: () => number } = {}): Promise<Services> {
+/**
+ * Open the store and every service. `background`: the news index loads after this returns
+ * (NewsService.open), `services.news.ready` false until it has (what /readyz reports).
+ */
+export async function openServices(config: ServiceConfig, db?: Db, opts: { clock?: () => number; background?: boolean } = {}): Promise<Services> {
   // the embedding settings are start-up errors too, before any model loads
   if (config.embeddings === 'local') embedSettings(process.env);
   queryCacheSize(process.env);
@@ -159,11 +163,13 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
   const loaded = await embedderFor(config);
   const embedder = loaded ? rememberingQueries(loaded) : null;
   countTokens('load the tokenizer now, not on the first chat');
-  const news = await NewsService.open(store, { embedder, clock: opts.clock });
-  // stories cluster articles as they become searchable (a seed, a replay release, added pages)
+  const news = await NewsService.open(store, { embedder, clock: opts.clock, background: opts.background });
+  // stories cluster articles as they become searchable (a seed, a replay release, added pages),
+  // restored once the index is loaded (behind a listening service with `background`)
   const stories = new StoryService(store, news.index, news.clock);
-  await stories.open();
+  news.alsoLoad(() => stories.open());
   news.onIndexed((o) => stories.ingest(o));
+  if (!opts.background) await news.loaded;
   const web = await WebSearchService.open(store, news);
   const wiki = await WikiService.open(store, { embedder });
   const forum = await ForumStore.open(store, { embedder, clock: opts.clock });
@@ -187,9 +193,11 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
   };
 }
 
-export async function startService(opts: Partial<ServiceConfig> & { limitsText?: string; services?: Services } & AppOptions = {}): Promise<RunningService> {
+export async function startService(
+  opts: Partial<ServiceConfig> & { limitsText?: string; services?: Services; background?: boolean } & AppOptions = {},
+): Promise<RunningService> {
   const config = opts.services?.config ?? serviceConfig(opts);
-  const services = opts.services ?? (await openServices(config));
+  const services = opts.services ?? (await openServices(config, undefined, { background: opts.background }));
   const app = await buildApp(services, opts);
   // closing: not ready any more, so a balancer sends no new requests while the service drains
   const draining = () => services.readiness?.add('shutdown', () => ({ ready: false, detail: 'the service is shutting down' }));

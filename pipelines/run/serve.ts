@@ -29,8 +29,20 @@ export async function serve(o: {
   rebaseDates?: boolean;
   replay?: number;
 }) {
-  const svc = await startService({ port: o.port, host: o.host, dataDir: o.dataDir, limitsText: o.limitsText });
+  const t0 = Date.now();
+  // the news index loads behind the listening service (searches answer 503 until it has)
+  const svc = await startService({ port: o.port, host: o.host, dataDir: o.dataDir, limitsText: o.limitsText, background: true });
   const log = svc.app.log;
+  const news = svc.services.news!;
+  if (!news.ready) {
+    console.log(
+      `newsflow service answering on ${svc.url} after ${((Date.now() - t0) / 1000).toFixed(1)} s; loading the news index (GET /v1/news/search answers 503 until it is ready)`,
+    );
+    void news.loaded.then(
+      () => console.log(`newsflow service ready: ${news.index.size} articles indexed, ${((Date.now() - t0) / 1000).toFixed(1)} s after start`),
+      (e: unknown) => log.error({ err: e }, 'the news index did not load'),
+    );
+  }
   if (o.seed) {
     const bar = progress('seed');
     const r = await svc.services.seeder!.seed(o.seed, { rebaseDates: o.rebaseDates, replay: o.replay, onProgress: (d, t, ph) => bar.update(d, t, ph) });

@@ -217,11 +217,18 @@ export class NewsSeeder {
   /** Takes the articles the store held back (a replay under way when the service stopped). */
   constructor(private readonly news: NewsService) {
     this.pending = news.takeHeldBack();
+    // the index loading in the background: what it holds back comes when it is loaded
+    if (!news.ready)
+      void news.loaded.then(
+        () => this.addPending(news.takeHeldBack()),
+        () => undefined,
+      );
     news.beforeClose(() => this.close());
   }
 
   /** Load a corpus. Unchanged articles (same content hash) are skipped: loading twice changes nothing. */
   async seed(corpusPath: string, opts: SeedOptions = {}): Promise<SeedResult> {
+    await this.news.loaded;
     const run = await SeedRun.plan(this.news, corpusPath, opts, (a) => this.addPending(a));
     const stopped = () => this.stopFilling;
     if (!(opts.background && opts.replay)) {
@@ -289,6 +296,13 @@ export class NewsSeeder {
    * release time.
    */
   startReplay(speed: number, firstPubMs?: number): void {
+    if (!this.news.ready) {
+      void this.news.loaded.then(
+        () => this.startReplay(speed, firstPubMs),
+        () => undefined,
+      );
+      return;
+    }
     this.stopReplay();
     const gen = this.replayGen;
     this.pending.sort(byPubThenId);

@@ -61,35 +61,120 @@ export class NewsService {
     this.cache = new SearchCache(clock);
   }
 
-  /** Build the in-memory index from what the store holds. */
-  static async open(db: Db, opts: { embedder: Embedder | null; clock?: () => number }): Promise<NewsService> {
+  /**
+   * Resolves when the index holds what the store holds and what `alsoLoad` added is done (at once
+   * unless opened with `background`); rejects when loading failed or was stopped by `close`.
+   */
+  loaded: Promise<void> = Promise.resolve();
+  /** false while the index loads in the background: the readiness of the service (/readyz) */
+  ready = true;
+  /** articles placed in the index so far, and how many the store holds (the start-up status) */
+  readonly progress = { placed: 0, indexed: 0 };
+  /** set by close: a load under way stops at its next chunk */
+  private closingDown = false;
+
+  /**
+   * Build the in-memory index from what the store holds. With `background`, return at once: the
+   * index loads behind `loaded` (`ready` false meanwhile, searches answer 503), so the service
+   * answers from its first second and SIGTERM stops it while it loads.
+   */
+  static async open(db: Db, opts: { embedder: Embedder | null; clock?: () => number; background?: boolean }): Promise<NewsService> {
     const svc = new NewsService(db, new NewsIndex(opts.embedder), opts.embedder, opts.clock ?? Date.now);
-    await svc.rebuild();
+    if (!opts.background) {
+      await svc.rebuild();
+      return svc;
+    }
+    svc.ready = false;
+    svc.index.loading = svc.progress;
+    svc.loaded = svc.rebuild().then(() => {
+      svc.index.loading = null;
+    });
+    svc.alsoLoad(() => Promise.resolve());
     return svc;
   }
 
+  /**
+   * Run `fn` once the index is loaded (stories restore their clusters from it); `loaded` and
+   * `ready` wait for it too.
+   */
+  alsoLoad(fn: () => Promise<unknown>): void {
+    const next = this.loaded.then(fn).then(() => undefined);
+    this.loaded = next;
+    next.catch(() => undefined);
+    if (!this.ready)
+      void next.then(
+        () => this.loaded === next && (this.ready = true),
+        () => undefined,
+      );
+  }
+
+  /**
+   * Build the in-memory index from the store, streamed in chunks (store/news.ts streamIndex): no
+   * copy of the whole corpus is ever held at once (the article records keep no full text).
+   * Articles without an embedding of this model are embedded and stored after.
+   */
   private async rebuild(): Promise<void> {
-    const all = await this.store.all();
-    if (all.length === 0) return;
-    const [postings, vectors, texts] = await Promise.all([
-      this.store.postings(),
-      this.embedder ? this.store.embeddings(this.embedder.model) : Promise.resolve(new Map<string, Float32Array>()),
-      this.db.all<{ id: string; t: string | null }>('SELECT article_id::VARCHAR AS id, full_text AS t FROM articles WHERE full_text IS NOT NULL'),
-    ]);
-    const fullText = new Map(texts.map((r) => [r.id, r.t]));
-    const missing = all.filter((a) => this.embedder && !vectors.has(a.articleId));
-    if (missing.length && this.embedder) {
-      // embeddings of another model (or none): compute and store them now
-      const vs = await this.embed(missing.map((a) => ({ article: { ...a, fullText: fullText.get(a.articleId) ?? null }, terms: [], embedding: null })));
+    let indexed = 0;
+    const held = new Map<number, NewsArticle>();
+    const heldWithVector = new Set<number>();
+    const stop = () => {
+      if (this.closingDown) throw new Error('the service closed while its index was loading');
+    };
+    await this.store.streamIndex(this.embedder?.model ?? null, {
+      count: (n) => {
+        indexed = n;
+        this.index.expected = n;
+        this.progress.indexed = n;
+      },
+      articles: (rows) => {
+        stop();
+        this.progress.placed += rows.length;
+        for (const { doc, a } of rows) {
+          if (doc < indexed) this.index.place(doc, a, a.fullText);
+          else held.set(doc, { ...a, fullText: null });
+        }
+      },
+      terms: (rows) => {
+        stop();
+        for (const { doc, terms } of rows) if (doc < indexed) this.index.placeTerms(doc, terms);
+      },
+      vectors: (rows) => {
+        stop();
+        for (const { doc, v } of rows) {
+          if (doc < indexed) this.index.placeVector(doc, v);
+          else heldWithVector.add(doc);
+        }
+      },
+    });
+    // in (crawl, pub, id) order, as the store placed them
+    const heldDocs = [...held.keys()].sort((a, b) => a - b);
+    this.heldBack.push(...heldDocs.map((d) => held.get(d)!));
+    if (!this.embedder) return;
+    // embeddings of another model (or none): compute and store them now
+    const missing: number[] = [];
+    for (let doc = 0; doc < indexed; doc++) if (!this.index.hasVector(doc)) missing.push(doc);
+    for (const doc of heldDocs) if (!heldWithVector.has(doc)) missing.push(doc);
+    const articleOf = (doc: number) => (doc < indexed ? this.index.views[doc]!.a : held.get(doc)!);
+    for (let i = 0; i < missing.length; i += 1000) {
+      stop();
+      const part = missing.slice(i, i + 1000);
+      const ids = part.map((d) => articleOf(d).articleId);
+      const texts = new Map(
+        (
+          await this.db.all<{ id: string; t: string | null }>(
+            "SELECT article_id::VARCHAR AS id, full_text AS t FROM articles WHERE article_id IN (SELECT unnest(string_split($1, ','))::UUID)",
+            [ids.join(',')],
+          )
+        ).map((r) => [r.id, r.t]),
+      );
+      const vs = await this.embed(
+        part.map((d) => ({ article: { ...articleOf(d), fullText: texts.get(articleOf(d).articleId) ?? null }, terms: [], embedding: null })),
+      );
       await this.store.writeEmbeddings(
-        missing.map((a, i) => [a.articleId, vs[i]!]),
+        part.map((d, k) => [ids[k]!, vs[k]!]),
         this.embedder.model,
       );
-      missing.forEach((a, i) => vectors.set(a.articleId, vs[i]!));
-    }
-    for (const a of all) {
-      if (a.crawlDate) this.index.add(a, postings.get(a.articleId) ?? [], vectors.get(a.articleId) ?? null, fullText.get(a.articleId) ?? null);
-      else this.heldBack.push(a);
+      part.forEach((d, k) => d < indexed && this.index.placeVector(d, vs[k]!));
     }
   }
 
@@ -134,6 +219,8 @@ export class NewsService {
   addArticles(raws: RawArticle[], at = new Date(this.clock())): Promise<NewsArticle[]> {
     const run = async (): Promise<NewsArticle[]> => {
       if (raws.length === 0) return [];
+      // pages indexed while the index loads (a resumed URL job) are added after it
+      await this.loaded;
       const local = docFreqOf(raws);
       const df = new Map<string, number>();
       for (const [t, n] of local.df) df.set(t, n + this.index.bm25.df(t));
@@ -248,6 +335,8 @@ export class NewsService {
   }
 
   async close(): Promise<void> {
+    this.closingDown = true;
+    await this.loaded.catch(() => undefined);
     for (const stop of this.stops) await stop();
     await this.adding;
     await this.hits.close();

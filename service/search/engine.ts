@@ -10,12 +10,20 @@ import { VectorIndex } from './vectors.js';
 import { calibrated, cosineFor, type Embedder } from './embedder.js';
 import { compileFilter, type DocView } from './filters.js';
 import { terms } from '../text/tokenize.js';
+import { unavailable } from '../errors.js';
 
 const HOUR = 3_600_000;
 /** RRF constant (Cormack et al. 2009). */
 const RRF_K = 60;
 /** `both` fuses the best FUSION_DEPTH of each list, whatever the page (pages past it widen the head). */
 const FUSION_DEPTH = 1000;
+/**
+ * The news vectors: IVF lists made in the IVF thread, never on the event loop (an exact scan
+ * until the first are made), at most 256 lists (24 probed: a tenth of the vectors scanned at a
+ * million, recall@10 in bench/search and bench/scale), so assigning a million vectors to their
+ * lists takes a minute or two of the IVF thread, not the n^1.5 of sqrt(n) lists.
+ */
+const NEWS_VECTORS = { background: true, maxLists: 256 } as const;
 
 export interface SearchContext {
   now: number;
@@ -46,6 +54,11 @@ export class NewsIndex {
   readonly bm25 = new Bm25Index();
   vectors: VectorIndex | null = null;
 
+  /** while the index loads in the background (NewsService.open): how far it is; searches answer 503 meanwhile */
+  loading: { placed: number; indexed: number } | null = null;
+  /** documents the index expects (NewsService's rebuild knows the count): the vector storage is sized once */
+  expected = 0;
+
   constructor(readonly embedder: Embedder | null) {}
 
   get size(): number {
@@ -70,12 +83,22 @@ export class NewsIndex {
   add(a: NewsArticle, indexTerms: string[], embedding: Float32Array | null, fullText: string | null): void {
     if (this.byId.has(a.articleId)) return;
     const doc = this.views.length;
+    this.place(doc, a, fullText);
+    this.bm25.add(doc, indexTerms);
+    if (embedding) this.placeVector(doc, embedding);
+  }
+
+  /**
+   * Put an indexed article at document `doc` (a rebuild streams the store's articles in any order,
+   * each with its place; `add` appends), without its terms and vector (`placeTerms`, `placeVector`).
+   */
+  place(doc: number, a: NewsArticle, fullText: string | null): void {
     const entityKeys = new Set<string>();
     for (const [t, vs] of Object.entries(a.entities)) for (const v of vs) entityKeys.add(`${t.toLowerCase()}:${v.toLowerCase()}`);
     const points: [number, number][] = Object.values(a.geo ?? {}).map((g) => [g.latitude, g.longitude]);
     const text = [a.title, a.summary, ...a.keyPoints, fullText ?? ''].join('\n').toLowerCase();
-    this.views.push({
-      a: { ...a, fullText: null },
+    this.views[doc] = {
+      a: a.fullText === null ? a : { ...a, fullText: null },
       text,
       entityKeys,
       points,
@@ -83,15 +106,24 @@ export class NewsIndex {
       crawlMs: a.crawlDate ? a.crawlDate.getTime() : NaN,
       premium: a.isPremium,
       owner: a.owner ?? null,
-    });
+    };
     if (a.owner) this.ownedCount++;
-    this.ids.push(a.articleId);
+    this.ids[doc] = a.articleId;
     this.byId.set(a.articleId, doc);
+  }
+
+  placeTerms(doc: number, indexTerms: string[]): void {
     this.bm25.add(doc, indexTerms);
-    if (embedding) {
-      this.vectors ??= new VectorIndex(embedding.length, 16_384);
-      this.vectors.set(doc, embedding);
-    }
+  }
+
+  placeVector(doc: number, embedding: Float32Array): void {
+    this.vectors ??= new VectorIndex(embedding.length, Math.max(16_384, this.expected), NEWS_VECTORS);
+    this.vectors.set(doc, embedding);
+  }
+
+  /** Whether document `doc` has a vector (a rebuild embeds those that have none). */
+  hasVector(doc: number): boolean {
+    return !!this.vectors && this.vectors.has(doc);
   }
 
   /** A rebased reload moved an article's dates. */
@@ -130,6 +162,10 @@ export class NewsIndex {
   }
 
   async search(p: SearchParamsParsed, ctx: SearchContext): Promise<Ranked> {
+    if (this.loading) {
+      const { placed, indexed } = this.loading;
+      throw unavailable(`the news index is loading (${placed} of ${indexed} articles read); retry in a few seconds`, { 'retry-after': '5' });
+    }
     const plan = this.plan(p, ctx);
     const filter = compileFilter(p, { window: plan.window, onlyDomains: ctx.onlyDomains, viewer: ctx.viewer, owned: this.ownedCount > 0 });
     const cache = new Int8Array(this.views.length); // 0 unknown, 1 yes, 2 no

@@ -9,6 +9,11 @@
  * WebAssembly memory each). Both ways sum in the same order and give the same doubles.
  */
 import { DOT_WASM_BASE64 } from './dot-wasm.js';
+import { dotAt } from './dot.js';
+import { assignAll, kmeans, listCount, nearest } from './ivf.js';
+import { ivfThread } from './ivf-thread.js';
+
+export { dotAt };
 
 interface DotExports {
   memory: WebAssembly.Memory;
@@ -28,6 +33,24 @@ const dotModule: WebAssembly.Module | null = (() => {
 
 export const wasmDotsAvailable = () => dotModule !== null;
 
+export interface VectorIndexOptions {
+  /** above this many candidates a search probes IVF lists (below it, an exact scan) */
+  ivfThreshold: number;
+  /** lists probed per search */
+  nprobe: number;
+  /** vectors from which the scan runs in WebAssembly */
+  wasmFrom: number;
+  /** at most this many IVF lists (sqrt(n) below it) */
+  maxLists: number;
+  /**
+   * train in the IVF thread (ivf-thread.ts), never on the event loop: until the first lists are
+   * made a search scans exactly, and when the index has doubled it keeps the older lists meanwhile
+   */
+  background: boolean;
+  /** with `background`: k-means runs on an evenly spaced sample of at least this many vectors (40 per list) */
+  sample: number;
+}
+
 const PAGE = 65_536;
 const align16 = (n: number) => (n + 15) & ~15;
 
@@ -37,15 +60,19 @@ export class VectorIndex {
   private centroids: Float32Array | null = null;
   private lists: number[][] = [];
   private trainedAt = 0;
+  /** 1 for each doc set */
+  private isSet = new Uint8Array(0);
+  /** training under way in the IVF thread (opts.background) */
+  private pendingTrain: Promise<void> | null = null;
   /** the WebAssembly instance holding the vectors (from `wasmFrom` vectors on), else null */
   private wasm: DotExports | null = null;
-  readonly opts: { ivfThreshold: number; nprobe: number; wasmFrom: number };
+  readonly opts: VectorIndexOptions;
   constructor(
     readonly dim: number,
     capacity = 1024,
-    opts: Partial<{ ivfThreshold: number; nprobe: number; wasmFrom: number }> = {},
+    opts: Partial<VectorIndexOptions> = {},
   ) {
-    this.opts = { ivfThreshold: 20_000, nprobe: 24, wasmFrom: 2048, ...opts };
+    this.opts = { ivfThreshold: 20_000, nprobe: 24, wasmFrom: 2048, maxLists: Infinity, background: false, sample: 20_000, ...opts };
     this.data = new Float32Array(dim * capacity);
   }
 
@@ -107,8 +134,19 @@ export class VectorIndex {
     const off = i * this.dim;
     for (let k = 0; k < this.dim; k++) this.data[off + k] = v[k]! / n;
     if (i >= this.count) this.count = i + 1;
+    if (this.isSet.length < this.count) {
+      const next = new Uint8Array(Math.max(this.count, this.isSet.length * 2, 1024));
+      next.set(this.isSet);
+      this.isSet = next;
+    }
+    this.isSet[i] = 1;
     if (this.centroids) this.lists[this.nearestCentroid(off)]!.push(i);
     if (!this.wasm && this.count >= this.opts.wasmFrom) this.toWasm();
+  }
+
+  /** Whether doc `i` was set. */
+  has(i: number): boolean {
+    return i < this.count && this.isSet[i] === 1;
   }
 
   dot(i: number, q: ArrayLike<number>): number {
@@ -116,51 +154,65 @@ export class VectorIndex {
   }
 
   private nearestCentroid(off: number): number {
-    const c = this.centroids!;
-    const k = c.length / this.dim;
-    let best = 0;
-    let bestS = -Infinity;
-    const v = this.data.subarray(off, off + this.dim);
-    for (let j = 0; j < k; j++) {
-      const s = dotAt(c, j * this.dim, v, this.dim);
-      if (s > bestS) {
-        bestS = s;
-        best = j;
-      }
-    }
-    return best;
+    return nearest(this.centroids!, this.data, off, this.dim);
   }
 
-  /** (Re)build IVF lists with spherical k-means, deterministic seeding. */
+  /** (Re)build IVF lists with spherical k-means, deterministic seeding, in this thread. */
   train(iterations = 6): void {
     const n = this.count;
-    const k = Math.max(8, Math.round(Math.sqrt(n)));
-    const dim = this.dim;
-    const c = new Float32Array(k * dim);
-    for (let j = 0; j < k; j++) c.set(this.data.subarray(Math.floor((j * n) / k) * dim, (Math.floor((j * n) / k) + 1) * dim), j * dim);
+    const data = this.data.subarray(0, n * this.dim);
+    const c = kmeans(data, this.dim, listCount(n, this.opts.maxLists), iterations);
+    this.useLists(c, assignAll(data, this.dim, c), n);
+  }
+
+  private useLists(c: Float32Array, assign: Int32Array, n: number): void {
+    const lists = Array.from({ length: c.length / this.dim }, () => [] as number[]);
+    for (let i = 0; i < n; i++) lists[assign[i]!]!.push(i);
+    // vectors set while the lists were made elsewhere (background training)
+    for (let i = n; i < this.count; i++) lists[nearest(c, this.data, i * this.dim, this.dim)]!.push(i);
     this.centroids = c;
-    const assign = new Int32Array(n);
-    for (let it = 0; it < iterations; it++) {
-      for (let i = 0; i < n; i++) assign[i] = this.nearestCentroid(i * dim);
-      c.fill(0);
-      const counts = new Int32Array(k);
-      for (let i = 0; i < n; i++) {
-        const j = assign[i]!;
-        counts[j]!++;
-        for (let x = 0; x < dim; x++) c[j * dim + x]! += this.data[i * dim + x]!;
-      }
-      for (let j = 0; j < k; j++) {
-        let norm = 0;
-        for (let x = 0; x < dim; x++) norm += c[j * dim + x]! ** 2;
-        norm = Math.sqrt(norm);
-        if (norm === 0) c.set(this.data.subarray(((j * 7919) % n) * dim, (((j * 7919) % n) + 1) * dim), j * dim);
-        else for (let x = 0; x < dim; x++) c[j * dim + x]! /= norm;
-      }
-    }
-    for (let i = 0; i < n; i++) assign[i] = this.nearestCentroid(i * dim);
-    this.lists = Array.from({ length: k }, () => [] as number[]);
-    for (let i = 0; i < n; i++) this.lists[assign[i]!]!.push(i);
+    this.lists = lists;
     this.trainedAt = n;
+  }
+
+  /** Whether IVF lists are being made in the IVF thread (searches scan exactly meanwhile, or use the older lists). */
+  get training(): boolean {
+    return this.pendingTrain !== null;
+  }
+
+  /** The IVF lists as they are when `training` ends (resolves at once when none is under way). */
+  trained(): Promise<void> {
+    return this.pendingTrain ?? Promise.resolve();
+  }
+
+  /**
+   * Train in the IVF thread (ivf-thread.ts): k-means on an evenly spaced sample of at most
+   * `sample` vectors, then every vector assigned to its list in chunks (each chunk a copy: the
+   * index's own storage may move as it grows), the lists swapped in when done.
+   */
+  private trainInThread(): void {
+    if (this.pendingTrain) return;
+    const n = this.count;
+    const dim = this.dim;
+    const k = listCount(n, this.opts.maxLists);
+    const m = Math.min(n, Math.max(this.opts.sample, 40 * k));
+    const sample = new Float32Array(m * dim);
+    for (let j = 0; j < m; j++) {
+      const i = Math.floor((j * n) / m);
+      sample.set(this.data.subarray(i * dim, (i + 1) * dim), j * dim);
+    }
+    this.pendingTrain = (async () => {
+      const c = await ivfThread.train(sample, dim, k);
+      const assign = new Int32Array(n);
+      const step = 16_384;
+      for (let from = 0; from < n; from += step) {
+        const to = Math.min(n, from + step);
+        assign.set(await ivfThread.assign(this.data.slice(from * dim, to * dim), dim, c), from);
+      }
+      this.useLists(c, assign, n);
+    })()
+      .catch((e: unknown) => process.emitWarning(`IVF training: ${(e as Error).message}; searches scan exactly`))
+      .finally(() => (this.pendingTrain = null));
   }
 
   /**
@@ -178,9 +230,13 @@ export class VectorIndex {
     // the docs to score, told by the filters before any dot product (null: all docs, in order)
     let ids: Int32Array | null = null;
     const large = (opts.candidates?.length ?? this.count) > this.opts.ivfThreshold;
-    if (large && !opts.exact) {
-      if (!this.centroids || this.count > this.trainedAt * 2) this.train();
-      const c = this.centroids!;
+    const stale = !this.centroids || this.count > this.trainedAt * 2;
+    if (large && !opts.exact && stale) {
+      if (!this.opts.background) this.train();
+      else this.trainInThread();
+    }
+    if (large && !opts.exact && this.centroids) {
+      const c = this.centroids;
       const k = c.length / dim;
       const cs: [number, number][] = [];
       for (let j = 0; j < k; j++) cs.push([dotAt(c, j * dim, qd, dim), j]);
@@ -254,36 +310,4 @@ export class VectorIndex {
     }
     return new Float64Array(buf, outOff, n).slice();
   }
-}
-
-/**
- * Dot product of `dim` floats of `a` from `off` with `q`: eight running sums (k mod 8), added as
- * dot.wat's f64x2 lanes add them (((0+2)+(4+6)) + ((1+3)+(5+7)), then the last dim mod 8 one by
- * one), so this loop and the WebAssembly scan give the same double; a sum may differ from the
- * one-by-one sum in its last bits (~1e-15).
- */
-export function dotAt(a: Float32Array, off: number, q: ArrayLike<number>, dim: number): number {
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  let s4 = 0;
-  let s5 = 0;
-  let s6 = 0;
-  let s7 = 0;
-  let k = 0;
-  let o = off;
-  for (; k + 8 <= dim; k += 8, o += 8) {
-    s0 += a[o]! * q[k]!;
-    s1 += a[o + 1]! * q[k + 1]!;
-    s2 += a[o + 2]! * q[k + 2]!;
-    s3 += a[o + 3]! * q[k + 3]!;
-    s4 += a[o + 4]! * q[k + 4]!;
-    s5 += a[o + 5]! * q[k + 5]!;
-    s6 += a[o + 6]! * q[k + 6]!;
-    s7 += a[o + 7]! * q[k + 7]!;
-  }
-  let t = s0 + s2 + (s4 + s6) + (s1 + s3 + (s5 + s7));
-  for (; k < dim; k++, o++) t += a[o]! * q[k]!;
-  return t;
 }

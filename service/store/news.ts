@@ -292,9 +292,56 @@ export class NewsStore {
     return { total: Number(r?.total ?? 0), indexed: Number(r?.indexed ?? 0) };
   }
 
-  /** Every article (without full text), in (crawl, pub) order. */
-  async all(): Promise<NewsArticle[]> {
-    return (await this.db.all<Row>(`SELECT ${selectCols(false)} FROM articles ORDER BY crawl_date NULLS LAST, pub_date, article_id`)).map(fromRow);
+  /**
+   * What the search index is built from, streamed in chunks on a connection of its own (no read
+   * of the whole corpus into JS at once, and the store's connection stays free meanwhile): first
+   * `count`, then every article with its full text and its place `doc` in (crawl, pub, id)
+   * order (the indexed ones first: doc < indexed), then each article's terms (a term repeated tf
+   * times), then its embedding of `model`. Each handler gets one chunk (up to 2,048 rows) at a
+   * time; the next is read after it returns.
+   */
+  async streamIndex(
+    model: string | null,
+    on: {
+      count(indexed: number, total: number): void;
+      articles(rows: { doc: number; a: NewsArticle }[]): void | Promise<void>;
+      terms(rows: { doc: number; terms: string[] }[]): void | Promise<void>;
+      vectors(rows: { doc: number; v: Float32Array }[]): void | Promise<void>;
+    },
+  ): Promise<void> {
+    const conn = await this.db.instance.connect();
+    try {
+      const each = async (sql: string, params: unknown[], fn: (rows: Row[]) => void | Promise<void>) => {
+        const r = await conn.stream(sql, params as never);
+        for await (const rows of r.yieldRowObjectJs()) await fn(rows as Row[]);
+      };
+      await conn.run(`CREATE OR REPLACE TEMP TABLE index_order AS
+        SELECT article_id, (row_number() OVER (ORDER BY crawl_date NULLS LAST, pub_date, article_id) - 1)::INTEGER AS doc FROM articles`);
+      const c = (await conn.runAndReadAll('SELECT count(*) AS total, count(crawl_date) AS indexed FROM articles')).getRowObjectsJS()[0]!;
+      on.count(Number(c.indexed), Number(c.total));
+      await each(`SELECT o.doc, ${selectCols(true)} FROM articles JOIN index_order o USING (article_id)`, [], (rows) =>
+        on.articles(rows.map((r) => ({ doc: Number(r.doc), a: fromRow(r) }))),
+      );
+      await each('SELECT o.doc, list(term) AS terms, list(tf) AS tfs FROM postings JOIN index_order o USING (article_id) GROUP BY o.doc', [], (rows) =>
+        on.terms(
+          rows.map((r) => {
+            const terms: string[] = [];
+            (r.terms as string[]).forEach((t, i) => {
+              for (let k = 0; k < Number((r.tfs as number[])[i]); k++) terms.push(t);
+            });
+            return { doc: Number(r.doc), terms };
+          }),
+        ),
+      );
+      if (model !== null) {
+        await each('SELECT o.doc, vec FROM embeddings JOIN index_order o USING (article_id) WHERE model = $1', [model], (rows) =>
+          on.vectors(rows.map((r) => ({ doc: Number(r.doc), v: toF32(r.vec as Uint8Array) }))),
+        );
+      }
+      await conn.run('DROP TABLE index_order');
+    } finally {
+      conn.closeSync();
+    }
   }
 
   /**
