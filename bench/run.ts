@@ -23,6 +23,7 @@ import { benchCliStart } from './cli-start.js';
 import { benchFeeds } from './feeds.js';
 import { benchHttp } from './http.js';
 import { benchMix } from './mix.js';
+import { benchMetrics } from './metrics.js';
 import { loadAvg1m, recordResult } from './results.js';
 
 const benches: [id: string, run: () => Promise<Record<string, unknown>>][] = [
@@ -44,6 +45,7 @@ const benches: [id: string, run: () => Promise<Record<string, unknown>>][] = [
   ['mix', benchMix],
   ['cli-start', benchCliStart],
   ['feeds', benchFeeds],
+  ['metrics', benchMetrics],
 ];
 
 /** The result's key: the bench's id, and for the walk its rate factor (NEWSFLOW_BENCH_WALK_FACTOR), whose runs are kept apart. */

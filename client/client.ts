@@ -28,7 +28,9 @@ export type ClientEvent =
   | { type: 'response'; operationId: string; status: number; ms: number; attempt: number }
   /** `reason`: the network error, or the status with the API's code and detail */
   | { type: 'retry'; operationId: string; status: number | null; delayMs: number; attempt: number; reason: string }
-  | { type: 'shape-mismatch'; operationId: string; issues: unknown[] };
+  | { type: 'shape-mismatch'; operationId: string; issues: unknown[] }
+  /** what an answer says it cost (its `usage.credits`: a search's credits, a quarter of them on a try_cache hit) */
+  | { type: 'usage'; operationId: string; credits: number };
 
 export interface NewsClientOptions {
   /** default: $NEWSFLOW_API_URL, else http://127.0.0.1:8080 */
@@ -173,7 +175,10 @@ export class NewsClient {
       if (status < 400) {
         if (stream && String(headers['content-type'] ?? '').startsWith('text/event-stream')) return { d, stream: res.body };
         const text = await res.body.text();
-        return { d, json: text ? JSON.parse(text) : null };
+        const json = text ? JSON.parse(text) : null;
+        const credits = (json as { usage?: { credits?: unknown } } | null)?.usage?.credits;
+        if (typeof credits === 'number' && Number.isFinite(credits)) this.opts.onEvent?.({ type: 'usage', operationId, credits });
+        return { d, json };
       }
       const text = await res.body.text();
       let errBody: unknown = text;

@@ -14,6 +14,8 @@ import { docsPage } from './docs.js';
 import { AllowTable } from './allow.js';
 import { webhookRefusedHosts } from './alerts/webhooks.js';
 import { clientErrorHandler, frameworkErrors } from './client-errors.js';
+import { ServiceMetrics } from './metrics.js';
+import { Readiness } from './health.js';
 
 /** `/v1/news/{article_id}` -> `/v1/news/:article_id` */
 const toFastifyPath = (p: string) => p.replace(/\{([^}]+)\}/g, ':$1');
@@ -24,6 +26,9 @@ const ALLOW = new AllowTable([
   { method: 'GET', path: '/openapi.json' },
   { method: 'GET', path: '/docs' },
   { method: 'POST', path: OAUTH_TOKEN_PATH },
+  { method: 'GET', path: '/metrics' },
+  { method: 'GET', path: '/healthz' },
+  { method: 'GET', path: '/readyz' },
 ]);
 
 /**
@@ -45,6 +50,16 @@ export interface AppOptions {
   logger?: boolean | object;
   /** Extra hooks or plugins, registered before the routes (metrics, tracing, tests). */
   configure?: (app: FastifyInstance) => void;
+  /** the Prometheus metrics of GET /metrics (default: a registry of this app's own, with the process's metrics) */
+  metrics?: ServiceMetrics;
+}
+
+/** The readiness checks of a service built without any: the store is open and the news index loaded. */
+export function defaultReadiness(services: Services): Readiness {
+  const r = new Readiness();
+  r.add('store', () => ({ ready: !!services.db }));
+  r.add('index', () => (services.news ? { ready: true } : { ready: false, detail: 'no news store opened' }));
+  return r;
 }
 
 export async function buildApp(services: Services, opts: AppOptions = {}): Promise<FastifyInstance> {
@@ -67,6 +82,13 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   });
 
   opts.configure?.(app);
+
+  // metrics of every answered request, by the route's template (404s and 405s: one "unmatched")
+  const metrics = opts.metrics ?? new ServiceMetrics(services.limiter);
+  app.addHook('onResponse', async (req, reply) => {
+    metrics.observe(req.method, req.routeOptions.url, reply.statusCode, reply.elapsedTime);
+  });
+  const readiness = (services.readiness ??= defaultReadiness(services));
 
   // JSON: keys named __proto__ (and constructor.prototype) are dropped like any unknown key, not
   // refused; an empty body is no body (DELETE with Content-Type: application/json, as several
@@ -123,11 +145,23 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
 
   app.post(OAUTH_TOKEN_PATH, async (req, reply) => oauthToken(services, req, reply));
 
+  // operations (docs/operations.md): Prometheus text, alive, ready for traffic
+  app.get('/metrics', async (_req, reply) => reply.type(metrics.contentType).send(await metrics.text()));
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_req, reply) => {
+    const r = readiness.report();
+    if (r.ready) return { status: 'ready', checks: r.checks };
+    const waiting = Object.entries(r.checks)
+      .filter(([, c]) => !c.ready)
+      .map(([n, c]) => (c.detail ? `${n} (${c.detail})` : n));
+    return reply.code(503).send({ code: ERROR_CODES.unavailable, detail: `not ready: ${waiting.join(', ')}`, status: 'not ready', checks: r.checks });
+  });
+
   for (const d of ROUTES) {
     app.route({
       method: d.method,
       url: toFastifyPath(d.path),
-      handler: async (req, reply) => handle(services, handlers, d, req, reply),
+      handler: async (req, reply) => handle(services, handlers, d, req, reply, metrics),
     });
   }
   return app;
@@ -235,7 +269,7 @@ function holdSlot(reply: FastifyReply, release: () => void): () => void {
   };
 }
 
-async function handle(services: Services, handlers: GroupHandlers, d: RouteDef, req: FastifyRequest, reply: FastifyReply) {
+async function handle(services: Services, handlers: GroupHandlers, d: RouteDef, req: FastifyRequest, reply: FastifyReply, metrics: ServiceMetrics) {
   const principal = await authorize(services, d, req);
 
   const params = d.params ? parseOrThrow(d.params, coerceQuery(d.params, req.params as Record<string, unknown>), 'path') : {};
@@ -267,6 +301,7 @@ async function handle(services: Services, handlers: GroupHandlers, d: RouteDef, 
   if (principal && d.limit) {
     const a = services.limiter.admit(principal.keyId, d.limit);
     if (!a.ok) {
+      metrics.rateLimited(toFastifyPath(d.path), d.limit, a.code);
       throw new HttpError(429, a.code, a.code === 429001 ? 'Concurrency Limit Exceeded' : 'Rate Limit Exceeded', a.headers);
     }
     if (connectionGone(reply)) {

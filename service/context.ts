@@ -18,6 +18,7 @@ import type { GraphService } from './graph/service.js';
 import type { WebSearchService } from './websearch/service.js';
 import type { ForumService } from './forum/service.js';
 import type { WikiService } from './wiki/service.js';
+import type { Readiness } from './health.js';
 
 export interface Services {
   db: Db;
@@ -48,6 +49,8 @@ export interface Services {
   forum?: ForumService;
   /** the encyclopedia store and its search (GET /v1/wiki/search, the DeepNews agent) */
   wiki?: WikiService;
+  /** the checks of GET /readyz (health.ts): a part that loads in the background adds its own (default: store and news index) */
+  readiness?: Readiness;
 }
 
 /** What every handler receives, whatever its route: the caller, the services, the request and reply. */

@@ -28,6 +28,8 @@ export interface GroupState {
 
 export class RateLimiter {
   private buckets = new Map<string, Bucket>();
+  /** requests holding a concurrency slot, per group over every key (the service's /metrics) */
+  private readonly inflightTotal = new Map<LimitGroup, number>();
   constructor(
     readonly config: LimitsConfig,
     private readonly now: () => number = () => performance.timeOrigin + performance.now(),
@@ -71,6 +73,7 @@ export class RateLimiter {
     }
     b.tokens -= 1;
     b.inflight += 1;
+    this.inflightTotal.set(group, (this.inflightTotal.get(group) ?? 0) + 1);
     let released = false;
     return {
       ok: true,
@@ -78,6 +81,7 @@ export class RateLimiter {
         if (!released) {
           released = true;
           b.inflight -= 1;
+          this.inflightTotal.set(group, (this.inflightTotal.get(group) ?? 1) - 1);
         }
       },
       headers: {
@@ -87,6 +91,11 @@ export class RateLimiter {
         'X-Concurrency-Remaining': String(spec.concurrency - b.inflight),
       },
     };
+  }
+
+  /** Requests holding a slot of `group` now, over every key. */
+  inflight(group: LimitGroup): number {
+    return this.inflightTotal.get(group) ?? 0;
   }
 
   /** Current state without consuming anything. */

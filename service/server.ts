@@ -189,6 +189,8 @@ export async function startService(opts: Partial<ServiceConfig> & { limitsText?:
   const config = opts.services?.config ?? serviceConfig(opts);
   const services = opts.services ?? (await openServices(config));
   const app = await buildApp(services, opts);
+  // closing: not ready any more, so a balancer sends no new requests while the service drains
+  const draining = () => services.readiness?.add('shutdown', () => ({ ready: false, detail: 'the service is shutting down' }));
   const address = await app.listen({ port: config.port, host: config.host });
   const url = address.replace('[::1]', '127.0.0.1');
   // without NEWSFLOW_PUBLIC_URL the URLs handed out start with the listen address (port 0 is known only now)
@@ -203,6 +205,7 @@ export async function startService(opts: Partial<ServiceConfig> & { limitsText?:
     async close() {
       if (closed) return;
       closed = true;
+      draining();
       unpublish();
       await app.close();
       await services.web?.close();

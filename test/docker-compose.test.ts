@@ -76,7 +76,7 @@ describe('docker-compose.yml (the production stack)', () => {
     const { postgres, temporal, worker, newsflow } = c.services;
     expect(temporal.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgres', DBNAME: 'temporal', VISIBILITY_DBNAME: 'temporal_visibility' });
     expect(worker.deploy?.replicas).toBe(3);
-    expect(worker.command).toEqual(['worker', '--data-dir', '/data']);
+    expect(worker.command).toEqual(['worker', '--data-dir', '/data', '--metrics-host', '0.0.0.0']);
     expect(worker.environment?.NEWSFLOW_LAKE_CATALOG).toBe(`postgres://newsflow:newsflow@postgres:5432/${postgres.environment?.POSTGRES_DB}`);
     expect(worker.environment).toMatchObject({
       TEMPORAL_ADDRESS: 'temporal:7233',
@@ -89,7 +89,11 @@ describe('docker-compose.yml (the production stack)', () => {
       temporal: { condition: 'service_healthy' },
       newsflow: { condition: 'service_healthy' },
     });
-    for (const s of ['postgres', 'temporal', 'newsflow'] as const) expect(c.services[s].healthcheck?.test, s).toBeTruthy();
+    for (const s of ['postgres', 'temporal', 'newsflow', 'worker'] as const) expect(c.services[s].healthcheck?.test, s).toBeTruthy();
+    // the probes are the health endpoints: the service's readiness, each worker's /healthz on its metrics port
+    expect(newsflow.healthcheck?.test?.join(' ')).toContain('/readyz');
+    expect(worker.healthcheck?.test?.join(' ')).toContain('/healthz');
+    expect(worker.environment?.NEWSFLOW_METRICS_PORT).toBe('9464');
     // the lake data: one volume the workers and the service share
     expect(worker.volumes?.map((v) => `${v.source}:${v.target}`)).toContain('lake-data:/lake');
     expect(newsflow.volumes?.map((v) => `${v.source}:${v.target}`)).toContain('lake-data:/lake');

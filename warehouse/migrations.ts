@@ -83,6 +83,17 @@ const VERSIONED_MIGRATIONS: [version: number, sql: string[]][] = [
   ],
   // one name per kind: loads recorded under the kinds' former names say the one name
   [30, [RENAME_OLD_KINDS]],
+  // what a load cost against the API (the worker's client, per workflow): requests, retries, 429s, credits
+  // (NULL: recorded by a writer that did not count them)
+  [
+    33,
+    [
+      'ALTER TABLE _loads ADD COLUMN api_requests BIGINT',
+      'ALTER TABLE _loads ADD COLUMN retries BIGINT',
+      'ALTER TABLE _loads ADD COLUMN http_429 BIGINT',
+      'ALTER TABLE _loads ADD COLUMN credits DOUBLE',
+    ],
+  ],
 ];
 
 /**

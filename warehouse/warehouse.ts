@@ -33,10 +33,29 @@ export interface LoadMeta {
   windowEnd: Date | null;
 }
 
+/** What a load cost against the API: requests made (every attempt), retries, 429 answers, credits the answers named. */
+export interface LoadUsage {
+  apiRequests: number;
+  retries: number;
+  http429: number;
+  credits: number;
+}
+
+/** Told of every landing and every recorded load of a warehouse (the worker's metrics); must not throw. */
+export interface WarehouseObserver {
+  /** a batch landed into `table` (the parent of a land() call) for `loadId` */
+  landed?(table: string, loadId: string, counts: LoadCounts): void;
+  /** a load recorded in `_loads`, or its counts changed (a replay with the same counts is not told) */
+  recorded?(meta: LoadMeta, counts: LoadCounts): void;
+}
+
 const sqlStr = (s: string) => `'${s.replaceAll("'", "''")}'`;
 
 export class Warehouse {
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly observers: WarehouseObserver[] = [];
+  /** the API usage of a load being recorded (the worker's client counts it per workflow); none: NULL */
+  private usageOf: ((meta: LoadMeta) => LoadUsage | undefined) | null = null;
   private readonly landing: Landing;
   private constructor(
     readonly dir: string,
@@ -128,7 +147,26 @@ export class Warehouse {
     children: { table: TableDef; rows: Record<string, unknown>[] }[],
     loadId: string,
   ): Promise<LoadCounts> {
-    return this.landing.land(parent, rows, children, loadId, (fn) => this.serial(fn));
+    const landed = this.landing.land(parent, rows, children, loadId, (fn) => this.serial(fn));
+    if (!this.observers.length) return landed;
+    return landed.then((counts) => {
+      for (const o of this.observers) o.landed?.(parent.name, loadId, counts);
+      return counts;
+    });
+  }
+
+  /** Where recordLoad reads a load's API usage from (the worker sets it: pipelines/worker/usage.ts). */
+  setUsageSource(fn: ((meta: LoadMeta) => LoadUsage | undefined) | null): void {
+    this.usageOf = fn;
+  }
+
+  /** Tell `o` of every landing and recorded load from now on; returns what stops it. */
+  observe(o: WarehouseObserver): () => void {
+    this.observers.push(o);
+    return () => {
+      const i = this.observers.indexOf(o);
+      if (i >= 0) this.observers.splice(i, 1);
+    };
   }
 
   /**
@@ -152,21 +190,30 @@ export class Warehouse {
         JSON.stringify(invariants),
         meta.kind,
       ];
+      const usage = this.usageOf?.(meta);
+      params.push(usage?.apiRequests ?? null, usage?.retries ?? null, usage?.http429 ?? null, usage?.credits ?? null);
       const changed = await this.tx({ loadId: meta.loadId, op: 'record' }, async (conn) => {
         const r = await conn.runAndReadAll(
           `MERGE INTO _loads t USING (SELECT $1::VARCHAR AS load_id, $2::VARCHAR AS pipeline, $3::VARCHAR AS workflow_id, $4::VARCHAR AS run_id,
              make_timestamp($5::BIGINT) AS window_start, make_timestamp($6::BIGINT) AS window_end, $7::BIGINT AS rows_received, $8::BIGINT AS rows_inserted,
-             $9::BIGINT AS rows_updated, make_timestamp($10::BIGINT) AS started_at, $11::JSON AS invariants, $12::VARCHAR AS kind) s ON t.load_id = s.load_id
+             $9::BIGINT AS rows_updated, make_timestamp($10::BIGINT) AS started_at, $11::JSON AS invariants, $12::VARCHAR AS kind,
+             $13::BIGINT AS api_requests, $14::BIGINT AS retries, $15::BIGINT AS http_429, $16::DOUBLE AS credits) s ON t.load_id = s.load_id
            WHEN MATCHED AND (t.rows_received <> s.rows_received OR t.rows_inserted <> s.rows_inserted OR t.rows_updated <> s.rows_updated
-             OR coalesce(t.invariants::VARCHAR, '') <> coalesce(s.invariants::VARCHAR, '')) THEN UPDATE SET rows_received = s.rows_received,
-             rows_inserted = s.rows_inserted, rows_updated = s.rows_updated, finished_at = now(), invariants = s.invariants
-           WHEN NOT MATCHED THEN INSERT (load_id, pipeline, kind, workflow_id, run_id, window_start, window_end, rows_received, rows_inserted, rows_updated, started_at, finished_at, invariants)
-             VALUES (s.load_id, s.pipeline, s.kind, s.workflow_id, s.run_id, s.window_start, s.window_end, s.rows_received, s.rows_inserted, s.rows_updated, s.started_at, now(), s.invariants)`,
+             OR coalesce(t.invariants::VARCHAR, '') <> coalesce(s.invariants::VARCHAR, '')
+             OR (s.api_requests IS NOT NULL AND t.api_requests IS DISTINCT FROM s.api_requests)) THEN UPDATE SET rows_received = s.rows_received,
+             rows_inserted = s.rows_inserted, rows_updated = s.rows_updated, finished_at = now(), invariants = s.invariants,
+             api_requests = coalesce(s.api_requests, t.api_requests), retries = coalesce(s.retries, t.retries),
+             http_429 = coalesce(s.http_429, t.http_429), credits = coalesce(s.credits, t.credits)
+           WHEN NOT MATCHED THEN INSERT (load_id, pipeline, kind, workflow_id, run_id, window_start, window_end, rows_received, rows_inserted, rows_updated, started_at, finished_at, invariants,
+             api_requests, retries, http_429, credits)
+             VALUES (s.load_id, s.pipeline, s.kind, s.workflow_id, s.run_id, s.window_start, s.window_end, s.rows_received, s.rows_inserted, s.rows_updated, s.started_at, now(), s.invariants,
+             s.api_requests, s.retries, s.http_429, s.credits)`,
           params as never,
         );
         return Number((r.getRowObjectsJS()[0] as { Count?: bigint } | undefined)?.Count ?? 0) > 0;
       });
       if (!changed) return;
+      for (const o of this.observers) o.recorded?.(meta, counts);
       const [snap] = (await this.conn.runAndReadAll(`SELECT id FROM ducklake_last_committed_snapshot('${LAKE_ALIAS}')`)).getRowObjectsJS();
       if (snap?.id === null || snap?.id === undefined) return;
       await this.tx({ loadId: meta.loadId, op: 'snapshot' }, (conn) =>

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { RunRequest } from '../run/run-once.js';
 import type { RunOptions } from '../config/kinds/index.js';
-import { CliError, dataDirOpt, intArg, list, verboseOpt } from './shared.js';
+import { CliError, dataDirOpt, intArg, list, metricsPortOpt, verboseOpt } from './shared.js';
 
 /** loaded when a command runs: `newsflow --help` loads no more than the commands */
 const registry = () => import('../config/kinds/index.js');
@@ -13,9 +13,11 @@ export function register(program: Command): void {
     .description('run the Temporal worker (all workflows and activities); checks the API and key first; stops cleanly on SIGINT/SIGTERM')
     .option(...dataDirOpt)
     .option(...verboseOpt)
-    .action(async (o: { dataDir?: string; verbose?: boolean }) => {
+    .option(...metricsPortOpt)
+    .option('--metrics-host <address>', 'the address the metrics port listens on (default: metrics.host of the project file, else 127.0.0.1)')
+    .action(async (o: { dataDir?: string; verbose?: boolean; metricsPort?: number; metricsHost?: string }) => {
       const { runWorker } = await import('../run/run-once.js');
-      await runWorker(o.dataDir, { verbose: o.verbose });
+      await runWorker(o.dataDir, { verbose: o.verbose, metricsPort: o.metricsPort, metricsHost: o.metricsHost });
     });
 
   program

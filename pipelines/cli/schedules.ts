@@ -43,6 +43,30 @@ async function withTemporal<T>(dataDir: string | undefined, fn: (c: Client) => P
 }
 
 export function register(program: Command): void {
+  program
+    .command('status')
+    .description(
+      'one line per declared pipeline schedule and the feed sources: schedule state, last run, last load with its rows, lag against error_after, failures in a row, the last error; exits 0 healthy, 1 failing, 2 stale',
+    )
+    .option('--json', 'the report as JSON')
+    .option(...dataDirOpt)
+    .action(async (o: { json?: boolean; dataDir?: string }) => {
+      const { useProject } = await import('../config/index.js');
+      const { declareSchedules } = await import('../schedules/index.js');
+      const { projectStatus, statusLines } = await import('../run/status.js');
+      const { openReader } = await import('../../warehouse/read.js');
+      const reader = await openReader(warehouseOf({ dataDir: o.dataDir })).catch(() => null);
+      try {
+        const report = await withTemporal(o.dataDir, (c) =>
+          projectStatus(c, declareSchedules(useProject().pipelines), reader ? (sql) => reader.all(sql) : null),
+        );
+        console.log(o.json ? JSON.stringify(report) : statusLines(report));
+        process.exitCode = report.exitCode;
+      } finally {
+        reader?.close();
+      }
+    });
+
   const schedule = program.command('schedule').description("Temporal schedules of the project file's pipelines");
   schedule
     .command('apply')

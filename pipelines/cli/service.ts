@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { packageRoot } from '../../lib/package-root.js';
-import { CliError, dataDirOpt, floatArg, intArg, verboseOpt } from './shared.js';
+import { CliError, dataDirOpt, floatArg, intArg, metricsPortOpt, verboseOpt } from './shared.js';
 
 /** loaded when a command runs: `newsflow --help` loads no more than the commands */
 const pre = () => import('../run/preflight.js');
@@ -74,7 +74,8 @@ export function register(program: Command): void {
     )
     .option(...dataDirOpt)
     .option(...verboseOpt)
-    .action(async (o: { port?: number; dataDir?: string; corpus?: string; replay: number; verbose?: boolean; temporal: string }) => {
+    .option(...metricsPortOpt)
+    .action(async (o: { port?: number; dataDir?: string; corpus?: string; replay: number; verbose?: boolean; temporal: string; metricsPort?: number }) => {
       if (!['dev', 'postgres'].includes(o.temporal)) throw new CliError(`--temporal must be dev or postgres; got ${o.temporal}`);
       process.env.NEWSFLOW_TEMPORAL = o.temporal;
       const corpus = o.corpus ?? process.env.NEWSFLOW_CORPUS ?? defaultCorpus();

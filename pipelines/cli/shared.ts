@@ -18,6 +18,13 @@ export const dataDirOf = (dataDir: string | undefined) => path.resolve(dataDir ?
 export const warehouseOf = (o: { warehouse?: string; dataDir?: string }) =>
   path.resolve(o.warehouse ?? process.env.NEWSFLOW_WAREHOUSE_DIR ?? dataDirOf(o.dataDir));
 
+/** the worker's /metrics and /healthz port (over metrics.port of the project file and NEWSFLOW_METRICS_PORT) */
+export const metricsPortOpt = [
+  '--metrics-port <port>',
+  "serve the worker's /metrics (Prometheus text: newsflow's and Temporal's) and /healthz on this port (0: any free port)",
+  (v: string) => intArg('--metrics-port')(v),
+] as const;
+
 export const intArg = (name: string) => (v: string) => {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError(`${name} must be an integer 0-65535`);

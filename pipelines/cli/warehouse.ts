@@ -39,6 +39,20 @@ export function register(program: Command): void {
       console.log(JSON.stringify(counts));
     });
 
+  program
+    .command('usage')
+    .description("what each pipeline cost against the API since a time, from _loads: loads, rows, requests, retries, 429s, credits (the service's pricing)")
+    .option('--since <when>', 'a duration back from now (30m, 12h, 7d, 2w) or an ISO date', '7d')
+    .option('--json', 'one JSON array, a row per pipeline')
+    .option(...warehouseOpt)
+    .option(...dataDirOpt)
+    .action(async (o: { since: string; json?: boolean; warehouse?: string; dataDir?: string }) => {
+      const { sinceTime, usageSince, usageTable } = await import('../run/usage.js');
+      const since = sinceTime(o.since);
+      const rows = await usageSince(warehouseOf(o), since);
+      console.log(o.json ? JSON.stringify(rows) : usageTable(rows, since));
+    });
+
   const wh = program.command('warehouse').description('the warehouse lake: migrate');
   wh.command('migrate')
     .description(`move a single-file warehouse of an older newsflow (${WAREHOUSE_FILE}) into the lake, every row kept`)

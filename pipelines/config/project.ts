@@ -30,6 +30,8 @@ export interface Project {
   temporal: { server: string; namespace: string };
   limits: LimitsConfig;
   workers: number;
+  /** the worker's /metrics and /healthz (port unset: not served) */
+  metrics: { port?: number; host: string };
   pipelines: Pipeline[];
   sources: ProjectFile['sources'];
   /** absolute path of the user's workflows module, if any */
@@ -65,6 +67,9 @@ export function resolveProject(f: ProjectFile, file: string | null, dir: string,
   const workers = envVar('NEWSFLOW_WORKERS');
   if (workers !== undefined && !(Number.isInteger(Number(workers)) && Number(workers) >= 1))
     throw new ConfigError([`NEWSFLOW_WORKERS: takes a positive integer (the number of workers sharing one API key), got ${JSON.stringify(workers)}`]);
+  const metricsPort = envVar('NEWSFLOW_METRICS_PORT');
+  if (metricsPort !== undefined && !(/^\d{1,5}$/.test(metricsPort) && Number(metricsPort) <= 65535))
+    throw new ConfigError([`NEWSFLOW_METRICS_PORT: takes a port number (0-65535; 0 any free port), got ${JSON.stringify(metricsPort)}`]);
   const temporalMode = envVar('NEWSFLOW_TEMPORAL');
   if (temporalMode !== undefined && temporalMode !== 'dev' && temporalMode !== 'postgres')
     throw new ConfigError([
@@ -85,6 +90,7 @@ export function resolveProject(f: ProjectFile, file: string | null, dir: string,
     temporal: { server: envVar('TEMPORAL_ADDRESS') ?? temporalMode ?? f.temporal.server, namespace: envVar('TEMPORAL_NAMESPACE') ?? f.temporal.namespace },
     limits: parsedLimits,
     workers: workers !== undefined ? Number(workers) : f.workers,
+    metrics: { port: metricsPort !== undefined ? Number(metricsPort) : f.metrics.port, host: f.metrics.host },
     pipelines: pipelinesWithEnv(f.pipelines, env, warnings),
     sources: f.sources,
     workflows,

@@ -94,6 +94,19 @@ const projectFile = (pipeline: typeof Pipeline) =>
         .default(1)
         .describe('workers sharing the API key (each takes its share of the concurrency)')
         .meta({ 'x-env': 'NEWSFLOW_WORKERS' }),
+      metrics: z
+        .strictObject({
+          port: z
+            .int()
+            .min(0)
+            .max(65535)
+            .optional()
+            .describe("the worker's /metrics (Prometheus text, its own and Temporal's) and /healthz on this port (unset: none; 0: any free port)")
+            .meta({ 'x-env': 'NEWSFLOW_METRICS_PORT' }),
+          host: z.string().min(1).default('127.0.0.1').describe("the address the worker's metrics port listens on (0.0.0.0: every interface)"),
+        })
+        .default({ host: '127.0.0.1' })
+        .describe("the worker's metrics and health endpoint (docs/operations.md, Metrics)"),
       pipelines: z.array(pipeline).default([]).describe('named pipelines: each a kind with its parameters and a schedule'),
       sources: z.array(SourceEntry).default([]).describe('feeds and sitemaps the service is filled from as they publish (see docs/pipelines.md, live news)'),
       workflows: z.string().optional().describe("a module of your own workflows and activities, registered with newsflow's worker (e.g. ./pipelines.ts)"),

@@ -29,7 +29,7 @@ type Running = RunningService;
 const at = (d: Date | undefined) => (d ? `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC` : '(paused)');
 
 /** `corpus` is needed unless remoteApi(). */
-export async function mainJob(o: { port?: number; dataDir?: string; corpus?: string; replay: number; verbose?: boolean }) {
+export async function mainJob(o: { port?: number; dataDir?: string; corpus?: string; replay: number; verbose?: boolean; metricsPort?: number }) {
   const t0 = Date.now();
   const secs = () => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
   const dataDir = serviceConfig({ dataDir: o.dataDir }).dataDir;
@@ -123,7 +123,17 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
     throw e;
   }
   const endpoint = await startEndpoint();
-  const worker = await startWorker({ endpoint, dataDir, apiUrl, apiKey, verbose: o.verbose, quiet: true, bundleCacheDir: path.join(cacheDir(), 'bundle') });
+  const metricsPort = o.metricsPort ?? project.metrics.port;
+  const worker = await startWorker({
+    endpoint,
+    dataDir,
+    apiUrl,
+    apiKey,
+    verbose: o.verbose,
+    quiet: true,
+    bundleCacheDir: path.join(cacheDir(), 'bundle'),
+    metrics: metricsPort !== undefined ? { port: metricsPort, host: project.metrics.host } : undefined,
+  });
   atShutdown(() => worker.stop());
   const client = await temporalClient(endpoint);
   await applySchedules(client, schedules, pipelineScope);
@@ -149,7 +159,7 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
 Temporal UI: ${endpoint.uiUrl ?? `(external server ${endpoint.address})`}
 Temporal:    ${endpoint.address}
 Warehouse:   ${wh}
-Logs:        ${logs} (service.log, worker.log; --verbose shows them here)
+${worker.metricsUrl ? `Metrics:     ${worker.metricsUrl}/metrics (the worker's), ${apiUrl}/metrics (the service's)\n` : ''}Logs:        ${logs} (service.log, worker.log; --verbose shows them here)
 Pipelines (each triggered once now):
 ${pipelines.join('\n')}
 Backfill:    ${backfill}

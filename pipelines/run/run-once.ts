@@ -28,16 +28,25 @@ function cleanupFailed(dataDir: string, what: string, e: Error): void {
  * Run the worker (all workflows and activities) until SIGINT/SIGTERM, then stop it cleanly. The
  * preflight checks the API and key, and warns about each scheduled pipeline this key cannot run.
  */
-export async function runWorker(dataDirOpt: string | undefined, o: { verbose?: boolean } = {}) {
+export async function runWorker(dataDirOpt: string | undefined, o: { verbose?: boolean; metricsPort?: number; metricsHost?: string } = {}) {
   const dataDir = serviceConfig({ dataDir: dataDirOpt }).dataDir;
   await preflight(scheduledNeeds(declareSchedules(useProject().pipelines)), { mode: 'worker' });
   stopOnSignals();
   const endpoint = await temporalEndpoint({ dataDir, log: (m) => console.error(m) });
   atShutdown(() => endpoint.stop());
   try {
-    const w = await startWorker({ endpoint, dataDir, verbose: o.verbose });
+    const { metrics } = useProject();
+    const port = o.metricsPort ?? metrics.port;
+    const w = await startWorker({
+      endpoint,
+      dataDir,
+      verbose: o.verbose,
+      metrics: port !== undefined ? { port, host: o.metricsHost ?? metrics.host } : undefined,
+    });
     atShutdown(() => w.stop());
-    console.log(`worker running on ${endpoint.address}${endpoint.uiUrl ? ` (Temporal UI ${endpoint.uiUrl})` : ''}; warehouse ${warehouseDir(dataDir)}`);
+    console.log(
+      `worker running on ${endpoint.address}${endpoint.uiUrl ? ` (Temporal UI ${endpoint.uiUrl})` : ''}; warehouse ${warehouseDir(dataDir)}${w.metricsUrl ? `; metrics ${w.metricsUrl}/metrics, health ${w.metricsUrl}/healthz` : ''}`,
+    );
     await w.running;
   } finally {
     await endpoint.stop();

@@ -22,16 +22,22 @@ let workerLog: WorkerLog | null = null;
  * activities') to <data dir>/logs/worker.log and, on a terminal, errors only unless `verbose`
  * (see log.ts); no signal handlers of its own (the command stops its worker itself).
  */
-export async function installRuntime(dataDir: string, verbose = false, quiet = false): Promise<WorkerLog> {
+export async function installRuntime(dataDir: string, verbose = false, quiet = false, temporalMetrics?: string): Promise<WorkerLog> {
   if (!workerLog) {
     const { Runtime, makeTelemetryFilterString } = await import('@temporalio/worker');
     workerLog = new WorkerLog(dataDir, { verbose, quiet });
     // quiet: the native core's own log lines (else printed straight to stdout) go through the log too
-    const telemetryOptions = quiet ? { logging: { filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }), forward: {} } } : undefined;
+    const logging = quiet ? { filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }), forward: {} } : undefined;
+    // the SDK's own Prometheus exporter (temporal_* metrics) on a loopback address, read by our /metrics (metrics.ts)
+    const metrics = temporalMetrics ? { prometheus: { bindAddress: temporalMetrics, countersTotalSuffix: true, useSecondsForDurations: true } } : undefined;
+    const telemetryOptions = logging || metrics ? { ...(logging ? { logging } : {}), ...(metrics ? { metrics } : {}) } : undefined;
     Runtime.install({ logger: workerLog, shutdownSignals: [], telemetryOptions });
+    temporalMetricsAddress = temporalMetrics ?? null;
   }
   return workerLog;
 }
+/** where the installed Runtime serves the SDK's metrics (null: it does not) */
+let temporalMetricsAddress: string | null = null;
 
 export async function startWorker(opts: {
   endpoint: TemporalEndpoint;
@@ -46,8 +52,17 @@ export async function startWorker(opts: {
   onEvent?: (e: ClientEvent) => void;
   /** keep the workflow bundle here (see workflowBundle in worker.ts) */
   bundleCacheDir?: string;
+  /** serve /metrics and /healthz here (metrics.ts; port 0: any free port, see `metricsUrl`) */
+  metrics?: { port: number; host: string };
 }) {
-  const log = await installRuntime(opts.dataDir, opts.verbose, opts.quiet);
+  let metrics: import('./metrics.js').WorkerMetrics | null = null;
+  let temporalMetrics: string | undefined;
+  if (opts.metrics) {
+    const m = await import('./metrics.js');
+    metrics = new m.WorkerMetrics();
+    temporalMetrics = `127.0.0.1:${await m.freeLoopbackPort()}`;
+  }
+  const log = await installRuntime(opts.dataDir, opts.verbose, opts.quiet, temporalMetrics);
   const { createWorkers } = await import('./worker.js');
   const { Warehouse } = await import('../../warehouse/warehouse.js');
   // your own pipelines (the project file's workflows:), checked before anything starts
@@ -62,11 +77,22 @@ export async function startWorker(opts: {
   const warehouse = await Warehouse.open(warehouseDir(opts.dataDir));
   try {
     if (extension) await warehouse.ensureTables(extension.tables);
+    // before any activity runs: every landing is seen
+    await metrics?.watch(warehouse);
   } catch (e) {
     warehouse.close();
     throw e;
   }
-  const client = new NewsClient({ baseUrl: opts.apiUrl, apiKey: opts.apiKey, onEvent: opts.onEvent });
+  // what each workflow's activities cost against the API, written into _loads with its load (usage.ts)
+  const { UsageByWorkflow } = await import('./usage.js');
+  const usage = new UsageByWorkflow();
+  warehouse.setUsageSource((meta) => usage.usage(meta));
+  const onEvent = (e: ClientEvent) => {
+    usage.clientEvent(e);
+    metrics?.clientEvent(e);
+    opts.onEvent?.(e);
+  };
+  const client = new NewsClient({ baseUrl: opts.apiUrl, apiKey: opts.apiKey, onEvent });
   const workers = await createWorkers({
     address: opts.endpoint.address,
     namespace: opts.endpoint.namespace,
@@ -77,11 +103,38 @@ export async function startWorker(opts: {
     extension,
   });
   const running = workers.run();
+  let server: import('./metrics.js').MetricsServer | null = null;
+  if (metrics && opts.metrics) {
+    try {
+      const { serveMetrics } = await import('./metrics.js');
+      server = await serveMetrics({
+        ...opts.metrics,
+        metrics,
+        temporalUrl: temporalMetricsAddress ? `http://${temporalMetricsAddress}` : undefined,
+        health: () => {
+          const states = workers.states();
+          const down = Object.entries(states).filter(([, s]) => s !== 'RUNNING');
+          return down.length
+            ? { ok: false, detail: `workers not running: ${down.map(([q, s]) => `${q} ${s}`).join(', ')}` }
+            : { ok: true, detail: `${Object.keys(states).length} task queues polled` };
+        },
+      });
+    } catch (e) {
+      workers.shutdown();
+      await running.catch(() => undefined);
+      await client.close();
+      warehouse.close();
+      throw e;
+    }
+  }
   return {
     warehouse,
     running,
+    /** the worker's /metrics and /healthz (null: no metrics port set) */
+    metricsUrl: server?.url ?? null,
     /** Drain and stop the workers, then close the client and the warehouse (also when the workers already failed). */
     async stop() {
+      await server?.close();
       try {
         try {
           workers.shutdown();

@@ -141,7 +141,9 @@ async function connectWorker(address: string, ms = 10_000): Promise<NativeConnec
   }
 }
 
-export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<void>; shutdown(): void }> {
+export async function createWorkers(
+  deps: WorkerDeps,
+): Promise<{ run(): Promise<void>; shutdown(): void; states(): Record<string, ReturnType<Worker['getState']>> }> {
   const connection = await connectWorker(deps.address);
   const limits = deps.limits ?? parseLimits(process.env.NEWSFLOW_LIMITS, DEFAULT_LIMITS);
   const share = deps.workers ?? workerShare(process.env.NEWSFLOW_WORKERS);
@@ -224,5 +226,7 @@ export async function createWorkers(deps: WorkerDeps): Promise<{ run(): Promise<
       if (temporal) await (await temporal).connection.close();
     },
     shutdown: () => workers.forEach((w) => w.shutdown()),
+    /** each task queue's worker state (RUNNING while it polls): the worker's /healthz */
+    states: () => Object.fromEntries(workers.map((w) => [w.options.taskQueue, w.getState()])),
   };
 }

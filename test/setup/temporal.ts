@@ -27,6 +27,8 @@ export const TEST_NAMESPACES = [
   'nf-feeds-kill',
   'nf-package',
   'nf-schedule-cli',
+  'nf-metrics',
+  'nf-status',
 ] as const;
 
 declare module 'vitest' {

@@ -24,7 +24,13 @@ afterAll(async () => {
 const ID = '00000000-0000-4000-8000-000000000001';
 const concrete = (p: string) => p.replace(/\{[^}]+\}/g, ID);
 const TABLE = new Map<string, string[]>();
-for (const r of [...ROUTES, { method: 'GET', path: '/openapi.json' }, { method: 'GET', path: '/docs' }, { method: 'POST', path: OAUTH_TOKEN_PATH }]) {
+for (const r of [
+  ...ROUTES,
+  { method: 'GET', path: '/openapi.json' },
+  { method: 'GET', path: '/docs' },
+  { method: 'POST', path: OAUTH_TOKEN_PATH },
+  ...['/metrics', '/healthz', '/readyz'].map((path) => ({ method: 'GET', path })),
+]) {
   TABLE.set(r.path, [...(TABLE.get(r.path) ?? []), r.method]);
 }
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'QUERY', 'TRACE', 'OPTIONS'];
