@@ -23,7 +23,16 @@ export function corpusKey(): string {
   const h = crypto.createHash('sha1');
   const data = path.join(sharedDir, 'data', 'news');
   for (const f of filesUnder(data).sort()) h.update(`${path.relative(data, f)}:${fs.statSync(f).size}`);
-  for (const dir of ['service/enrich', 'service/corpus', 'service/text', 'service/article', 'service/store', 'service/search', 'service/news', 'service/stories']) {
+  for (const dir of [
+    'service/enrich',
+    'service/corpus',
+    'service/text',
+    'service/article',
+    'service/store',
+    'service/search',
+    'service/news',
+    'service/stories',
+  ]) {
     for (const f of filesUnder(path.join(repoRoot, dir)).sort()) {
       // migrations are append-only and the store applies pending ones when a copy is opened,
       // so adding one does not make the seeded store stale
