@@ -1,5 +1,5 @@
 /**
- * Forum search latency (p50/p95) on the 135 shared threads, store level (the ForumStore search
+ * Forum search latency (p50/p95) on the 135 shared threads, store level (the ForumService search
  * that both routes and the DeepNews/forecast capability call; query embedding included for nl,
  * for kw and nl with every sort; nl reported cold (the query embedded for the first time) and
  * cached (the embedder's query cache, as a repeated query in service use). Queries: the first three words of every thread's title. Goal: p50 < 10 ms.

@@ -16,7 +16,7 @@ import type { Charts } from './charts/index.js';
 import type { AdminAuth } from './admin/token.js';
 import type { GraphService } from './graph/service.js';
 import type { WebSearchService } from './websearch/service.js';
-import type { ForumStore } from './forum/store.js';
+import type { ForumService } from './forum/service.js';
 import type { WikiService } from './wiki/service.js';
 import type { Readiness } from './health.js';
 
@@ -46,7 +46,7 @@ export interface Services {
   /** URL indexing jobs, the web index and web search (`web.search(params, viewer)`); absent without the news core */
   web?: WebSearchService;
   /** forum threads and forum search (DeepNews, forecast use_reddit, stories reddit) */
-  forum?: ForumStore;
+  forum?: ForumService;
   /** the encyclopedia store and its search (GET /v1/wiki/search, the DeepNews agent) */
   wiki?: WikiService;
   /** the checks of GET /readyz (health.ts): a part that loads in the background adds its own (default: store and news index) */

@@ -8,7 +8,7 @@
  */
 import type { Db } from './store/db.js';
 import type * as Server from './server.js';
-import type { ForumStore } from './forum/store.js';
+import type { ForumService } from './forum/service.js';
 import type { LoadProblem } from './wiki/load.js';
 import type { CorpusCache } from './news/corpus-cache.js';
 
@@ -34,8 +34,8 @@ export async function openServices(...args: Parameters<typeof Server.openService
 }
 
 /** The forum store on `db` (forum load). */
-export async function openForumStore(db: Db, opts: Parameters<typeof ForumStore.open>[1]): Promise<ForumStore> {
-  return (await import('./forum/store.js')).ForumStore.open(db, opts);
+export async function openForumStore(db: Db, opts: Parameters<typeof ForumService.open>[1]): Promise<ForumService> {
+  return (await import('./forum/service.js')).ForumService.open(db, opts);
 }
 
 /** A wiki load's problem as one line (file, page, what). */

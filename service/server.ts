@@ -18,7 +18,7 @@ import { Secrets, SecretsError, dataDirKeyFile, findKeys, parseMasterKey } from 
 import { ThreadStore } from './chat/threads.js';
 import { GraphService } from './graph/service.js';
 import { Charts } from './charts/index.js';
-import { ForumStore } from './forum/store.js';
+import { ForumService } from './forum/service.js';
 import { HttpEmbedder, type Embedder } from './search/embedder.js';
 import { LocalEmbedder } from './search/local-embedder.js';
 import { MiniLmEmbedder, miniLmPresent } from './search/minilm-embedder.js';
@@ -172,7 +172,7 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
   if (!opts.background) await news.loaded;
   const web = await WebSearchService.open(store, news);
   const wiki = await WikiService.open(store, { embedder });
-  const forum = await ForumStore.open(store, { embedder, clock: opts.clock });
+  const forum = await ForumService.open(store, { embedder, clock: opts.clock });
   return {
     db: store,
     keys: new KeyStore(store),

@@ -54,7 +54,7 @@ export interface ForecastParams {
 export interface ForecastWebSource {
   search(q: { queries: string[]; start_datetime?: string; end_datetime?: string }): Promise<{ as_dicts: WebSearchResult[] }>;
 }
-/** The forum store a forecast asks when `use_reddit` is set (`services.forum`, ForumStore.search). */
+/** The forum store a forecast asks when `use_reddit` is set (`services.forum`, ForumService.search). */
 export interface ForecastForumSource {
   search(p: {
     keywords: string[];

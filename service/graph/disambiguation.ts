@@ -80,16 +80,12 @@ interface Proposal {
   d: Disambiguation;
 }
 
-export function resolve(forms: Map<string, Form>, opts: { minClusterProbability: number; constraints: Constraint[] }): Resolution {
-  const all = [...forms.values()];
+const co = (a: Form, b: Form) => [...a.sources].filter((s) => b.sources.has(s));
+const prob = (share: number, k: number) => round(share * (1 - 0.1 * 0.5 ** (k - 1)));
+
+/** Spelling variants are listed (they are one form already). */
+function spellingVariants(all: Form[]): Disambiguation[] {
   const disambiguations: Disambiguation[] = [];
-  const keyOf = (name: string) => formKey(name);
-
-  // the caller's splits: groups of keys no proposal may join
-  const splits = opts.constraints.filter((c) => c.action === 'split').map((c) => new Set(c.entities.map(keyOf)));
-  const forbidden = (a: string, b: string) => splits.some((g) => (g.size === 1 ? g.has(a) || g.has(b) : g.has(a) && g.has(b)));
-
-  // spelling variants are listed (they are one form already)
   for (const f of all) {
     if (f.spellings.size < 2) continue;
     disambiguations.push({
@@ -103,11 +99,11 @@ export function resolve(forms: Map<string, Form>, opts: { minClusterProbability:
     });
   }
 
-  const proposals: Proposal[] = [];
-  const co = (a: Form, b: Form) => [...a.sources].filter((s) => b.sources.has(s));
-  const prob = (share: number, k: number) => round(share * (1 - 0.1 * 0.5 ** (k - 1)));
+  return disambiguations;
+}
 
-  // places
+/** Places: a form the gazetteer knows joins the form named like the place (or the place's name). */
+function placeProposals(all: Form[], proposals: Proposal[]): Map<string, Place> {
   const places = new Map<string, Form[]>();
   const placeByForm = new Map<string, Place>();
   for (const f of all) {
@@ -140,7 +136,11 @@ export function resolve(forms: Map<string, Form>, opts: { minClusterProbability:
     }
   }
 
-  // people: surname or shorter name -> the full name whose last words it is
+  return placeByForm;
+}
+
+/** People: a surname or shorter name joins the full name whose last words it is. */
+function personProposals(all: Form[], proposals: Proposal[]): void {
   const people = all.filter((f) => f.type === 'Person');
   for (const a of people) {
     const aw = words(a.key);
@@ -175,8 +175,10 @@ export function resolve(forms: Map<string, Form>, opts: { minClusterProbability:
       },
     });
   }
+}
 
-  // organizations: acronym -> the name whose initials it is
+/** Organizations: an acronym joins the name whose initials it is. */
+function acronymProposals(all: Form[], proposals: Proposal[]): void {
   const orgs = all.filter((f) => f.type === 'Organization');
   for (const a of orgs) {
     if (!isAcronym(a.display.replace(/\s/g, ''))) continue;
@@ -208,6 +210,21 @@ export function resolve(forms: Map<string, Form>, opts: { minClusterProbability:
       },
     });
   }
+}
+
+export function resolve(forms: Map<string, Form>, opts: { minClusterProbability: number; constraints: Constraint[] }): Resolution {
+  const all = [...forms.values()];
+  const keyOf = (name: string) => formKey(name);
+
+  // the caller's splits: groups of keys no proposal may join
+  const splits = opts.constraints.filter((c) => c.action === 'split').map((c) => new Set(c.entities.map(keyOf)));
+  const forbidden = (a: string, b: string) => splits.some((g) => (g.size === 1 ? g.has(a) || g.has(b) : g.has(a) && g.has(b)));
+
+  const disambiguations = spellingVariants(all);
+  const proposals: Proposal[] = [];
+  const placeByForm = placeProposals(all, proposals);
+  personProposals(all, proposals);
+  acronymProposals(all, proposals);
 
   const uf = new UnionFind();
   /** node name of a union-find root that is not a form */
@@ -251,7 +268,17 @@ export function resolve(forms: Map<string, Form>, opts: { minClusterProbability:
     for (const f of members) names.set(uf.find(f.fid), canonical);
   }
 
-  // node ids: the root's name; one id is one node, whatever types its forms had
+  return { ...nodeIds(forms, all, uf, names, placeByForm), disambiguations };
+}
+
+/** Node ids: the root's name; one id is one node, whatever types its forms had. */
+function nodeIds(
+  forms: Map<string, Form>,
+  all: Form[],
+  uf: UnionFind,
+  names: Map<string, string>,
+  placeByForm: Map<string, Place>,
+): Omit<Resolution, 'disambiguations'> {
   const nodeOf = new Map<string, string>();
   const typeOf = new Map<string, GraphType>();
   const placeOf = new Map<string, Place>();
@@ -270,5 +297,5 @@ export function resolve(forms: Map<string, Form>, opts: { minClusterProbability:
     if (p && !placeOf.has(id)) placeOf.set(id, p);
   }
   for (const [id, w] of weightOfId) typeOf.set(id, [...w.entries()].sort((a, b) => b[1] - a[1])[0]![0]);
-  return { nodeOf, typeOf, placeOf, disambiguations };
+  return { nodeOf, typeOf, placeOf };
 }

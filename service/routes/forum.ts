@@ -10,7 +10,7 @@
 import { ERROR_CODES } from '../../spec/index.js';
 import type { GroupHandlers, HandlerCtx, RequestCtx } from '../context.js';
 import { HttpError } from '../errors.js';
-import { forumString } from '../forum/store.js';
+import { forumString } from '../forum/search.js';
 
 export const DEEP_HEADER = 'X-Forum-Deep';
 export const DEEP_UNAVAILABLE = 'unavailable; answered from the stored threads';

@@ -14,7 +14,7 @@ import { storyDict, type BuildOptions, type CitationMethod } from '../stories/bu
 import { listStories, UpdateTextIndex } from '../stories/query.js';
 import type { StoryService } from '../stories/service.js';
 import { ranked, type UpdateSummary } from '../stories/summary.js';
-import type { ForumStore } from '../forum/store.js';
+import type { ForumService } from '../forum/service.js';
 import type { RedditThread } from '../../spec/index.js';
 
 const textIndexes = new WeakMap<StoryService, UpdateTextIndex>();
@@ -27,7 +27,7 @@ function textIndex(s: StoryService): UpdateTextIndex {
 const storiesOf = (ctx: RequestCtx) => ctx.services.stories!;
 
 /** The forum threads of each update, looked up once per response. */
-function redditOf(forum: ForumStore | undefined, n: number): BuildOptions['reddit'] {
+function redditOf(forum: ForumService | undefined, n: number): BuildOptions['reddit'] {
   if (!forum || n <= 0) return undefined;
   const seen = new Map<string, RedditThread[]>();
   return (u) => {

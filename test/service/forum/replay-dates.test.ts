@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestService, type TestService } from '../../helpers/service.js';
 import { forumStoreFile } from '../../helpers/forum.js';
-import { moveDate } from '../../../service/forum/store.js';
+import { moveDate } from '../../../service/forum/index.js';
 
 /** `newsflow start`'s default replay speed (--replay) */
 const DEMO_SPEED = 3600;

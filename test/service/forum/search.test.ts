@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestService, type TestService } from '../../helpers/service.js';
 import { qs } from '../../helpers/news.js';
 import { forumStoreFile } from '../../helpers/forum.js';
-import { hotRank } from '../../../service/forum/store.js';
+import { hotRank } from '../../../service/forum/search.js';
 
 const NOW = Date.parse('2022-11-01T00:00:00Z');
 let svc: TestService;
