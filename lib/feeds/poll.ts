@@ -122,21 +122,60 @@ async function robotsRefusal(url: string, ctx: PollContext): Promise<FeedPoll | 
 
 type Fetched = { ok: true; res: Awaited<ReturnType<PageFetcher['fetchResource']>>; ms: number } | { ok: false; poll: FeedPoll };
 
-/** A GET through the gate; refusals become the poll they mean (429/503 back the host off). */
+/** Redirects a poll follows across origins (each a new GET once the target's robots.txt allows it). */
+const MAX_ROBOTS_HOPS = 5;
+
+/**
+ * A GET through the gate; refusals become the poll they mean (429/503 back the host off). A
+ * redirect is followed only where robots.txt allows it: a hop whose origin's rules are cached and
+ * allow it is followed at once; any other stops the GET (the host's gate is held meanwhile, so its
+ * robots.txt cannot be read inside it), its robots.txt is read, and the GET goes on from there,
+ * or the poll is `disallowed`.
+ */
 async function get(url: string, headers: Record<string, string>, ctx: PollContext): Promise<Fetched> {
+  const follow = (next: string) => ctx.robots.cached(next)?.allowed(next) === true;
+  let target = url;
+  const earlier: string[] = [];
+  for (let hop = 0; ; hop++) {
+    const got = await getOnce(target, headers, ctx, follow);
+    if (got.ok) {
+      if (earlier.length) got.res = { ...got.res, redirects: [...earlier, ...got.res.redirects] };
+      return got;
+    }
+    if (!('location' in got) || hop >= MAX_ROBOTS_HOPS) return { ok: false, poll: got.poll };
+    const refused = await robotsRefusal(got.location, ctx);
+    if (refused) return { ok: false, poll: { ...refused, error: `${url} redirects to ${got.location}: ${refused.error}` } };
+    earlier.push(target);
+    target = got.location;
+  }
+}
+
+async function getOnce(
+  url: string,
+  headers: Record<string, string>,
+  ctx: PollContext,
+  follow: (next: string) => boolean,
+): Promise<Fetched | { ok: false; poll: FeedPoll; location: string }> {
   const now = ctx.now ?? Date.now;
   const host = hostOf(url);
   let t0 = 0;
   try {
     const res = await ctx.gate.run(host, () => {
       t0 = performance.now();
-      return ctx.fetcher.fetchResource(url, { headers, accept: FEED_ACCEPT, signal: ctx.signal });
+      return ctx.fetcher.fetchResource(url, { headers, accept: FEED_ACCEPT, signal: ctx.signal, follow });
     });
     return { ok: true, res, ms: Math.round(performance.now() - t0) };
   } catch (e) {
     const ms = t0 ? Math.round(performance.now() - t0) : 0;
     if (e instanceof HostBackedOff) return { ok: false, poll: empty('deferred', { reason: 'backoff', error: e.message, retryAt: e.until }) };
     if (!(e instanceof FetchRefused)) throw e;
+    if (e.reason === 'redirect' && e.location) {
+      return {
+        ok: false,
+        location: e.location,
+        poll: empty('failed', { httpStatus: e.status ?? null, latencyMs: ms, reason: 'too_many_redirects', error: e.message }),
+      };
+    }
     if (e.status === 429 || e.status === 503) {
       const until = now() + (retryAfterMs(e.retryAfter, now()) ?? ctx.backOffMs ?? POLL_DEFAULTS.backOffMs);
       ctx.gate.backOff(host, until);

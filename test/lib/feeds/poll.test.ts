@@ -159,4 +159,34 @@ describe('polling one source', () => {
       server.hook.delete(bombPath);
     }
   });
+
+  it('checks robots.txt of the origin a redirect lands on: a feed redirected to a second server that disallows it is never requested there', async () => {
+    const second = await startFeedServer({ files: ['rss2/guardian-us.rss'], extras: true, robots: 'User-agent: newsflow\nDisallow: /feeds/\n' });
+    const redirect = (from: string, to: string) => server.hook.set(from, (_req, res) => (res.writeHead(301, { location: to }).end(), true));
+    try {
+      const ctx = context();
+      const target = second.feed('rss2/guardian-us.rss');
+      redirect('/feeds/moved.rss', target.url);
+      const p = await pollFeed({ url: `${server.origin}/feeds/moved.rss` }, ctx);
+      expect(p).toMatchObject({ status: 'disallowed', reason: 'robots' });
+      expect(p.error).toBe(`${server.origin}/feeds/moved.rss redirects to ${target.url}: robots.txt disallows ${target.path} for newsflow`);
+      expect(second.count('/robots.txt')).toBe(1);
+      expect(second.count(target.path)).toBe(0);
+      // a page of the second server its robots.txt allows is followed to (its rules now cached)
+      redirect('/feeds/moved-ok.rss', second.extras.misdeclared!);
+      const ok = await pollFeed({ url: `${server.origin}/feeds/moved-ok.rss` }, ctx);
+      expect(ok).toMatchObject({ status: 'ok', finalUrl: second.extras.misdeclared });
+      expect(ok.feed!.items.length).toBeGreaterThan(0);
+      expect(second.count('/robots.txt')).toBe(1);
+      // a redirect within the first origin into its own disallowed /private/ is refused too
+      redirect('/feeds/sneaky.rss', server.extras.private!);
+      const before = server.count('/private/guardian.rss');
+      expect(await pollFeed({ url: `${server.origin}/feeds/sneaky.rss` }, ctx)).toMatchObject({ status: 'disallowed', reason: 'robots' });
+      expect(server.count('/private/guardian.rss')).toBe(before);
+      console.log(`redirect to a disallowing origin: ${p.status} (${p.reason}): ${p.error}; second server's feed requested ${second.count(target.path)} times`);
+    } finally {
+      for (const k of ['/feeds/moved.rss', '/feeds/moved-ok.rss', '/feeds/sneaky.rss']) server.hook.delete(k);
+      await second.close();
+    }
+  });
 });
