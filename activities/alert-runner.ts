@@ -201,15 +201,17 @@ export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
       if (plan.length) {
         // the lake has no keys: insert a (log, trigger) only when absent; the lock row makes two
         // workers planning the same deliveries at once conflict (one retries and finds them)
-        await wh.execMany([
-          ["UPDATE _land_locks SET n = n + 1 WHERE table_name = 'alert_deliveries'"],
-          ...plan.map((p): [string, unknown[]] => [
-            `INSERT INTO alert_deliveries (log_id, trigger_index, alert_id, log_created_at, action, target, idempotency_key, status, attempts)
+        await wh.execMany(
+          [
+            ...plan.map((p): [string, unknown[]] => [
+              `INSERT INTO alert_deliveries (log_id, trigger_index, alert_id, log_created_at, action, target, idempotency_key, status, attempts)
              SELECT $1::UUID, $2, $3::UUID, make_timestamp($4::BIGINT), $5, $6, $7, 'pending', 0
              WHERE NOT EXISTS (SELECT 1 FROM alert_deliveries WHERE log_id = $1::UUID AND trigger_index = $2)`,
-            p,
-          ]),
-        ]);
+              p,
+            ]),
+          ],
+          { locks: ['alert_deliveries'] },
+        );
       }
       return { gone: false, active: alert.active, logs: logs.length, planned: plan.length };
     },

@@ -23,7 +23,9 @@ import type { NewsClient } from '../client/index.js';
 import type { DeepNewsRequest, DeepNewsResponse } from '../spec/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { failingFast } from './api-failure.js';
-import { RESEARCH_RUNS, RESEARCH_SOURCES } from '../warehouse/tables/research.js';
+import { RESEARCH_RUNS, RESEARCH_SOURCES, researchRows } from '../warehouse/tables/research.js';
+
+export { researchRows, roundsRunOf, splitReferences } from '../warehouse/tables/research.js';
 
 /** A research question and how to research it. */
 export interface ResearchParams {
@@ -83,82 +85,6 @@ export function roundRequest(p: ResearchParams, round: number, runAt: string): D
     asknews_watermark: false,
     cutoff_datetime: runAt,
   };
-}
-
-const usIso = (iso: string | null | undefined) => {
-  const t = iso ? Date.parse(iso) : NaN;
-  return Number.isFinite(t) ? t * 1000 : null;
-};
-
-/** The rounds the agent says it ran (its report's "Research: N round(s)" line), else `asked`. */
-export function roundsRunOf(report: string, asked: number): number {
-  const m = /Research: (\d+) round\(s\)/.exec(report);
-  return m ? Math.min(asked, Number(m[1])) : asked;
-}
-
-/** The report's references block ("Cited Articles:" or "References:", then "[n] ... url" lines): the body without it, and each URL's number. */
-export function splitReferences(report: string): { body: string; numbers: Map<string, number> } {
-  const m = /\n\n(?:Cited Articles|References):\n((?:\[\d+\][^\n]*(?:\n|$))+)/.exec(report);
-  const numbers = new Map<string, number>();
-  if (!m) return { body: report, numbers };
-  for (const line of m[1]!.split('\n')) {
-    const ref = /^\[(\d+)\].*\s(\S+)$/.exec(line.trim());
-    if (ref && !numbers.has(ref[2]!)) numbers.set(ref[2]!, Number(ref[1]));
-  }
-  return { body: report.slice(0, m.index) + report.slice(m.index + m[0].length), numbers };
-}
-
-/** The rows a round's answer lands: the run as it stands, and its sources by citation number. */
-export function researchRows(input: RoundInput, r: DeepNewsResponse) {
-  const news = r.sources.news ?? [];
-  const web = r.sources.web ?? [];
-  const { body: report, numbers } = splitReferences(r.choices[0]?.message.content ?? '');
-  let next = Math.max(0, ...numbers.values());
-  const numberOf = (url: string | null | undefined) => (url && numbers.get(url)) || ++next;
-  const sources = [
-    ...news.map((a) => ({
-      run_id: input.runId,
-      citation: numberOf(a.article_url),
-      kind: 'news',
-      article_id: a.article_id,
-      url: a.article_url,
-      title: a.title,
-      source: a.domain_url,
-      published: usIso(a.pub_date),
-    })),
-    ...web.map((w) => ({
-      run_id: input.runId,
-      citation: numberOf(w.url),
-      kind: 'web',
-      article_id: null,
-      url: w.url,
-      title: w.title,
-      source: w.source,
-      published: usIso(w.published),
-    })),
-  ].sort((a, b) => a.citation - b.citation);
-  const roundsRun = roundsRunOf(report, input.round);
-  const complete = input.round >= input.rounds || roundsRun < input.round;
-  const run = {
-    run_id: input.runId,
-    name: input.name,
-    question: input.params.question,
-    parameters: JSON.stringify({
-      depth: input.rounds,
-      sources: input.params.sources ?? null,
-      model: input.params.model ?? null,
-      filters: input.params.filters ?? null,
-    }),
-    status: complete ? 'complete' : 'running',
-    rounds_done: roundsRun,
-    rounds: input.rounds,
-    report,
-    model: r.model,
-    usage: JSON.stringify(r.usage),
-    n_sources: sources.length,
-    run_at: usIso(input.runAt),
-  };
-  return { run, sources, roundsRun, complete };
 }
 
 export function createDeepResearchActivities(deps: { client: NewsClient; warehouse: Warehouse }) {

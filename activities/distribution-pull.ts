@@ -7,7 +7,7 @@ import { Context, log } from '@temporalio/activity';
 import type { NewsClient } from '../client/index.js';
 import { TokenBucket } from '../client/limiter.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
-import { DIST_HIT_SHARE, DIST_METRICS, DIST_PAGES, DIST_TOP_ARTICLES } from '../warehouse/tables/distribution.js';
+import { DIST_HIT_SHARE, DIST_METRICS, DIST_PAGES, DIST_TOP_ARTICLES, hitShareRows, metricsRow, topNRows } from '../warehouse/tables/distribution.js';
 import type { TableDef } from '../warehouse/tables/index.js';
 import { failingFast } from './api-failure.js';
 import { freshProgress, type WalkInput, type WalkResult, type WindowProgress } from './distribution-walk.js';
@@ -53,32 +53,9 @@ export function createDistributionActivities(deps: {
     async pullTopNPage(input: WindowRef & { page: number; limit: number; metric: 'surface' | 'citation' | 'grounded' }) {
       Context.current().heartbeat({ page: input.page });
       const r = await deps.client.topNForDomains({ ...api(input), limit: input.limit, page: input.page, metric: input.metric });
-      const rows = r.data.map((d, i) => ({
-        ...base(input),
-        metric: input.metric,
-        article_id: d.article_id ?? d.article_url ?? '',
-        article_url: d.article_url ?? null,
-        hit_count: d.hit_count,
-        page: input.page,
-        rank: (input.page - 1) * input.limit + i + 1,
-      }));
-      const sum = r.data.reduce((s, d) => s + d.hit_count, 0);
+      const { rows, pageRow, sum } = topNRows(base(input), input.metric, input.page, input.limit, r);
       await land(DIST_TOP_ARTICLES, rows, input.loadId);
-      await land(
-        DIST_PAGES,
-        [
-          {
-            ...base(input),
-            metric: input.metric,
-            page: input.page,
-            n: r.data.length,
-            total_count: r.total_count,
-            sum_hit_count: sum,
-            next_page: r.next_page ?? null,
-          },
-        ],
-        input.loadId,
-      );
+      await land(DIST_PAGES, [pageRow], input.loadId);
       log.info('landed page', { page: input.page, rows: rows.length });
       deps.onPage?.(input.page);
       return { n: r.data.length, totalCount: r.total_count, sum, nextPage: r.next_page ?? null };
@@ -163,7 +140,7 @@ export function createDistributionActivities(deps: {
               stats.push({
                 table: DIST_HIT_SHARE,
                 loadId: ref.loadId,
-                rows: r.data.map((d) => ({ ...base(ref), domain: d.domain, hit_share: d.hit_share, total_share: r.total_share })),
+                rows: hitShareRows(base(ref), r),
               });
             }
             if (input.endpoints.includes('metrics')) {
@@ -172,7 +149,7 @@ export function createDistributionActivities(deps: {
               stats.push({
                 table: DIST_METRICS,
                 loadId: ref.loadId,
-                rows: [{ ...base(ref), surfaces: r.surfaces, citations: r.citations, full_text: r.full_text, grounded: r.grounded ?? 0 }],
+                rows: [metricsRow(base(ref), r)],
               });
             }
             point = clone(point);
@@ -185,16 +162,7 @@ export function createDistributionActivities(deps: {
             const page = pr.page;
             await pace?.take();
             const r = await deps.client.topNForDomains({ ...api(ref), limit: input.limit, page, metric: input.metric });
-            const rows = r.data.map((d, i) => ({
-              ...base(ref),
-              metric: input.metric,
-              article_id: d.article_id ?? d.article_url ?? '',
-              article_url: d.article_url ?? null,
-              hit_count: d.hit_count,
-              page,
-              rank: (page - 1) * input.limit + i + 1,
-            }));
-            const sum = r.data.reduce((s, d) => s + d.hit_count, 0);
+            const { rows, pageRow, sum } = topNRows(base(ref), input.metric, page, input.limit, r);
             point = clone(point);
             point.pages++;
             point.progress = {
@@ -208,21 +176,7 @@ export function createDistributionActivities(deps: {
             enqueue(
               [
                 { table: DIST_TOP_ARTICLES, loadId: ref.loadId, rows, page },
-                {
-                  table: DIST_PAGES,
-                  loadId: ref.loadId,
-                  rows: [
-                    {
-                      ...base(ref),
-                      metric: input.metric,
-                      page,
-                      n: r.data.length,
-                      total_count: r.total_count,
-                      sum_hit_count: sum,
-                      next_page: r.next_page ?? null,
-                    },
-                  ],
-                },
+                { table: DIST_PAGES, loadId: ref.loadId, rows: [pageRow] },
               ],
               point,
             );
@@ -266,21 +220,13 @@ export function createDistributionActivities(deps: {
 
     async pullHitShare(input: WindowRef) {
       const r = await deps.client.hitShare(api(input));
-      await land(
-        DIST_HIT_SHARE,
-        r.data.map((d) => ({ ...base(input), domain: d.domain, hit_share: d.hit_share, total_share: r.total_share })),
-        input.loadId,
-      );
+      await land(DIST_HIT_SHARE, hitShareRows(base(input), r), input.loadId);
       return { domains: r.data.length };
     },
 
     async pullMetrics(input: WindowRef) {
       const r = await deps.client.domainMetrics(api(input));
-      await land(
-        DIST_METRICS,
-        [{ ...base(input), surfaces: r.surfaces, citations: r.citations, full_text: r.full_text, grounded: r.grounded ?? 0 }],
-        input.loadId,
-      );
+      await land(DIST_METRICS, [metricsRow(base(input), r)], input.loadId);
       return { surfaces: r.surfaces };
     },
 

@@ -3,7 +3,9 @@ import { Context } from '@temporalio/activity';
 import type { NewsClient } from '../client/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { failingFast } from './api-failure.js';
-import { GRAPH_EDGES, GRAPH_NODES } from '../warehouse/tables/graph.js';
+import { GRAPH_EDGES, GRAPH_NODES, graphRows } from '../warehouse/tables/graph.js';
+
+export { graphRows } from '../warehouse/tables/graph.js';
 
 export interface GraphRunInput {
   /** the run the rows belong to (merge key): the workflow id */
@@ -27,59 +29,6 @@ export interface GraphRunResult {
   articles: number;
   visualize_url: string | null;
   triples_url: string | null;
-}
-
-interface Node {
-  id: string;
-  type: string;
-  detailed_type: string;
-  ner_type: string;
-  mentions?: number;
-  sources?: number;
-  aliases?: string[];
-  latitude?: number;
-  longitude?: number;
-}
-interface Edge {
-  from: string;
-  to: string;
-  label: string;
-  weight?: number;
-  sources?: string[];
-}
-
-const usIso = (iso: string) => Date.parse(iso) * 1000;
-
-/** Warehouse rows of a graph response (pure: the same graph gives the same rows). */
-export function graphRows(full: { nodes?: unknown; edges?: unknown }, o: { runId: string; runAt: string; query: string }) {
-  const nodes = (Array.isArray(full.nodes) ? full.nodes : []) as Node[];
-  const edges = (Array.isArray(full.edges) ? full.edges : []) as Edge[];
-  const typeOf = new Map(nodes.map((n) => [n.id, n.type]));
-  const base = { run_id: o.runId, run_at: usIso(o.runAt), query: o.query };
-  return {
-    nodes: nodes.map((n) => ({
-      ...base,
-      node_id: n.id,
-      type: n.type,
-      detailed_type: n.detailed_type,
-      ner_type: n.ner_type,
-      mentions: n.mentions ?? null,
-      sources: n.sources ?? null,
-      aliases: n.aliases ?? [],
-      latitude: n.latitude ?? null,
-      longitude: n.longitude ?? null,
-    })),
-    edges: edges.map((e) => ({
-      ...base,
-      from_id: e.from,
-      to_id: e.to,
-      label: e.label,
-      weight: e.weight ?? null,
-      from_type: typeOf.get(e.from) ?? null,
-      to_type: typeOf.get(e.to) ?? null,
-      source_ids: e.sources ?? [],
-    })),
-  };
 }
 
 export function createEntityGraphActivities(deps: { client: NewsClient; warehouse: Warehouse }) {

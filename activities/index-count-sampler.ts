@@ -4,7 +4,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { IndexCountsQuery, type IndexCountsQueryParsed } from '../spec/index.js';
 import type { NewsClient } from '../client/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
-import { ALL_DOMAINS, INDEX_COUNTS } from '../warehouse/tables/index-counts.js';
+import { INDEX_COUNTS, indexCountRows } from '../warehouse/tables/index-counts.js';
 import { failingFast } from './api-failure.js';
 import { recordWindowLoad, type WindowLoad } from './record-load.js';
 
@@ -86,17 +86,7 @@ export function createIndexCountSamplerActivities(deps: { client: NewsClient; wa
       const hash = filterHash(filters);
       const json = JSON.stringify(filters);
       const loadedAt = Date.now() * 1000;
-      const rows = items.map((i) => ({
-        domain: domain ?? ALL_DOMAINS,
-        bucket_start: Date.parse(i.start) * 1000,
-        bucket_end: Date.parse(i.end) * 1000,
-        sampling: input.sampling,
-        filter_hash: hash,
-        filters: json,
-        count: i.count,
-        loaded_at: loadedAt,
-        load_id: input.loadId,
-      }));
+      const rows = indexCountRows(items, { domain, sampling: input.sampling, filterHash: hash, filters: json, loadedAt, loadId: input.loadId });
       const counts = await deps.warehouse.land(INDEX_COUNTS, rows, [], input.loadId);
       Context.current().heartbeat({ domain: input.domain, buckets: rows.length });
       return {

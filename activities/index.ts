@@ -3,7 +3,8 @@
  * warehouse; their types are what a workflow's proxyActivities takes), and the contract of your own
  * pipelines (definePipelines).
  */
-export { createNewsIngestActivities, articleRows, type NewsIngestActivities, type IngestPageInput, type IngestPageResult } from './news-ingest.js';
+export { articleRows } from '../warehouse/tables/articles.js';
+export { createNewsIngestActivities, type NewsIngestActivities, type IngestPageInput, type IngestPageResult } from './news-ingest.js';
 export { createDistributionActivities, type DistributionActivities } from './distribution-pull.js';
 export { createStoryTrackerActivities, type StoryTrackerActivities, type Tracker } from './story-tracker.js';
 export { createIndexCountSamplerActivities, type IndexCountSamplerActivities } from './index-count-sampler.js';

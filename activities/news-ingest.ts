@@ -1,10 +1,11 @@
 /** Activities of the news ingest pipeline: fetch one search page through the client, land it. */
-import { Context } from '@temporalio/activity';
-import { ENTITY_TYPES, type SearchResponseDictItem } from '../spec/index.js';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { SearchResponseDictItem } from '../spec/index.js';
 import type { NewsClient } from '../client/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { failingFast } from './api-failure.js';
-import { ARTICLES, ARTICLE_CLASSIFICATIONS, ARTICLE_ENTITIES, ARTICLE_KEYWORDS } from '../warehouse/tables/index.js';
+import { ARTICLES, articleBatch } from '../warehouse/tables/articles.js';
+import { SchemaContractError, type SchemaContract } from '../warehouse/schema.js';
 import { PIPELINE_ARTICLES } from '../warehouse/tables/pipelines.js';
 
 export interface IngestPageInput {
@@ -19,6 +20,8 @@ export interface IngestPageInput {
   to: string;
   offset: number;
   pageSize: number;
+  /** the pipeline's schema contract for fields the API adds or drops (warehouse/schema.ts); default evolve */
+  schema?: SchemaContract;
 }
 export interface IngestPageResult {
   received: number;
@@ -28,37 +31,6 @@ export interface IngestPageResult {
   done: boolean;
   /** article ids of the page, in order (small: at most 101) */
   ids: string[];
-}
-
-const ms = (iso: string | null | undefined) => (iso ? Date.parse(iso) * 1000 : null);
-
-export function articleRows(items: SearchResponseDictItem[]) {
-  const rows = items.map((a) => ({
-    article_id: a.article_id,
-    article_url: a.article_url,
-    domain_url: a.domain_url,
-    source_id: a.source_id,
-    title: a.title,
-    summary: a.summary,
-    language: a.language,
-    pub_date: ms(a.pub_date),
-    crawl_date: ms(a.crawl_date ?? null),
-    country: a.country,
-    continent: a.continent ?? null,
-    sentiment: a.sentiment,
-    provocative: a.provocative ?? null,
-    reporting_voice: a.reporting_voice ?? null,
-    content_type: a.content_type ?? null,
-    bias: a.bias ?? null,
-    page_rank: a.page_rank,
-    raw: JSON.stringify(a),
-  }));
-  const entities = items.flatMap((a) => ENTITY_TYPES.flatMap((t) => (a.entities?.[t] ?? []).map((value) => ({ article_id: a.article_id, type: t, value }))));
-  const keywords = items.flatMap((a) => a.keywords.map((keyword) => ({ article_id: a.article_id, keyword })));
-  const classes = items.flatMap((a) =>
-    (Array.isArray(a.classification) ? a.classification : [a.classification]).map((category) => ({ article_id: a.article_id, category })),
-  );
-  return { rows, entities, keywords, classes };
 }
 
 export function createNewsIngestActivities(deps: { client: NewsClient; warehouse: Warehouse }) {
@@ -77,17 +49,13 @@ export function createNewsIngestActivities(deps: { client: NewsClient; warehouse
         return_type: 'dicts',
       });
       const items = res.as_dicts ?? [];
-      const { rows, entities, keywords, classes } = articleRows(items);
-      const counts = await deps.warehouse.land(
-        ARTICLES,
-        rows,
-        [
-          { table: ARTICLE_ENTITIES, rows: entities },
-          { table: ARTICLE_KEYWORDS, rows: keywords },
-          { table: ARTICLE_CLASSIFICATIONS, rows: classes },
-        ],
-        input.loadId,
-      );
+      const { def } = await deps.warehouse.checkSchema(ARTICLES, items, { loadId: input.loadId, contract: input.schema }).catch((e: unknown) => {
+        // the same response breaks the contract the same way: no retry
+        if (e instanceof SchemaContractError) throw ApplicationFailure.nonRetryable(e.message, 'SchemaContract', { table: e.table, changes: e.changes });
+        throw e;
+      });
+      const { rows, children } = articleBatch(items as SearchResponseDictItem[]);
+      const counts = await deps.warehouse.land(def, deps.warehouse.withEvolved(def, rows), children, input.loadId);
       if (input.pipeline && items.length)
         await deps.warehouse.land(
           PIPELINE_ARTICLES,

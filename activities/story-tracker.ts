@@ -4,7 +4,9 @@ import type { NewsClient } from '../client/index.js';
 import type { StoryResponse } from '../spec/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { failingFast } from './api-failure.js';
-import { STORIES, STORY_METRICS, STORY_UPDATES, UPDATE_ARTICLES } from '../warehouse/tables/stories.js';
+import { STORIES, STORY_METRICS, STORY_UPDATES, UPDATE_ARTICLES, storyRows } from '../warehouse/tables/stories.js';
+
+export { storyRows } from '../warehouse/tables/stories.js';
 
 /** A declared story query: any GET /v1/stories filter, a name, and how much to fetch. */
 export interface Tracker {
@@ -33,71 +35,6 @@ export interface TrackResult {
   articles: number;
   inserted: number;
   updated: number;
-}
-
-const us = (sec: number | null | undefined) => (sec == null ? null : sec * 1_000_000);
-const usIso = (iso: string | null | undefined) => (iso ? Date.parse(iso) * 1000 : null);
-const last = <T>(xs: T[]): T | null => (xs.length ? xs[xs.length - 1]! : null);
-
-export function storyRows(stories: StoryResponse[], tracker: string, runAt: string) {
-  const story = stories.map((s) => {
-    const { updates: _u, ...rest } = s;
-    return {
-      story_uuid: s.uuid,
-      topic: s.topic,
-      categories: s.categories,
-      keywords: s.keywords,
-      n_updates: s.n_updates,
-      n_articles: s.n_articles.reduce((a, b) => a + b, 0),
-      updated_ts: us(s.updated_ts),
-      current_update_uuid: s.current_update_uuid,
-      sentiment: last(s.sentiment),
-      countries: JSON.stringify(s.countries),
-      languages: JSON.stringify(s.languages),
-      sources: JSON.stringify(s.sources),
-      raw: JSON.stringify(rest),
-    };
-  });
-  const updates = stories.flatMap((s) =>
-    s.updates.map((u) => ({
-      update_uuid: u.uuid,
-      story_uuid: s.uuid,
-      story_update_ts: us(u.story_update_ts),
-      headline: u.headline,
-      story: u.story,
-      url_safe_title: u.url_safe_title,
-      n_articles: u.n_articles,
-      continent: u.continent,
-      categories: u.categories,
-      key_takeaways: JSON.stringify(u.key_takeaways),
-    })),
-  );
-  const articles = stories.flatMap((s) =>
-    s.updates.flatMap((u) =>
-      u.cluster_articles.map((a) => ({
-        update_uuid: u.uuid,
-        article_id: a.article_id,
-        story_uuid: s.uuid,
-        title: a.title,
-        article_url: a.article_url,
-        domain_url: a.domain_url,
-        pub_date: usIso(a.pub_date),
-      })),
-    ),
-  );
-  const metrics = stories.map((s, i) => ({
-    story_uuid: s.uuid,
-    tracker,
-    run_at: usIso(runAt),
-    rank: i + 1,
-    coverage: s.n_articles.reduce((a, b) => a + b, 0),
-    n_updates: s.n_updates,
-    n_sources: Object.keys(s.sources).length,
-    sentiment: last(s.sentiment),
-    rolling_sentiment: last(s.rolling_sentiment),
-    updated_ts: us(s.updated_ts),
-  }));
-  return { story, updates, articles, metrics };
 }
 
 export function createStoryTrackerActivities(deps: { client: NewsClient; warehouse: Warehouse }) {

@@ -23,6 +23,7 @@ import { benchCliStart } from './cli-start.js';
 import { benchFeeds } from './feeds.js';
 import { benchHttp } from './http.js';
 import { benchMix } from './mix.js';
+import { benchDay100 } from './day100.js';
 import { benchMetrics } from './metrics.js';
 import { loadAvg1m, recordResult } from './results.js';
 
@@ -45,6 +46,7 @@ const benches: [id: string, run: () => Promise<Record<string, unknown>>][] = [
   ['mix', benchMix],
   ['cli-start', benchCliStart],
   ['feeds', benchFeeds],
+  ['day100', benchDay100],
   ['metrics', benchMetrics],
 ];
 

@@ -35,8 +35,8 @@ export interface LakeOptions {
   alias?: string;
 }
 
-/** The lake options of a warehouse folder from the environment (NEWSFLOW_LAKE_CATALOG, NEWSFLOW_LAKE_DATA). */
-export function lakeOptionsFromEnv(dir: string, env: NodeJS.ProcessEnv = process.env): LakeOptions {
+/** The lake options of a warehouse folder from `env` (NEWSFLOW_LAKE_CATALOG, NEWSFLOW_LAKE_DATA): for a caller that holds an environment (pipelines/config resolves the project's). */
+export function lakeOptionsFromEnv(dir: string, env: Record<string, string | undefined>): LakeOptions {
   return { dir, catalog: env.NEWSFLOW_LAKE_CATALOG || undefined, dataPath: env.NEWSFLOW_LAKE_DATA || undefined };
 }
 
@@ -145,9 +145,13 @@ export function isLakeConflict(e: unknown): boolean {
   );
 }
 
-/** Run `fn` again on a lake conflict: bounded tries, exponential backoff with jitter. */
+/**
+ * Run `fn` again on a lake conflict: bounded tries, exponential backoff with jitter (capped at 2 s a
+ * wait). The default of 24 tries waits about 35 s in all: a maintenance step holding the SQLite
+ * catalog on a loaded machine outlasted 12 (about 12 s), and a landing must outlast it.
+ */
 export async function withLakeRetry<T>(fn: (attempt: number) => Promise<T>, o: { tries?: number; baseMs?: number } = {}): Promise<T> {
-  const tries = o.tries ?? 12;
+  const tries = o.tries ?? 24;
   const base = o.baseMs ?? 20;
   for (let attempt = 1; ; attempt++) {
     try {

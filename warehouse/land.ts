@@ -7,6 +7,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { stageRows } from '../lib/duckdb/stage.js';
 import { LAKE_ALIAS, type LakeTx } from './lake.js';
 import { KeyFilter } from './key-filter.js';
+import { bumpLandLock } from './locks.js';
 import { HASH_V2, hashedColumns, isV2, legacySame, rowHashes } from './row-hash.js';
 import type { TableDef } from './tables/table-def.js';
 
@@ -233,7 +234,7 @@ export class Landing {
         }
       }
       if (ins + upd === 0) return { received: rows.length, inserted: 0, updated: 0 };
-      await this.bumpLock(conn, parent.name);
+      await bumpLandLock(conn, parent.name);
       if (allNew || (upd === 0 && ins === batchKeys)) {
         // every key of the batch is new (a page of new articles), as the check above read it in
         // this transaction: appended, without a MERGE (which would scan the table's key column again)
@@ -299,8 +300,15 @@ export class Landing {
           f.add(hi, lo),
         );
         kf.snapshot = snapshot;
-      } catch {
-        kf = undefined;
+      } catch (e) {
+        // the snapshots since it expired (lake maintenance, warehouse/maintain.ts): the failed
+        // read aborted this transaction, so it is retried from the start, the filter then built
+        // again from the table
+        this.keyFilters.delete(t.name);
+        throw new Error(
+          `the key filter of ${t.name} is older than the lake's oldest snapshot: retried after a conflict (${(e as Error).message.split('\n')[0]})`,
+          { cause: e },
+        );
       }
     }
     if (!kf || kf.snapshot !== snapshot || kf.filter.full) {
@@ -316,11 +324,5 @@ export class Landing {
     const f = kf.filter;
     for (let i = 0; i < keys.hi.length; i++) if (f.mayHave(keys.hi[i]!, keys.lo[i]!)) return { allNew: false, snapshot };
     return { allNew: true, snapshot };
-  }
-
-  /** Touch the table's lock row: two transactions landing into one table then conflict on commit. */
-  private async bumpLock(conn: DuckDBConnection, table: string): Promise<void> {
-    const r = await conn.runAndReadAll('UPDATE _land_locks SET n = n + 1 WHERE table_name = $1', [table]);
-    if (Number((r.getRowObjectsJS()[0] as { Count?: bigint } | undefined)?.Count ?? 0) === 0) await conn.run('INSERT INTO _land_locks VALUES ($1, 1)', [table]);
   }
 }

@@ -10,6 +10,7 @@ import { GRAPH_TABLES } from './tables/graph.js';
 import { RESEARCH_TABLES } from './tables/research.js';
 import { PIPELINE_TABLES } from './tables/pipelines.js';
 import { FEED_TABLES } from './tables/feeds.js';
+import { SCHEMA_CHANGES_DDL } from './schema-ledger.js';
 
 /** DuckLake has no primary keys: the merge key lives in the table definition and in `land`'s MERGE. */
 export const createTable = (t: TableDef) => `CREATE TABLE ${t.name} (${t.columns.map((c) => `${c.name} ${c.sql}`).join(', ')})`;
@@ -94,6 +95,8 @@ const VERSIONED_MIGRATIONS: [version: number, sql: string[]][] = [
       'ALTER TABLE _loads ADD COLUMN credits DOUBLE',
     ],
   ],
+  // schema changes seen by the loads (warehouse/schema.ts)
+  [34, [SCHEMA_CHANGES_DDL]],
 ];
 
 /**
@@ -111,7 +114,10 @@ export async function migrate(conn: DuckDBConnection, tx: LakeTx): Promise<void>
     const done = new Set((await conn.runAndReadAll('SELECT version FROM _migrations')).getRowObjectsJS().map((r) => Number(r.version)));
     return [...all.keys()].sort((a, b) => a - b).filter((v) => !done.has(v));
   };
-  if ((await pending(conn)).length === 0) return;
+  if ((await pending(conn)).length === 0) {
+    await addColumns(conn, tx, TABLES);
+    return;
+  }
   // every pending version, in order, in one transaction (one commit): read again inside it, as
   // another process may have applied them meanwhile; two that apply them at once conflict on
   // commit and the loser finds them applied on its retry
@@ -120,5 +126,30 @@ export async function migrate(conn: DuckDBConnection, tx: LakeTx): Promise<void>
       for (const s of all.get(v)!) await c.run(s);
       await c.run('INSERT INTO _migrations VALUES ($1, now())', [v]);
     }
+  });
+  await addColumns(conn, tx, TABLES);
+}
+
+/**
+ * A column a table's definition has and its lake table lacks (a column added to a `TableDef` or a
+ * `defineTable` after the table was created: `raw` of the distribution, index-count, graph and
+ * research tables) is added (`ALTER TABLE ... ADD COLUMN`, NULL in the rows landed before), all in
+ * one lake transaction; nothing is written when every table has its columns.
+ */
+export async function addColumns(conn: DuckDBConnection, tx: LakeTx, defs: TableDef[]): Promise<string[]> {
+  const missing = async (c: DuckDBConnection) => {
+    const have = new Set(
+      (await c.runAndReadAll("SELECT table_name || '.' || column_name AS k FROM information_schema.columns WHERE table_catalog = current_database()"))
+        .getRowObjectsJS()
+        .map((r) => String(r.k)),
+    );
+    const tables = new Set([...have].map((k) => k.slice(0, k.indexOf('.'))));
+    return defs.flatMap((d) => (tables.has(d.name) ? d.columns.filter((col) => !have.has(`${d.name}.${col.name}`)).map((col) => ({ d, col })) : []));
+  };
+  if ((await missing(conn)).length === 0) return [];
+  return tx({ op: 'add columns' }, async (c) => {
+    const todo = await missing(c);
+    for (const { d, col } of todo) await c.run(`ALTER TABLE ${d.name} ADD COLUMN ${col.name} ${col.sql}`);
+    return todo.map(({ d, col }) => `${d.name}.${col.name}`);
   });
 }

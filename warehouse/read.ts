@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { WAREHOUSE_FILE } from './import-file.js';
-import { catalogSpec, lakeExists, lakeOptionsFromEnv, openLake, type LakeOptions } from './lake.js';
+import { catalogSpec, lakeExists, openLake, type LakeOptions } from './lake.js';
 import { TABLES, TABLES_BY_NAME } from './tables/index.js';
 
 export class WarehouseReadError extends UserError {}
@@ -26,7 +26,7 @@ export interface Reader {
  * recorded that load. Lake options from `lake`, else NEWSFLOW_LAKE_CATALOG / NEWSFLOW_LAKE_DATA.
  */
 export async function openReader(dir: string, o: { at?: string; lake?: Partial<LakeOptions> } = {}): Promise<Reader> {
-  const opts: LakeOptions = { ...lakeOptionsFromEnv(dir), ...o.lake, dir, readOnly: true };
+  const opts: LakeOptions = { dir, ...o.lake, readOnly: true };
   if (!lakeExists(opts)) {
     const old = fs.existsSync(path.join(dir, WAREHOUSE_FILE));
     throw new WarehouseReadError(
@@ -48,6 +48,7 @@ export async function openReader(dir: string, o: { at?: string; lake?: Partial<L
       if (hit.snapshot_id === null || hit.snapshot_id === undefined)
         throw new WarehouseReadError(`load "${o.at}" has no lake snapshot (it was recorded before the warehouse moved to the lake)`);
       snapshot = Number(hit.snapshot_id);
+      await reachable(rows, o.at, snapshot);
       lake.close();
       lake = await openLake({ ...opts, snapshot });
     } else {
@@ -63,6 +64,30 @@ export async function openReader(dir: string, o: { at?: string; lake?: Partial<L
     snapshot,
     close: () => lake.close(),
   };
+}
+
+/**
+ * Throw one line when the snapshot of load `at` expired (`newsflow warehouse maintain`): the
+ * retention the maintenance keeps (the lake's `expire_older_than` option) and the oldest load
+ * whose snapshot is still there.
+ */
+async function reachable(rows: (sql: string, params?: unknown[]) => Promise<Record<string, unknown>[]>, at: string, snapshot: number): Promise<void> {
+  const [oldest] = await rows(`SELECT min(snapshot_id) AS s FROM ducklake_snapshots('lake')`);
+  const first = oldest?.s === null || oldest?.s === undefined ? null : Number(oldest.s);
+  if (first === null || snapshot >= first) return;
+  // the retention of the last maintenance run (warehouse/maintain.ts records it in its _loads row)
+  const [m] = await rows(`SELECT invariants->>'$.retention_days' AS days FROM _loads WHERE kind = 'maintenance' ORDER BY finished_at DESC LIMIT 1`).catch(
+    () => [],
+  );
+  const days = m?.days === null || m?.days === undefined ? null : Number(m.days);
+  const retention = days === null ? 'the retention of newsflow warehouse maintain' : days === 1 ? '1 day' : `${Math.round(days * 1000) / 1000} days`;
+  const [next] = await rows('SELECT load_id, finished_at FROM _loads WHERE snapshot_id >= $1 ORDER BY snapshot_id, finished_at LIMIT 1', [first]);
+  const when = (d: unknown) => (d instanceof Date ? d.toISOString().replace(/\.\d+Z$/, 'Z') : String(d));
+  throw new WarehouseReadError(
+    `load "${at}" has expired: the warehouse keeps snapshots for ${retention} (newsflow warehouse maintain); ${
+      next ? `the oldest load still reachable is "${String(next.load_id)}" (finished ${when(next.finished_at)})` : 'no load is reachable with --at'
+    }`,
+  );
 }
 
 /** The reader of before the lake had this name. */
@@ -81,7 +106,24 @@ const plain = (v: unknown): unknown =>
           ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]))
           : v;
 
-export type SqlFormat = 'table' | 'csv' | 'json' | 'arrow';
+export type SqlFormat = 'table' | 'csv' | 'json' | 'arrow' | 'parquet';
+
+/**
+ * Write the rows of `query` to the Parquet file `out` (DuckDB's COPY: the columns keep their
+ * types, timestamps and lists included), through a temporary file renamed into place, so a
+ * reader never sees half a file. Returns the rows written.
+ */
+export async function writeParquet(db: Reader, query: string, out: string): Promise<number> {
+  const q = query.trim().replace(/;\s*$/, '');
+  const tmp = path.join(path.dirname(path.resolve(out)), `.${path.basename(out)}.${process.pid}.tmp`);
+  try {
+    const [r] = await db.all(`COPY (${q}) TO '${tmp.replaceAll("'", "''")}' (FORMAT parquet)`);
+    fs.renameSync(tmp, out);
+    return Number(r?.Count ?? 0);
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+}
 
 export function formatRows(rows: Record<string, unknown>[], format: SqlFormat): string | Uint8Array {
   const data = rows.map((r) => plain(r) as Record<string, unknown>);

@@ -118,10 +118,6 @@ const fromRow = (r: Record<string, unknown>): SourceRow => ({
   lastModified: (r.last_modified as string | null) ?? null,
 });
 
-const lock = (table: string): [string, unknown[]][] => [
-  [`INSERT INTO _land_locks SELECT $1, 0 WHERE NOT EXISTS (SELECT 1 FROM _land_locks WHERE table_name = $1)`, [table]],
-  ['UPDATE _land_locks SET n = n + 1 WHERE table_name = $1', [table]],
-];
 /** A JSON list parameter read as VARCHAR[] */
 const list = (p: string) => `(SELECT unnest(from_json(${p}, '["VARCHAR"]')))`;
 
@@ -151,7 +147,7 @@ export class SourceStore {
   ): Promise<{ added: string[]; updated: string[]; removed: string[]; taken: string[] }> {
     const known = new Map((await this.all()).map((r) => [r.source, r]));
     const out = { added: [] as string[], updated: [] as string[], removed: [] as string[], taken: [] as string[] };
-    const stmts: [string, unknown[]][] = [...lock('sources')];
+    const stmts: [string, unknown[]][] = [];
     for (const d of decls) {
       const k = known.get(d.source);
       const tags = JSON.stringify(d.tags);
@@ -180,7 +176,7 @@ export class SourceStore {
       for (const k of known.values()) if (k.origin === origin && !keep.has(k.source)) out.removed.push(k.source);
       if (out.removed.length) stmts.push([`DELETE FROM sources WHERE source IN ${list('$1')}`, [JSON.stringify(out.removed)]]);
     }
-    if (stmts.length > 2) await this.wh.execMany(stmts);
+    if (stmts.length) await this.wh.execMany(stmts, { locks: ['sources'] });
     return out;
   }
 
@@ -188,7 +184,7 @@ export class SourceStore {
   async remove(source: string): Promise<boolean> {
     const [hit] = await this.get([source]);
     if (!hit) return false;
-    await this.wh.execMany([...lock('sources'), ['DELETE FROM sources WHERE source = $1', [source]]]);
+    await this.wh.execMany([['DELETE FROM sources WHERE source = $1', [source]]], { locks: ['sources'] });
     return true;
   }
 
@@ -302,7 +298,6 @@ export class SourceStore {
     ]);
     const ts = (c: string) => `CASE WHEN v.${c} IS NULL THEN NULL ELSE make_timestamp(v.${c}) END`;
     const stmts: [string, unknown[]][] = [
-      ...lock('sources'),
       [
         `UPDATE sources SET kind = v.kind, title = v.title, status = v.status, last_poll_at = ${ts('last_poll')}, last_success_at = ${ts('last_success')},
            failing_since = ${ts('failing_since')}, failures_in_row = v.failures, last_http_status = v.http, last_error = v.error, items_per_day = v.per_day,
@@ -311,6 +306,6 @@ export class SourceStore {
         [JSON.stringify(v)],
       ],
     ];
-    await this.wh.execMany(stmts);
+    await this.wh.execMany(stmts, { locks: ['sources'] });
   }
 }

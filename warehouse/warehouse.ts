@@ -10,16 +10,21 @@
  * single-file warehouse of before the lake in).
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { attachLake, lakeOptionsFromEnv, withLakeRetry, LAKE_ALIAS, type LakeOptions } from './lake.js';
+import { attachLake, withLakeRetry, LAKE_ALIAS, type LakeOptions } from './lake.js';
 import { TABLES_BY_NAME, type TableDef } from './tables/index.js';
 import { TABLE_NAME } from './tables/define.js';
-import { createTable, migrate } from './migrations.js';
+import { addColumns, createTable, migrate } from './migrations.js';
 import { Landing, type LoadCounts } from './land.js';
 import { importFile } from './import-file.js';
+import { bumpLandLock } from './locks.js';
+import { maintainLake, type MaintainOptions, type MaintainReport } from './maintain.js';
+import { SchemaLedger, type SchemaChange } from './schema-ledger.js';
+import type { SchemaContract } from './schema.js';
 
 export { createTable } from './migrations.js';
 export { moveExpr, type LoadCounts } from './land.js';
 export { WAREHOUSE_FILE, SNAPSHOT_FILE, WarehouseMigrateError } from './import-file.js';
+export { formatMaintainReport, MAINTAIN_DEFAULTS, type MaintainOptions, type MaintainReport } from './maintain.js';
 
 export interface LoadMeta {
   loadId: string;
@@ -57,6 +62,7 @@ export class Warehouse {
   /** the API usage of a load being recorded (the worker's client counts it per workflow); none: NULL */
   private usageOf: ((meta: LoadMeta) => LoadUsage | undefined) | null = null;
   private readonly landing: Landing;
+  private readonly schema: SchemaLedger;
   private constructor(
     readonly dir: string,
     readonly lake: LakeOptions,
@@ -66,15 +72,19 @@ export class Warehouse {
     private readonly stager: DuckDBConnection,
   ) {
     this.landing = new Landing(stager, conn, (tag, fn) => this.tx(tag, fn));
+    this.schema = new SchemaLedger(
+      (sql, params) => this.query(sql, params),
+      (tag, fn) => this.serial(() => this.tx(tag, fn)),
+    );
   }
 
   /**
    * Open (create, migrate) the lake of a warehouse folder. The catalog and data path come from
-   * `opts`, else NEWSFLOW_LAKE_CATALOG / NEWSFLOW_LAKE_DATA, else `<dir>/lake.sqlite` and `<dir>/lake/`.
+   * `opts` (the project's warehouse.catalog / .data), else `<dir>/lake.sqlite` and `<dir>/lake/`.
    * Safe to call from several processes at once (a migration is applied by one of them).
    */
   static async open(dir: string, opts: Partial<Pick<LakeOptions, 'catalog' | 'dataPath'>> = {}): Promise<Warehouse> {
-    const lake: LakeOptions = { ...lakeOptionsFromEnv(dir), ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)), dir };
+    const lake: LakeOptions = { ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)), dir };
     const instance = await DuckDBInstance.create(':memory:', { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });
     const conn = await instance.connect();
     try {
@@ -92,7 +102,8 @@ export class Warehouse {
   /**
    * Create the tables of a custom pipeline that the lake does not have yet (`CREATE TABLE IF NOT
    * EXISTS`, in one lake transaction); newsflow's own tables and names are refused. An existing
-   * table is left as it is (add a column with your own migration, or a new table).
+   * table gets the columns its definition added since (`ALTER TABLE ... ADD COLUMN`, NULL in the
+   * rows landed before).
    */
   ensureTables(defs: TableDef[]): Promise<void> {
     for (const d of defs) {
@@ -103,7 +114,7 @@ export class Warehouse {
     return this.serial(() =>
       this.tx({ op: `tables ${defs.map((d) => d.name).join(',')}` }, async (conn) => {
         for (const d of defs) await conn.run(createTable(d).replace(/^CREATE TABLE /, 'CREATE TABLE IF NOT EXISTS '));
-      }),
+      }).then(() => addColumns(this.conn, (tag, fn) => this.tx(tag, fn), defs).then(() => undefined)),
     );
   }
 
@@ -222,14 +233,85 @@ export class Warehouse {
     });
   }
 
+  /**
+   * Maintain the lake (warehouse/maintain.ts): flush inlined rows, rewrite files with many deleted
+   * rows, merge small files, expire snapshots past the retention, delete files nothing references.
+   * Each step is one lake commit in this warehouse's order of work (its own landings go between
+   * steps) and retried on another process's conflict. A real run is recorded as one `_loads` row
+   * (kind `maintenance`), its steps' figures in `invariants`.
+   */
+  async maintain(o: MaintainOptions & { loadId?: string; pipeline?: string; workflowId?: string | null; runId?: string | null } = {}): Promise<MaintainReport> {
+    const started = new Date();
+    const r = await maintainLake(this.conn, o, (fn) => this.serial(fn));
+    if (o.dryRun) return r;
+    const files = (ts: MaintainReport['before']) => ts.reduce((a, t) => a + t.files, 0);
+    await this.recordLoad(
+      {
+        loadId: o.loadId ?? `maintenance-${started.toISOString()}`,
+        pipeline: o.pipeline ?? 'maintenance',
+        kind: 'maintenance',
+        workflowId: o.workflowId ?? null,
+        runId: o.runId ?? null,
+        windowStart: null,
+        windowEnd: null,
+      },
+      // received: the live files before; inserted: after (a maintenance run lands no rows)
+      { received: files(r.before), inserted: files(r.after), updated: 0 },
+      started,
+      {
+        retention_days: r.retentionDays,
+        ms: r.ms,
+        steps: Object.fromEntries(r.steps.map((s) => [s.step, { ms: s.ms, count: s.count }])),
+        snapshots_expired: r.snapshotsExpired.length,
+        files_deleted: r.filesDeleted.length,
+      },
+    );
+    return r;
+  }
+
+  /**
+   * Compare a load's API objects with what table `t` knows of them, record new and vanished fields
+   * in `_schema_changes`, apply the pipeline's contract (warehouse/schema.ts): returns the table's
+   * definition to land with (evolved columns included) and the objects to map (discard: without
+   * the new fields). Throws SchemaContractError under freeze.
+   */
+  checkSchema(t: TableDef, objects: unknown[], o: { loadId: string; contract?: SchemaContract }): Promise<{ def: TableDef; objects: unknown[] }> {
+    return this.schema.check(t, objects, { loadId: o.loadId, contract: o.contract ?? 'evolve' });
+  }
+
+  /** `t` with the columns schema evolution added to it. */
+  effectiveDef(t: TableDef): Promise<TableDef> {
+    return this.schema.effective(t);
+  }
+
+  /** The rows with the evolved columns of `def` filled from their `raw` (in place). */
+  withEvolved(def: TableDef, rows: Record<string, unknown>[]): Record<string, unknown>[] {
+    return SchemaLedger.fill(def, rows);
+  }
+
+  /** The recorded schema changes: the open ones (or all), oldest first. */
+  schemaChanges(o: { all?: boolean; table?: string } = {}): Promise<SchemaChange[]> {
+    return this.schema.list(o);
+  }
+
+  /** Mark a table's open schema changes (or one path's) acknowledged; returns how many. */
+  acknowledgeSchemaChanges(table: string, path?: string): Promise<number> {
+    return this.schema.acknowledge(table, path);
+  }
+
   async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
     return this.serial(async () => (await this.conn.runAndReadAll(sql, params as never)).getRowObjectsJS() as T[]);
   }
 
-  /** Statements in one lake transaction (one snapshot; retried on a concurrent writer's conflict). */
-  execMany(stmts: [sql: string, params?: unknown[]][]): Promise<void> {
+  /**
+   * Statements in one lake transaction (one snapshot; retried on a concurrent writer's conflict).
+   * `locks`: the tables they change whose writers must conflict (their lock rows are touched
+   * first, warehouse/locks.ts), e.g. an insert-when-absent that two workers may run at once.
+   */
+  execMany(stmts: [sql: string, params?: unknown[]][], o: { locks?: string[] } = {}): Promise<void> {
     return this.serial(() =>
       this.tx({ op: 'exec' }, async (conn) => {
+        for (const t of o.locks ?? []) await bumpLandLock(conn, t);
         for (const [q, p] of stmts) await conn.run(q, p as never);
       }),
     );

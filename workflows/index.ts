@@ -7,3 +7,4 @@ export { storyTracker } from './story-tracker.js';
 export { entityGraph } from './entity-graph.js';
 export { deepResearch } from './deep-research.js';
 export { feedPoll } from './feed-poll.js';
+export { lakeMaintenance } from './maintenance.js';

@@ -115,6 +115,16 @@ export const KIND_SPECS = {
     tables: ['alerts', 'alert_logs', 'alert_deliveries'],
     leaveOut: 'set sync: false on its alerts pipeline in newsflow.yaml, or NEWSFLOW_ALERTS=0',
   }),
+  /** lake maintenance (warehouse/maintain.ts): no API calls; it lands no rows, its runs are `_loads` rows */
+  maintenance: defineKindSpec({
+    name: 'maintenance',
+    workflowType: 'lakeMaintenance',
+    taskQueue: TASK_QUEUES.maintenance,
+    operations: [],
+    defaultSchedule: { cron: '30 3 * * *', catchup: '1d' },
+    tables: [],
+    leaveOut: removeIt('maintenance'),
+  }),
   /** a workflow of your own pipelines module: its workflow type and queue are the entry's */
   workflow: defineKindSpec({
     name: 'workflow',

@@ -18,6 +18,8 @@ export interface NewsIngestInput {
   /** the window's length when `from` is not given, in ms (default one hour) */
   windowMs?: number;
   pageSize?: number;
+  /** the schema contract for fields the API adds or drops: evolve (default), freeze or discard */
+  schema?: 'evolve' | 'freeze' | 'discard';
   /** carried across continue-as-new */
   state?: { offset: number; received: number; inserted: number; updated: number; pages: number; startedAt: string; loadId: string };
 }
@@ -77,6 +79,7 @@ export async function newsIngest(input: NewsIngestInput): Promise<NewsIngestResu
       to,
       offset: s.offset,
       pageSize,
+      ...(input.schema ? { schema: input.schema } : {}),
     });
     s.pages++;
     s.received += page.received;

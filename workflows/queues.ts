@@ -16,4 +16,6 @@ export const TASK_QUEUES = {
   deliveries: 'newsflow-deliveries',
   /** feed polling (workflows/feed-poll.ts): fetches of feeds, politeness per host; index_urls calls through the client's limiter */
   feeds: 'newsflow-feeds',
+  /** lake maintenance (workflows/maintenance.ts): no API calls, one run at a time */
+  maintenance: 'newsflow-maintenance',
 } as const;

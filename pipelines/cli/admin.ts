@@ -97,7 +97,7 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .action(async (o: { dataDir?: string }) => {
       const s = await withStore(o.dataDir, async (db) =>
-        (await svc()).secretsStatus(db, { dataDir: dataDirOf(o.dataDir), secretKey: process.env.NEWSFLOW_SECRET_KEY }),
+        (await svc()).secretsStatus(db, { dataDir: dataDirOf(o.dataDir), secretKey: (await import('../config/secrets.js')).secretKeys().secretKey }),
       );
       const where = (k: { id: string; kind: string; where: string }) =>
         `${k.id} from ${k.kind === 'env' ? '$NEWSFLOW_SECRET_KEY' : k.where}${k.kind === 'data-dir' ? ' (beside the data: move it out with `newsflow secrets rotate`)' : ''}`;
@@ -118,7 +118,7 @@ export function register(program: Command): void {
       const dataDir = dataDirOf(o.dataDir);
       const r = await withStore(o.dataDir, async (db) =>
         (await svc())
-          .rotateSecrets(db, { dataDir, secretKey: process.env.NEWSFLOW_SECRET_KEY, oldKey: o.oldKey ?? process.env.NEWSFLOW_SECRET_KEY_OLD })
+          .rotateSecrets(db, { dataDir, ...(await import('../config/secrets.js')).secretKeys(), ...(o.oldKey ? { oldKey: o.oldKey } : {}) })
           .catch((e: Error) => {
             throw new CliError(`rotation failed, nothing changed: ${e.message}`);
           }),

@@ -13,7 +13,7 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .option(...verboseOpt)
     .action(async (o: { dataDir?: string; verbose?: boolean }) => {
-      if (!process.env.TEMPORAL_ADDRESS)
+      if (!/:\d+$/.test((await import('../config/index.js')).useProject().temporal.server))
         throw new CliError('set TEMPORAL_ADDRESS to the Temporal server the alert schedules live on (newsflow start prints it)');
       console.log(JSON.stringify(await (await work()).syncAlerts(o.dataDir, { verbose: o.verbose })));
     });

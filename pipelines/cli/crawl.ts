@@ -29,13 +29,22 @@ export function register(program: Command): void {
     .option('--url <url>', 'API base URL (default: $NEWSFLOW_API_URL or http://127.0.0.1:8080)')
     .option('--key <key>', 'API key (default: $NEWSFLOW_API_KEY)')
     .action(async (urls: string[], o: { start: string; end?: string; skipDedupe?: boolean; wait: boolean; json?: boolean; url?: string; key?: string }) => {
-      if (!(o.key ?? process.env.NEWSFLOW_API_KEY))
-        throw new CliError('an API key is needed: --key or NEWSFLOW_API_KEY (create one with: newsflow keys create --scopes news ...)');
+      const api = (await import('../config/index.js')).useProject().api;
+      if (!(o.key ?? api.key)) throw new CliError('an API key is needed: --key or NEWSFLOW_API_KEY (create one with: newsflow keys create --scopes news ...)');
       const start = when('--start', o.start);
       const end = o.end ? when('--end', o.end) : new Date().toISOString();
       if (Date.parse(end) < Date.parse(start)) throw new CliError(`--end (${end}) is before --start (${start})`);
       try {
-        const status = await (await work()).crawl({ urls, start, end, skipDedupe: o.skipDedupe, wait: o.wait, json: o.json, baseUrl: o.url, apiKey: o.key });
+        const status = await (await work()).crawl({
+          urls,
+          start,
+          end,
+          skipDedupe: o.skipDedupe,
+          wait: o.wait,
+          json: o.json,
+          baseUrl: o.url ?? api.url,
+          apiKey: o.key ?? api.key,
+        });
         if (status === 'failed') process.exitCode = 1;
       } catch (e) {
         if (e instanceof (await work()).CrawlError) throw new CliError(e.message);

@@ -40,6 +40,7 @@ export function register(program: Command): void {
       'index-counts: index_counts filters as JSON, e.g. \'{"languages":["en"],"time_filter":"crawl_date"}\'; graph: search filter_params as JSON',
     )
     .option('--page-size <n>', 'rows per page (news 1-101, distribution 1-100)', intArg('--page-size'), 100)
+    .option('--schema <contract>', 'news: what a field the API adds or drops does: evolve (default), freeze (the run fails naming it) or discard')
     .option(...dataDirOpt)
     .option(...verboseOpt)
     .action(async (pipeline: string, o: RunOptions) => {

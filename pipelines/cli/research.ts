@@ -29,7 +29,8 @@ export function register(program: Command): void {
     .action(
       async (question: string, o: { stream?: boolean; filters?: string; model?: string; citations: string; thread?: string; url?: string; key?: string }) => {
         if (!['numbered', 'markdown_link', 'none'].includes(o.citations)) throw new CliError('--citations must be numbered, markdown_link or none');
-        if (!(o.key ?? process.env.NEWSFLOW_API_KEY))
+        const api = (await import('../config/index.js')).useProject().api;
+        if (!(o.key ?? api.key))
           throw new CliError('an API key is needed: --key or NEWSFLOW_API_KEY (create one with: newsflow keys create --scopes chat ...)');
         try {
           const r = await (await work()).ask({
@@ -39,8 +40,8 @@ export function register(program: Command): void {
             model: o.model,
             citations: o.citations as 'numbered',
             threadId: o.thread,
-            baseUrl: o.url,
-            apiKey: o.key,
+            baseUrl: o.url ?? api.url,
+            apiKey: o.key ?? api.key,
           });
           if (r.threadId) process.stderr.write(`(model ${r.model}; continue with --thread ${r.threadId})\n`);
         } catch (e) {

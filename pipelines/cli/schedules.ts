@@ -34,11 +34,13 @@ const planJson = (plan: SchedulePlan) => ({
 
 /** A client of the running Temporal server of the project (temporal.server host:port, or TEMPORAL_ADDRESS); these commands never start one. */
 async function withTemporal<T>(dataDir: string | undefined, fn: (c: Client) => Promise<T>): Promise<T> {
-  if (!process.env.TEMPORAL_ADDRESS)
+  const { useProject } = await import('../config/index.js');
+  const project = useProject();
+  if (!/:\d+$/.test(project.temporal.server))
     throw new CliError(
       'these commands talk to a running Temporal server: set temporal.server: host:port in newsflow.yaml or TEMPORAL_ADDRESS (newsflow start prints it), e.g. TEMPORAL_ADDRESS=127.0.0.1:7233',
     );
-  const ep = await (await temporal()).temporalEndpoint({ dataDir: dataDirOf(dataDir) });
+  const ep = await (await temporal()).temporalEndpoint({ dataDir: dataDirOf(dataDir), temporal: project.temporal });
   return fn(await (await runtime()).temporalClient(ep));
 }
 
@@ -95,7 +97,7 @@ export function register(program: Command): void {
           feeds = `feed poller (${FEED_SCHEDULE_ID}): ${project.sources.length} source(s) in the project file; its schedule ${exists ? 'exists' : 'does not exist yet'}`;
         } else {
           const { Warehouse } = await import('../../warehouse/warehouse.js');
-          const warehouse = await Warehouse.open(warehouseOf({ dataDir: o.dataDir }));
+          const warehouse = await Warehouse.open(warehouseOf({ dataDir: o.dataDir }), (await import('../config/index.js')).lakeOf(project));
           try {
             const r = await applyFeedSchedule(c, { warehouse, sources: project.sources });
             const s = r.sources;

@@ -36,7 +36,7 @@ export function register(program: Command): void {
         host: o.host,
         dataDir: o.dataDir,
         limitsText: o.limits,
-        seed: o.seed ?? process.env.NEWSFLOW_CORPUS,
+        seed: o.seed ?? (await import('../config/index.js')).useProject().corpus,
         rebaseDates: o.rebaseDates,
         replay: o.replay,
       });
@@ -50,7 +50,7 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .option('--json', 'print the result as JSON')
     .action(async (o: { corpus?: string; rebaseDates?: boolean; dataDir?: string; json?: boolean }) => {
-      const corpus = o.corpus ?? process.env.NEWSFLOW_CORPUS;
+      const corpus = o.corpus ?? (await import('../config/index.js')).useProject().corpus;
       if (!corpus) throw new CliError('no corpus: pass --corpus PATH (for example ../shared/data) or set NEWSFLOW_CORPUS');
       const { seedStore } = await work();
       const r = await seedStore({ corpus, rebaseDates: o.rebaseDates, dataDir: o.dataDir });
@@ -69,17 +69,16 @@ export function register(program: Command): void {
     .option('--replay <speed>', 'replay speed: corpus time per real time', floatArg('--replay'), 3600)
     .option(
       '--temporal <kind>',
-      'dev (the CLI dev server on SQLite) or postgres (the Temporal server on PostgreSQL; build it once with: npx newsflow temporal install)',
-      process.env.NEWSFLOW_TEMPORAL || 'dev',
+      "dev (the CLI dev server on SQLite) or postgres (the Temporal server on PostgreSQL; build it once with: npx newsflow temporal install); default: the project's temporal.server, NEWSFLOW_TEMPORAL, else dev",
     )
     .option(...dataDirOpt)
     .option(...verboseOpt)
     .option(...metricsPortOpt)
-    .action(async (o: { port?: number; dataDir?: string; corpus?: string; replay: number; verbose?: boolean; temporal: string; metricsPort?: number }) => {
-      if (!['dev', 'postgres'].includes(o.temporal)) throw new CliError(`--temporal must be dev or postgres; got ${o.temporal}`);
-      process.env.NEWSFLOW_TEMPORAL = o.temporal;
-      const corpus = o.corpus ?? process.env.NEWSFLOW_CORPUS ?? defaultCorpus();
-      if (!corpus && !(await pre()).remoteApi())
+    .action(async (o: { port?: number; dataDir?: string; corpus?: string; replay: number; verbose?: boolean; temporal?: string; metricsPort?: number }) => {
+      if (o.temporal !== undefined && !['dev', 'postgres'].includes(o.temporal)) throw new CliError(`--temporal must be dev or postgres; got ${o.temporal}`);
+      const project = (await import('../config/index.js')).useProject();
+      const corpus = o.corpus ?? project.corpus ?? defaultCorpus();
+      if (!corpus && !(await pre()).remoteApi(project))
         throw new CliError('no corpus found: pass --corpus PATH or set NEWSFLOW_CORPUS (the shared data folder, e.g. ../shared/data)');
       const { mainJob } = await job();
       await mainJob({ ...o, corpus });

@@ -3,6 +3,7 @@ import { UserError } from '../../lib/errors.js';
 import { withoutControls } from '../../lib/text/controls.js';
 import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
+import { currentProject } from '../config/current.js';
 import type { Db } from '../../service/index.js';
 
 /** A mistake of the user's: printed as `error: <message>`, exit code 1, no stack trace. */
@@ -12,12 +13,11 @@ export const dataDirOpt = ['--data-dir <dir>', 'data directory (default: $NEWSFL
 export const verboseOpt = ['--verbose', "the Temporal worker's log on stderr too (always in <data dir>/logs/worker.log)"] as const;
 export const warehouseOpt = ['--warehouse <dir>', 'warehouse folder (default: the data dir)'] as const;
 
-/** The data dir of --data-dir (else $NEWSFLOW_DATA_DIR, the project file's warehouse.path, else ./data), as the service takes it. */
-export const dataDirOf = (dataDir: string | undefined) => path.resolve(dataDir ?? process.env.NEWSFLOW_DATA_DIR ?? './data');
+/** The data dir of --data-dir, else the project's (NEWSFLOW_DATA_DIR, the project file's warehouse.path, else ./data), as the service takes it. */
+export const dataDirOf = (dataDir: string | undefined) => path.resolve(dataDir ?? currentProject()?.dataDir ?? './data');
 
-/** The warehouse folder of --warehouse, else $NEWSFLOW_WAREHOUSE_DIR, else the data dir (as the worker's). */
-export const warehouseOf = (o: { warehouse?: string; dataDir?: string }) =>
-  path.resolve(o.warehouse ?? process.env.NEWSFLOW_WAREHOUSE_DIR ?? dataDirOf(o.dataDir));
+/** The warehouse folder of --warehouse, else the project's (NEWSFLOW_WAREHOUSE_DIR), else the data dir (as the worker's). */
+export const warehouseOf = (o: { warehouse?: string; dataDir?: string }) => path.resolve(o.warehouse ?? currentProject()?.warehouseDir ?? dataDirOf(o.dataDir));
 
 /** the worker's /metrics and /healthz port (over metrics.port of the project file and NEWSFLOW_METRICS_PORT) */
 export const metricsPortOpt = [

@@ -2,6 +2,7 @@
  * The project of this process, once loaded, and the `--config` flag it was loaded for. Kept apart
  * from the schema so that `newsflow --help` and a cached project load no zod.
  */
+import path from 'node:path';
 import type { Project } from './project.js';
 import type { DEFAULT_LIMITS } from '../../spec/index.js';
 
@@ -16,32 +17,15 @@ export const setConfigFlag = (file: string | undefined): void => {
 export const configFlag = (): string | undefined => flag;
 export const currentProject = (): Project | null => project;
 
-/**
- * Make `p` this process's project. Its settings are written to the process's environment for the
- * rooms that read their settings there (data dir, lake, Temporal, API, limits, workers): the project
- * already holds the environment's own values, so this changes no precedence. Warnings go to stderr.
- */
-export function setCurrentProject(p: Project, defaultLimits: typeof DEFAULT_LIMITS): void {
-  const env = process.env;
-  const put = (name: string, v: string | number | undefined) => {
-    if (v !== undefined && v !== '') env[name] = String(v);
-  };
-  put('NEWSFLOW_DATA_DIR', p.dataDir);
-  put('NEWSFLOW_LAKE_CATALOG', p.lake.catalog);
-  put('NEWSFLOW_LAKE_DATA', p.lake.data);
-  put('NEWSFLOW_API_URL', p.api.url);
-  put('NEWSFLOW_API_KEY', p.api.key);
-  if (p.temporal.server === 'dev' || p.temporal.server === 'postgres') put('NEWSFLOW_TEMPORAL', p.temporal.server);
-  else put('TEMPORAL_ADDRESS', p.temporal.server);
-  put('TEMPORAL_NAMESPACE', p.temporal.namespace === 'default' ? undefined : p.temporal.namespace);
-  if (JSON.stringify(p.limits) !== JSON.stringify(defaultLimits))
-    put(
-      'NEWSFLOW_LIMITS',
-      Object.entries(p.limits)
-        .map(([g, l]) => `${g}=${l.rate}:${l.burst}:${l.concurrency}`)
-        .join(','),
-    );
-  put('NEWSFLOW_WORKERS', p.workers);
+/** The data dir of a command: its --data-dir, else the project's (warehouse.path, or NEWSFLOW_DATA_DIR over it). */
+export const dataDirOf = (p: Pick<Project, 'dataDir'>, flag?: string): string => path.resolve(flag ?? p.dataDir);
+/** The lake of the project's warehouse as the warehouse takes it (warehouse.catalog and .data, or their variables). */
+export const lakeOf = (p: Pick<Project, 'lake'>): { catalog?: string; dataPath?: string } => ({ catalog: p.lake.catalog, dataPath: p.lake.data });
+/** The warehouse folder: the project's NEWSFLOW_WAREHOUSE_DIR, else the data dir. */
+export const warehouseDirOf = (p: Pick<Project, 'warehouseDir'>, dataDir: string): string => path.resolve(p.warehouseDir ?? dataDir);
+
+/** Make `p` this process's project (commands take their settings from it, as values). Warnings go to stderr. */
+export function setCurrentProject(p: Project, _defaultLimits?: typeof DEFAULT_LIMITS): void {
   for (const w of p.warnings) console.error(`warning: ${w}`);
   project = p;
 }

@@ -17,7 +17,7 @@ export { ConfigError, findProjectFile, loadProjectFile, parseProjectFile, PROJEC
 export { loadProject, resolveProject, type Project } from './project.js';
 export { STARTER_FILE } from './starter.js';
 export { Pipeline, ProjectFile, PIPELINE_KINDS, Schedule, durationMs, type PipelineKind } from './schema.js';
-export { configFlag, setConfigFlag } from './current.js';
+export { configFlag, dataDirOf, lakeOf, setConfigFlag, warehouseDirOf } from './current.js';
 
 /**
  * The project of this process, loaded once: the file of `--config` (else `NEWSFLOW_CONFIG`, else

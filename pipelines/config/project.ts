@@ -27,7 +27,14 @@ export interface Project {
   api: { url?: string; key?: string };
   dataDir: string;
   lake: { catalog?: string; data?: string };
-  temporal: { server: string; namespace: string };
+  /** the Temporal server (dev, postgres or host:port) and namespace; the dev server's UI port (NEWSFLOW_TEMPORAL_UI_PORT) and the PostgreSQL of the Temporal server on PostgreSQL (NEWSFLOW_PG_URL), when given */
+  temporal: { server: string; namespace: string; uiPort?: string; pgUrl?: string };
+  /** the warehouse folder when it is not the data dir (NEWSFLOW_WAREHOUSE_DIR) */
+  warehouseDir?: string;
+  /** where email triggers go out (NEWSFLOW_SMTP_URL; unset: recorded as skipped) */
+  smtpUrl: string | null;
+  /** the news corpus the embedded service loads (NEWSFLOW_CORPUS) */
+  corpus?: string;
   limits: LimitsConfig;
   workers: number;
   /** the worker's /metrics and /healthz (port unset: not served) */
@@ -87,7 +94,15 @@ export function resolveProject(f: ProjectFile, file: string | null, dir: string,
       catalog: catalog && !/^[a-z]+:/i.test(catalog) && !/\b(dbname|host)=/.test(catalog) ? abs(catalog) : catalog,
       data: data && !/^[a-z][a-z0-9+.-]*:\/\//i.test(data) ? abs(data) : data,
     },
-    temporal: { server: envVar('TEMPORAL_ADDRESS') ?? temporalMode ?? f.temporal.server, namespace: envVar('TEMPORAL_NAMESPACE') ?? f.temporal.namespace },
+    temporal: {
+      server: envVar('TEMPORAL_ADDRESS') ?? temporalMode ?? f.temporal.server,
+      namespace: envVar('TEMPORAL_NAMESPACE') ?? f.temporal.namespace,
+      ...(envVar('NEWSFLOW_TEMPORAL_UI_PORT') ? { uiPort: envVar('NEWSFLOW_TEMPORAL_UI_PORT') } : {}),
+      ...(envVar('NEWSFLOW_PG_URL') ? { pgUrl: envVar('NEWSFLOW_PG_URL') } : {}),
+    },
+    ...(envVar('NEWSFLOW_WAREHOUSE_DIR') ? { warehouseDir: path.resolve(envVar('NEWSFLOW_WAREHOUSE_DIR')!) } : {}),
+    smtpUrl: envVar('NEWSFLOW_SMTP_URL') ?? null,
+    ...(envVar('NEWSFLOW_CORPUS') ? { corpus: envVar('NEWSFLOW_CORPUS') } : {}),
     limits: parsedLimits,
     workers: workers !== undefined ? Number(workers) : f.workers,
     metrics: { port: metricsPort !== undefined ? Number(metricsPort) : f.metrics.port, host: f.metrics.host },

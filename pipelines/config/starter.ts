@@ -56,6 +56,11 @@ pipelines:
     kind: alerts
     sync: true
 
+  - name: maintenance
+    kind: maintenance        # keeps the lake as fast as on day 1 (docs/warehouse.md, Maintenance)
+    retention: 7d            # sql --at reaches the loads of the last 7 days
+    schedule: { cron: "30 3 * * *", catchup: 1d }
+
   # - name: my-domains
   #   kind: distribution
   #   domains: [example.com]

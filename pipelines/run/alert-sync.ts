@@ -1,5 +1,5 @@
 /** The alert runner seen from the command line: sync the per-alert schedules now; each alert's schedule, last run and deliveries. */
-import { serviceConfig } from '../../service/index.js';
+import { dataDirOf, lakeOf, useProject } from '../config/index.js';
 import { openReader } from '../../warehouse/read.js';
 import { TASK_QUEUES } from '../../workflows/queues.js';
 import { atShutdown, stopOnSignals, temporalEndpoint, TemporalSetupError } from '../temporal/index.js';
@@ -8,14 +8,15 @@ import { preflight } from './preflight.js';
 
 /** Run the alertSync workflow once (on TEMPORAL_ADDRESS) and return its result; fails when no worker picks it up within 60 s. */
 export async function syncAlerts(dataDirOpt: string | undefined, o: { verbose?: boolean } = {}): Promise<unknown> {
-  const dataDir = serviceConfig({ dataDir: dataDirOpt }).dataDir;
-  await preflight([{ kind: 'alerts' }]);
+  const project = useProject();
+  const dataDir = dataDirOf(project, dataDirOpt);
+  await preflight([{ kind: 'alerts' }], { apiUrl: project.api.url, apiKey: project.api.key });
   stopOnSignals((signal) => (signal === 'SIGINT' ? 130 : 143));
-  const endpoint = await temporalEndpoint({ dataDir });
+  const endpoint = await temporalEndpoint({ dataDir, temporal: project.temporal });
   // a worker of our own unless one already runs on this data dir (it holds the warehouse)
   let w: Awaited<ReturnType<typeof startWorker>> | null = null;
   try {
-    w = await startWorker({ endpoint, dataDir, verbose: o.verbose });
+    w = await startWorker({ endpoint, dataDir, project, verbose: o.verbose });
   } catch (e) {
     if (!/lock/i.test((e as Error).message)) throw e;
   }
@@ -51,7 +52,8 @@ export async function syncAlerts(dataDirOpt: string | undefined, o: { verbose?: 
  * delivered, owed and skipped; with TEMPORAL_ADDRESS set, its schedule and next run.
  */
 export async function alertStatus(warehouseDir: string, dataDirOpt: string | undefined): Promise<Record<string, unknown>[]> {
-  const db = await openReader(warehouseDir);
+  const project = useProject();
+  const db = await openReader(warehouseDir, { lake: lakeOf(project) });
   const rows = await db.all(`
     SELECT a.alert_id::VARCHAR AS alert_id, coalesce(a.title, a.query) AS title, a.cron, a.active, a.deleted,
       (SELECT max(l.created_at) FROM alert_logs l WHERE l.alert_id = a.alert_id) AS last_run,
@@ -61,8 +63,8 @@ export async function alertStatus(warehouseDir: string, dataDirOpt: string | und
       (SELECT count(*) FROM alert_deliveries d WHERE d.alert_id = a.alert_id AND d.status = 'skipped') AS skipped
     FROM alerts a ORDER BY a.deleted, a.created_at`);
   db.close();
-  if (process.env.TEMPORAL_ADDRESS) {
-    const c = await temporalClient(await temporalEndpoint({ dataDir: serviceConfig({ dataDir: dataDirOpt }).dataDir }));
+  if (/:\d+$/.test(project.temporal.server)) {
+    const c = await temporalClient(await temporalEndpoint({ dataDir: dataDirOf(project, dataDirOpt), temporal: project.temporal }));
     for (const r of rows) {
       try {
         const d = await c.schedule.getHandle(`alert-${r.alert_id}`).describe();

@@ -8,6 +8,7 @@ import type { ResearchProgress } from '../../workflows/deep-research.js';
 import { TASK_QUEUES } from '../../workflows/queues.js';
 import { RESEARCH_MAX_DEPTH } from '../schedules/index.js';
 import type { RunRequest } from './run-once.js';
+import type { WarehouseAt } from '../config/kinds/index.js';
 
 const MAX_DEPTH = RESEARCH_MAX_DEPTH;
 
@@ -42,10 +43,10 @@ export function researchRequest(question: string, o: ResearchOptions): RunReques
 }
 
 /** The report and its numbered sources, from the warehouse the run landed in. */
-async function printReport(result: Record<string, unknown>, dataDir: string): Promise<void> {
-  if (process.env.TEMPORAL_ADDRESS) return; // the worker (and its warehouse) is elsewhere
-  const [{ warehouseDir }, { openReader }] = await Promise.all([import('../worker/index.js'), import('../../warehouse/read.js')]);
-  const snap = await openReader(warehouseDir(dataDir));
+async function printReport(result: Record<string, unknown>, wh: WarehouseAt): Promise<void> {
+  const [{ useProject }, { openReader }] = await Promise.all([import('../config/index.js'), import('../../warehouse/read.js')]);
+  if (/:\d+$/.test(useProject().temporal.server)) return; // the worker (and its warehouse) is elsewhere
+  const snap = await openReader(wh.dir, { lake: wh.lake });
   try {
     const id = String(result.runId).replace(/'/g, "''");
     const [run] = await snap.all(`SELECT report FROM research_runs WHERE run_id = '${id}'`);

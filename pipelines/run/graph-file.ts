@@ -2,13 +2,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { openReader } from '../../warehouse/read.js';
+import type { WarehouseAt } from '../config/kinds/define.js';
 
 const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
 const plain = (v: unknown) => (typeof v === 'bigint' ? Number(v) : v);
 
-export async function writeGraphFile(whDir: string, result: Record<string, unknown>, out: string): Promise<void> {
+export async function writeGraphFile(wh: WarehouseAt, result: Record<string, unknown>, out: string): Promise<void> {
   const runId = String(result.runId);
-  const snap = await openReader(whDir);
+  const snap = await openReader(wh.dir, { lake: wh.lake });
   try {
     const nodes = await snap.all(`SELECT node_id AS id, type, detailed_type, ner_type, mentions, sources, aliases, latitude, longitude
       FROM graph_nodes WHERE run_id = ${sqlString(runId)} ORDER BY sources DESC, mentions DESC, node_id`);

@@ -11,9 +11,9 @@ import { SCOPES } from '../../spec/index.js';
 import { corpusCache, serviceConfig, startService, type CorpusCache, type RunningService, type SeedResult } from '../../service/index.js';
 import { TASK_QUEUES } from '../../workflows/queues.js';
 import { applyFeedSchedule, applySchedules, declareSchedules, FEED_SCHEDULE_ID, pipelineScope } from '../schedules/index.js';
-import { useProject, type Pipeline } from '../config/index.js';
+import { dataDirOf, useProject, warehouseDirOf, type Pipeline } from '../config/index.js';
 import { atShutdown, stopOnSignals, temporalEndpoint } from '../temporal/index.js';
-import { startWorker, temporalClient, warehouseDir } from '../worker/index.js';
+import { startWorker, temporalClient } from '../worker/index.js';
 import { preflight, scheduledNeeds } from './preflight.js';
 import { progress } from './progress.js';
 
@@ -29,19 +29,29 @@ type Running = RunningService;
 const at = (d: Date | undefined) => (d ? `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC` : '(paused)');
 
 /** `corpus` is needed unless remoteApi(). */
-export async function mainJob(o: { port?: number; dataDir?: string; corpus?: string; replay: number; verbose?: boolean; metricsPort?: number }) {
+export async function mainJob(o: {
+  port?: number;
+  dataDir?: string;
+  corpus?: string;
+  replay: number;
+  verbose?: boolean;
+  temporal?: string;
+  metricsPort?: number;
+}) {
   const t0 = Date.now();
   const secs = () => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
-  const dataDir = serviceConfig({ dataDir: o.dataDir }).dataDir;
+  const loaded = useProject();
+  // --temporal dev|postgres: the server of our own to start (a running server of the project, host:port, wins)
+  const project = o.temporal && !/:\d+$/.test(loaded.temporal.server) ? { ...loaded, temporal: { ...loaded.temporal, server: o.temporal } } : loaded;
+  const dataDir = dataDirOf(project, o.dataDir);
   const logs = path.join(dataDir, 'logs');
   fs.mkdirSync(logs, { recursive: true });
   stopOnSignals();
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => (stopping = true));
-  let apiUrl = process.env.NEWSFLOW_API_URL;
-  let apiKey = process.env.NEWSFLOW_API_KEY;
+  let apiUrl = project.api.url;
+  let apiKey = project.api.key;
   let svc: RunningService | null = null;
   // the schedules of the project's pipelines
-  const project = useProject();
   const schedules = declareSchedules(project.pipelines);
   const status: string[] = [];
   // the Temporal dev server (its own process): started while our own service loads; against a
@@ -49,7 +59,7 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
   let endpointP: ReturnType<typeof temporalEndpoint> | null = null;
   const startEndpoint = () => {
     if (!endpointP) {
-      endpointP = temporalEndpoint({ dataDir, log: (m) => console.error(m) });
+      endpointP = temporalEndpoint({ dataDir, temporal: project.temporal, log: (m) => console.error(m) });
       endpointP.then(
         (ep) => atShutdown(() => ep.stop()),
         () => undefined,
@@ -127,6 +137,7 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
   const worker = await startWorker({
     endpoint,
     dataDir,
+    project,
     apiUrl,
     apiKey,
     verbose: o.verbose,
@@ -144,7 +155,7 @@ export async function mainJob(o: { port?: number; dataDir?: string; corpus?: str
   for (const d of schedules) await client.schedule.getHandle(d.id).trigger();
   const backfill = await startBackfill(client, worker.warehouse, history, project.pipelines);
   up();
-  const wh = `${warehouseDir(dataDir)} (a DuckLake: its catalog lake.sqlite and Parquet files under lake/, unless the project file names others)`;
+  const wh = `${warehouseDirOf(project, dataDir)} (a DuckLake: its catalog lake.sqlite and Parquet files under lake/, unless the project file names others)`;
   const pipelines: string[] = [];
   for (const d of schedules) {
     const next = (
@@ -198,7 +209,17 @@ export async function startBackfill(client: Client, warehouse: Queryable, histor
         .start('newsIngest', {
           taskQueue: TASK_QUEUES.news,
           workflowId: backfillId(p.name),
-          args: [{ pipeline: p.name, query: p.query, filters: p.filters ?? {}, from: from.toISOString(), to: to.toISOString(), pageSize: p.page_size }],
+          args: [
+            {
+              pipeline: p.name,
+              query: p.query,
+              filters: p.filters ?? {},
+              from: from.toISOString(),
+              to: to.toISOString(),
+              pageSize: p.page_size,
+              ...(p.schema ? { schema: p.schema } : {}),
+            },
+          ],
         })
         .catch((e: Error) => {
           // a start stopped before the backfill landed left it running: it goes on

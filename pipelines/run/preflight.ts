@@ -20,8 +20,8 @@ import { ApiError, AuthError, NetworkError, NewsClient, NotFoundError, ServerErr
 import { normaliseDomain, route, type Scope } from '../../spec/index.js';
 import { findKind, kindOfWorkflow, kinds } from '../config/kinds/index.js';
 
-/** True when the pipelines run against an API of NEWSFLOW_API_URL/KEY (no service, no corpus of ours). */
-export const remoteApi = () => Boolean(process.env.NEWSFLOW_API_URL && process.env.NEWSFLOW_API_KEY);
+/** True when the project's pipelines run against an API of its own (api.url and api.key: no service, no corpus of ours). */
+export const remoteApi = (p: { api: { url?: string; key?: string } }) => Boolean(p.api.url && p.api.key);
 
 /** The operations of each kind that calls the API (the registry's, pipelines/config/kinds): what its key must be allowed to call. */
 export const kindOperations = (): Record<string, readonly string[]> =>
@@ -41,7 +41,8 @@ export function scheduledNeeds(decls: { workflowType: string; args: unknown[] }[
   const out = new Map<string, PreflightNeed>();
   for (const d of decls) {
     const k = kindOfWorkflow(d.workflowType);
-    if (!k) continue;
+    // (a kind that calls no API operation, e.g. maintenance, needs nothing of the key)
+    if (!k || !k.operations.length) continue;
     const domains = k.domains?.((d.args[0] as Record<string, unknown> | undefined) ?? {});
     const key = `${k.name}:${domains?.join(',') ?? ''}`;
     if (!out.has(key)) out.set(key, domains ? { kind: k.name, domains } : { kind: k.name });
@@ -83,9 +84,9 @@ const keyFix = (kind: string) => {
 };
 
 export interface PreflightOptions {
-  /** default: $NEWSFLOW_API_URL, else the client's default */
+  /** the API (the project's api.url; default http://127.0.0.1:8080) */
   apiUrl?: string;
-  /** default: $NEWSFLOW_API_KEY */
+  /** the key (the project's api.key) */
   apiKey?: string;
   /**
    * strict (default): any failed check throws. worker: the API and the key must pass; a scheduled
@@ -99,8 +100,8 @@ export interface PreflightOptions {
 
 /** Check the API and key for `needs`; throws a PreflightError with a one-line message. */
 export async function preflight(needs: PreflightNeed[], opts: PreflightOptions = {}): Promise<void> {
-  const apiKey = opts.apiKey ?? process.env.NEWSFLOW_API_KEY;
-  const url = (opts.apiUrl || process.env.NEWSFLOW_API_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '');
+  const apiKey = opts.apiKey;
+  const url = (opts.apiUrl || 'http://127.0.0.1:8080').replace(/\/+$/, '');
   if (!/^https?:\/\/[^/\s]+/i.test(url) || !URL.canParse(url)) {
     throw new PreflightError(`NEWSFLOW_API_URL "${url}" is not an http(s) URL: set it to the API's address, e.g. http://127.0.0.1:8080`);
   }

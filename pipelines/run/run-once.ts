@@ -3,11 +3,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { ClientEvent } from '../../client/index.js';
-import { serviceConfig } from '../../service/index.js';
 import { declareSchedules } from '../schedules/index.js';
-import { useProject } from '../config/index.js';
+import { dataDirOf, lakeOf, useProject, warehouseDirOf } from '../config/index.js';
+import type { WarehouseAt } from '../config/kinds/index.js';
 import { atShutdown, RunFailedError, stopOnSignals, temporalEndpoint } from '../temporal/index.js';
-import { startWorker, temporalClient, warehouseDir, workerLogFile } from '../worker/index.js';
+import { startWorker, temporalClient, workerLogFile } from '../worker/index.js';
 import { preflight, scheduledNeeds, type PreflightNeed } from './preflight.js';
 import { progress } from './progress.js';
 
@@ -29,23 +29,25 @@ function cleanupFailed(dataDir: string, what: string, e: Error): void {
  * preflight checks the API and key, and warns about each scheduled pipeline this key cannot run.
  */
 export async function runWorker(dataDirOpt: string | undefined, o: { verbose?: boolean; metricsPort?: number; metricsHost?: string } = {}) {
-  const dataDir = serviceConfig({ dataDir: dataDirOpt }).dataDir;
-  await preflight(scheduledNeeds(declareSchedules(useProject().pipelines)), { mode: 'worker' });
+  const project = useProject();
+  const dataDir = dataDirOf(project, dataDirOpt);
+  await preflight(scheduledNeeds(declareSchedules(project.pipelines)), { mode: 'worker', apiUrl: project.api.url, apiKey: project.api.key });
   stopOnSignals();
-  const endpoint = await temporalEndpoint({ dataDir, log: (m) => console.error(m) });
+  const endpoint = await temporalEndpoint({ dataDir, temporal: project.temporal, log: (m) => console.error(m) });
   atShutdown(() => endpoint.stop());
   try {
-    const { metrics } = useProject();
+    const { metrics } = project;
     const port = o.metricsPort ?? metrics.port;
     const w = await startWorker({
       endpoint,
       dataDir,
+      project,
       verbose: o.verbose,
       metrics: port !== undefined ? { port, host: o.metricsHost ?? metrics.host } : undefined,
     });
     atShutdown(() => w.stop());
     console.log(
-      `worker running on ${endpoint.address}${endpoint.uiUrl ? ` (Temporal UI ${endpoint.uiUrl})` : ''}; warehouse ${warehouseDir(dataDir)}${w.metricsUrl ? `; metrics ${w.metricsUrl}/metrics, health ${w.metricsUrl}/healthz` : ''}`,
+      `worker running on ${endpoint.address}${endpoint.uiUrl ? ` (Temporal UI ${endpoint.uiUrl})` : ''}; warehouse ${warehouseDirOf(project, dataDir)}${w.metricsUrl ? `; metrics ${w.metricsUrl}/metrics, health ${w.metricsUrl}/healthz` : ''}`,
     );
     await w.running;
   } finally {
@@ -64,7 +66,7 @@ export interface RunRequest<P = unknown> {
   /** what the preflight checks for it */
   need: PreflightNeed;
   /** done after the run succeeded and its result was printed (e.g. write a file from what it landed) */
-  after?: (result: Record<string, unknown>, warehouseDir: string) => Promise<void>;
+  after?: (result: Record<string, unknown>, warehouse: WarehouseAt) => Promise<void>;
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -120,12 +122,13 @@ export async function runOnce<P>(
   { workflowType, taskQueue, input, show, line, need, after }: RunRequest<P>,
   o: { verbose?: boolean } = {},
 ): Promise<Record<string, unknown>> {
-  const dataDir = serviceConfig({ dataDir: dataDirOpt }).dataDir;
-  const own = !process.env.TEMPORAL_ADDRESS;
-  if (own || process.env.NEWSFLOW_API_KEY) await preflight([need]);
+  const project = useProject();
+  const dataDir = dataDirOf(project, dataDirOpt);
+  const own = !/:\d+$/.test(project.temporal.server);
+  if (own || project.api.key) await preflight([need], { apiUrl: project.api.url, apiKey: project.api.key });
   stopOnSignals((signal) => (signal === 'SIGINT' ? 130 : 143));
   // a one-off run shows no Temporal UI: its dev server has none (no UI port to race for)
-  const endpoint = await temporalEndpoint({ dataDir, headless: true, log: (m) => console.error(m) });
+  const endpoint = await temporalEndpoint({ dataDir, temporal: project.temporal, headless: true, log: (m) => console.error(m) });
   const offEndpoint = atShutdown(() => endpoint.stop());
   const retries = retryLines((line) => process.stderr.write(`${line}\n`));
   let w: Awaited<ReturnType<typeof startWorker>> | null = null;
@@ -134,7 +137,7 @@ export async function runOnce<P>(
   const bar = progress(workflowType);
   try {
     if (own) {
-      w = await startWorker({ endpoint, dataDir, verbose: o.verbose, onEvent: (e) => retries.clientEvent(e) });
+      w = await startWorker({ endpoint, dataDir, project, verbose: o.verbose, onEvent: (e) => retries.clientEvent(e) });
       const worker = w;
       offWorker = atShutdown(() => worker.stop());
     }
@@ -185,7 +188,7 @@ export async function runOnce<P>(
     bar.update(1, 1, 'done');
     bar.stop();
     console.log(JSON.stringify(result));
-    await after?.(result, warehouseDir(dataDir));
+    await after?.(result, { dir: warehouseDirOf(project, dataDir), lake: lakeOf(project) });
     return result;
   } finally {
     clearInterval(poll);

@@ -9,6 +9,7 @@ import { HostGate } from '../../lib/feeds/host-gate.js';
 import { pollFeed, robotsThrough, type FeedPoll } from '../../lib/feeds/poll.js';
 import { SourceEntry, resolveSource } from '../../lib/feeds/source.js';
 import { openReader } from '../../warehouse/read.js';
+import { currentProject, lakeOf } from '../config/current.js';
 import { CliError } from '../cli/shared.js';
 
 /** Add (or update) a source of origin `cli`. */
@@ -21,7 +22,7 @@ export async function addSource(warehouseDir: string, entry: unknown): Promise<{
   const decl = resolveSource(parsed.data);
   const { Warehouse } = await import('../../warehouse/warehouse.js');
   const { SourceStore } = await import('../../warehouse/sources.js');
-  const wh = await Warehouse.open(warehouseDir);
+  const wh = await Warehouse.open(warehouseDir, lakeOf(currentProject() ?? { lake: {} }));
   try {
     const r = await new SourceStore(wh).declare([decl], 'cli', Date.now());
     if (r.taken.length) throw new CliError(`source "${decl.source}" is declared in the project file; change it there, or add this one with another --name`);
@@ -35,7 +36,7 @@ export async function addSource(warehouseDir: string, entry: unknown): Promise<{
 export async function removeSource(warehouseDir: string, name: string): Promise<void> {
   const { Warehouse } = await import('../../warehouse/warehouse.js');
   const { SourceStore } = await import('../../warehouse/sources.js');
-  const wh = await Warehouse.open(warehouseDir);
+  const wh = await Warehouse.open(warehouseDir, lakeOf(currentProject() ?? { lake: {} }));
   try {
     const store = new SourceStore(wh);
     const [row] = await store.get([name]);
@@ -57,7 +58,7 @@ const ago = (t: unknown, now: number) => {
 
 /** The sources with their health at a glance (read-only: safe while the poller lands). */
 export async function listSources(warehouseDir: string, now = Date.now()): Promise<Record<string, unknown>[]> {
-  const r = await openReader(warehouseDir);
+  const r = await openReader(warehouseDir, { lake: lakeOf(currentProject() ?? { lake: {} }) });
   try {
     const rows =
       await r.all(`SELECT source, status, kind, origin, url, last_success_at, failures_in_row, items_per_day, items_seen, interval_s, next_poll_at, last_error

@@ -6,28 +6,29 @@
 import path from 'node:path';
 import { startDevServer, TEMPORAL_UI_PORT } from './dev-server.js';
 import { preferredPort } from './ports.js';
-import { TemporalSetupError, type TemporalEndpoint } from './types.js';
+import { runningServer, TemporalSetupError, type TemporalEndpoint, type TemporalSettings } from './types.js';
 
 /** TEMPORAL_ADDRESS when set, else a dev server of our own under the data dir (NEWSFLOW_TEMPORAL=postgres: the Temporal server on PostgreSQL, pipelines/temporal/postgres-server.ts). */
 export async function temporalEndpoint(opts: {
   dataDir: string;
+  /** the project's Temporal settings (project.temporal) */
+  temporal: TemporalSettings;
   log?: (m: string) => void;
   /** a dev server without the Web UI (a one-off run, which shows none) */
   headless?: boolean;
 }): Promise<TemporalEndpoint> {
-  if (process.env.TEMPORAL_ADDRESS) {
-    return { address: process.env.TEMPORAL_ADDRESS, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default', uiUrl: null, stop: async () => {} };
-  }
-  const kind = process.env.NEWSFLOW_TEMPORAL || 'dev';
+  const running = runningServer(opts.temporal);
+  if (running) return { address: running, namespace: opts.temporal.namespace, uiUrl: null, stop: async () => {} };
+  const kind = opts.temporal.server;
   if (kind === 'postgres') {
     const { startPostgresTemporal } = await import('./postgres-server.js');
-    return startPostgresTemporal({ dataDir: path.join(opts.dataDir, 'temporal'), log: opts.log });
+    return startPostgresTemporal({ dataDir: path.join(opts.dataDir, 'temporal'), log: opts.log, pgUrl: opts.temporal.pgUrl });
   }
   if (kind !== 'dev')
     throw new TemporalSetupError(`NEWSFLOW_TEMPORAL must be dev (the CLI dev server, SQLite) or postgres (the Temporal server on PostgreSQL); got ${kind}`);
   const dataDir = path.join(opts.dataDir, 'temporal');
   if (opts.headless) return startDevServer({ dataDir, headless: true, log: opts.log });
-  const asked = process.env.NEWSFLOW_TEMPORAL_UI_PORT;
+  const asked = opts.temporal.uiPort;
   if (asked) {
     const uiPort = Number(asked);
     if (!Number.isInteger(uiPort) || uiPort < 1 || uiPort > 65535)

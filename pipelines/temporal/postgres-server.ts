@@ -176,6 +176,8 @@ export async function startPostgresTemporal(opts: {
   log?: (m: string) => void;
   /** PostgreSQL without fsync and with asynchronous commits (a throwaway test cluster; see startPostgres) */
   unsafeFast?: boolean;
+  /** a PostgreSQL of yours (postgres://user:password@host:port; default: a cluster of our own) */
+  pgUrl?: string;
 }): Promise<TemporalEndpoint & { pg: PgEndpoint }> {
   if (!serverInstalled()) {
     throw new TemporalSetupError(
@@ -183,7 +185,7 @@ export async function startPostgresTemporal(opts: {
     );
   }
   const cli = findTemporalCli({ log: opts.log });
-  const pg = await startPostgres({ dataDir: path.join(opts.dataDir, 'postgres'), log: opts.log, unsafeFast: opts.unsafeFast });
+  const pg = await startPostgres({ dataDir: path.join(opts.dataDir, 'postgres'), log: opts.log, unsafeFast: opts.unsafeFast, pgUrl: opts.pgUrl });
   try {
     setupSchemas(pg, opts.log);
   } catch (e) {

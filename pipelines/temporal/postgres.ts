@@ -75,8 +75,10 @@ export async function startPostgres(opts: {
   log?: (m: string) => void;
   /** no fsync, asynchronous commits, no full-page writes: for throwaway clusters (tests), never for data to keep */
   unsafeFast?: boolean;
+  /** a PostgreSQL of yours (the project's NEWSFLOW_PG_URL): used as it is, nothing started */
+  pgUrl?: string;
 }): Promise<PgEndpoint> {
-  if (process.env.NEWSFLOW_PG_URL) return { ...parsePgUrl(process.env.NEWSFLOW_PG_URL), dataDir: null, stop: async () => {} };
+  if (opts.pgUrl) return { ...parsePgUrl(opts.pgUrl), dataDir: null, stop: async () => {} };
   const bin = pgBinDir();
   const dir = path.resolve(opts.dataDir);
   const cluster = path.join(dir, 'cluster');

@@ -6,6 +6,6 @@
  *   the workflow bundle (cached by its sources)
  * - log.ts: where the worker's log goes (<data dir>/logs/worker.log, stderr)
  */
-export { installRuntime, startWorker, temporalClient, warehouseDir } from './runtime.js';
+export { installRuntime, startWorker, temporalClient } from './runtime.js';
 export { WorkerLog, workerLogFile } from './log.js';
 export { TASK_QUEUES } from '../../workflows/queues.js';

@@ -1,15 +1,14 @@
 /** Wiring shared by the CLI commands that talk to Temporal: connection, client, warehouse, worker. */
-import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { NewsClient, type ClientEvent } from '../../client/index.js';
 import type { TemporalEndpoint } from '../temporal/index.js';
 import { WorkerLog } from './log.js';
 import type { LoadedPipelines } from './extensions.js';
+import { lakeOf, warehouseDirOf } from '../config/current.js';
+import type { Project } from '../config/project.js';
 
 // the Temporal SDK, the warehouse and the worker (webpack, every activity) are loaded when first
 // used: a command that stops at its preflight, or never needs them, starts in a fraction of the time
-
-export const warehouseDir = (dataDir: string) => path.resolve(process.env.NEWSFLOW_WAREHOUSE_DIR ?? dataDir);
 
 export async function temporalClient(ep: TemporalEndpoint): Promise<Client> {
   const { Client, Connection } = await import('@temporalio/client');
@@ -42,6 +41,8 @@ let temporalMetricsAddress: string | null = null;
 export async function startWorker(opts: {
   endpoint: TemporalEndpoint;
   dataDir: string;
+  /** the project: its API (unless apiUrl/apiKey say otherwise), lake, limits, workers, SMTP, your pipelines module */
+  project: Project;
   apiUrl?: string;
   apiKey?: string;
   /** the worker's log on stderr too (else in <data dir>/logs/worker.log only, errors excepted) */
@@ -66,7 +67,7 @@ export async function startWorker(opts: {
   const { createWorkers } = await import('./worker.js');
   const { Warehouse } = await import('../../warehouse/warehouse.js');
   // your own pipelines (the project file's workflows:), checked before anything starts
-  const project = (await import('../config/index.js')).useProject();
+  const project = opts.project;
   let extension: LoadedPipelines | undefined;
   if (project.workflows) {
     const { loadPipelines, missingWorkflows, ExtensionError } = await import('./extensions.js');
@@ -74,7 +75,7 @@ export async function startWorker(opts: {
     const missing = missingWorkflows(extension, project.pipelines);
     if (missing.length) throw new ExtensionError(missing.join('\n'));
   }
-  const warehouse = await Warehouse.open(warehouseDir(opts.dataDir));
+  const warehouse = await Warehouse.open(warehouseDirOf(project, opts.dataDir), lakeOf(project));
   try {
     if (extension) await warehouse.ensureTables(extension.tables);
     // before any activity runs: every landing is seen
@@ -92,7 +93,7 @@ export async function startWorker(opts: {
     metrics?.clientEvent(e);
     opts.onEvent?.(e);
   };
-  const client = new NewsClient({ baseUrl: opts.apiUrl, apiKey: opts.apiKey, onEvent });
+  const client = new NewsClient({ baseUrl: opts.apiUrl ?? project.api.url, apiKey: opts.apiKey ?? project.api.key, onEvent });
   const workers = await createWorkers({
     address: opts.endpoint.address,
     namespace: opts.endpoint.namespace,
@@ -101,6 +102,9 @@ export async function startWorker(opts: {
     bundlerLogger: log.bundler,
     bundleCacheDir: opts.bundleCacheDir,
     extension,
+    limits: project.limits,
+    workers: project.workers,
+    smtpUrl: project.smtpUrl,
   });
   const running = workers.run();
   let server: import('./metrics.js').MetricsServer | null = null;

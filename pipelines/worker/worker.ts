@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { NativeConnection, Runtime, Worker, bundleWorkflowCode, type Logger } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
-import { DEFAULT_LIMITS, parseLimits, type LimitsConfig } from '../../spec/index.js';
+import { DEFAULT_LIMITS, type LimitsConfig } from '../../spec/index.js';
 import { NewsClient } from '../../client/index.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { createNewsIngestActivities } from '../../activities/news-ingest.js';
@@ -26,6 +26,7 @@ import { createIndexCountSamplerActivities } from '../../activities/index-count-
 import { createEntityGraphActivities } from '../../activities/entity-graph.js';
 import { createDeepResearchActivities } from '../../activities/deep-research.js';
 import { createFeedPollActivities } from '../../activities/feed-poll.js';
+import { createMaintenanceActivities } from '../../activities/maintenance.js';
 import { createRecordLoadActivities } from '../../activities/record-load.js';
 import { TASK_QUEUES } from '../../workflows/queues.js';
 import { TemporalSetupError } from '../temporal/index.js';
@@ -42,16 +43,16 @@ export interface WorkerDeps {
   namespace: string;
   client: NewsClient;
   warehouse: Warehouse;
-  /** per-group rates for maxTaskQueueActivitiesPerSecond (default: $NEWSFLOW_LIMITS over the interface defaults) */
+  /** per-group rates for maxTaskQueueActivitiesPerSecond (default: the interface's; the project's limits, NEWSFLOW_LIMITS included) */
   limits?: LimitsConfig;
   onPage?: (page: number) => void;
-  /** email triggers go out through this SMTP URL (default $NEWSFLOW_SMTP_URL; unset: recorded as skipped) */
+  /** email triggers go out through this SMTP URL (the project's NEWSFLOW_SMTP_URL; unset: recorded as skipped) */
   smtpUrl?: string | null;
   /** the address policy and resolver of webhook POSTs (default: $NEWSFLOW_FETCH_ALLOW and the system resolver) */
   webhookFetch?: AlertRunnerDeps['webhookFetch'];
   /** where the webpack report of the workflow bundle goes (default: the Runtime's logger) */
   bundlerLogger?: Logger;
-  /** workers sharing the API key (default $NEWSFLOW_WORKERS, else 1): each runs concurrency / workers activities at once */
+  /** workers sharing the API key (the project's `workers`, default 1): each runs concurrency / workers activities at once */
   workers?: number;
   /** keep the workflow bundle here, keyed by the workflows' sources (default: bundle every time) */
   bundleCacheDir?: string;
@@ -116,15 +117,6 @@ export async function workflowBundle(opts: { cacheDir?: string; logger?: Logger;
 /** How long running activities may finish after shutdown() before they are cancelled. */
 export const DRAIN_MS = 5000;
 
-/** NEWSFLOW_WORKERS: a positive integer, else an error naming it. */
-export function workerShare(text: string | undefined): number {
-  if (text === undefined || text === '') return 1;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1)
-    throw new Error(`NEWSFLOW_WORKERS must be a positive integer (the number of workers sharing one API key); got ${JSON.stringify(text)}`);
-  return n;
-}
-
 /**
  * The worker's connection, tried again for a few seconds: a server that just started may not
  * answer yet. Past that, a TemporalSetupError that names the address.
@@ -145,8 +137,8 @@ export async function createWorkers(
   deps: WorkerDeps,
 ): Promise<{ run(): Promise<void>; shutdown(): void; states(): Record<string, ReturnType<Worker['getState']>> }> {
   const connection = await connectWorker(deps.address);
-  const limits = deps.limits ?? parseLimits(process.env.NEWSFLOW_LIMITS, DEFAULT_LIMITS);
-  const share = deps.workers ?? workerShare(process.env.NEWSFLOW_WORKERS);
+  const limits = deps.limits ?? DEFAULT_LIMITS;
+  const share = deps.workers ?? 1;
   const concurrency = (n: number) => Math.max(1, Math.floor(n / share));
   let temporal: Promise<Client> | null = null;
   const temporalClient = () =>
@@ -159,7 +151,7 @@ export async function createWorkers(
       warehouse: deps.warehouse,
       temporal: temporalClient,
       taskQueue: TASK_QUEUES.alerts,
-      smtpUrl: deps.smtpUrl !== undefined ? deps.smtpUrl : (process.env.NEWSFLOW_SMTP_URL ?? null),
+      smtpUrl: deps.smtpUrl ?? null,
       webhookFetch: deps.webhookFetch,
     }),
     ...createDistributionActivities({
@@ -173,6 +165,7 @@ export async function createWorkers(
     ...createEntityGraphActivities({ client: deps.client, warehouse: deps.warehouse }),
     ...createDeepResearchActivities({ client: deps.client, warehouse: deps.warehouse }),
     ...createFeedPollActivities({ client: deps.client, warehouse: deps.warehouse }),
+    ...createMaintenanceActivities({ warehouse: deps.warehouse }),
   };
   if (deps.extension) {
     const yours = deps.extension.activities({ client: deps.client, warehouse: deps.warehouse });
@@ -205,6 +198,8 @@ export async function createWorkers(
     { taskQueue: TASK_QUEUES.research, rate: limits.deepnews.rate, concurrency: concurrency(limits.deepnews.concurrency) },
     // feed polling: fetches of feeds (politeness per host in lib/feeds); its index_urls calls go through the client's limiter
     { taskQueue: TASK_QUEUES.feeds, concurrency: 4 },
+    // lake maintenance: no API calls; one run at a time
+    { taskQueue: TASK_QUEUES.maintenance, concurrency: 1 },
   ];
   // a registered kind's own queue: no rate of the API's (its activities' calls go through the client's limiter)
   for (const k of kinds()) if (!queues.some((q) => q.taskQueue === k.taskQueue)) queues.push({ taskQueue: k.taskQueue });

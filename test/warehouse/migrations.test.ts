@@ -76,3 +76,47 @@ describe('warehouse migrations', () => {
     for (const w of ws) w.close();
   }, 120_000);
 });
+
+describe('columns added to a definition', () => {
+  it('a lake made before `raw` was declared for index_counts gets the column when opened; its earlier rows hold NULL', async () => {
+    const dir = tempDir('newsflow-mig-');
+    const w = await Warehouse.open(dir);
+    await w.query('ALTER TABLE index_counts DROP COLUMN raw');
+    await w.query(
+      "INSERT INTO index_counts (domain, bucket_start, bucket_end, sampling, filter_hash, filters, count, loaded_at, load_id, row_hash) VALUES ('*', now(), now(), '1d', 'h', '{}', 3, now(), 'l0', 'x')",
+    );
+    w.close();
+    const later = await Warehouse.open(dir);
+    const cols = await later.query<{ c: string }>(
+      "SELECT column_name AS c FROM information_schema.columns WHERE table_name = 'index_counts' ORDER BY ordinal_position",
+    );
+    expect(cols.map((r) => r.c)).toContain('raw');
+    expect(await later.query('SELECT count, raw FROM index_counts')).toEqual([{ count: 3n, raw: null }]);
+    later.close();
+  });
+
+  it('a column added to a defineTable reaches the existing table through ensureTables', async () => {
+    const { defineTable } = await import('../../warehouse/tables/define.js');
+    const dir = tempDir('newsflow-mig-');
+    const w = await Warehouse.open(dir);
+    const v1 = defineTable({
+      name: 'my_counts',
+      description: 'mine',
+      columns: [
+        ['k', 'VARCHAR', 'varchar'],
+        ['n', 'BIGINT', 'bigint'],
+      ],
+      mergeKey: ['k'],
+    });
+    await w.ensureTables([v1]);
+    await w.land(v1, [{ k: 'a', n: 1 }], [], 'l1');
+    const v2 = defineTable({ ...v1, columns: [...v1.columns, ['note', 'VARCHAR', 'varchar']] });
+    await w.ensureTables([v2]);
+    await w.land(v2, [{ k: 'b', n: 2, note: 'new' }], [], 'l2');
+    expect(await w.query('SELECT k, n, note FROM my_counts ORDER BY k')).toEqual([
+      { k: 'a', n: 1n, note: null },
+      { k: 'b', n: 2n, note: 'new' },
+    ]);
+    w.close();
+  });
+});

@@ -4,6 +4,7 @@
  * metrics history keeps one row per story, tracker and run, so a story's coverage and sentiment
  * over time is one query.
  */
+import type { StoryResponse } from '../../spec/index.js';
 import type { TableDef } from './table-def.js';
 import type { ColKind } from '../../lib/duckdb/stage.js';
 
@@ -15,6 +16,7 @@ export const STORIES: TableDef = {
   description: 'one row per story seen by the story tracker (merge on story_uuid)',
   mergeKey: ['story_uuid'],
   monthColumn: 'updated_ts',
+  fromRaw: (raw) => ({ row: storyCols(raw as StoryResponse, raw) }),
   columns: [
     c('story_uuid', 'UUID', 'varchar'),
     c('topic', 'VARCHAR', 'varchar'),
@@ -89,5 +91,75 @@ export const STORY_METRICS: TableDef = {
     ...tail,
   ],
 };
+
+const us = (sec: number | null | undefined) => (sec == null ? null : sec * 1_000_000);
+const usIso = (iso: string | null | undefined) => (iso ? Date.parse(iso) * 1000 : null);
+const last = <T>(xs: T[]): T | null => (xs.length ? xs[xs.length - 1]! : null);
+
+/** A story's row from the story without its updates (what `raw` keeps). */
+function storyCols(s: StoryResponse, raw: unknown) {
+  return {
+    story_uuid: s.uuid,
+    topic: s.topic,
+    categories: s.categories,
+    keywords: s.keywords,
+    n_updates: s.n_updates,
+    n_articles: s.n_articles.reduce((a, b) => a + b, 0),
+    updated_ts: us(s.updated_ts),
+    current_update_uuid: s.current_update_uuid,
+    sentiment: last(s.sentiment),
+    countries: JSON.stringify(s.countries),
+    languages: JSON.stringify(s.languages),
+    sources: JSON.stringify(s.sources),
+    raw: JSON.stringify(raw),
+  };
+}
+
+export function storyRows(stories: StoryResponse[], tracker: string, runAt: string) {
+  const story = stories.map((s) => {
+    const { updates: _u, ...rest } = s;
+    return storyCols(s, rest);
+  });
+  const updates = stories.flatMap((s) =>
+    s.updates.map((u) => ({
+      update_uuid: u.uuid,
+      story_uuid: s.uuid,
+      story_update_ts: us(u.story_update_ts),
+      headline: u.headline,
+      story: u.story,
+      url_safe_title: u.url_safe_title,
+      n_articles: u.n_articles,
+      continent: u.continent,
+      categories: u.categories,
+      key_takeaways: JSON.stringify(u.key_takeaways),
+    })),
+  );
+  const articles = stories.flatMap((s) =>
+    s.updates.flatMap((u) =>
+      u.cluster_articles.map((a) => ({
+        update_uuid: u.uuid,
+        article_id: a.article_id,
+        story_uuid: s.uuid,
+        title: a.title,
+        article_url: a.article_url,
+        domain_url: a.domain_url,
+        pub_date: usIso(a.pub_date),
+      })),
+    ),
+  );
+  const metrics = stories.map((s, i) => ({
+    story_uuid: s.uuid,
+    tracker,
+    run_at: usIso(runAt),
+    rank: i + 1,
+    coverage: s.n_articles.reduce((a, b) => a + b, 0),
+    n_updates: s.n_updates,
+    n_sources: Object.keys(s.sources).length,
+    sentiment: last(s.sentiment),
+    rolling_sentiment: last(s.rolling_sentiment),
+    updated_ts: us(s.updated_ts),
+  }));
+  return { story, updates, articles, metrics };
+}
 
 export const STORY_TABLES = [STORIES, STORY_UPDATES, UPDATE_ARTICLES, STORY_METRICS];

@@ -19,4 +19,21 @@ export interface TableDef {
   /** columns describing the load (when, which), not the data: left out of the row hash */
   loadColumns?: string[];
   description: string;
+  /**
+   * The row mapper run backwards from what was kept: a landed row (and its children) rebuilt from
+   * its `raw` (the API's object, parsed) and the row as landed (the columns that come from the
+   * request, not the response: window, page, run). What `newsflow reprocess` runs; the same mapper
+   * the landing activity runs, so a rebuilt row's hash equals a fresh ingest's.
+   */
+  fromRaw?: (raw: unknown, row: Record<string, unknown>) => Remapped;
+  /**
+   * The schema (spec/, zod) of the API object a row's `raw` keeps: what a load's objects are
+   * compared with to find new and vanished fields (warehouse/schema.ts).
+   */
+  rawSchema?: unknown;
+}
+/** A row rebuilt from its `raw`, with its child rows (each child table's rows of this parent). */
+export interface Remapped {
+  row: Record<string, unknown>;
+  children?: { table: TableDef; rows: Record<string, unknown>[] }[];
 }

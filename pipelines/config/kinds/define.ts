@@ -39,8 +39,16 @@ export interface RunOptions {
   sampling: string;
   filters?: string;
   trackers?: string;
+  /** news: the schema contract of the run */
+  schema?: string;
   dataDir?: string;
   verbose?: boolean;
+}
+
+/** The warehouse a run landed in: its folder and its lake's catalog and data path. */
+export interface WarehouseAt {
+  dir: string;
+  lake: { catalog?: string; dataPath?: string };
 }
 
 /** What `newsflow run <kind>` starts: the workflow's input and how its `progress` query reads as a bar. */
@@ -48,7 +56,7 @@ export interface CliRun<P = never> {
   input: Record<string, unknown>;
   show(p: P): [number, number, string];
   /** done after the run succeeded (e.g. write a file from what it landed) */
-  after?: (result: Record<string, unknown>, warehouseDir: string) => Promise<void>;
+  after?: (result: Record<string, unknown>, warehouse: WarehouseAt) => Promise<void>;
 }
 
 /** The worker's part of a kind that is not newsflow's own: its workflows module and its activities. */

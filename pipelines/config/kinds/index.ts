@@ -14,13 +14,14 @@ import { indexCounts } from './index-counts.js';
 import { research } from './research.js';
 import { graph } from './graph.js';
 import { alerts } from './alerts.js';
+import { maintenance } from './maintenance.js';
 import { workflow } from './workflow.js';
 
-export { defineKind, type CliRun, type KindDef, type KindRun, type KindWorker, type RunOptions } from './define.js';
+export { defineKind, type CliRun, type KindDef, type KindRun, type KindWorker, type RunOptions, type WarehouseAt } from './define.js';
 export { RunOptionError } from './window.js';
 
 /** newsflow's kinds (their schemas, typed: the `Pipeline` type is their union). */
-export const BUILTIN_KINDS = [news, distribution, stories, indexCounts, research, graph, alerts, workflow] as const;
+export const BUILTIN_KINDS = [news, distribution, stories, indexCounts, research, graph, alerts, maintenance, workflow] as const;
 
 const registry: KindDef[] = [...(BUILTIN_KINDS as readonly KindDef[])];
 let version = 0;

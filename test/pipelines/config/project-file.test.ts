@@ -45,12 +45,12 @@ describe('a broken project file: one line per problem, at its line and column', 
     [
       'unknown kind',
       'pipelines:\n  - name: a\n    kind: newz\n',
-      'newsflow.yaml:3:11: pipelines[0].kind: unknown kind; takes one of: news, distribution, stories, index-counts, research, graph, alerts, workflow',
+      'newsflow.yaml:3:11: pipelines[0].kind: unknown kind; takes one of: news, distribution, stories, index-counts, research, graph, alerts, maintenance, workflow',
     ],
     [
       'no kind',
       'pipelines:\n  - { name: a }\n',
-      'newsflow.yaml:2:5: pipelines[0].kind: is required, one of: news, distribution, stories, index-counts, research, graph, alerts, workflow',
+      'newsflow.yaml:2:5: pipelines[0].kind: is required, one of: news, distribution, stories, index-counts, research, graph, alerts, maintenance, workflow',
     ],
     ['missing ${ENV}', 'api:\n  key: ${NOPE_KEY}\n', 'newsflow.yaml:2:8: api.key: ${NOPE_KEY} is not set: export NOPE_KEY=... (or write ${NOPE_KEY:-default})'],
     [
@@ -130,7 +130,7 @@ describe('a broken project file: one line per problem, at its line and column', 
 });
 
 describe('the starter file', () => {
-  it('is valid: two named news pipelines, stories, index counts and the alert sync', () => {
+  it('is valid: two named news pipelines, stories, index counts, the alert sync and the daily lake maintenance', () => {
     const f = parseProjectFile(STARTER_FILE, 'newsflow.yaml', {});
     expect(f.pipelines.map((p) => [p.name, p.kind])).toEqual([
       ['ukraine', 'news'],
@@ -138,6 +138,7 @@ describe('the starter file', () => {
       ['top-stories', 'stories'],
       ['counts', 'index-counts'],
       ['alerts', 'alerts'],
+      ['maintenance', 'maintenance'],
     ]);
   });
 

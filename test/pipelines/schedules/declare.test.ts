@@ -9,7 +9,7 @@ import { TASK_QUEUES } from '../../../workflows/queues.js';
 const project = (yaml: string) => parseProjectFile(yaml, 'newsflow.yaml', {});
 
 describe('declared schedules', () => {
-  it('the starter file: two news pipelines at their own cadence, top stories hourly, index counts per sampling, the alert sync', () => {
+  it('the starter file: two news pipelines at their own cadence, top stories hourly, index counts per sampling, the alert sync, lake maintenance daily', () => {
     const d = declareSchedules(project(STARTER_FILE).pipelines);
     expect(d.map((s) => [s.id, s.workflowType, s.taskQueue])).toEqual([
       ['ukraine', 'newsIngest', TASK_QUEUES.news],
@@ -18,8 +18,9 @@ describe('declared schedules', () => {
       ['counts-1h', 'indexCountSampler', TASK_QUEUES.news],
       ['counts-1d', 'indexCountSampler', TASK_QUEUES.news],
       ['alerts', 'alertSync', TASK_QUEUES.alerts],
+      ['maintenance', 'lakeMaintenance', TASK_QUEUES.maintenance],
     ]);
-    const [ukraine, covid, stories, h1, d1, alerts] = d;
+    const [ukraine, covid, stories, h1, d1, alerts, maintenance] = d;
     expect(ukraine).toMatchObject({
       spec: { intervals: [{ every: 15 * 60_000 }] },
       catchupWindow: '1h',
@@ -34,6 +35,11 @@ describe('declared schedules', () => {
     expect([h1!.spec.cronExpressions, d1!.spec.cronExpressions]).toEqual([['0 * * * *'], ['0 0 * * *']]);
     expect(h1!.args).toEqual([{ pipeline: 'counts', sampling: '1h' }]);
     expect(alerts).toMatchObject({ spec: { intervals: [{ every: 60_000 }] }, catchupWindow: '5m', args: [] });
+    expect(maintenance).toMatchObject({
+      spec: { cronExpressions: ['30 3 * * *'] },
+      catchupWindow: '1d',
+      args: [{ pipeline: 'maintenance', retentionDays: 7, targetFileSize: '256MB', deleteThreshold: 0.1 }],
+    });
     expect(scheduledNeeds(d)).toEqual([{ kind: 'news' }, { kind: 'stories' }, { kind: 'index-counts' }, { kind: 'alerts' }]);
   });
 

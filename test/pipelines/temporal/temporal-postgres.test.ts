@@ -64,13 +64,11 @@ describe('Temporal on PostgreSQL', () => {
     const r = await runCli(['start', '--temporal', 'cassandra', '--data-dir', path.join(dir, 'x')]);
     expect(r.code).not.toBe(0);
     expect(r.err).toMatch(/--temporal must be dev or postgres; got cassandra/);
-    const before = process.env.NEWSFLOW_TEMPORAL;
-    process.env.NEWSFLOW_TEMPORAL = 'cassandra';
-    try {
-      await expect(temporalEndpoint({ dataDir: path.join(dir, 'y') })).rejects.toThrow(/NEWSFLOW_TEMPORAL must be dev .* or postgres .*; got cassandra/);
-    } finally {
-      if (before === undefined) delete process.env.NEWSFLOW_TEMPORAL;
-      else process.env.NEWSFLOW_TEMPORAL = before;
-    }
+    const r2 = await runCli(['start', '--data-dir', path.join(dir, 'y')], { NEWSFLOW_TEMPORAL: 'cassandra' });
+    expect(r2.code).not.toBe(0);
+    expect(r2.err).toMatch(/NEWSFLOW_TEMPORAL: takes dev or postgres/);
+    await expect(temporalEndpoint({ dataDir: path.join(dir, 'y'), temporal: { server: 'cassandra', namespace: 'default' } })).rejects.toThrow(
+      /NEWSFLOW_TEMPORAL must be dev .* or postgres .*; got cassandra/,
+    );
   }, 120_000);
 });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { startWorker } from '../../../pipelines/worker/runtime.js';
+import { loadProject } from '../../../pipelines/config/project.js';
 import { TASK_QUEUES } from '../../../workflows/queues.js';
 import { startCorpusService } from '../../helpers/news.js';
 import { tempDir, type TestService } from '../../helpers/service.js';
@@ -22,9 +23,12 @@ beforeAll(async () => {
   // one request a second, a burst of 2: a run of several pages meets 429s, which the client retries
   svc = await startCorpusService({ limitsText: 'news=1:2:10' });
   const address = inject('temporalAddress');
+  const dataDir = tempDir('newsflow-metrics-');
   worker = await startWorker({
     endpoint: { address, namespace: 'nf-metrics', uiUrl: null, stop: async () => {} },
-    dataDir: tempDir('newsflow-metrics-'),
+    dataDir,
+    // the project of a folder without a project file, no environment: the defaults
+    project: loadProject({ cwd: dataDir, env: {} }),
     apiUrl: svc.url,
     apiKey: svc.keys.org,
     metrics: { port: 0, host: '127.0.0.1' },
