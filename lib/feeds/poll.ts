@@ -6,11 +6,13 @@
  *
  * Outcomes (`status`): `ok` (parsed), `not_modified` (304: nothing read), `failed` (`reason`: a
  * fetch refusal such as `http_status`, `timeout`, `forbidden_address`, or a feed error:
- * `not_well_formed`, `encoding`, `not_a_feed`, `sitemaps`), `disallowed` (robots.txt; `robots`, or
+ * `not_well_formed`, `encoding`, `not_a_feed`, `sitemaps`; a gzip body (`.xml.gz`) is inflated with
+ * a cap on its output: `too_large` past POLL_DEFAULTS.maxInflatedBytes, `gzip` when corrupt), `disallowed` (robots.txt; `robots`, or
  * `robots_unavailable` while it answers 5xx or cannot be reached), `deferred` (429/503, or its host
  * is backed off: not asked; `retryAt` says when it may be).
  */
 import { FetchRefused, type PageFetcher } from '../fetch/fetcher.js';
+import { GunzipRefused, gunzipCapped, isGzip } from '../fetch/gunzip.js';
 import { HostBackedOff, hostOf, type HostGate } from './host-gate.js';
 import { maxAgeSeconds, retryAfterMs } from './interval.js';
 import { FeedError, parseFeedBytes, type DecodedFeed, type FeedItem } from './parse.js';
@@ -21,6 +23,8 @@ export const POLL_DEFAULTS = {
   maxChildSitemaps: 25,
   /** how long a 429 or 503 without Retry-After backs its host off */
   backOffMs: 10 * 60_000,
+  /** a gzip feed or sitemap (`.xml.gz`) inflates to at most this (the sitemap protocol's 50 MB uncompressed limit) */
+  maxInflatedBytes: 50 * 1024 * 1024,
 } as const;
 
 export const FEED_ACCEPT =
@@ -64,6 +68,19 @@ export interface PollContext {
   signal?: AbortSignal;
   maxChildSitemaps?: number;
   backOffMs?: number;
+  /** cap on a gzip body's inflated size; default POLL_DEFAULTS.maxInflatedBytes */
+  maxInflatedBytes?: number;
+}
+
+/**
+ * A feed's bytes parsed, a gzip body (a `.xml.gz` sitemap) inflated first under the cap on its
+ * output. Throws `FeedError`, or `GunzipRefused` (`too_large`, `gzip`).
+ */
+async function parseBody(res: { body: Buffer; contentType: string; url: string }, ctx: PollContext, now: number): Promise<DecodedFeed> {
+  if (!isGzip(res.body)) return parseFeedBytes(res.body, res.contentType, res.url, now);
+  const xml = await gunzipCapped(res.body, ctx.maxInflatedBytes ?? POLL_DEFAULTS.maxInflatedBytes);
+  // the Content-Type names the gzip file, not the text inside: its XML declaration decides the charset
+  return parseFeedBytes(xml, undefined, res.url, now);
 }
 
 /** A robots.txt cache that reads through the fetcher and the gate (politeness applies to robots.txt too). */
@@ -105,21 +122,60 @@ async function robotsRefusal(url: string, ctx: PollContext): Promise<FeedPoll | 
 
 type Fetched = { ok: true; res: Awaited<ReturnType<PageFetcher['fetchResource']>>; ms: number } | { ok: false; poll: FeedPoll };
 
-/** A GET through the gate; refusals become the poll they mean (429/503 back the host off). */
+/** Redirects a poll follows across origins (each a new GET once the target's robots.txt allows it). */
+const MAX_ROBOTS_HOPS = 5;
+
+/**
+ * A GET through the gate; refusals become the poll they mean (429/503 back the host off). A
+ * redirect is followed only where robots.txt allows it: a hop whose origin's rules are cached and
+ * allow it is followed at once; any other stops the GET (the host's gate is held meanwhile, so its
+ * robots.txt cannot be read inside it), its robots.txt is read, and the GET goes on from there,
+ * or the poll is `disallowed`.
+ */
 async function get(url: string, headers: Record<string, string>, ctx: PollContext): Promise<Fetched> {
+  const follow = (next: string) => ctx.robots.cached(next)?.allowed(next) === true;
+  let target = url;
+  const earlier: string[] = [];
+  for (let hop = 0; ; hop++) {
+    const got = await getOnce(target, headers, ctx, follow);
+    if (got.ok) {
+      if (earlier.length) got.res = { ...got.res, redirects: [...earlier, ...got.res.redirects] };
+      return got;
+    }
+    if (!('location' in got) || hop >= MAX_ROBOTS_HOPS) return { ok: false, poll: got.poll };
+    const refused = await robotsRefusal(got.location, ctx);
+    if (refused) return { ok: false, poll: { ...refused, error: `${url} redirects to ${got.location}: ${refused.error}` } };
+    earlier.push(target);
+    target = got.location;
+  }
+}
+
+async function getOnce(
+  url: string,
+  headers: Record<string, string>,
+  ctx: PollContext,
+  follow: (next: string) => boolean,
+): Promise<Fetched | { ok: false; poll: FeedPoll; location: string }> {
   const now = ctx.now ?? Date.now;
   const host = hostOf(url);
   let t0 = 0;
   try {
     const res = await ctx.gate.run(host, () => {
       t0 = performance.now();
-      return ctx.fetcher.fetchResource(url, { headers, accept: FEED_ACCEPT, signal: ctx.signal });
+      return ctx.fetcher.fetchResource(url, { headers, accept: FEED_ACCEPT, signal: ctx.signal, follow });
     });
     return { ok: true, res, ms: Math.round(performance.now() - t0) };
   } catch (e) {
     const ms = t0 ? Math.round(performance.now() - t0) : 0;
     if (e instanceof HostBackedOff) return { ok: false, poll: empty('deferred', { reason: 'backoff', error: e.message, retryAt: e.until }) };
     if (!(e instanceof FetchRefused)) throw e;
+    if (e.reason === 'redirect' && e.location) {
+      return {
+        ok: false,
+        location: e.location,
+        poll: empty('failed', { httpStatus: e.status ?? null, latencyMs: ms, reason: 'too_many_redirects', error: e.message }),
+      };
+    }
     if (e.status === 429 || e.status === 503) {
       const until = now() + (retryAfterMs(e.retryAfter, now()) ?? ctx.backOffMs ?? POLL_DEFAULTS.backOffMs);
       ctx.gate.backOff(host, until);
@@ -157,9 +213,9 @@ export async function pollFeed(src: SourceState, ctx: PollContext): Promise<Feed
   if (res.status === 304) return empty('not_modified', base);
   let feed: DecodedFeed;
   try {
-    feed = parseFeedBytes(res.body, res.contentType, res.url, now());
+    feed = await parseBody(res, ctx, now());
   } catch (e) {
-    if (!(e instanceof FeedError)) throw e;
+    if (!(e instanceof FeedError) && !(e instanceof GunzipRefused)) throw e;
     return empty('failed', { ...base, reason: e.reason, error: e.message });
   }
   if (feed.kind !== 'sitemapindex') return empty('ok', { ...base, feed });
@@ -191,13 +247,13 @@ async function readSitemaps(src: SourceState, index: DecodedFeed, base: Partial<
     }
     bytes += got.res.bytes;
     try {
-      const child = parseFeedBytes(got.res.body, got.res.contentType, got.res.url, (ctx.now ?? Date.now)());
+      const child = await parseBody(got.res, ctx, (ctx.now ?? Date.now)());
       for (const i of child.items.filter((x) => !seen.has(x.key))) {
         seen.add(i.key);
         items.push(i);
       }
     } catch (e) {
-      if (!(e instanceof FeedError)) throw e;
+      if (!(e instanceof FeedError) && !(e instanceof GunzipRefused)) throw e;
       failures.push(`${s.url}: ${e.message}`);
     }
   }

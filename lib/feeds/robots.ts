@@ -84,6 +84,12 @@ export class RobotsCache {
     return p;
   }
 
+  /** The cached rules for the origin of `url` while fresh, without fetching; undefined when not cached. */
+  cached(url: string): RobotsRules | undefined {
+    const hit = this.cache.get(new URL(url).origin);
+    return hit && hit.until > this.now() ? hit.rules : undefined;
+  }
+
   /** Forget an origin's rules (a test changed them; an operator asked). */
   forget(url: string): void {
     this.cache.delete(new URL(url).origin);

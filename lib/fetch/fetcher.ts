@@ -25,7 +25,7 @@ export type RefusalReason =
   | 'http_status' // a status other than 2xx (or a 3xx without Location)
   | 'not_html' // a Content-Type other than text/html or application/xhtml+xml
   | 'too_large' // the body exceeds the size cap
-  | 'redirect' // a webhook answered with a redirect (webhooks never follow one: webhook.ts)
+  | 'redirect' // a webhook answered with a redirect (webhooks never follow one: webhook.ts), or `follow` declined one
   | 'invalid_header'; // a header the caller gave is not a valid HTTP field (webhook.ts)
 
 export class FetchRefused extends Error {
@@ -38,6 +38,8 @@ export class FetchRefused extends Error {
     readonly status?: number,
     /** the response's Retry-After header (seconds or an HTTP date), for `http_status` */
     readonly retryAfter?: string,
+    /** where a redirect `follow` declined points (absolute), for `redirect` */
+    readonly location?: string,
   ) {
     super(message);
   }
@@ -262,6 +264,7 @@ export class PageFetcher {
       headers?: Record<string, string>;
       conditional?: boolean;
       acceptType: (contentType: string, body: Buffer | null) => boolean;
+      follow?: (next: string) => boolean;
     },
   ): Promise<{
     url: URL;
@@ -294,8 +297,12 @@ export class PageFetcher {
         if (redirects.length >= this.o.maxRedirects) {
           throw new FetchRefused('too_many_redirects', `more than ${this.o.maxRedirects} redirects`, url.href, res.statusCode);
         }
+        const next = parseUrl(Array.isArray(location) ? location[0]! : location, url.href);
+        if (o.follow && !o.follow(next.href)) {
+          throw new FetchRefused('redirect', `redirected to ${next.href}, not followed`, url.href, res.statusCode, undefined, next.href);
+        }
         redirects.push(url.href);
-        url = parseUrl(Array.isArray(location) ? location[0]! : location, url.href);
+        url = next;
         continue;
       }
       const header = [res.headers['content-type']].flat()[0];
@@ -362,10 +369,23 @@ export class PageFetcher {
    * Any resource (a feed, a sitemap, robots.txt) as bytes, under the same policy, caps and
    * redirects as a page; `headers` are sent as given (If-None-Match, If-Modified-Since: a 304 then
    * comes back as status 304 with an empty body). Types are not checked: the caller reads the body.
+   * `follow` is asked before each redirect is followed: false stops there with a `redirect`
+   * refusal whose `location` is where it pointed (the feed poller checks that origin's robots.txt).
    */
-  async fetchResource(rawUrl: string, o: { signal?: AbortSignal; headers?: Record<string, string>; accept?: string } = {}): Promise<FetchedResource> {
+  async fetchResource(
+    rawUrl: string,
+    o: { signal?: AbortSignal; headers?: Record<string, string>; accept?: string; follow?: (next: string) => boolean } = {},
+  ): Promise<FetchedResource> {
     const conditional = !!o.headers && Object.keys(o.headers).some((k) => /^if-(none-match|modified-since)$/i.test(k));
-    const r = await this.get(rawUrl, { signal: o.signal, headers: o.headers, accept: o.accept ?? '*/*', what: 'any', conditional, acceptType: () => true });
+    const r = await this.get(rawUrl, {
+      signal: o.signal,
+      headers: o.headers,
+      accept: o.accept ?? '*/*',
+      what: 'any',
+      conditional,
+      acceptType: () => true,
+      follow: o.follow,
+    });
     const one = (k: string) => [r.headers[k]].flat()[0];
     return {
       url: r.url.href,

@@ -28,7 +28,7 @@ import type { NewsService } from '../news/service.js';
 import type { WebIndex, WebPage } from './web-index.js';
 import { FEED_ITEM_METADATA_KEY, FeedItemMetadata, type IndexUrlsRequestParsed } from '../../spec/index.js';
 import { bodyHash, canonicalUrl, domainOf, normaliseUrl } from './canonical.js';
-import { readerPool } from './reader-pool.js';
+import { PageReadTimeout, readerPool } from './reader-pool.js';
 import type { ReadPage } from './page.js';
 import type { ExtractedArticle } from '../fetch/extract.js';
 import { JobStore, type ItemOutcome, type Job, type JobItem, type JobStatus } from './jobs.js';
@@ -291,7 +291,13 @@ export class UrlIndexer {
       if (!feedItem.success || this.closing || !this.feedFallback || !ANSWERED.has(e.reason)) return failed;
       return this.fromFeedItem(job, item, requested, feedItem.data, failed, `the page could not be fetched (${refusalDetail(e)})`);
     }
-    const read = await readerPool().read(page.html, page.url);
+    let read: ReadPage;
+    try {
+      read = await readerPool().read(page.html, page.url);
+    } catch (e) {
+      if (!(e instanceof PageReadTimeout)) throw e;
+      return { ...EMPTY, status: 'failed', reason: 'timeout', detail: e.message, finalUrl: page.url, httpStatus: page.status };
+    }
     const canonical = canonicalUrl(page.url, read.canonical);
     const fetched = { ...EMPTY, finalUrl: page.url, canonicalUrl: canonical, httpStatus: page.status, title: read.title };
     const fetchedAt = this.now();

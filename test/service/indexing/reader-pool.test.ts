@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ReaderPool } from '../../../service/indexing/reader-pool.js';
+import { PageReadTimeout, READ_DEFAULTS, ReaderPool, readTimeoutMs } from '../../../service/indexing/reader-pool.js';
 import { readPage } from '../../../service/indexing/page.js';
 import { sharedDir } from '../../helpers/paths.js';
 
@@ -39,5 +39,36 @@ describe('the page reader pool', () => {
     const inline = new ReaderPool(0);
     const p = pages[0]!;
     expect(await inline.read(p.html, p.url)).toEqual(readPage(p.html, p.url));
+  });
+
+  it('fails a page past its time budget with reason timeout, terminates its worker and replaces it, and the pages behind it go on', async () => {
+    const one = new ReaderPool(1);
+    try {
+      const big = pages.reduce((a, p) => (p.html.length > a.html.length ? p : a));
+      // the largest page four times over (several MB): reading it takes far longer than a 5 ms budget
+      const huge = big.html.replace('<body', `<body>${big.html.repeat(4)}</body><body`);
+      const small = pages[0]!;
+      await one.read(small.html, small.url);
+      const [first] = one.threads;
+      const slow = one.read(huge, 'https://pages.example/huge/', { timeoutMs: 5 });
+      const behind = one.read(small.html, small.url);
+      const err = await slow.catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(PageReadTimeout);
+      expect(err).toMatchObject({ reason: 'timeout', timeoutMs: 5, message: 'reading the page took longer than its budget of 5 ms' });
+      // the stuck worker is gone at once; the page queued behind it is read by its replacement
+      expect(one.threads).not.toContain(first);
+      expect(await behind).toEqual(readPage(small.html, small.url));
+      expect(one.threads).toHaveLength(1);
+      expect(one.threads[0]).not.toBe(first);
+      console.log(
+        `a ${huge.length}-character page over a 5 ms budget: ${(err as Error).message}; thread ${first} terminated, thread ${one.threads[0]} read the next page`,
+      );
+    } finally {
+      await one.close();
+    }
+    expect(readTimeoutMs({})).toBe(READ_DEFAULTS.timeoutMs);
+    expect(READ_DEFAULTS.timeoutMs).toBe(20_000);
+    expect(readTimeoutMs({ NEWSFLOW_PAGE_READ_TIMEOUT_MS: '1500' })).toBe(1500);
+    expect(readTimeoutMs({ NEWSFLOW_PAGE_READ_TIMEOUT_MS: 'soon' })).toBe(20_000);
   });
 });
