@@ -16,6 +16,7 @@ export const DIST_TOP_ARTICLES: TableDef = {
   name: 'distribution_top_articles',
   description: 'top_n_for_domains rows per month window (merge on organization, domain set, window, metric, article)',
   mergeKey: ['org_id', 'domain_set', 'window_start', 'metric', 'article_id'],
+  loadColumns: ['raw'],
   monthColumn: 'window_start',
   fromRaw: (raw, row) => ({ row: { ...row, ...topNCols(raw as TopNItem) } }),
   columns: [
@@ -33,6 +34,7 @@ export const DIST_PAGES: TableDef = {
   name: 'distribution_pages',
   description: 'one row per page walked (for the invariants: contiguous pages, sum = total_count)',
   mergeKey: ['org_id', 'domain_set', 'window_start', 'metric', 'page'],
+  loadColumns: ['raw'],
   monthColumn: 'window_start',
   // n and sum_hit_count are of the page's items (distribution_top_articles): kept as landed
   fromRaw: (raw, row) => ({ row: { ...row, ...pageCols(raw as PageMeta) } }),
@@ -51,6 +53,7 @@ export const DIST_HIT_SHARE: TableDef = {
   name: 'distribution_hit_share',
   description: 'hit_share per domain and window',
   mergeKey: ['org_id', 'domain_set', 'window_start', 'domain'],
+  loadColumns: ['raw'],
   monthColumn: 'window_start',
   fromRaw: (raw, row) => ({ row: { ...row, ...hitShareCols(raw as HitShareResponse['data'][number]) } }),
   columns: [...common, c('domain', 'VARCHAR', 'varchar'), c('hit_share', 'DOUBLE', 'double'), c('total_share', 'DOUBLE', 'double'), ...tail],
@@ -59,6 +62,7 @@ export const DIST_METRICS: TableDef = {
   name: 'distribution_metrics',
   description: 'stats/metrics per window: raw counts of the four event kinds',
   mergeKey: ['org_id', 'domain_set', 'window_start'],
+  loadColumns: ['raw'],
   monthColumn: 'window_start',
   fromRaw: (raw, row) => ({ row: { ...row, ...metricsCols(raw as DomainMetricsResponse) } }),
   columns: [

@@ -15,6 +15,7 @@ export const GRAPH_NODES: TableDef = {
   name: 'graph_nodes',
   description: 'one row per entity of a graph run (merge on run_id, node_id)',
   mergeKey: ['run_id', 'node_id'],
+  loadColumns: ['raw'],
   monthColumn: 'run_at',
   columns: [
     c('run_id', 'VARCHAR', 'varchar'),
@@ -48,6 +49,7 @@ export const GRAPH_EDGES: TableDef = {
   name: 'graph_edges',
   description: 'one row per relation of a graph run (merge on run_id, from_id, to_id, label)',
   mergeKey: ['run_id', 'from_id', 'to_id', 'label'],
+  loadColumns: ['raw'],
   monthColumn: 'run_at',
   columns: [
     c('run_id', 'VARCHAR', 'varchar'),

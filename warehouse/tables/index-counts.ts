@@ -18,7 +18,7 @@ export const INDEX_COUNTS: TableDef = {
   monthColumn: 'bucket_start',
   fromRaw: (raw, row) => ({ row: { ...row, ...bucketCols(raw as Bucket) } }),
   // the load that last changed the count: a load bringing the same count leaves the row as it was
-  loadColumns: ['loaded_at', 'load_id'],
+  loadColumns: ['loaded_at', 'load_id', 'raw'],
   columns: [
     c('domain', 'VARCHAR', 'varchar'),
     c('bucket_start', 'TIMESTAMP', 'bigint'),

@@ -15,6 +15,7 @@ export const RESEARCH_RUNS: TableDef = {
   name: 'research_runs',
   description: 'one row per research run (merge on run_id): question, parameters, report, model, usage',
   mergeKey: ['run_id'],
+  loadColumns: ['raw'],
   monthColumn: 'run_at',
   // raw: the round and the DeepNews answer; the question and its parameters are the run's, as landed
   fromRaw: (raw, row) => {

@@ -16,7 +16,11 @@ export interface TableDef {
   replaceBy?: string[];
   /** timestamp column the Parquet export partitions by month */
   monthColumn?: string;
-  /** columns describing the load (when, which), not the data: left out of the row hash */
+  /**
+   * columns left out of the row hash: those describing the load (when, which), and the `raw` of
+   * tables whose API answers carry fields that differ on every call (a replayed round or page must
+   * change nothing: its mapped columns decide)
+   */
   loadColumns?: string[];
   description: string;
   /**

@@ -1,15 +1,15 @@
 /** GET /v1/stories: every query parameter of spec/stories.ts `StoriesQuery` checked against the stories' own data. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STORY_CATEGORIES, ValidationErrorModel } from '../../../spec/index.js';
+import { STORIES_LIMITS, STORY_CATEGORIES, ValidationErrorModel } from '../../../spec/index.js';
 import type { TestService } from '../../helpers/service.js';
 import { allStories, HOUR, NOW, requestedOf, startStoriesService, stories, type Story, type StoryUpdate } from '../../helpers/stories.js';
 
 let svc: TestService;
-/** every surfaced story with all its updates and articles */
+/** every surfaced story with all its updates and articles (as many as the list's bounds give: the test stories have fewer) */
 let full: Story[];
 beforeAll(async () => {
   svc = await startStoriesService();
-  full = await allStories(svc, { expand_updates: true, max_updates: 10_000, max_articles: 10_000 });
+  full = await allStories(svc, { expand_updates: true, max_updates: STORIES_LIMITS.listUpdates, max_articles: STORIES_LIMITS.listArticles });
 });
 afterAll(async () => svc?.stop());
 
@@ -69,7 +69,7 @@ describe('GET /v1/stories', () => {
     expect(expected.length).toBeGreaterThan(5);
     expect(sorted(ids(hits))).toEqual(sorted(ids(expected)));
     // the requested update is one that matches
-    for (const s of (await stories(svc, { query: 'omicron', method: 'kw', limit: 20, max_articles: 1000 })).list) {
+    for (const s of (await stories(svc, { query: 'omicron', method: 'kw', limit: 20, max_articles: STORIES_LIMITS.listArticles })).list) {
       expect(requestedOf(s).cluster_articles.some((a) => /omicron/i.test(`${a.title} ${a.summary}`))).toBe(true);
     }
     // relevance order differs from recency: the default sort with a query is relevance
@@ -81,7 +81,7 @@ describe('GET /v1/stories', () => {
   it('query with method nl matches by meaning; similarity_score_threshold only removes stories', async () => {
     const q = { query: 'new coronavirus variant detected in southern Africa', method: 'nl' };
     const loose = await allStories(svc, { ...q, similarity_score_threshold: 0.6 });
-    const strict = await allStories(svc, { ...q, similarity_score_threshold: 0.72, expand_updates: true, max_updates: 1000, max_articles: 1000 });
+    const strict = await allStories(svc, { ...q, similarity_score_threshold: 0.72, expand_updates: true, max_updates: STORIES_LIMITS.listUpdates, max_articles: STORIES_LIMITS.listArticles });
     expect(loose.length).toBeGreaterThan(strict.length);
     expect(strict.length).toBeGreaterThan(0);
     for (const id of ids(strict)) expect(ids(loose)).toContain(id);
