@@ -113,7 +113,7 @@ console.log(JSON.stringify([typeof c.NewsClient, typeof w.Warehouse, typeof w.de
     expect(init.status, init.stderr).toBe(0);
     const check = npx(install, ['config', 'check']);
     expect(check.status, check.stderr).toBe(0);
-    expect(check.stdout).toMatch(/^newsflow\.yaml: ok, 5 pipeline\(s\)/);
+    expect(check.stdout).toMatch(/^newsflow\.yaml: ok, 6 pipeline\(s\)/);
     const start = background(install, ['start', '--port', '0'], { NEWSFLOW_CORPUS: path.join(sharedDir, 'data') });
     await waitUntil(() => /^Ctrl-C stops everything\.$/m.test(start.out()) || start.child.exitCode !== null, { what: 'start up', timeoutMs: 240_000 });
     expect(start.child.exitCode, start.out().slice(-2000)).toBeNull();

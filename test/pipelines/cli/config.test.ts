@@ -31,7 +31,7 @@ describe('newsflow init', () => {
     expect(text).toMatch(/^# newsflow project file/);
     const check = await runCli(['config', 'check'], clean, { cwd: dir });
     expect(check.code, check.err).toBe(0);
-    expect(check.out.split('\n')[0]).toBe('newsflow.yaml: ok, 5 pipeline(s), 6 schedule(s), 0 source(s)');
+    expect(check.out.split('\n')[0]).toBe('newsflow.yaml: ok, 6 pipeline(s), 7 schedule(s), 0 source(s)');
     expect(check.out).toContain('  ukraine: ukraine (news): "Ukraine" over the 1h before each run, every 15m');
   });
 

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { STORIES_LIMITS } from '../../../spec/index.js';
 import { serviceConfig } from '../../../service/config.js';
 import { openServices } from '../../../service/server.js';
 import type { Services } from '../../../service/context.js';
@@ -101,7 +102,15 @@ describe('incremental stories', () => {
     const seeder = svc.services.seeder!;
     const st = svc.services.stories!;
     // a story still active at the end of the corpus, and headlines of it published 13-15 hours after its last one
-    const list = (await stories(svc, { sort_by: 'published', limit: 20, expand_updates: true, max_updates: 1000, max_articles: 1000 })).list;
+    const list = (
+      await stories(svc, {
+        sort_by: 'published',
+        limit: 20,
+        expand_updates: true,
+        max_updates: STORIES_LIMITS.listUpdates,
+        max_articles: STORIES_LIMITS.listArticles,
+      })
+    ).list;
     const target = list.find((s) => s.n_articles.reduce((a, b) => a + b, 0) >= 3)!;
     const arts = target.updates.flatMap((u) => u.cluster_articles);
     const last = Math.max(...arts.map((a) => Date.parse(a.pub_date)));

@@ -81,7 +81,13 @@ describe('GET /v1/stories', () => {
   it('query with method nl matches by meaning; similarity_score_threshold only removes stories', async () => {
     const q = { query: 'new coronavirus variant detected in southern Africa', method: 'nl' };
     const loose = await allStories(svc, { ...q, similarity_score_threshold: 0.6 });
-    const strict = await allStories(svc, { ...q, similarity_score_threshold: 0.72, expand_updates: true, max_updates: STORIES_LIMITS.listUpdates, max_articles: STORIES_LIMITS.listArticles });
+    const strict = await allStories(svc, {
+      ...q,
+      similarity_score_threshold: 0.72,
+      expand_updates: true,
+      max_updates: STORIES_LIMITS.listUpdates,
+      max_articles: STORIES_LIMITS.listArticles,
+    });
     expect(loose.length).toBeGreaterThan(strict.length);
     expect(strict.length).toBeGreaterThan(0);
     for (const id of ids(strict)) expect(ids(loose)).toContain(id);
