@@ -43,7 +43,9 @@ export async function crawl(o: CrawlOptions, out: (s: string) => void = (s) => p
         j.urls.forEach((u, i) => {
           if (printed.has(i) || u.status === 'queued' || u.status === 'running') return;
           printed.add(i);
-          const what = u.status === 'indexed' ? `${u.title ?? ''} (article ${u.article_id})` : `${u.reason ?? ''}${u.detail ? `: ${u.detail}` : ''}`;
+          // a detail names its category first (`forbidden_address: ...`): the reason is printed once
+          const failure = u.detail?.startsWith(`${u.reason}:`) ? u.detail : `${u.reason ?? ''}${u.detail ? `: ${u.detail}` : ''}`;
+          const what = u.status === 'indexed' ? `${u.title ?? ''} (article ${u.article_id})` : failure;
           out(`${u.status.padEnd(8)} ${u.url}  ${what}\n`);
         });
       },

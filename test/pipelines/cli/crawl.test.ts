@@ -36,8 +36,9 @@ it('crawls URLs through the running service and prints each URL with its status 
   expect(r.code).toBe(0);
   expect(r.out).toMatch(new RegExp(`indexed +${server.origin}/article  .+\\(article [0-9a-f-]{36}\\)`));
   expect(r.out).toMatch(new RegExp(`skipped +${server.origin}/front  not_article: not an article`));
-  expect(r.out).toMatch(new RegExp(`failed +${server.origin}/missing  http_status: HTTP 404`));
-  expect(r.out).toMatch(/refused +http:\/\/10\.0\.0\.1\/ {2}forbidden_address/);
+  expect(r.out).toMatch(new RegExp(`failed +${server.origin}/missing  http_status: HTTP 404\n`));
+  expect(r.out).toMatch(/refused +http:\/\/10\.0\.0\.1\/ {2}forbidden_address: the fetch policy does not allow the address of this host\n/);
+  expect(r.out).not.toMatch(/(\w+): \1:/); // the category is printed once, not once by the CLI and again in the detail
   expect(r.out).toMatch(/job [0-9a-f-]{36}: partial; 4 URLs: 1 indexed, 1 skipped, 1 refused, 1 failed/);
 });
 
