@@ -16,8 +16,8 @@ export interface TemporalSettings {
   pgUrl?: string;
 }
 
-/** host:port of a running server (else the command starts one of its own). */
-export const runningServer = (t: TemporalSettings): string | null => (t.server === 'dev' || t.server === 'postgres' ? null : t.server);
+/** host:port of a running server (else the command starts one of its own, or, for a value that is neither, says what is accepted). */
+export const runningServer = (t: TemporalSettings): string | null => (/:\d{1,5}$/.test(t.server) ? t.server : null);
 
 export interface TemporalEndpoint {
   address: string;

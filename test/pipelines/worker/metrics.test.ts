@@ -20,8 +20,10 @@ let worker: Awaited<ReturnType<typeof startWorker>>;
 let temporal: Client;
 
 beforeAll(async () => {
-  // one request a second, a burst of 2: a run of several pages meets 429s, which the client retries
-  svc = await startCorpusService({ limitsText: 'news=1:2:10' });
+  // one request per 5 s, a burst of 1: a run's next page comes sooner than that (one a second with a
+  // burst of 2 met no 429 when each page took over a second to land), so a run of several pages meets
+  // 429s, which the client retries
+  svc = await startCorpusService({ limitsText: 'news=0.2:1:10' });
   const address = inject('temporalAddress');
   const dataDir = tempDir('newsflow-metrics-');
   worker = await startWorker({
@@ -117,7 +119,7 @@ describe('worker metrics', () => {
     const total = usage.reduce((a, u) => a + Number(u.api_requests), 0);
     expect(total).toBe(served.sum('newsflow_http_requests_total', { route: '/v1/news/search' }));
     expect(usage.reduce((a, u) => a + Number(u.http_429), 0)).toBe(limited);
-  });
+  }, 240_000);
 
   it('answers /healthz while its workers run, and refuses other paths and methods with {code, detail}', async () => {
     const h = await fetch(`${worker.metricsUrl}/healthz`);
