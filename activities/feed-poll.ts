@@ -16,7 +16,7 @@
  */
 import { Context } from '@temporalio/activity';
 import PQueue from 'p-queue';
-import { type NewsClient, ValidationError } from '../client/index.js';
+import { type NewsClient, RateLimitError, ValidationError } from '../client/index.js';
 import { FEED_ITEM_METADATA_KEY, FeedItemMetadata as FeedItemMetadataSchema, INDEX_URLS_LIMITS, ScrapedURLItem, type FeedItemMetadata } from '../spec/index.js';
 import { PageFetcher, type FetchOptions } from '../lib/fetch/fetcher.js';
 import { HostGate, hostOf } from '../lib/feeds/host-gate.js';
@@ -37,6 +37,8 @@ export const FEED_POLL_DEFAULTS = {
   batchSize: 25,
   /** sources due per workflow run (the rest wait for the next run) */
   limit: 1000,
+  /** how long a chunk waits out index_urls' 429 (the owner's unfinished-jobs cap) before the batch fails */
+  busyWaitMs: 20 * 60_000,
 } as const;
 
 export interface FeedPollDeps {
@@ -49,6 +51,8 @@ export interface FeedPollDeps {
   bounds?: PollBounds;
   chunk?: number;
   hostConcurrency?: number;
+  /** default FEED_POLL_DEFAULTS.busyWaitMs */
+  busyWaitMs?: number;
 }
 
 export interface DueSources {
@@ -330,11 +334,24 @@ export class FeedPoller {
       const earliest = Math.min(input.at - 86_400_000, ...dates.map((d) => Date.parse(d)));
       let res: Awaited<ReturnType<NewsClient['indexUrls']>>;
       try {
-        res = await this.deps.client.indexUrls({
-          start_time: new Date(earliest).toISOString(),
-          end_time: new Date(Math.max(input.at, Date.now()) + 86_400_000).toISOString(),
-          urls: part.map((u) => entries.get(u)!),
-        });
+        // a 429 past the client's retries (the owner's unfinished-jobs cap: its earlier jobs still
+        // indexing) is backpressure, not a failure: wait for a slot, beating, and send the chunk again
+        const waitUntil = Date.now() + (this.deps.busyWaitMs ?? FEED_POLL_DEFAULTS.busyWaitMs);
+        for (;;) {
+          try {
+            res = await this.deps.client.indexUrls({
+              start_time: new Date(earliest).toISOString(),
+              end_time: new Date(Math.max(input.at, Date.now()) + 86_400_000).toISOString(),
+              urls: part.map((u) => entries.get(u)!),
+            });
+            break;
+          } catch (e) {
+            if (!(e instanceof RateLimitError) || Date.now() >= waitUntil || o.signal?.aborted) throw e;
+            beat({ step: 'send', waiting: 'index_urls busy', sent: i, of: urls.length });
+            await new Promise((r) => setTimeout(r, Math.max(1000, (e.retryAfter ?? 5) * 1000)));
+            if (o.signal?.aborted) throw e;
+          }
+        }
       } catch (e) {
         // a 422 no retry heals (a server with a lower maxUrls or stricter bounds): these items are
         // skipped with the API's answer as reason, not landed (sent again next poll), the rest go on
