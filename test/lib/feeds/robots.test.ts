@@ -12,8 +12,8 @@ describe('robots.txt', () => {
   });
 
   it('falls back to the * group, and caps a huge Crawl-delay', () => {
-    const r = robotsRules('https://news.example/robots.txt', 'User-agent: *\nDisallow: /tmp/\nCrawl-delay: 3600\n');
-    expect(r.allowed('https://news.example/tmp/x.rss')).toBe(false);
+    const r = robotsRules('https://news.example/robots.txt', 'User-agent: *\nDisallow: /drafts/\nCrawl-delay: 3600\n');
+    expect(r.allowed('https://news.example/drafts/x.rss')).toBe(false);
     expect(r.crawlDelayMs).toBe(ROBOTS_DEFAULTS.maxCrawlDelayMs);
   });
 
