@@ -35,6 +35,8 @@ let temporal: Client;
 const dir = tempDir('newsflow-feeds-kill-');
 
 beforeAll(async () => {
+  // the service fetches the items' pages from the feed server on loopback, like the worker's feeds
+  process.env.NEWSFLOW_FETCH_ALLOW = '127.0.0.1';
   server = await startFeedServer({ files: FILES, stages: 1 });
   svc = await startTestService({
     limitsText: 'news=1000:1000:100',
@@ -95,6 +97,10 @@ describe('feedPoll survives SIGKILL', () => {
       },
     );
     console.log(`killed after ${sentBeforeKill} index_urls calls; the round after the restart: ${JSON.stringify(result)}; jobs in all ${await jobs()}`);
+    const outcomes = await svc.services.db.all<{ status: string; reason: string | null; n: bigint }>(
+      'SELECT status, reason, count(*) AS n FROM url_job_items GROUP BY 1, 2 ORDER BY 3 DESC',
+    );
+    console.log(`index_urls outcomes: ${outcomes.map((o) => `${o.status}/${o.reason ?? '-'} ${Number(o.n)}`).join(', ')}`);
     expect(result.polled).toBe(FILES.length);
 
     // every item is indexed, once
