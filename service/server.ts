@@ -64,20 +64,27 @@ async function miniLm(): Promise<Embedder> {
 }
 
 /**
- * MiniLM in this thread: one-text calls (queries) on a session with `queryThreads` intra-op
- * threads, batches (corpus and ingest embedding) on one with 2. On 2 cores under concurrent
- * queries one thread won (bench/mix-threads.ts: x1.4-1.7 req/s over 2 in each of four pairs over two runs): the
- * second onnxruntime thread competes with the event loop the query waits on.
+ * MiniLM for the service: one-text calls (queries) in this thread on a session with `queryThreads`
+ * intra-op threads, batches (corpus, ingest and backfill embedding) in the embedding thread
+ * (search/thread-embedder.ts) with 2. A batch on this thread held the event loop for its whole
+ * session run: while a first start embedded the corpus in the background, a `GET /healthz` waited
+ * up to 23 s (probed every 0.3 s on 2 cores; the CPU profile's longest busy runs were onnxruntime's
+ * `run` and the entity tagger), and a worker's preflight with its 5 s timeout found the API
+ * unreachable. A query stays here: on 2 cores under concurrent queries one thread won
+ * (bench/mix-threads.ts: x1.4-1.7 req/s over 2 in each of four pairs over two runs). When no
+ * embedding thread starts, batches run in this thread too.
  */
 export async function inThread(queryThreads: number): Promise<Embedder> {
-  const batches = await MiniLmEmbedder.load(undefined, 2);
-  if (queryThreads === 2) return batches;
+  const batches: Embedder = await ThreadEmbedder.start({ threads: 2 }).catch((e: Error) => {
+    process.emitWarning(`MiniLM embedding thread: ${e.message}; batches embedded in the service's thread`);
+    return MiniLmEmbedder.load(undefined, 2);
+  });
   const queries = await MiniLmEmbedder.load(undefined, queryThreads);
   return {
-    model: batches.model,
-    dim: batches.dim,
-    relevantCosine: batches.relevantCosine,
-    queryKey: batches.queryKey,
+    model: queries.model,
+    dim: queries.dim,
+    relevantCosine: queries.relevantCosine,
+    queryKey: queries.queryKey,
     embed: (texts) => (texts.length === 1 ? queries : batches).embed(texts),
   };
 }
