@@ -236,8 +236,14 @@ export async function startBackfill(client: Client, warehouse: Queryable, histor
 }
 
 type Queryable = { query<T>(sql: string, params?: unknown[]): Promise<T[]> };
-const FINISHED = 'SELECT load_id, pipeline, workflow_id, rows_received, rows_inserted FROM _loads WHERE finished_at IS NOT NULL ORDER BY finished_at';
-type LoadRow = { load_id: string; pipeline: string; workflow_id: string; rows_received: number | bigint; rows_inserted: number | bigint };
+const FINISHED = 'SELECT load_id, pipeline, kind, workflow_id, rows_received, rows_inserted FROM _loads WHERE finished_at IS NOT NULL ORDER BY finished_at';
+type LoadRow = { load_id: string; pipeline: string; kind: string; workflow_id: string; rows_received: number | bigint; rows_inserted: number | bigint };
+
+/** The line of a finished load; a maintenance run lands no rows: its row counts the lake's live files before and after. */
+export const loadLine = (r: LoadRow, after: string): string =>
+  r.kind === 'maintenance'
+    ? `load ${r.pipeline}: lake maintenance, ${Number(r.rows_received)} live data files before, ${Number(r.rows_inserted)} after (${r.workflow_id}; ${after} after start)`
+    : `load ${r.pipeline}: ${Number(r.rows_received)} rows received, ${Number(r.rows_inserted)} new (${r.workflow_id}; ${after} after start)`;
 
 /** One line per load finished after `watchLoads` was called, as `_loads` gets them; returns a stop function. */
 async function watchLoads(warehouse: Queryable, secs: () => string): Promise<() => void> {
@@ -249,7 +255,7 @@ async function watchLoads(warehouse: Queryable, secs: () => string): Promise<() 
       for (const r of await warehouse.query<LoadRow>(FINISHED)) {
         if (seen.has(r.load_id)) continue;
         seen.add(r.load_id);
-        console.log(`load ${r.pipeline}: ${Number(r.rows_received)} rows received, ${Number(r.rows_inserted)} new (${r.workflow_id}; ${secs()} after start)`);
+        console.log(loadLine(r, secs()));
       }
     } catch {
       /* the warehouse is closing */
