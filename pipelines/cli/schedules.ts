@@ -69,6 +69,36 @@ export function register(program: Command): void {
       }
     });
 
+  program
+    .command('trace <load>')
+    .description(
+      "one load as it ran: its _loads row (rows, API requests, retries, 429s, credits, invariants) and its workflow run's activities from Temporal's history (attempts, durations, errors); <load> is a load id or a workflow id (its newest load)",
+    )
+    .option('--json', 'the trace as JSON')
+    .option(...dataDirOpt)
+    .action(async (id: string, o: { json?: boolean; dataDir?: string }) => {
+      const { traceLoad, traceLines, TraceError } = await import('../run/trace.js');
+      const { openReader } = await import('../../warehouse/read.js');
+      const reader = await openReader(warehouseOf({ dataDir: o.dataDir })).catch((e: Error) => {
+        throw new CliError(`no warehouse to read _loads from: ${e.message}`);
+      });
+      try {
+        const rows = (sql: string) => reader.all(sql);
+        const t = await withTemporal(o.dataDir, (c) => traceLoad(c, rows, id)).catch(async (e: unknown) => {
+          if (e instanceof TraceError) throw new CliError(e.message);
+          // no Temporal server to ask: the warehouse's part, said so
+          if (e instanceof CliError) return { ...(await traceLoad(null, rows, id)), historyMissing: e.message };
+          throw e;
+        });
+        console.log(o.json ? JSON.stringify(t, (_k, v) => (typeof v === 'bigint' ? Number(v) : v)) : traceLines(t));
+      } catch (e) {
+        if (e instanceof TraceError) throw new CliError(e.message);
+        throw e;
+      } finally {
+        reader.close();
+      }
+    });
+
   const schedule = program.command('schedule').description("Temporal schedules of the project file's pipelines");
   schedule
     .command('apply')

@@ -11,6 +11,7 @@ import { startDevServer } from '../../pipelines/temporal/index.js';
  */
 export const TEST_NAMESPACES = [
   'nf-ingest',
+  'nf-trace',
   'nf-distribution',
   'nf-dist-kill',
   'nf-schedules',
