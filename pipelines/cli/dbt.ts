@@ -5,11 +5,11 @@ import type { Command } from 'commander';
 import { CliError, dataDirOpt, warehouseOf, warehouseOpt } from './shared.js';
 
 export function register(program: Command): void {
-  const dbt = program.command('dbt').description('dbt on the warehouse: init');
+  const dbt = program.command('dbt').description('dbt on the warehouse: init writes a dbt-duckdb project (docs/warehouse.md, From dbt)');
   dbt
     .command('init')
     .description(
-      "write a dbt project (dbt-duckdb) over the warehouse: a profile attaching the lake read-only and offline, sources for every table with freshness, three example models",
+      "write a dbt project (dbt-duckdb) over the warehouse: a profile attaching the lake read-only and offline (the install's extension files), sources for every table (description, loaded_at_field, freshness), three example models",
     )
     .option('--dir <dir>', 'the folder to write (default: dbt/ beside the project file, else in this folder)')
     .option('--force', 'write into a folder that exists already (its files of the same names are replaced)')
@@ -46,7 +46,7 @@ export function register(program: Command): void {
         throw new CliError(
           `${missing} is missing (DuckDB ${DUCKDB_VERSION}'s extension, which the dbt profile loads by path); run \`bash scripts/fetch-extensions.sh\` in the newsflow install, or set NEWSFLOW_DUCKDB_EXTENSIONS`,
         );
-      const { writeDbtProject } = await import('../run/dbt-project.js');
+      const { writeDbtProject } = await import('../../warehouse/dbt-project.js');
       const files = writeDbtProject({ dir, warehouseDir: warehouseOf(o), lake: lakeOf(p), extensionsBase, tables, landed });
       for (const f of files) console.log(`wrote ${path.join(shown, f)}`);
       console.log(

@@ -61,7 +61,15 @@ beforeAll(async () => {
   home = tempDir('newsflow-dbt-home-');
   fs.writeFileSync(path.join(root, 'newsflow.yaml'), PROJECT);
   const w = await Warehouse.open(path.join(root, 'data'));
-  const meta = (loadId: string, pipeline: string, kind: string) => ({ loadId, pipeline, kind, workflowId: null, runId: null, windowStart: null, windowEnd: null });
+  const meta = (loadId: string, pipeline: string, kind: string) => ({
+    loadId,
+    pipeline,
+    kind,
+    workflowId: null,
+    runId: null,
+    windowStart: null,
+    windowEnd: null,
+  });
   for (let day = 0; day < DAYS; day++) {
     const started = new Date();
     const page = articlePage(day, perDay(day));
@@ -119,7 +127,14 @@ describe('newsflow dbt init', () => {
     expect(init.code, init.err).toBe(0);
     dbtDir = path.join(root, 'dbt');
     expect(init.out).toContain('wrote dbt/profiles.yml');
-    for (const f of ['dbt_project.yml', 'profiles.yml', 'models/sources.yml', 'models/daily_coverage.sql', 'models/entity_trends_weekly.sql', 'models/distribution_hit_share_monthly.sql'])
+    for (const f of [
+      'dbt_project.yml',
+      'profiles.yml',
+      'models/sources.yml',
+      'models/daily_coverage.sql',
+      'models/entity_trends_weekly.sql',
+      'models/distribution_hit_share_monthly.sql',
+    ])
       expect(fs.existsSync(path.join(dbtDir, f)), f).toBe(true);
     const sources = fs.readFileSync(path.join(dbtDir, 'models', 'sources.yml'), 'utf8');
     // every warehouse table, with its description

@@ -14,9 +14,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { TableDef } from '../../warehouse/tables/index.js';
-import { catalogSpec, dataPathOf, LAKE_CATALOG_FILE, LAKE_DATA_DIR } from '../../warehouse/lake.js';
-import { DUCKDB_VERSION, type ExtensionName } from '../../warehouse/extensions.js';
+import type { TableDef } from './tables/index.js';
+import { catalogSpec, dataPathOf, LAKE_CATALOG_FILE, LAKE_DATA_DIR } from './lake.js';
+import { DUCKDB_VERSION, type ExtensionName } from './extensions.js';
 
 /** The dbt source all tables are in, and the database the profile attaches the lake as. */
 export const DBT_SOURCE = 'newsflow';
@@ -98,7 +98,7 @@ export function sourcesYml(i: DbtProjectInput): string {
   const out = [
     '# Written by `newsflow dbt init` from the table definitions (warehouse/tables): every table of the lake.',
     '# loaded_at_field: when the load that last changed a row finished (_loads.finished_at), or the',
-    '# table\'s own time of landing. The tables the project\'s pipelines land have a freshness (a day',
+    "# table's own time of landing. The tables the project's pipelines land have a freshness (a day",
     '# old warns, a week old fails); the others have none until a pipeline of yours lands them: add one.',
     'version: 2',
     '',
