@@ -12,6 +12,8 @@ import { Warehouse } from '../../warehouse/warehouse.js';
 import { DIST_HIT_SHARE, DIST_METRICS, DIST_PAGES, DIST_TOP_ARTICLES } from '../../warehouse/tables/distribution.js';
 import { PIPELINE_ARTICLES } from '../../warehouse/tables/pipelines.js';
 import { extensionFile } from '../../warehouse/extensions.js';
+import { loadedAtField } from '../../warehouse/dbt-project.js';
+import { TABLES } from '../../warehouse/tables/index.js';
 import { articlePage, landPage } from '../helpers/articles.js';
 import { runCli } from '../helpers/cli.js';
 import { repoRoot } from '../helpers/paths.js';
@@ -195,6 +197,53 @@ describe('newsflow dbt init', () => {
     expect(fromDbt.map((r) => r.articles)).toEqual(Array.from({ length: DAYS }, (_, d) => perDay(d)));
     expect(fromDbt.map((r) => r.pipeline)).toEqual(Array.from({ length: DAYS }, (_, d) => (d % 2 ? 'ukraine' : 'covid')));
   }, 240_000);
+
+  it("every table's loaded_at_field is a time the lake answers (newsflow sql runs each, empty tables included)", async () => {
+    const exprs = TABLES.map((t) => [t.name, loadedAtField(t, TABLES)] as const);
+    expect(exprs.filter(([, e]) => !e).map(([n]) => n)).toEqual([]);
+    const q = exprs.map(([t, e]) => `SELECT '${t}' AS t, max(${e})::VARCHAR AS at FROM lake.main.${t}`).join(' UNION ALL ');
+    const r = await runCli(['sql', `${q} ORDER BY t`, '--format', 'json', '--config', path.join(root, 'newsflow.yaml')], {}, { cwd: root });
+    expect(r.code, r.err).toBe(0);
+    const at = Object.fromEntries((JSON.parse(r.out) as { t: string; at: string | null }[]).map((x) => [x.t, x.at]));
+    expect(Object.keys(at).sort()).toEqual(TABLES.map((t) => t.name).sort());
+    // landed: the time of their last load; child tables their parent's; never landed: none
+    const [last] = JSON.parse(
+      (
+        await runCli(
+          ['sql', "SELECT max(finished_at)::VARCHAR AS at FROM _loads WHERE kind = 'news'", '--format', 'json', '--config', path.join(root, 'newsflow.yaml')],
+          {},
+          { cwd: root },
+        )
+      ).out,
+    ) as { at: string }[];
+    expect(at.articles).toBe(last!.at);
+    expect(at.article_entities).toBe(last!.at);
+    expect(at.stories).toBeNull();
+    expect(at.update_articles).toBeNull();
+  });
+
+  it('a pipeline of the project that never landed: its tables are stale, and dbt source freshness fails', async () => {
+    const config = path.join(root, 'stale.yaml');
+    fs.writeFileSync(config, `${PROJECT}  - name: top\n    kind: stories\n    trackers:\n      - { name: top, strategy: topstories, stories: 20 }\n`);
+    const dir = path.join(root, 'dbt-stale');
+    const init = await runCli(['dbt', 'init', '--config', config, '--dir', dir], {}, { cwd: root });
+    expect(init.code, init.err).toBe(0);
+    const r = spawnSync(
+      'python3',
+      ['-c', 'from dbt.cli.main import cli; cli()', 'source', 'freshness', '--select', 'source:newsflow.stories', 'source:newsflow.articles'],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, ...dbtEnv() },
+        timeout: 120_000,
+      },
+    );
+    const out = r.stdout + r.stderr;
+    console.log(`dbt source freshness (a stories pipeline that never ran)\n${summary(out).join('\n')}`);
+    expect(r.status, out).toBe(1);
+    expect(out).toMatch(/ERROR STALE freshness of newsflow\.stories/);
+    expect(out).toMatch(/PASS freshness of newsflow\.articles/);
+  }, 120_000);
 
   it('refuses to write over a folder that exists, without --force: one line', async () => {
     const dir = tempDir('newsflow-dbt-again-');
