@@ -4,7 +4,7 @@
  *
  * pipelines/, room by room (a command's file reads like its --help, then calls one of these):
  * - cli/: the commands, one file per group (config, service, admin, research, crawl, forum, wiki,
- *   pipelines, schedules, sources, alerts, warehouse, temporal, spec); cli/shared.ts their common
+ *   pipelines, schedules, sources, alerts, warehouse, dbt, temporal, spec); cli/shared.ts their common
  *   options; cli/reference.ts docs/cli.md from them
  * - config/: the project file (newsflow.yaml): its schema, loading, the project a command runs in
  * - run/: what the commands run: one workflow now and the worker (run-once.ts), the main job of
@@ -24,6 +24,7 @@ import * as pipelines from './pipelines.js';
 import * as schedules from './schedules.js';
 import * as alerts from './alerts.js';
 import * as warehouse from './warehouse.js';
+import * as dbt from './dbt.js';
 import * as spec from './spec.js';
 import * as research from './research.js';
 import * as crawl from './crawl.js';
@@ -51,7 +52,7 @@ export function buildCli(): Command {
     if (!NO_PROJECT.has(name)) await (await import('../config/cached.js')).loadProjectCached();
   });
   // the order of --help
-  for (const group of [config, service, admin, research, crawl, forum, wiki, pipelines, schedules, sources, alerts, warehouse, temporal, spec])
+  for (const group of [config, service, admin, research, crawl, forum, wiki, pipelines, schedules, sources, alerts, warehouse, dbt, temporal, spec])
     group.register(program);
   return program;
 }

@@ -60,6 +60,7 @@ export const ALERT_DELIVERIES: TableDef = {
   description: 'one row per (alert log, trigger): status, attempts, first and last attempt, response code',
   mergeKey: ['log_id', 'trigger_index'],
   monthColumn: 'log_created_at',
+  loadedAt: 'coalesce(last_attempt_at, log_created_at)',
   columns: [
     c('log_id', 'UUID', 'varchar'),
     c('trigger_index', 'INTEGER', 'int'),

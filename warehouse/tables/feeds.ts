@@ -30,6 +30,7 @@ export const SOURCES: TableDef = {
   name: 'sources',
   description: 'feeds and sitemaps polled for new articles: declaration, polling state and health (key: source)',
   mergeKey: ['source'],
+  loadedAt: 'coalesce(last_poll_at, added_at)',
   columns: [
     // declared
     c('source', 'VARCHAR', 'varchar'),

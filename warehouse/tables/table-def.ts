@@ -35,6 +35,12 @@ export interface TableDef {
    * compared with to find new and vanished fields (warehouse/schema.ts).
    */
   rawSchema?: unknown;
+  /**
+   * When a row was landed, as a SQL expression over the table's columns, for a table with no load
+   * column (`last_load_id`, `load_id`, `loaded_at`) of its own and no parent: what `newsflow dbt
+   * init` writes as the table's `loaded_at_field` (dbt source freshness).
+   */
+  loadedAt?: string;
 }
 /** A row rebuilt from its `raw`, with its child rows (each child table's rows of this parent). */
 export interface Remapped {
