@@ -64,7 +64,10 @@ export async function traceLoad(c: Client | null, rows: ReadRows, id: string): P
     desc = await handle.describe();
     history = await handle.fetchHistory();
   } catch (e) {
-    return { ...empty, historyMissing: `the server has no history of ${workflowId}${runId ? ` run ${runId}` : ''} (${(e as Error).message.split('\n')[0]}): past its namespace's retention?` };
+    return {
+      ...empty,
+      historyMissing: `the server has no history of ${workflowId}${runId ? ` run ${runId}` : ''} (${(e as Error).message.split('\n')[0]}): past its namespace's retention?`,
+    };
   }
   const byEvent = new Map<string, TraceActivity>();
   const activities: TraceActivity[] = [];
