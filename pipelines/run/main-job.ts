@@ -16,6 +16,7 @@ import { atShutdown, stopOnSignals, temporalEndpoint } from '../temporal/index.j
 import { startWorker, temporalClient } from '../worker/index.js';
 import { preflight, scheduledNeeds } from './preflight.js';
 import { progress } from './progress.js';
+import { statusPage } from './status-page.js';
 
 /** The news the first start of a warehouse lands at once (the replay's history), in days. */
 export const BACKFILL_DAYS = 7;
@@ -144,9 +145,11 @@ export async function mainJob(o: {
     quiet: true,
     bundleCacheDir: path.join(cacheDir(), 'bundle'),
     metrics: metricsPort !== undefined ? { port: metricsPort, host: project.metrics.host } : undefined,
+    statusPage: statusPage(() => clientP, schedules),
   });
   atShutdown(() => worker.stop());
-  const client = await temporalClient(endpoint);
+  const clientP = temporalClient(endpoint);
+  const client = await clientP;
   await applySchedules(client, schedules, pipelineScope);
   // the feed poller, when the project or `newsflow sources add` declared sources
   const feeds = await applyFeedSchedule(client, { warehouse: worker.warehouse, sources: project.sources });
@@ -170,7 +173,7 @@ export async function mainJob(o: {
 Temporal UI: ${endpoint.uiUrl ?? `(external server ${endpoint.address})`}
 Temporal:    ${endpoint.address}
 Warehouse:   ${wh}
-${worker.metricsUrl ? `Metrics:     ${worker.metricsUrl}/metrics (the worker's), ${apiUrl}/metrics (the service's)\n` : ''}Logs:        ${logs} (service.log, worker.log; --verbose shows them here)
+${worker.metricsUrl ? `Metrics:     ${worker.metricsUrl}/metrics (the worker's), ${apiUrl}/metrics (the service's); status page ${worker.metricsUrl}/status\n` : ''}Logs:        ${logs} (service.log, worker.log; --verbose shows them here)
 Pipelines (each triggered once now):
 ${pipelines.join('\n')}
 Backfill:    ${backfill}

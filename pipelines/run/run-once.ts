@@ -10,6 +10,7 @@ import { atShutdown, RunFailedError, stopOnSignals, temporalEndpoint } from '../
 import { startWorker, temporalClient, workerLogFile } from '../worker/index.js';
 import { preflight, scheduledNeeds, type PreflightNeed } from './preflight.js';
 import { progress } from './progress.js';
+import { statusPage } from './status-page.js';
 
 /** A cleanup that failed after a run: one JSON line in the worker log (the terminal keeps the run's own outcome). */
 function cleanupFailed(dataDir: string, what: string, e: Error): void {
@@ -38,16 +39,22 @@ export async function runWorker(dataDirOpt: string | undefined, o: { verbose?: b
   try {
     const { metrics } = project;
     const port = o.metricsPort ?? metrics.port;
+    // the status page's Temporal client, made at its first request
+    let client: ReturnType<typeof temporalClient> | null = null;
     const w = await startWorker({
       endpoint,
       dataDir,
       project,
       verbose: o.verbose,
       metrics: port !== undefined ? { port, host: o.metricsHost ?? metrics.host } : undefined,
+      statusPage: statusPage(() => (client ??= temporalClient(endpoint)), declareSchedules(project.pipelines)),
     });
-    atShutdown(() => w.stop());
+    atShutdown(async () => {
+      await w.stop();
+      await (await client)?.connection.close();
+    });
     console.log(
-      `worker running on ${endpoint.address}${endpoint.uiUrl ? ` (Temporal UI ${endpoint.uiUrl})` : ''}; warehouse ${warehouseDirOf(project, dataDir)}${w.metricsUrl ? `; metrics ${w.metricsUrl}/metrics, health ${w.metricsUrl}/healthz` : ''}`,
+      `worker running on ${endpoint.address}${endpoint.uiUrl ? ` (Temporal UI ${endpoint.uiUrl})` : ''}; warehouse ${warehouseDirOf(project, dataDir)}${w.metricsUrl ? `; metrics ${w.metricsUrl}/metrics, health ${w.metricsUrl}/healthz, status page ${w.metricsUrl}/status` : ''}`,
     );
     await w.running;
   } finally {

@@ -172,7 +172,7 @@ export interface MetricsServer {
 }
 
 /**
- * Serve /metrics (ours, then Temporal's from `temporalUrl`) and /healthz (`health()`) on
+ * Serve /metrics (ours, then Temporal's from `temporalUrl`), /healthz (`health()`) and /status (`statusPage()`, when given) on
  * host:port (port 0: any free one). A port taken is one line naming it and the setting.
  */
 export function serveMetrics(opts: {
@@ -181,6 +181,8 @@ export function serveMetrics(opts: {
   metrics: WorkerMetrics;
   temporalUrl?: string;
   health: () => { ok: boolean; detail: string };
+  /** the HTML of GET /status (run/status-page.ts), when the worker has one */
+  statusPage?: () => Promise<string>;
 }): Promise<MetricsServer> {
   const server = http.createServer((req, res) => {
     const url = (req.url ?? '/').split('?')[0];
@@ -194,7 +196,19 @@ export function serveMetrics(opts: {
       const h = opts.health();
       return send(h.ok ? 200 : 503, 'application/json', JSON.stringify(h.ok ? { status: 'ok', detail: h.detail } : { code: 503000, detail: h.detail }));
     }
-    if (url !== '/metrics') return send(404, 'application/json', JSON.stringify({ code: 404000, detail: `no route GET ${url}; routes: /metrics, /healthz` }));
+    if (url === '/status' && opts.statusPage) {
+      void opts
+        .statusPage()
+        .then((html) => send(200, 'text/html; charset=utf-8', html))
+        .catch((e: Error) => send(503, 'application/json', JSON.stringify({ code: 503000, detail: `status: ${e.message}` })));
+      return;
+    }
+    if (url !== '/metrics')
+      return send(
+        404,
+        'application/json',
+        JSON.stringify({ code: 404000, detail: `no route GET ${url}; routes: /metrics, /healthz${opts.statusPage ? ', /status' : ''}` }),
+      );
     void (async () => {
       let text = await opts.metrics.text();
       if (opts.temporalUrl) text += await temporalText(opts.temporalUrl);

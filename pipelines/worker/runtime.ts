@@ -55,6 +55,8 @@ export async function startWorker(opts: {
   bundleCacheDir?: string;
   /** serve /metrics and /healthz here (metrics.ts; port 0: any free port, see `metricsUrl`) */
   metrics?: { port: number; host: string };
+  /** the status page of GET /status on the metrics port (run/status-page.ts), given the worker's warehouse rows */
+  statusPage?: (rows: (sql: string) => Promise<Record<string, unknown>[]>) => Promise<string>;
 }) {
   let metrics: import('./metrics.js').WorkerMetrics | null = null;
   let temporalMetrics: string | undefined;
@@ -115,6 +117,7 @@ export async function startWorker(opts: {
         ...opts.metrics,
         metrics,
         temporalUrl: temporalMetricsAddress ? `http://${temporalMetricsAddress}` : undefined,
+        statusPage: opts.statusPage ? () => opts.statusPage!((sql) => warehouse.query<Record<string, unknown>>(sql)) : undefined,
         health: () => {
           const states = workers.states();
           const down = Object.entries(states).filter(([, s]) => s !== 'RUNNING');
