@@ -8,9 +8,9 @@ import { z } from 'zod';
 import { LIMIT_GROUPS } from '../../spec/index.js';
 import { SourceEntry, sourceName } from '../../lib/feeds/source.js';
 import type { DefaultSchedule } from '../../workflows/kinds.js';
-import { BUILTIN_KINDS, kinds, kindsVersion, type KindDef } from './kinds/index.js';
+import { BUILTIN_KINDS, findKind, kinds, kindsVersion, type KindDef } from './kinds/index.js';
 
-export { CronExpr, Duration, NewsFilters, PipelineName, Schedule, durationMs, kindBase } from './fields.js';
+export { Checks, CronExpr, Duration, Freshness, NewsFilters, PipelineName, Schedule, durationMs, kindBase } from './fields.js';
 export { NewsPipeline } from './kinds/news.js';
 export { DistributionPipeline } from './kinds/distribution.js';
 export { StoriesPipeline, StoryTracker } from './kinds/stories.js';
@@ -42,6 +42,12 @@ const Limit = z.strictObject({
   burst: z.int().min(1).describe('bucket capacity'),
   concurrency: z.int().min(1).describe('requests in flight at once'),
 });
+
+/** The kinds that take `checks:` (`invariants`: those with invariants to enforce). */
+const CHECKED_KINDS = (what?: 'invariants') =>
+  kinds()
+    .filter((k) => k.checks && (what !== 'invariants' || k.checks.invariants.length > 0))
+    .map((k) => k.name);
 
 /** The project file whose pipelines are entries of `pipeline` (newsflow's kinds, or every registered one). */
 const projectFile = (pipeline: typeof Pipeline) =>
@@ -118,6 +124,23 @@ const projectFile = (pipeline: typeof Pipeline) =>
             code: 'custom',
             path: ['pipelines', i, 'workflow'],
             message: 'a workflow pipeline needs `workflows:` (your pipelines module) at the top of the file',
+          });
+      });
+      f.pipelines.forEach((p, i) => {
+        const checks = (p as { checks?: { min_rows?: number; invariants?: string } }).checks;
+        if (!checks) return;
+        const spec = findKind(p.kind)?.kind.checks;
+        if (!spec)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['pipelines', i, 'checks'],
+            message: `kind ${p.kind} takes no checks (the kinds whose loads are checked: ${CHECKED_KINDS().join(', ')}); remove checks:`,
+          });
+        else if (checks.invariants === 'enforce' && spec.invariants.length === 0)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['pipelines', i, 'checks', 'invariants'],
+            message: `kind ${p.kind} records no boolean invariants to enforce (${CHECKED_KINDS('invariants').join(', ')} do); use min_rows, or remove it`,
           });
       });
       const seen = new Map<string, number>();
