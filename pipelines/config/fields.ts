@@ -1,7 +1,7 @@
 /**
  * The fields project-file entries share: durations, cron expressions, a schedule, a pipeline's
- * name, news search filters, and the base of every pipeline entry (name, schedule, freshness,
- * checks). The kinds
+ * name, news search filters, the base of every pipeline entry (name, schedule, freshness) and
+ * the checks of the kinds whose loads are checked. The kinds
  * (kinds/) build their entries from these; schema.ts the file.
  */
 import { z } from 'zod';
@@ -81,26 +81,37 @@ export const Freshness = z
   .describe('how long the pipeline may go without a load (newsflow status: late past warn_after, stale past error_after)');
 export type Freshness = z.infer<typeof Freshness>;
 
-/** Checks on every load of a run (workflows/checks.ts): a failed one fails the run, non-retryable, naming the check. */
-export const Checks = z
-  .strictObject({
-    min_rows: z
-      .int()
-      .min(0)
-      .optional()
-      .describe('each load must receive at least this many rows from the API (rows_received: a rerun over landed rows inserts none and passes)'),
-    invariants: z
-      .enum(['enforce', 'record'])
-      .default('record')
-      .describe("enforce: a boolean invariant the load records false (e.g. news' rows_equal_offset) fails the run; record: only recorded in _loads"),
-  })
-  .describe('checks on each load; a failed one fails the run (non-retryable) and is recorded in _loads.check_failed');
-export type Checks = z.infer<typeof Checks>;
+/**
+ * The checks on every load of a kind's runs (workflows/checks.ts): a failed one fails the run,
+ * non-retryable, naming the check. `invariants`: the boolean invariants its `_loads` rows record
+ * (workflows/kinds.ts, KIND_SPECS[kind].checks); a kind that records none takes min_rows only.
+ */
+export const Checks = (invariants: readonly string[]) =>
+  z
+    .strictObject({
+      min_rows: z
+        .int()
+        .min(0)
+        .optional()
+        .describe('each load must receive at least this many rows from the API (rows_received: a rerun over landed rows inserts none and passes)'),
+      ...(invariants.length
+        ? {
+            invariants: z
+              .enum(['enforce', 'record'])
+              .default('record')
+              .describe(`enforce: a load whose ${invariants.join(' or ')} is false fails the run; record: they are only recorded in _loads.invariants`),
+          }
+        : {}),
+    })
+    .describe('checks on each load; a failed one fails the run (non-retryable) and is recorded in _loads.check_failed');
+export type Checks = { min_rows?: number; invariants?: 'enforce' | 'record' };
 
-/** The fields of every pipeline entry: its name, schedule, freshness and checks (a kind's schema spreads them). */
+/** The `checks:` field of a kind whose loads are checked (its boolean invariants, possibly none). */
+export const checksField = (invariants: readonly string[]) => ({ checks: Checks(invariants).optional() });
+
+/** The fields of every pipeline entry: its name, schedule and freshness (a kind's schema spreads them; a kind whose loads are checked adds checksField). */
 export const kindBase = {
   name: PipelineName.describe('unique name: the schedule id, and the `pipeline` column of _loads and pipeline_articles'),
   schedule: Schedule.optional(),
   freshness: Freshness.optional(),
-  checks: Checks.optional(),
 };

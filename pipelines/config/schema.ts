@@ -44,10 +44,21 @@ const Limit = z.strictObject({
 });
 
 /** The kinds that take `checks:` (`invariants`: those with invariants to enforce). */
-const CHECKED_KINDS = (what?: 'invariants') =>
+const checkedKinds = (what?: 'invariants') =>
   kinds()
     .filter((k) => k.checks && (what !== 'invariants' || k.checks.invariants.length > 0))
     .map((k) => k.name);
+
+/** What to say of an unknown `checks` (or `checks.invariants`) key on a kind that takes none; null: nothing particular. */
+export function checksKeyHint(kind: unknown, key: string, inChecks: boolean): string | null {
+  const k = typeof kind === 'string' ? findKind(kind)?.kind : undefined;
+  if (!k) return null;
+  if (!inChecks && key === 'checks' && !k.checks)
+    return `kind ${k.name} takes no checks (the kinds whose loads are checked: ${checkedKinds().join(', ')}); remove checks:`;
+  if (inChecks && key === 'invariants' && k.checks?.invariants.length === 0)
+    return `kind ${k.name} records no boolean invariants to enforce (${checkedKinds('invariants').join(', ')} do); use min_rows, or remove it`;
+  return null;
+}
 
 /** The project file whose pipelines are entries of `pipeline` (newsflow's kinds, or every registered one). */
 const projectFile = (pipeline: typeof Pipeline) =>
@@ -124,23 +135,6 @@ const projectFile = (pipeline: typeof Pipeline) =>
             code: 'custom',
             path: ['pipelines', i, 'workflow'],
             message: 'a workflow pipeline needs `workflows:` (your pipelines module) at the top of the file',
-          });
-      });
-      f.pipelines.forEach((p, i) => {
-        const checks = (p as { checks?: { min_rows?: number; invariants?: string } }).checks;
-        if (!checks) return;
-        const spec = findKind(p.kind)?.kind.checks;
-        if (!spec)
-          ctx.addIssue({
-            code: 'custom',
-            path: ['pipelines', i, 'checks'],
-            message: `kind ${p.kind} takes no checks (the kinds whose loads are checked: ${CHECKED_KINDS().join(', ')}); remove checks:`,
-          });
-        else if (checks.invariants === 'enforce' && spec.invariants.length === 0)
-          ctx.addIssue({
-            code: 'custom',
-            path: ['pipelines', i, 'checks', 'invariants'],
-            message: `kind ${p.kind} records no boolean invariants to enforce (${CHECKED_KINDS('invariants').join(', ')} do); use min_rows, or remove it`,
           });
       });
       const seen = new Map<string, number>();

@@ -42,7 +42,8 @@ export function pipelineSchedules(p: Pipeline): ScheduleDecl[] {
       ...(f.error_after ? { errorAfterMs: durationMs(f.error_after) } : {}),
     };
     // the checks go to the run in its argument (in the run's history, as the rest of it)
-    const args = r.args && p.checks ? { ...r.args, checks: p.checks } : r.args;
+    const checks = 'checks' in p ? p.checks : undefined;
+    const args = r.args && checks ? { ...r.args, checks } : r.args;
     return {
       id: r.id ?? p.name,
       pipeline: p.name,

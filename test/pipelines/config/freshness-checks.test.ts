@@ -55,7 +55,7 @@ describe('freshness and checks: defaults', () => {
       file,
       {},
     );
-    expect(f.pipelines[0]!.checks).toEqual({ min_rows: 1, invariants: 'record' });
+    expect((f.pipelines[0] as { checks?: unknown }).checks).toEqual({ min_rows: 1, invariants: 'record' });
     const [a, b, c] = declareSchedules(f.pipelines);
     expect(a!.args[0]).toMatchObject({ pipeline: 'a', checks: { min_rows: 1, invariants: 'record' } });
     expect(b!.args[0]).toMatchObject({ pipeline: 'b', checks: { invariants: 'enforce' } });
@@ -109,12 +109,12 @@ describe('freshness and checks: a bad value is one line at its line and column',
     [
       'checks on a kind that lands no load',
       'pipelines:\n  - name: a\n    kind: alerts\n    checks: { min_rows: 1 }\n',
-      'newsflow.yaml:4:13: pipelines[0].checks: kind alerts takes no checks (the kinds whose loads are checked: news, stories, index-counts, graph); remove checks:',
+      'newsflow.yaml:4:5: pipelines[0].checks: kind alerts takes no checks (the kinds whose loads are checked: news, stories, index-counts, graph); remove checks:',
     ],
     [
       'invariants enforced on a kind that records none',
       'pipelines:\n  - name: a\n    kind: stories\n    checks: { invariants: enforce }\n',
-      'newsflow.yaml:4:27: pipelines[0].checks.invariants: kind stories records no boolean invariants to enforce (news, index-counts do); use min_rows, or remove it',
+      'newsflow.yaml:4:15: pipelines[0].checks.invariants: kind stories records no boolean invariants to enforce (news, index-counts do); use min_rows, or remove it',
     ],
   ];
   it.each(cases)('%s', (_, yaml, line) => {
