@@ -57,8 +57,8 @@ export interface LoadChecksRecord {
 export interface WarehouseObserver {
   /** a batch landed into `table` (the parent of a land() call) for `loadId` */
   landed?(table: string, loadId: string, counts: LoadCounts): void;
-  /** a load recorded in `_loads`, or its counts changed (a replay with the same counts is not told) */
-  recorded?(meta: LoadMeta, counts: LoadCounts): void;
+  /** a load recorded in `_loads`, or its counts changed (a replay with the same counts is not told); `checks`: its checks' outcome, if any */
+  recorded?(meta: LoadMeta, counts: LoadCounts, checks?: LoadChecksRecord): void;
 }
 
 const sqlStr = (s: string) => `'${s.replaceAll("'", "''")}'`;
@@ -239,7 +239,7 @@ export class Warehouse {
         return Number((r.getRowObjectsJS()[0] as { Count?: bigint } | undefined)?.Count ?? 0) > 0;
       });
       if (!changed) return;
-      for (const o of this.observers) o.recorded?.(meta, counts);
+      for (const o of this.observers) o.recorded?.(meta, counts, checks);
       const [snap] = (await this.conn.runAndReadAll(`SELECT id FROM ducklake_last_committed_snapshot('${LAKE_ALIAS}')`)).getRowObjectsJS();
       if (snap?.id === null || snap?.id === undefined) return;
       await this.tx({ loadId: meta.loadId, op: 'snapshot' }, (conn) =>
