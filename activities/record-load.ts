@@ -3,7 +3,7 @@
  * proxies for it (`recordLoad`, its own factory: a workflow of any kind, yours too, records its
  * load without reaching into another kind's activities).
  */
-import type { Warehouse } from '../warehouse/warehouse.js';
+import type { LoadChecksRecord, Warehouse } from '../warehouse/warehouse.js';
 
 /** What a workflow reports when its window is landed (an activity's input: plain JSON). */
 export interface WindowLoad {
@@ -19,6 +19,8 @@ export interface WindowLoad {
   updated: number;
   startedAt: string;
   invariants: Record<string, unknown>;
+  /** its checks' outcome (the project file's `checks:`, evaluated by the workflow: workflows/checks.ts); none configured: absent */
+  checks?: LoadChecksRecord;
 }
 
 /** Record `input` as a load of `kind` over [from, to). */
@@ -36,6 +38,7 @@ export function recordWindowLoad(warehouse: Warehouse, kind: string, input: Wind
     { received: input.received, inserted: input.inserted, updated: input.updated },
     new Date(input.startedAt),
     input.invariants,
+    input.checks,
   );
 }
 

@@ -23,6 +23,8 @@ export interface ScheduleDecl {
   /** created paused (declared, not running) */
   paused?: boolean;
   args: unknown[];
+  /** the project file's freshness bounds, in ms (unset: `newsflow status` derives them from the schedule); not part of the schedule on the server */
+  freshness?: { warnAfterMs?: number; errorAfterMs?: number };
 }
 
 /** Schedules of single alerts (`alert-<uuid>`) are kept by the alert sync, not by `schedule apply`. */

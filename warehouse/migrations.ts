@@ -97,6 +97,8 @@ const VERSIONED_MIGRATIONS: [version: number, sql: string[]][] = [
   ],
   // schema changes seen by the loads (warehouse/schema.ts)
   [34, [SCHEMA_CHANGES_DDL]],
+  // a load's checks (the project file's `checks:`): each check's outcome, and the failure's message (NULL: passed, or none configured)
+  [36, ['ALTER TABLE _loads ADD COLUMN checks JSON', 'ALTER TABLE _loads ADD COLUMN check_failed VARCHAR']],
 ];
 
 /**

@@ -46,12 +46,19 @@ export interface LoadUsage {
   credits: number;
 }
 
+/** What a load's checks (the project file's `checks:`, workflows/checks.ts) gave: `_loads.checks` and `_loads.check_failed`. */
+export interface LoadChecksRecord {
+  results: { check: string; ok: boolean; detail: string }[];
+  /** the failure's message, null when every check passed */
+  failed: string | null;
+}
+
 /** Told of every landing and every recorded load of a warehouse (the worker's metrics); must not throw. */
 export interface WarehouseObserver {
   /** a batch landed into `table` (the parent of a land() call) for `loadId` */
   landed?(table: string, loadId: string, counts: LoadCounts): void;
-  /** a load recorded in `_loads`, or its counts changed (a replay with the same counts is not told) */
-  recorded?(meta: LoadMeta, counts: LoadCounts): void;
+  /** a load recorded in `_loads`, or its counts changed (a replay with the same counts is not told); `checks`: its checks' outcome, if any */
+  recorded?(meta: LoadMeta, counts: LoadCounts, checks?: LoadChecksRecord): void;
 }
 
 const sqlStr = (s: string) => `'${s.replaceAll("'", "''")}'`;
@@ -187,8 +194,9 @@ export class Warehouse {
   /**
    * Record (or complete) a load in `_loads` (a MERGE on load_id: replaying the same load changes
    * nothing), then store the id of the lake snapshot that recorded it (`newsflow sql --at`).
+   * `checks`: its checks' outcome (none configured: NULL).
    */
-  recordLoad(meta: LoadMeta, counts: LoadCounts, startedAt: Date, invariants: Record<string, unknown> = {}): Promise<void> {
+  recordLoad(meta: LoadMeta, counts: LoadCounts, startedAt: Date, invariants: Record<string, unknown> = {}, checks?: LoadChecksRecord): Promise<void> {
     return this.serial(async () => {
       const us = (d: Date | null) => (d ? d.getTime() * 1000 : null);
       const params = [
@@ -207,28 +215,31 @@ export class Warehouse {
       ];
       const usage = this.usageOf?.(meta);
       params.push(usage?.apiRequests ?? null, usage?.retries ?? null, usage?.http429 ?? null, usage?.credits ?? null);
+      params.push(checks ? JSON.stringify(checks.results) : null, checks?.failed ?? null);
       const changed = await this.tx({ loadId: meta.loadId, op: 'record' }, async (conn) => {
         const r = await conn.runAndReadAll(
           `MERGE INTO _loads t USING (SELECT $1::VARCHAR AS load_id, $2::VARCHAR AS pipeline, $3::VARCHAR AS workflow_id, $4::VARCHAR AS run_id,
              make_timestamp($5::BIGINT) AS window_start, make_timestamp($6::BIGINT) AS window_end, $7::BIGINT AS rows_received, $8::BIGINT AS rows_inserted,
              $9::BIGINT AS rows_updated, make_timestamp($10::BIGINT) AS started_at, $11::JSON AS invariants, $12::VARCHAR AS kind,
-             $13::BIGINT AS api_requests, $14::BIGINT AS retries, $15::BIGINT AS http_429, $16::DOUBLE AS credits) s ON t.load_id = s.load_id
+             $13::BIGINT AS api_requests, $14::BIGINT AS retries, $15::BIGINT AS http_429, $16::DOUBLE AS credits,
+             $17::JSON AS checks, $18::VARCHAR AS check_failed) s ON t.load_id = s.load_id
            WHEN MATCHED AND (t.rows_received <> s.rows_received OR t.rows_inserted <> s.rows_inserted OR t.rows_updated <> s.rows_updated
              OR coalesce(t.invariants::VARCHAR, '') <> coalesce(s.invariants::VARCHAR, '')
-             OR (s.api_requests IS NOT NULL AND t.api_requests IS DISTINCT FROM s.api_requests)) THEN UPDATE SET rows_received = s.rows_received,
+             OR (s.api_requests IS NOT NULL AND t.api_requests IS DISTINCT FROM s.api_requests)
+             OR coalesce(t.checks::VARCHAR, '') <> coalesce(s.checks::VARCHAR, '')) THEN UPDATE SET rows_received = s.rows_received,
              rows_inserted = s.rows_inserted, rows_updated = s.rows_updated, finished_at = now(), invariants = s.invariants,
              api_requests = coalesce(s.api_requests, t.api_requests), retries = coalesce(s.retries, t.retries),
-             http_429 = coalesce(s.http_429, t.http_429), credits = coalesce(s.credits, t.credits)
+             http_429 = coalesce(s.http_429, t.http_429), credits = coalesce(s.credits, t.credits), checks = s.checks, check_failed = s.check_failed
            WHEN NOT MATCHED THEN INSERT (load_id, pipeline, kind, workflow_id, run_id, window_start, window_end, rows_received, rows_inserted, rows_updated, started_at, finished_at, invariants,
-             api_requests, retries, http_429, credits)
+             api_requests, retries, http_429, credits, checks, check_failed)
              VALUES (s.load_id, s.pipeline, s.kind, s.workflow_id, s.run_id, s.window_start, s.window_end, s.rows_received, s.rows_inserted, s.rows_updated, s.started_at, now(), s.invariants,
-             s.api_requests, s.retries, s.http_429, s.credits)`,
+             s.api_requests, s.retries, s.http_429, s.credits, s.checks, s.check_failed)`,
           params as never,
         );
         return Number((r.getRowObjectsJS()[0] as { Count?: bigint } | undefined)?.Count ?? 0) > 0;
       });
       if (!changed) return;
-      for (const o of this.observers) o.recorded?.(meta, counts);
+      for (const o of this.observers) o.recorded?.(meta, counts, checks);
       const [snap] = (await this.conn.runAndReadAll(`SELECT id FROM ducklake_last_committed_snapshot('${LAKE_ALIAS}')`)).getRowObjectsJS();
       if (snap?.id === null || snap?.id === undefined) return;
       await this.tx({ loadId: meta.loadId, op: 'snapshot' }, (conn) =>

@@ -6,6 +6,7 @@ import { defineQuery, proxyActivities, setHandler, workflowInfo } from '@tempora
 import type { EntityGraphActivities, GraphRunResult } from '../activities/entity-graph.js';
 import type { RecordLoadActivities } from '../activities/record-load.js';
 import { KIND_SPECS } from './kinds.js';
+import { evaluateChecks, failOnChecks, type LoadChecksConfig } from './checks.js';
 
 const { buildEntityGraph } = proxyActivities<EntityGraphActivities>({
   startToCloseTimeout: '5 minutes',
@@ -24,6 +25,8 @@ export interface EntityGraphInput {
   visualize?: boolean;
   /** the time the run stands for (default: its scheduled time, else its start) */
   runAt?: string;
+  /** the pipeline's checks (the project file's `checks:`): a failed one fails the run, non-retryable (workflows/checks.ts) */
+  checks?: LoadChecksConfig;
 }
 export interface EntityGraphResult extends GraphRunResult {
   runId: string;
@@ -53,6 +56,8 @@ export async function entityGraph(input: EntityGraphInput): Promise<EntityGraphR
     visualize: input.visualize,
   });
   done = 1;
+  const invariants = { query: input.query, nodes: r.nodes, edges: r.edges, articles: r.articles };
+  const checks = evaluateChecks(input.pipeline ?? KIND_SPECS.graph.name, input.checks, { received: r.nodes + r.edges }, invariants);
   await recordLoad({
     loadId,
     pipeline: input.pipeline,
@@ -65,7 +70,9 @@ export async function entityGraph(input: EntityGraphInput): Promise<EntityGraphR
     inserted: r.inserted,
     updated: r.updated,
     startedAt,
-    invariants: { query: input.query, nodes: r.nodes, edges: r.edges, articles: r.articles },
+    invariants,
+    ...(checks ? { checks } : {}),
   });
+  failOnChecks(checks);
   return { ...r, runId: info.workflowId, loadId, runAt, query: input.query };
 }

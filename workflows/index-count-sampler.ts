@@ -6,6 +6,7 @@
  */
 import { ApplicationFailure, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { IndexCountSamplerActivities, Sampling } from '../activities/index-count-sampler.js';
+import { evaluateChecks, failOnChecks, type LoadChecksConfig } from './checks.js';
 
 export interface IndexCountSamplerInput {
   /** the named pipeline (project file) this run belongs to: its `_loads` rows carry it */
@@ -20,6 +21,8 @@ export interface IndexCountSamplerInput {
   /** an explicit window (ISO) instead: from defaults to `to` - lookback, `to` to the scheduled time */
   from?: string;
   to?: string;
+  /** the pipeline's checks (the project file's `checks:`): a failed one fails the run, non-retryable (workflows/checks.ts) */
+  checks?: LoadChecksConfig;
 }
 export interface IndexCountSamplerResult {
   loadId: string;
@@ -79,6 +82,14 @@ export async function indexCountSampler(input: IndexCountSamplerInput): Promise<
     s.contiguous &&= r.contiguous;
     s.perDomain.push(r.buckets);
   }
+  const invariants = {
+    sampling: input.sampling,
+    domains: domains.length,
+    buckets_contiguous: s.contiguous,
+    same_buckets_per_domain: s.perDomain.every((n) => n === s.perDomain[0]),
+    articles: s.articles,
+  };
+  const checks = evaluateChecks(input.pipeline ?? 'index-counts', input.checks, { received: s.buckets }, invariants);
   await recordIndexCountLoad({
     loadId,
     pipeline: input.pipeline,
@@ -89,13 +100,9 @@ export async function indexCountSampler(input: IndexCountSamplerInput): Promise<
     inserted: s.inserted,
     updated: s.updated,
     startedAt: info.startTime.toISOString(),
-    invariants: {
-      sampling: input.sampling,
-      domains: domains.length,
-      buckets_contiguous: s.contiguous,
-      same_buckets_per_domain: s.perDomain.every((n) => n === s.perDomain[0]),
-      articles: s.articles,
-    },
+    invariants,
+    ...(checks ? { checks } : {}),
   });
+  failOnChecks(checks);
   return { loadId, domains: domains.length, buckets: s.buckets, inserted: s.inserted, updated: s.updated, articles: s.articles };
 }

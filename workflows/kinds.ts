@@ -34,6 +34,12 @@ export interface KindSpec {
   tables: readonly string[];
   /** how to set a scheduled pipeline of the kind aside (the fix of a worker's failed check) */
   leaveOut?: string;
+  /**
+   * the project file's `checks:` its loads take (workflows/checks.ts): min_rows, and `invariants:
+   * enforce` over these boolean invariants its `_loads` rows record (empty: it records none, so
+   * only min_rows); absent: the kind takes no checks
+   */
+  checks?: { invariants: readonly string[] };
   /** names the kind went by before (accepted on input for one release, with a warning; rewritten in `_loads.kind`) */
   formerNames?: readonly string[];
 }
@@ -52,6 +58,8 @@ export const KIND_SPECS = {
     operations: ['search_news'],
     defaultSchedule: { every: '15m', catchup: '1h' },
     tables: ['articles', 'article_entities', 'article_keywords', 'article_classifications', 'pipeline_articles'],
+    // (pages_contiguous is recorded too, and true by construction: the pages are asked one after another)
+    checks: { invariants: ['rows_equal_offset'] },
     leaveOut: removeIt('news'),
     formerNames: ['news-ingest'],
   }),
@@ -72,6 +80,7 @@ export const KIND_SPECS = {
     operations: ['get_stories'],
     defaultSchedule: { cron: '5 * * * *', catchup: '3h' },
     tables: ['stories', 'story_updates', 'update_articles', 'story_metrics'],
+    checks: { invariants: [] },
     leaveOut: removeIt('stories'),
     formerNames: ['story-tracker'],
   }),
@@ -82,6 +91,7 @@ export const KIND_SPECS = {
     operations: ['get_index_counts'],
     defaultSchedule: null,
     tables: ['index_counts'],
+    checks: { invariants: ['buckets_contiguous', 'same_buckets_per_domain'] },
     leaveOut: `${removeIt('index-counts')}, or NEWSFLOW_INDEX_COUNT_SAMPLINGS=""`,
     formerNames: ['index-count-sampler'],
   }),
@@ -103,6 +113,7 @@ export const KIND_SPECS = {
     operations: ['build_graph'],
     defaultSchedule: { cron: '0 7 * * *', catchup: '1d' },
     tables: ['graph_nodes', 'graph_edges'],
+    checks: { invariants: [] },
     leaveOut: removeIt('graph'),
   }),
   alerts: defineKindSpec({

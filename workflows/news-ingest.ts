@@ -6,6 +6,7 @@ import type { NewsIngestActivities } from '../activities/news-ingest.js';
 import { ApplicationFailure, continueAsNew, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { RecordLoadActivities } from '../activities/record-load.js';
 import { KIND_SPECS } from './kinds.js';
+import { evaluateChecks, failOnChecks, type LoadChecksConfig } from './checks.js';
 
 export interface NewsIngestInput {
   /** the named pipeline (project file) this run belongs to: its `_loads` rows and pipeline_articles carry it */
@@ -20,6 +21,8 @@ export interface NewsIngestInput {
   pageSize?: number;
   /** the schema contract for fields the API adds or drops: evolve (default), freeze or discard */
   schema?: 'evolve' | 'freeze' | 'discard';
+  /** the pipeline's checks (the project file's `checks:`): a failed one fails the run, non-retryable (workflows/checks.ts) */
+  checks?: LoadChecksConfig;
   /** carried across continue-as-new */
   state?: { offset: number; received: number; inserted: number; updated: number; pages: number; startedAt: string; loadId: string };
 }
@@ -88,6 +91,8 @@ export async function newsIngest(input: NewsIngestInput): Promise<NewsIngestResu
     s.offset = page.nextOffset;
     if (page.done) break;
   }
+  const invariants = { pages_contiguous: true, rows_equal_offset: s.received === s.offset, pages: s.pages };
+  const checks = evaluateChecks(input.pipeline ?? KIND_SPECS.news.name, input.checks, s, invariants);
   await recordLoad({
     loadId: s.loadId,
     pipeline: input.pipeline,
@@ -100,7 +105,9 @@ export async function newsIngest(input: NewsIngestInput): Promise<NewsIngestResu
     inserted: s.inserted,
     updated: s.updated,
     startedAt: s.startedAt,
-    invariants: { pages_contiguous: true, rows_equal_offset: s.received === s.offset, pages: s.pages },
+    invariants,
+    ...(checks ? { checks } : {}),
   });
+  failOnChecks(checks);
   return { loadId: s.loadId, pages: s.pages, received: s.received, inserted: s.inserted, updated: s.updated };
 }

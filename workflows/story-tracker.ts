@@ -7,6 +7,7 @@ import { defineQuery, proxyActivities, setHandler, workflowInfo } from '@tempora
 import type { StoryTrackerActivities, Tracker, TrackResult } from '../activities/story-tracker.js';
 import type { RecordLoadActivities } from '../activities/record-load.js';
 import { KIND_SPECS } from './kinds.js';
+import { evaluateChecks, failOnChecks, type LoadChecksConfig } from './checks.js';
 
 const { trackStories } = proxyActivities<StoryTrackerActivities>({
   startToCloseTimeout: '5 minutes',
@@ -23,6 +24,8 @@ export interface StoryTrackerInput {
   trackers?: Tracker[];
   /** the time the run stands for (default: its scheduled time, else its start) */
   runAt?: string;
+  /** the pipeline's checks (the project file's `checks:`): a failed one fails the run, non-retryable (workflows/checks.ts) */
+  checks?: LoadChecksConfig;
 }
 export interface StoryTrackerResult {
   loadId: string;
@@ -47,6 +50,9 @@ export async function storyTracker(input: StoryTrackerInput = {}): Promise<Story
   }));
   for (const tracker of trackers) out[tracker.name] = await trackStories({ tracker, runAt, loadId });
   const sum = (f: (r: TrackResult) => number) => Object.values(out).reduce((s, r) => s + f(r), 0);
+  const received = sum((r) => r.stories);
+  const invariants = { trackers: Object.keys(out), updates: sum((r) => r.updates), articles: sum((r) => r.articles) };
+  const checks = evaluateChecks(input.pipeline ?? KIND_SPECS.stories.name, input.checks, { received }, invariants);
   await recordLoad({
     loadId,
     pipeline: input.pipeline,
@@ -55,11 +61,13 @@ export async function storyTracker(input: StoryTrackerInput = {}): Promise<Story
     runId: info.runId,
     from: runAt,
     to: runAt,
-    received: sum((r) => r.stories),
+    received,
     inserted: sum((r) => r.inserted),
     updated: sum((r) => r.updated),
     startedAt,
-    invariants: { trackers: Object.keys(out), updates: sum((r) => r.updates), articles: sum((r) => r.articles) },
+    invariants,
+    ...(checks ? { checks } : {}),
   });
+  failOnChecks(checks);
   return { loadId, runAt, trackers: out };
 }

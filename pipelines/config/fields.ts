@@ -1,6 +1,7 @@
 /**
  * The fields project-file entries share: durations, cron expressions, a schedule, a pipeline's
- * name, news search filters, and the base of every pipeline entry (name, schedule). The kinds
+ * name, news search filters, the base of every pipeline entry (name, schedule, freshness) and
+ * the checks of the kinds whose loads are checked. The kinds
  * (kinds/) build their entries from these; schema.ts the file.
  */
 import { z } from 'zod';
@@ -55,8 +56,62 @@ const searchFilters = Object.fromEntries(
 );
 export const NewsFilters = z.strictObject(searchFilters).describe('any search parameter of GET /v1/news/search but the window, paging and return type');
 
-/** The fields of every pipeline entry: its name and schedule (a kind's schema spreads them). */
+/**
+ * How long a pipeline may go without a load before `newsflow status` says so: past warn_after it is
+ * late (a warning, exit 0), past error_after stale (exit 2). Unset, each is derived from the
+ * schedule's period (pipelines/run/status.ts, freshnessOf): warn after 2 periods (one run missed),
+ * error after 3 (two in a row); a bound given alone moves the other so that warn <= error.
+ */
+export const Freshness = z
+  .strictObject({
+    warn_after: Duration.optional().describe("late past this long without a load (default: 2 x the schedule's period, at least 5m)"),
+    error_after: Duration.optional().describe(
+      "stale past this long without a load: newsflow status exits 2 (default: 3 x the schedule's period, at least 10m)",
+    ),
+  })
+  .superRefine((f, ctx) => {
+    if (f.warn_after === undefined || f.error_after === undefined) return;
+    if (durationMs(f.warn_after) >= durationMs(f.error_after))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['warn_after'],
+        message: `warn_after (${f.warn_after}) must be shorter than error_after (${f.error_after}): a pipeline is late before it is stale`,
+      });
+  })
+  .describe('how long the pipeline may go without a load (newsflow status: late past warn_after, stale past error_after)');
+export type Freshness = z.infer<typeof Freshness>;
+
+/**
+ * The checks on every load of a kind's runs (workflows/checks.ts): a failed one fails the run,
+ * non-retryable, naming the check. `invariants`: the boolean invariants its `_loads` rows record
+ * (workflows/kinds.ts, KIND_SPECS[kind].checks); a kind that records none takes min_rows only.
+ */
+export const Checks = (invariants: readonly string[]) =>
+  z
+    .strictObject({
+      min_rows: z
+        .int()
+        .min(0)
+        .optional()
+        .describe('each load must receive at least this many rows from the API (rows_received: a rerun over landed rows inserts none and passes)'),
+      ...(invariants.length
+        ? {
+            invariants: z
+              .enum(['enforce', 'record'])
+              .default('record')
+              .describe(`enforce: a load whose ${invariants.join(' or ')} is false fails the run; record: they are only recorded in _loads.invariants`),
+          }
+        : {}),
+    })
+    .describe('checks on each load; a failed one fails the run (non-retryable) and is recorded in _loads.check_failed');
+export type Checks = { min_rows?: number; invariants?: 'enforce' | 'record' };
+
+/** The `checks:` field of a kind whose loads are checked (its boolean invariants, possibly none). */
+export const checksField = (invariants: readonly string[]) => ({ checks: Checks(invariants).optional() });
+
+/** The fields of every pipeline entry: its name, schedule and freshness (a kind's schema spreads them; a kind whose loads are checked adds checksField). */
 export const kindBase = {
   name: PipelineName.describe('unique name: the schedule id, and the `pipeline` column of _loads and pipeline_articles'),
   schedule: Schedule.optional(),
+  freshness: Freshness.optional(),
 };

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import type { z } from 'zod';
-import { registeredSchemas, type ProjectFile } from './schema.js';
+import { checksKeyHint, registeredSchemas, type ProjectFile } from './schema.js';
 import { ConfigError } from './find.js';
 
 export { ConfigError, findProjectFile, PROJECT_FILE_NAMES } from './find.js';
@@ -159,9 +159,14 @@ function issueLine(i: Issue, doc: Document, data: unknown, at: (o: number | unde
   if (i.code === 'unrecognized_keys') {
     return i.keys
       .map((k) => {
+        const where = `${at(nodeStart(keyNodeAt(doc, p, k)))}: ${fieldPath([...p, k])}`;
+        // checks on a kind that takes none: say which kinds do
+        const entry = p[0] === 'pipelines' && typeof p[1] === 'number' && (p.length === 2 || (p.length === 3 && p[2] === 'checks'));
+        const checksHint = entry ? checksKeyHint((valueAt(data, p.slice(0, 2)) as { kind?: unknown } | undefined)?.kind, k, p.length === 3) : null;
+        if (checksHint) return `${where}: ${checksHint}`;
         const allowed = allowedKeys(p, data);
         const hint = allowed.length ? `; keys here: ${allowed.join(', ')}` : '';
-        return `${at(nodeStart(keyNodeAt(doc, p, k)))}: ${fieldPath([...p, k])}: unknown key${closest(k, allowed)}${hint}`;
+        return `${where}: unknown key${closest(k, allowed)}${hint}`;
       })
       .join('\n');
   }

@@ -135,6 +135,46 @@ ${table(schedule)}
 updates the changed ones and deletes the ones no longer declared (their data stays in the
 warehouse). \`--dry-run\` prints the plan and changes nothing.
 
+### Freshness and checks
+
+Every pipeline takes \`freshness: { warn_after, error_after }\` (durations, e.g. \`2h\`, \`1d\`):
+how long it may go without a load before \`newsflow status\` says it is late (past \`warn_after\`:
+a warning, exit 0) or stale (past \`error_after\`: exit 2). A bound not given follows the schedule:
+warn after 2 periods, error after 3 (at least 5 and 10 minutes). A healthy pipeline's lag runs up
+to one period plus a run's length, so 2 periods is the first run missed, and 3 two missed in a
+row, past the activities' retries: no longer a blip. A bound given alone moves the other, so that
+warn is never after error; both given, \`warn_after\` must be the shorter. Changing freshness
+changes nothing on the Temporal server (\`newsflow status\` reads it from the file).
+
+The kinds whose loads are checked (news, stories, index-counts, graph) take \`checks:\`:
+
+- \`min_rows: N\`: each load must receive at least N rows from the API (\`_loads.rows_received\`).
+  Rows received, not inserted: a run over a window another run already landed inserts nothing
+  and is healthy (landing is idempotent); an API that answers nothing is what the check catches.
+- \`invariants: enforce\` (news, index-counts): a boolean invariant the load records false fails it
+  (news: \`rows_equal_offset\`, the rows received equal the offset paged to; index-counts:
+  \`buckets_contiguous\`, \`same_buckets_per_domain\`). \`record\`, the default, records them in
+  \`_loads.invariants\` and enforces nothing.
+
+The checks go to each run in its argument (\`newsflow schedule apply\` updates the schedule). The
+workflow evaluates them on the load before it records its \`_loads\` row, which holds every
+check's outcome (\`checks\`, a JSON list of \`{check, ok, detail}\`) and the failure's message
+(\`check_failed\`, NULL when they passed). A failed check then fails the run as non-retryable
+(Temporal \`ApplicationFailure\` of type \`CheckFailed\`: no retry, whatever the retry policy),
+naming the check: \`check min_rows failed for pipeline ukraine: 0 rows < 1\`. The rows the run
+landed stay landed; a load whose check failed does not count as the pipeline's last load for
+freshness.
+
+\`\`\`yaml
+pipelines:
+  - name: ukraine
+    kind: news
+    query: ukraine
+    schedule: { every: 15m }
+    freshness: { warn_after: 1h, error_after: 3h }
+    checks: { min_rows: 1, invariants: enforce }
+\`\`\`
+
 ${kinds.join('\n\n')}
 
 ## Sources

@@ -8,9 +8,9 @@ import { z } from 'zod';
 import { LIMIT_GROUPS } from '../../spec/index.js';
 import { SourceEntry, sourceName } from '../../lib/feeds/source.js';
 import type { DefaultSchedule } from '../../workflows/kinds.js';
-import { BUILTIN_KINDS, kinds, kindsVersion, type KindDef } from './kinds/index.js';
+import { BUILTIN_KINDS, findKind, kinds, kindsVersion, type KindDef } from './kinds/index.js';
 
-export { CronExpr, Duration, NewsFilters, PipelineName, Schedule, durationMs, kindBase } from './fields.js';
+export { Checks, CronExpr, Duration, Freshness, NewsFilters, PipelineName, Schedule, durationMs, kindBase } from './fields.js';
 export { NewsPipeline } from './kinds/news.js';
 export { DistributionPipeline } from './kinds/distribution.js';
 export { StoriesPipeline, StoryTracker } from './kinds/stories.js';
@@ -42,6 +42,23 @@ const Limit = z.strictObject({
   burst: z.int().min(1).describe('bucket capacity'),
   concurrency: z.int().min(1).describe('requests in flight at once'),
 });
+
+/** The kinds that take `checks:` (`invariants`: those with invariants to enforce). */
+const checkedKinds = (what?: 'invariants') =>
+  kinds()
+    .filter((k) => k.checks && (what !== 'invariants' || k.checks.invariants.length > 0))
+    .map((k) => k.name);
+
+/** What to say of an unknown `checks` (or `checks.invariants`) key on a kind that takes none; null: nothing particular. */
+export function checksKeyHint(kind: unknown, key: string, inChecks: boolean): string | null {
+  const k = typeof kind === 'string' ? findKind(kind)?.kind : undefined;
+  if (!k) return null;
+  if (!inChecks && key === 'checks' && !k.checks)
+    return `kind ${k.name} takes no checks (the kinds whose loads are checked: ${checkedKinds().join(', ')}); remove checks:`;
+  if (inChecks && key === 'invariants' && k.checks?.invariants.length === 0)
+    return `kind ${k.name} records no boolean invariants to enforce (${checkedKinds('invariants').join(', ')} do); use min_rows, or remove it`;
+  return null;
+}
 
 /** The project file whose pipelines are entries of `pipeline` (newsflow's kinds, or every registered one). */
 const projectFile = (pipeline: typeof Pipeline) =>

@@ -5,7 +5,9 @@
  * `sources` table). Health: `failing` when the last finished run failed (or the schedule is
  * missing), `stale` when the last load is older than error_after, `late` past warn_after, `ok`
  * otherwise; a paused schedule is `paused`. The command exits 1 when any is failing, else 2 when
- * any is stale, else 0.
+ * any is stale, else 0. warn_after and error_after are the pipeline's `freshness:` (the project
+ * file), else derived from its schedule (freshnessOf). A load whose checks failed
+ * (`_loads.check_failed`) is no successful load: it does not make the pipeline fresh.
  */
 import type { Client } from '@temporalio/client';
 import { Cron } from 'croner';
@@ -28,10 +30,14 @@ export interface PipelineStatus {
   lastRun: RunInfo | null;
   failuresInRow: number;
   lastLoad: { loadId: string; at: string; rows: number } | null;
-  /** the schedule's period, and the freshness bounds derived from it (warn 2x, error 3x; at least 5 and 10 minutes) */
+  /** the schedule's period, and the freshness bounds: the file's, else derived from the period (freshnessOf) */
   periodMs: number | null;
   warnAfterMs: number | null;
   errorAfterMs: number | null;
+  /** where the bounds come from: the pipeline's `freshness:` (either bound given) or its schedule */
+  freshnessFrom: 'file' | 'schedule';
+  /** the lag against the bounds, whatever the health: fresh, warn (past warn_after), error (past error_after); null without bounds */
+  freshness: 'fresh' | 'warn' | 'error' | null;
   /** time since the last load (with none: since the last successful run, else since the schedule was created) */
   lagMs: number | null;
   health: Health;
@@ -76,6 +82,24 @@ export function runError(e: unknown): RunInfo['error'] {
   return api ? { message: m, code: Number(api[1]), detail: api[2] } : { message: m };
 }
 
+/**
+ * A pipeline's freshness bounds. Unset ones follow the schedule's period: warn after 2 periods
+ * (one run missed: a healthy lag runs up to one period plus a run's length, so 2 is the first
+ * sign), error after 3 (two missed in a row: past retries and a slow run, no longer a blip), at
+ * least 5 and 10 minutes (a 1-minute schedule's runs and retries take longer than a period). A
+ * bound given alone moves the other so that warn <= error.
+ */
+export function freshnessOf(period: number | null, given: ScheduleDecl['freshness']): { warn: number | null; error: number | null } {
+  const dWarn = period === null ? null : Math.max(2 * period, 5 * 60_000);
+  const dError = period === null ? null : Math.max(3 * period, 10 * 60_000);
+  const w = given?.warnAfterMs;
+  const e = given?.errorAfterMs;
+  if (w !== undefined && e !== undefined) return { warn: w, error: e };
+  if (w !== undefined) return { warn: w, error: dError === null ? null : Math.max(dError, w) };
+  if (e !== undefined) return { warn: dWarn === null ? e : Math.min(dWarn, e), error: e };
+  return { warn: dWarn, error: dError };
+}
+
 const FAILED = new Set(['FAILED', 'TIMED_OUT', 'TERMINATED', 'CANCELLED']);
 
 async function pipelineStatus(
@@ -85,8 +109,9 @@ async function pipelineStatus(
   now: number,
 ): Promise<PipelineStatus> {
   const period = periodOf(d, now);
-  const warn = period === null ? null : Math.max(2 * period, 5 * 60_000);
-  const error = period === null ? null : Math.max(3 * period, 10 * 60_000);
+  const { warn, error } = freshnessOf(period, d.freshness);
+  const freshnessFrom = d.freshness?.warnAfterMs !== undefined || d.freshness?.errorAfterMs !== undefined ? ('file' as const) : ('schedule' as const);
+  const fresh = (lag: number | null) => (lag === null || warn === null ? null : error !== null && lag > error ? 'error' : lag > warn ? 'warn' : 'fresh');
   const load = loads.get(d.pipeline ?? d.id) ?? null;
   const base = {
     pipeline: d.pipeline ?? d.id,
@@ -94,6 +119,7 @@ async function pipelineStatus(
     periodMs: period,
     warnAfterMs: warn,
     errorAfterMs: error,
+    freshnessFrom,
     lastLoad: load ? { loadId: load.loadId, at: new Date(load.at).toISOString(), rows: load.rows } : null,
   };
   let desc;
@@ -107,6 +133,7 @@ async function pipelineStatus(
       lastRun: { workflowId: '', status: 'NO SCHEDULE', at: null, error: { message: `schedule ${d.id} is not on the server: run newsflow schedule apply` } },
       failuresInRow: 0,
       lagMs: load ? now - load.at : null,
+      freshness: fresh(load ? now - load.at : null),
       health: 'failing',
       next: null,
     };
@@ -150,17 +177,30 @@ async function pipelineStatus(
   else if (failuresInRow > 0) health = 'failing';
   else if (error !== null && lagMs > error) health = 'stale';
   else if (warn !== null && lagMs > warn) health = 'late';
-  return { ...base, state: paused ? 'paused' : 'active', lastRun, failuresInRow, lagMs, health, next: desc.info.nextActionTimes[0]?.toISOString() ?? null };
+  return {
+    ...base,
+    state: paused ? 'paused' : 'active',
+    lastRun,
+    failuresInRow,
+    lagMs,
+    freshness: fresh(lagMs),
+    health,
+    next: desc.info.nextActionTimes[0]?.toISOString() ?? null,
+  };
 }
 
 export async function projectStatus(c: Client, decls: ScheduleDecl[], read: ReadRows | null, now = Date.now()): Promise<StatusReport> {
   const loads = new Map<string, { loadId: string; at: number; rows: number }>();
   let sources: SourcesStatus | null = null;
   if (read) {
-    for (const r of await read(
-      `SELECT pipeline, arg_max(load_id, finished_at) AS load_id, epoch_ms(max(finished_at)) AS at,
-              arg_max(rows_inserted + rows_updated, finished_at) AS rows FROM _loads WHERE finished_at IS NOT NULL GROUP BY pipeline`,
-    ))
+    const lastLoads = (where: string) =>
+      read(`SELECT pipeline, arg_max(load_id, finished_at) AS load_id, epoch_ms(max(finished_at)) AS at,
+              arg_max(rows_inserted + rows_updated, finished_at) AS rows FROM _loads WHERE finished_at IS NOT NULL${where} GROUP BY pipeline`);
+    // a load whose checks failed is not a successful one (a warehouse no worker has opened since migration 36 has no check_failed)
+    for (const r of await lastLoads(' AND check_failed IS NULL').catch((e: Error) => {
+      if (!/check_failed/.test(e.message)) throw e;
+      return lastLoads('');
+    }))
       loads.set(String(r.pipeline), { loadId: String(r.load_id), at: Number(r.at), rows: Number(r.rows) });
     const src = await read('SELECT source, status, epoch_ms(failing_since) AS failing_since FROM sources').catch(() => []);
     if (src.length) {
@@ -187,7 +227,7 @@ const ago = (ms: number | null) => {
 
 /** The lines `newsflow status` prints. */
 export function statusLines(r: StatusReport): string {
-  const head = ['pipeline', 'schedule', 'state', 'health', 'last run', 'last load (rows)', 'lag', 'fails'];
+  const head = ['pipeline', 'schedule', 'state', 'health', 'last run', 'last load (rows)', 'lag / warn / error', 'freshness', 'fails'];
   const rows = r.pipelines.map((p) => [
     p.pipeline,
     p.schedule,
@@ -195,7 +235,8 @@ export function statusLines(r: StatusReport): string {
     p.health.toUpperCase(),
     p.lastRun ? `${p.lastRun.status.toLowerCase()} ${p.lastRun.at ?? ''}`.trim() : 'never ran',
     p.lastLoad ? `${p.lastLoad.at} (${p.lastLoad.rows})` : 'none',
-    `${ago(p.lagMs)}${p.errorAfterMs !== null ? ` / ${ago(p.errorAfterMs)}` : ''}`,
+    `${ago(p.lagMs)} / ${ago(p.warnAfterMs)} / ${ago(p.errorAfterMs)}${p.freshnessFrom === 'file' ? ' (file)' : ''}`,
+    p.freshness === null ? '-' : p.freshness === 'fresh' ? 'fresh' : p.freshness.toUpperCase(),
     String(p.failuresInRow),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((x) => x[i]!.length)));

@@ -36,6 +36,14 @@ export function pipelineSchedules(p: Pipeline): ScheduleDecl[] {
     const dflt = r.defaultSchedule ?? kind.defaultSchedule;
     if (!dflt) throw new Error(`kind ${kind.name}: run ${r.id ?? p.name} has no default schedule`);
     const w = when(p.schedule, dflt);
+    const f = p.freshness;
+    const freshness = f && {
+      ...(f.warn_after ? { warnAfterMs: durationMs(f.warn_after) } : {}),
+      ...(f.error_after ? { errorAfterMs: durationMs(f.error_after) } : {}),
+    };
+    // the checks go to the run in its argument (in the run's history, as the rest of it)
+    const checks = 'checks' in p ? p.checks : undefined;
+    const args = r.args && checks ? { ...r.args, checks } : r.args;
     return {
       id: r.id ?? p.name,
       pipeline: p.name,
@@ -46,7 +54,8 @@ export function pipelineSchedules(p: Pipeline): ScheduleDecl[] {
       overlap: ScheduleOverlapPolicy.SKIP,
       catchupWindow: w.catchup,
       paused: p.schedule?.paused ?? false,
-      args: r.args ? [r.args] : [],
+      args: args ? [args] : [],
+      ...(freshness ? { freshness } : {}),
     };
   });
 }

@@ -13,7 +13,7 @@ import net from 'node:net';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { ROUTES } from '../../spec/index.js';
 import type { ClientEvent } from '../../client/index.js';
-import type { LoadCounts, LoadMeta, Warehouse } from '../../warehouse/warehouse.js';
+import type { LoadChecksRecord, LoadCounts, LoadMeta, Warehouse } from '../../warehouse/warehouse.js';
 
 const GROUP_OF = new Map<string, string>(ROUTES.map((r) => [r.operationId, r.limit ?? 'none']));
 /** landings of loads not recorded yet, kept per load id until their load is (bounded: a failed load never is) */
@@ -29,6 +29,7 @@ export class WorkerMetrics {
   private readonly loadRows: Counter<'pipeline' | 'kind' | 'count'>;
   private readonly loads: Counter<'pipeline' | 'kind'>;
   private readonly lastSuccess: Gauge<'pipeline' | 'kind'>;
+  private readonly checkFailures: Counter<'pipeline' | 'kind' | 'check'>;
   /** per load id not recorded yet: rows landed per table */
   private readonly pending = new Map<string, Map<string, LoadCounts>>();
   /** per load id recorded by this process: its counts (a load recorded again adds only the difference) */
@@ -74,6 +75,12 @@ export class WorkerMetrics {
       labelNames: ['pipeline', 'kind'],
       registers,
     });
+    this.checkFailures = new Counter({
+      name: 'newsflow_check_failures_total',
+      help: "loads whose checks (the project file's checks:) failed, by pipeline, kind and check (min_rows, invariants); each failed its run",
+      labelNames: ['pipeline', 'kind', 'check'],
+      registers,
+    });
     const byStatus = () => this.sourcesByStatus();
     new Gauge({
       name: 'newsflow_sources',
@@ -103,9 +110,10 @@ export class WorkerMetrics {
   /** Observe `w` (landings, recorded loads, sources) and read each pipeline's last load from `_loads`. */
   async watch(w: Warehouse): Promise<() => void> {
     this.warehouse = w;
-    const off = w.observe({ landed: (t, id, c) => this.landed(t, id, c), recorded: (m, c) => this.recorded(m, c) });
+    const off = w.observe({ landed: (t, id, c) => this.landed(t, id, c), recorded: (m, c, k) => this.recorded(m, c, k) });
+    // (a load whose checks failed is no success: newsflow status does not count it either)
     const last = await w.query<{ pipeline: string; kind: string | null; at: number }>(
-      'SELECT pipeline, any_value(kind) AS kind, epoch(max(finished_at)) AS at FROM _loads GROUP BY pipeline',
+      'SELECT pipeline, any_value(kind) AS kind, epoch(max(finished_at)) AS at FROM _loads WHERE check_failed IS NULL GROUP BY pipeline',
     );
     for (const r of last) if (r.at !== null) this.lastSuccess.set({ pipeline: r.pipeline, kind: r.kind ?? r.pipeline }, Number(r.at));
     return off;
@@ -121,8 +129,9 @@ export class WorkerMetrics {
     tables.set(table, had ? { received: had.received + c.received, inserted: had.inserted + c.inserted, updated: had.updated + c.updated } : { ...c });
   }
 
-  private recorded(meta: LoadMeta, c: LoadCounts): void {
+  private recorded(meta: LoadMeta, c: LoadCounts, checks?: LoadChecksRecord): void {
     const was = this.recordedCounts.get(meta.loadId);
+    if (!was && checks?.failed) for (const r of checks.results) if (!r.ok) this.checkFailures.inc({ pipeline: meta.pipeline, kind: meta.kind, check: r.check });
     if (!was) {
       this.loads.inc({ pipeline: meta.pipeline, kind: meta.kind });
       if (this.recordedCounts.size >= PENDING_LOADS) this.recordedCounts.delete(this.recordedCounts.keys().next().value!);
@@ -132,7 +141,7 @@ export class WorkerMetrics {
       const d = c[k] - (was?.[k] ?? 0);
       if (d > 0) this.loadRows.inc({ pipeline: meta.pipeline, kind: meta.kind, count: k }, d);
     }
-    this.lastSuccess.set({ pipeline: meta.pipeline, kind: meta.kind }, Date.now() / 1000);
+    if (!checks?.failed) this.lastSuccess.set({ pipeline: meta.pipeline, kind: meta.kind }, Date.now() / 1000);
     const tables = this.pending.get(meta.loadId);
     this.pending.delete(meta.loadId);
     for (const [table, t] of tables ?? [])

@@ -1,13 +1,14 @@
 /** graph: the knowledge graph of a query; lands nodes and edges per run. */
 import { z } from 'zod';
 import { KIND_SPECS } from '../../../workflows/kinds.js';
-import { NewsFilters, kindBase } from '../fields.js';
+import { NewsFilters, checksField, kindBase } from '../fields.js';
 import { defineKind } from './define.js';
 import { RunOptionError } from './window.js';
 
 export const GraphPipeline = z
   .strictObject({
     ...kindBase,
+    ...checksField(KIND_SPECS.graph.checks.invariants),
     kind: z.literal('graph'),
     query: z.string().min(1).max(2000),
     filters: NewsFilters.optional(),

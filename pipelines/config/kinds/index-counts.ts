@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { IndexCountsQuery, Sampling } from '../../../spec/index.js';
 import { KIND_SPECS, type DefaultSchedule } from '../../../workflows/kinds.js';
-import { Duration, given, kindBase } from '../fields.js';
+import { Duration, given, checksField, kindBase } from '../fields.js';
 import { defineKind } from './define.js';
 import { RunOptionError, windowOf } from './window.js';
 
@@ -24,6 +24,7 @@ const countFilters = Object.fromEntries(
 export const IndexCountsPipeline = z
   .strictObject({
     ...kindBase,
+    ...checksField(KIND_SPECS['index-counts'].checks.invariants),
     kind: z.literal('index-counts'),
     samplings: z.array(Sampling).min(1).default(['1h', '1d']).describe('bucket sizes; one schedule each, at its own cadence unless schedule is given'),
     domains: z.array(z.string().min(1)).optional().describe('one series per domain (default: one series over every domain)'),

@@ -1,13 +1,14 @@
 /** news: page a search over a window of crawl dates and land the articles. */
 import { z } from 'zod';
 import { KIND_SPECS } from '../../../workflows/kinds.js';
-import { Duration, NewsFilters, durationMs, kindBase } from '../fields.js';
+import { Duration, NewsFilters, durationMs, checksField, kindBase } from '../fields.js';
 import { defineKind } from './define.js';
 import { RunOptionError, windowOf } from './window.js';
 
 export const NewsPipeline = z
   .strictObject({
     ...kindBase,
+    ...checksField(KIND_SPECS.news.checks.invariants),
     kind: z.literal('news'),
     query: z.string().max(2000).default('').describe('search query (empty: every article of the window)'),
     filters: NewsFilters.optional(),

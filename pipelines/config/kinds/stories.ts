@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { Tracker } from '../../../activities/story-tracker.js';
 import { KIND_SPECS } from '../../../workflows/kinds.js';
-import { PipelineName, kindBase } from '../fields.js';
+import { PipelineName, checksField, kindBase } from '../fields.js';
 import { defineKind } from './define.js';
 import { RunOptionError } from './window.js';
 
@@ -21,6 +21,7 @@ export const StoryTracker = z.strictObject({
 export const StoriesPipeline = z
   .strictObject({
     ...kindBase,
+    ...checksField(KIND_SPECS.stories.checks.invariants),
     kind: z.literal('stories'),
     trackers: z
       .array(StoryTracker)
