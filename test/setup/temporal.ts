@@ -12,6 +12,7 @@ import { startDevServer } from '../../pipelines/temporal/index.js';
 export const TEST_NAMESPACES = [
   'nf-ingest',
   'nf-trace',
+  'nf-status-page',
   'nf-distribution',
   'nf-dist-kill',
   'nf-schedules',
