@@ -178,7 +178,8 @@ export class Secrets {
   open(sealed: string, context: string, opts: { v1?: boolean } = {}): string {
     const [v, kid, b64] = sealed.split(':');
     if ((v !== 'v1' && v !== VERSION) || !kid || !b64) throw new SecretsError('a sealed value is malformed (not v1:<key id>:<data> or v2:<key id>:<data>)');
-    if (v === 'v1' && !opts.v1) throw new SecretsError(`a secret sealed by master key ${kid} is in the v1 format (not bound to its row), which is not accepted here`);
+    if (v === 'v1' && !opts.v1)
+      throw new SecretsError(`a secret sealed by master key ${kid} is in the v1 format (not bound to its row), which is not accepted here`);
     const k = this.byId.get(kid);
     if (!k) throw new SecretsError(`cannot open a secret sealed by master key ${kid}: not the current key (${this.id}) or a known older key`);
     const raw = Buffer.from(b64, 'base64');

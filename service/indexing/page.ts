@@ -24,9 +24,7 @@ export interface ReadPage {
 export const PAGE_TEXT_CHARS = 200_000;
 
 /** Elements whose text is put on a line of its own. */
-const BLOCKS = new Set(
-  'p,div,li,h1,h2,h3,h4,h5,h6,br,tr,section,article,header,footer,blockquote,pre,dd,dt,td,th,figcaption'.toUpperCase().split(','),
-);
+const BLOCKS = new Set('p,div,li,h1,h2,h3,h4,h5,h6,br,tr,section,article,header,footer,blockquote,pre,dd,dt,td,th,figcaption'.toUpperCase().split(','));
 /** Elements whose text is not the page's (parseDocument leaves script, style and template out already). */
 const UNSHOWN = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'SVG', 'NAV', 'IFRAME', 'FORM']);
 

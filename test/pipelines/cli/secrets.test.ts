@@ -95,7 +95,9 @@ describe('newsflow secrets after a rotation of an earlier data dir', () => {
     const status = await runCli(['secrets', 'status', '--data-dir', dir], env);
     console.log(`$ newsflow secrets status   (a v1 value after the rotation)\n${status.out}${status.err}`);
     expect(status.code).toBe(1);
-    expect(status.out).toMatch(/^sealed values: 2, 1 open with these keys; 1 in the v1 format written after the rotation of [0-9-]{10} [0-9:]{8} UTC, refused/m);
+    expect(status.out).toMatch(
+      /^sealed values: 2, 1 open with these keys; 1 in the v1 format written after the rotation of [0-9-]{10} [0-9:]{8} UTC, refused/m,
+    );
     const err = status.err.trim().split('\n');
     expect(err).toHaveLength(1);
     expect(err[0]).toMatch(

@@ -31,7 +31,9 @@ describe('sealed secrets', () => {
     const key = crypto.randomBytes(32);
     const k = new Secrets(key);
     const old = sealV1(key, 'sk-old-format');
-    expect(() => k.open(old, ctx)).toThrow(/^a secret sealed by master key [0-9a-f]{8} is in the v1 format \(not bound to its row\), which is not accepted here$/);
+    expect(() => k.open(old, ctx)).toThrow(
+      /^a secret sealed by master key [0-9a-f]{8} is in the v1 format \(not bound to its row\), which is not accepted here$/,
+    );
     expect(k.open(old, ctx, { v1: true })).toBe('sk-old-format');
     expect(k.open(old, byokContext('org:2', 'google'), { v1: true })).toBe('sk-old-format');
   });
