@@ -23,6 +23,8 @@ export interface ServiceConfig {
   llm: { url: string; model: string; key?: string } | null;
   /** wait for a model provider's response headers, then the longest idle gap in its stream; NEWSFLOW_LLM_TIMEOUT_MS */
   llmTimeoutMs: number;
+  /** the time budget of one graph's build in its thread (POST /v1/news/graph, service/graph/thread.ts); NEWSFLOW_GRAPH_BUILD_TIMEOUT_MS */
+  graphBuildTimeoutMs: number;
   /** Anthropic Messages API base (BYOK); NEWSFLOW_ANTHROPIC_URL */
   anthropicUrl: string;
   /** Gemini API base (BYOK); NEWSFLOW_GEMINI_URL */
@@ -38,6 +40,14 @@ export interface ServiceConfig {
    * once the service listens (publicBase).
    */
   publicUrl?: string;
+}
+
+/** A variable of milliseconds: a positive integer, else a start-up error naming it; unset or empty: `fallback`. */
+function positiveMs(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new ServiceConfigError(`${name} must be a positive whole number of milliseconds, not ${JSON.stringify(raw)}`);
+  return n;
 }
 
 /** NEWSFLOW_PUBLIC_URL as a base (no trailing slash), or a start-up error naming the variable. */
@@ -79,6 +89,7 @@ export function serviceConfig(opts: Partial<ServiceConfig> & { limitsText?: stri
           ? { url: env.NEWSFLOW_LLM_URL, model: env.NEWSFLOW_LLM_MODEL ?? 'gpt-4o-mini', key: env.NEWSFLOW_LLM_KEY }
           : null,
     llmTimeoutMs: opts.llmTimeoutMs ?? Number(env.NEWSFLOW_LLM_TIMEOUT_MS ?? 60_000),
+    graphBuildTimeoutMs: opts.graphBuildTimeoutMs ?? positiveMs('NEWSFLOW_GRAPH_BUILD_TIMEOUT_MS', env.NEWSFLOW_GRAPH_BUILD_TIMEOUT_MS, 30_000),
     anthropicUrl: opts.anthropicUrl ?? env.NEWSFLOW_ANTHROPIC_URL ?? 'https://api.anthropic.com',
     geminiUrl: opts.geminiUrl ?? env.NEWSFLOW_GEMINI_URL ?? 'https://generativelanguage.googleapis.com',
     secretKey: opts.secretKey ?? env.NEWSFLOW_SECRET_KEY,

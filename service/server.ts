@@ -196,7 +196,7 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
     forum,
     wiki,
     admin: AdminAuth.forDataDir(config.dataDir),
-    graph: new GraphService(news),
+    graph: new GraphService(news, { buildTimeoutMs: config.graphBuildTimeoutMs }),
   };
 }
 

@@ -103,7 +103,11 @@ export function register(program: Command): void {
         `${k.id} from ${k.kind === 'env' ? '$NEWSFLOW_SECRET_KEY' : k.where}${k.kind === 'data-dir' ? ' (beside the data: move it out with `newsflow secrets rotate`)' : ''}`;
       console.log(`master key:    ${s.current ? where(s.current) : `none yet (the first sealed secret makes ${s.keyFile})`}`);
       for (const k of s.older) console.log(`older key:     ${where(k)} (opens only)`);
-      const v1 = s.sealed.v1 ? `; ${s.sealed.v1} sealed before values were bound to their rows (re-sealed by \`newsflow secrets rotate\`)` : '';
+      const v1 = !s.sealed.v1
+        ? ''
+        : s.sealed.rotatedAt
+          ? `; ${s.sealed.v1} in the v1 format written after the rotation of ${s.sealed.rotatedAt} UTC, refused (store those keys again)`
+          : `; ${s.sealed.v1} sealed before values were bound to their rows (re-sealed by \`newsflow secrets rotate\`, refused after it)`;
       console.log(`sealed values: ${s.sealed.total}, ${s.sealed.opened} open with these keys${v1}`);
       if (s.sealed.opened < s.sealed.total) throw new CliError(`${s.sealed.total - s.sealed.opened} sealed value(s) do not open: ${s.sealed.problem}`);
     });

@@ -13,8 +13,10 @@
  *
  * A sealed value is `v2:<key id>:<base64 iv|tag|ciphertext>`, sealed with associated data that
  * names its row (BYOK: owner and provider, `byokContext`): a value copied into another row does
- * not open. Values sealed before (`v1:`, no associated data) still open; `secrets rotate`
- * re-seals them as v2. The key id (8 hex of the master key's sha256) says which key sealed it.
+ * not open. Values sealed before (`v1:`, no associated data) open only when the caller allows it
+ * (`open`'s `v1`): the BYOK store allows them until the store's first `secrets rotate`, which
+ * re-seals them as v2, and refuses them afterwards (service/byok/store.ts). The key id (8 hex of
+ * the master key's sha256) says which key sealed it.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -168,13 +170,16 @@ export class Secrets {
   }
 
   /**
-   * Open a value sealed for the row `context` names; a v1 value (sealed before values were bound
-   * to their rows) opens whatever the row. Throws SecretsError: an unknown key, or a value that is
-   * not this row's (copied from another row, or altered).
+   * Open a value sealed for the row `context` names. A v1 value (sealed before values were bound
+   * to their rows, so it opens whatever the row) opens only with `v1: true`. Throws SecretsError:
+   * a v1 value not allowed, an unknown key, or a value that is not this row's (copied from another
+   * row, or altered).
    */
-  open(sealed: string, context: string): string {
+  open(sealed: string, context: string, opts: { v1?: boolean } = {}): string {
     const [v, kid, b64] = sealed.split(':');
     if ((v !== 'v1' && v !== VERSION) || !kid || !b64) throw new SecretsError('a sealed value is malformed (not v1:<key id>:<data> or v2:<key id>:<data>)');
+    if (v === 'v1' && !opts.v1)
+      throw new SecretsError(`a secret sealed by master key ${kid} is in the v1 format (not bound to its row), which is not accepted here`);
     const k = this.byId.get(kid);
     if (!k) throw new SecretsError(`cannot open a secret sealed by master key ${kid}: not the current key (${this.id}) or a known older key`);
     const raw = Buffer.from(b64, 'base64');

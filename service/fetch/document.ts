@@ -66,6 +66,21 @@ const TAG = /^[a-z][a-z0-9:-]*$/;
  */
 export const MAX_DEPTH = 128;
 const ATTRIBUTE = /^[a-z_:][-a-z0-9_:.]*$/;
+/**
+ * The most open elements htmlparser2 is left to track. Its stack of open elements is an array
+ * with the innermost first: each open tag is an `unshift` and each end tag an `indexOf` over it,
+ * so a page of 320,000 unclosed `<div>` (1.6 MB) cost 30 s, quadratic. Past this many the
+ * outermost half is dropped from its stack (their end tags are then ignored, and the end of the
+ * page closes none of them: none is in the tree's text anyway past MAX_DEPTH), so each tag costs
+ * at most this much. Real pages keep 20 to 40 open.
+ */
+export const MAX_OPEN = 1024;
+
+/** htmlparser2's Parser's own stacks (private in its types; 10.x, innermost first). */
+interface ParserStacks {
+  stack: string[];
+  foreignContext: boolean[];
+}
 
 /** Parse a page (or a fragment: it lands in the body) into Readability's light DOM. */
 export function parseDocument(html: string, url = 'about:blank'): LDocument {
@@ -81,6 +96,9 @@ export function parseDocument(html: string, url = 'about:blank'): LDocument {
     {
       onopentag(name, attribs) {
         stack.push(cur);
+        const open = parser as unknown as ParserStacks;
+        if (open.stack.length > MAX_OPEN) open.stack.length = MAX_OPEN / 2;
+        if (open.foreignContext.length > MAX_OPEN) open.foreignContext.length = MAX_OPEN / 2;
         if (!cur) return;
         if (name === 'html' || name === 'body') {
           copyAttributes(name === 'html' ? root : body, attribs);

@@ -8,8 +8,8 @@ import type { NewsService } from '../news/service.js';
 import { filterSearchParams } from '../news/filter-params.js';
 import type { NewsArticle } from '../article/model.js';
 import { ownerOf, type Principal } from '../auth/principal.js';
-import { extractEntities } from '../enrich/entities.js';
-import { buildGraph, sentencesOf, type BuiltGraph } from './builder.js';
+import type { BuiltGraph } from './builder.js';
+import { graphThreads } from './thread.js';
 import type { GraphSource } from './mentions.js';
 import { GraphStore, type StoredGraph } from './store.js';
 
@@ -38,7 +38,11 @@ export const graphSearchParams = (filterParams: Record<string, unknown> | null |
 
 export class GraphService {
   readonly store: GraphStore;
-  constructor(private readonly news: NewsService) {
+  constructor(
+    private readonly news: NewsService,
+    /** the time budget of a build in its graph thread (ServiceConfig.graphBuildTimeoutMs) */
+    readonly budget: { buildTimeoutMs: number },
+  ) {
     this.store = new GraphStore(news.db, news.clock);
   }
 
@@ -62,21 +66,23 @@ export class GraphService {
       text: [a.summary, ...a.keyPoints, (withText.get(a.articleId) ?? '').slice(0, FULL_TEXT_CHARS)].filter(Boolean).join('\n'),
       entities: a.entities,
     }));
-    const docs = (body.docs_upload ?? []).map((d, i) => {
-      const id = d.id ?? `doc-${i + 1}`;
-      // what the graph reads of the document (its first sentences, each bounded: builder.ts), and
-      // only that, goes through entity extraction: a 100,000-character upload with no sentence
-      // break costs one bounded sentence, not 100,000 characters of tagging on the event loop
-      const text = sentencesOf({ id, kind: 'document', title: '', text: d.text, entities: {} }).join('\n');
-      const entities = extractEntities(d.title ?? '', text);
-      sources.push({ id, kind: 'document', title: d.title ?? '', text, entities });
-      return { id, title: d.title ?? null, url: d.url ?? null, entity_types: entities as Record<string, string[]> };
-    });
-    const built = buildGraph(sources, {
-      minClusterProbability: body.min_cluster_probability,
-      geo: body.geo_disambiguation,
-      constraints: body.constrained_disambiguations ?? [],
-    });
+    const uploads = (body.docs_upload ?? []).map((d, i) => ({ id: d.id ?? `doc-${i + 1}`, title: d.title ?? '', text: d.text, url: d.url ?? null }));
+    // the uploads' entities and the graph in a graph thread (thread.ts), within the build's budget:
+    // past it BudgetExceeded, and this event loop never waited on it
+    const { built, uploadEntities } = await graphThreads().run(
+      {
+        sources,
+        uploads: uploads.map(({ id, title, text }) => ({ id, title, text })),
+        opts: { minClusterProbability: body.min_cluster_probability, geo: body.geo_disambiguation, constraints: body.constrained_disambiguations ?? [] },
+      },
+      { timeoutMs: this.budget.buildTimeoutMs },
+    );
+    const docs = uploads.map((d, i) => ({
+      id: d.id,
+      title: body.docs_upload![i]!.title ?? null,
+      url: d.url,
+      entity_types: uploadEntities[i] as Record<string, string[]>,
+    }));
     const stored = await this.store.save(built.graph, { query: p.query, keyId: o.principal?.keyId ?? null });
     return {
       built,

@@ -9,6 +9,21 @@ import { HttpError, notFound } from '../errors.js';
 import { toDict } from '../search/format.js';
 import type { GraphService } from '../graph/service.js';
 import { CAPABILITY_HEADERS, cytoscapeScript, graphPage, triplesCsv } from '../graph/render.js';
+import { BudgetExceeded } from '../../lib/threads/budget-pool.js';
+
+/** A build past its time budget (its thread terminated and replaced): 503 with what to send instead, never a 500. */
+async function withinBudget<T>(build: Promise<T>): Promise<T> {
+  try {
+    return await build;
+  } catch (e) {
+    if (!(e instanceof BudgetExceeded)) throw e;
+    throw new HttpError(
+      503,
+      ERROR_CODES.unavailable,
+      `${e.message} (this server's NEWSFLOW_GRAPH_BUILD_TIMEOUT_MS) and was stopped: send fewer or shorter docs_upload, or fewer articles (filter_params.n_articles)`,
+    );
+  }
+}
 
 function graphService(ctx: RequestCtx): GraphService {
   const g = ctx.services.graph;
@@ -34,7 +49,7 @@ export const graphHandlers: GroupHandlers = {
   build_graph: async (ctx) => {
     const body = ctx.body;
     const raw = (ctx.req.body as { filter_params?: Record<string, unknown> | null } | null)?.filter_params;
-    const r = await graphService(ctx).build(body, { principal: ctx.principal, rawFilterParams: raw && typeof raw === 'object' ? raw : null });
+    const r = await withinBudget(graphService(ctx).build(body, { principal: ctx.principal, rawFilterParams: raw && typeof raw === 'object' ? raw : null }));
     const base = `${origin(ctx)}/v1/news/graph/${r.stored.graphId}`;
     if (body.return_articles && r.articles.length) {
       const news = ctx.services.news!;

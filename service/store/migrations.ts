@@ -397,3 +397,20 @@ MIGRATIONS.push({
     'ALTER TABLE web_pages_owned RENAME TO web_pages',
   ],
 });
+
+MIGRATIONS.push({
+  version: 11,
+  name: 'secrets rotations',
+  sql: [
+    // one row a `newsflow secrets rotate` (service/byok/rotate.ts), written in its transaction. Its
+    // first row retires the v1 format (values sealed before values were bound to their rows): that
+    // rotation re-sealed every v1 value as v2, so a v1 value met afterwards was written since, and
+    // is refused (service/byok/store.ts). rotated_at is UTC.
+    `CREATE TABLE secrets_rotations (
+       rotated_at TIMESTAMP NOT NULL,
+       from_key VARCHAR,
+       to_key VARCHAR NOT NULL,
+       resealed INTEGER NOT NULL,
+       v1_resealed INTEGER NOT NULL)`,
+  ],
+});

@@ -6,7 +6,7 @@
  *   to index_urls (charset detection over the body);
  * - finding 2: POST /v1/news/graph with one uploaded document naming four people, then
  *   " and Vladimir Putin with Joe Biden" with no sentence break, to the documented cap of 100,000
- *   characters (and a 422 beyond it);
+ *   characters (and a 422 beyond it), built in a graph thread (service/graph/thread.ts);
  * - finding 3: a JSON Feed whose content_text is 100,000 `<`, parsed as the poller does (CPU time).
  * The bound asserted is generous (a 2-core machine shared with other runs); the figures are the point.
  */

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.js';
-import { legacyDataDir } from '../../helpers/legacy-secrets.js';
+import { legacyDataDir, sealV1 } from '../../helpers/legacy-secrets.js';
 import { Db } from '../../../service/store/db.js';
 import { ByokStore } from '../../../service/byok/store.js';
 import { KEY_FILE, Secrets } from '../../../service/auth/secrets.js';
@@ -74,6 +74,40 @@ describe('newsflow secrets rotate', () => {
       0,
     );
     db.close();
+  });
+});
+
+describe('newsflow secrets after a rotation of an earlier data dir', () => {
+  it('a v1 value written afterwards is refused by status and by the next rotation, each with one line saying to store the key again', async () => {
+    const dir = made();
+    const config = made('newsflow-config-');
+    await legacyDataDir(dir, [['org:o1', 'anthropic', 'sk-ant-legacy-1111']]);
+    const env = { NEWSFLOW_SECRET_KEY: '', XDG_CONFIG_HOME: config };
+    const rotated = await runCli(['secrets', 'rotate', '--data-dir', dir], env);
+    expect(rotated.code, rotated.err).toBe(0);
+    // a v1 value put in a row by hand (an old backup's row), sealed with the key in use
+    const key = Buffer.from(fs.readFileSync(path.join(config, 'newsflow', KEY_FILE), 'utf8').trim(), 'hex');
+    const db = await Db.open(path.join(dir, 'service.duckdb'));
+    await db.run("INSERT INTO byok_keys (owner, provider, secret, key_hint, updated_at) VALUES ('org:o2', 'google', $1, '...2222', now())", [
+      sealV1(key, 'AIza-after-2222'),
+    ]);
+    db.close();
+    const status = await runCli(['secrets', 'status', '--data-dir', dir], env);
+    console.log(`$ newsflow secrets status   (a v1 value after the rotation)\n${status.out}${status.err}`);
+    expect(status.code).toBe(1);
+    expect(status.out).toMatch(
+      /^sealed values: 2, 1 open with these keys; 1 in the v1 format written after the rotation of [0-9-]{10} [0-9:]{8} UTC, refused/m,
+    );
+    const err = status.err.trim().split('\n');
+    expect(err).toHaveLength(1);
+    expect(err[0]).toMatch(
+      /^error: 1 sealed value\(s\) do not open: the google BYOK key of org:o2 is sealed in the v1 format \(not bound to its row\), refused since .* store the key again with PUT \/v1\/byok\/google, or remove it with DELETE \/v1\/byok\/google$/,
+    );
+    const again = await runCli(['secrets', 'rotate', '--data-dir', dir], env);
+    console.log(`$ newsflow secrets rotate   (a v1 value after the rotation)\n${again.out}${again.err}`);
+    expect(again.code).toBe(1);
+    expect(again.err.trim()).toMatch(/^error: rotation failed, nothing changed: the google BYOK key of org:o2 is sealed in the v1 format/);
+    expect(again.err.trim().split('\n')).toHaveLength(1);
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * Sealed BYOK keys are bound to their row and to a key the data dir does not hold: a value sealed
- * for owner A copied into owner B's row does not open; values sealed before (v1) still open; a
+ * for owner A copied into owner B's row does not open; values sealed before (v1) still open
+ * (until the store's first rotation, test/service/byok/rotate.test.ts); a
  * copy of the data dir started where its key is not fails at start with one line, and makes no
  * key; a key file left in the data dir by earlier versions is warned about once.
  */

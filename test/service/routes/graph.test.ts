@@ -1,6 +1,7 @@
 /**
  * POST /v1/news/graph on the seeded corpus, its capability URLs (the page drawn by a real headless
- * Chromium, the CSV of triples) and its refusals.
+ * Chromium, the CSV of triples) and its refusals; the build runs in a graph thread, and a build
+ * past its time budget answers 503 with {code, detail}, its thread replaced.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,6 +11,7 @@ import { startCorpusService } from '../../helpers/news.js';
 import { api, tempDir, type TestService } from '../../helpers/service.js';
 import { repoRoot } from '../../helpers/paths.js';
 import { countColour, readPng } from '../../helpers/png.js';
+import { graphThreads } from '../../../service/graph/thread.js';
 
 interface Node {
   id: string;
@@ -290,5 +292,44 @@ describe('POST /v1/news/graph', () => {
       ).toContainEqual(loc);
     }
     expect((await api(svc.url, 'POST', '/v1/news/graph', undefined, {})).status).toBe(401);
+  });
+});
+
+describe('POST /v1/news/graph builds in a graph thread, within a time budget', () => {
+  const names = 'Vladimir Putin met Joe Biden, Xi Jinping and Emmanuel Macron.';
+  const long = `${names}${' and Vladimir Putin with Joe Biden'.repeat(3000)}`.slice(0, 100_000);
+
+  it('the graph comes from a graph thread, not from the event loop', async () => {
+    const r = await talks({ docs_upload: [{ id: 'memo-1', text: names }] });
+    expect(r.status, r.text.slice(0, 500)).toBe(200);
+    expect(graphThreads().threads.length).toBeGreaterThan(0);
+    expect(nodesOf(r.body).get('Xi Jinping')).toMatchObject({ type: 'Person' });
+  });
+
+  it('past its budget: 503 {code, detail} naming the budget and what to send, the thread terminated and replaced; the next build answers 200', async () => {
+    const budget = svc.services.graph!.budget;
+    const before = budget.buildTimeoutMs;
+    // a thread ready first, so the budget (from when a thread takes the build) is spent on the build
+    await talks({ docs_upload: [{ text: names }] });
+    const threads = graphThreads().threads;
+    budget.buildTimeoutMs = 1;
+    let over: Awaited<ReturnType<typeof graph>>;
+    try {
+      over = await talks({ docs_upload: [{ text: long }] });
+    } finally {
+      budget.buildTimeoutMs = before;
+    }
+    console.log(`a build over a budget of 1 ms: ${over.status} ${over.text}`);
+    expect(over.status).toBe(503);
+    expect(over.body).toEqual({
+      code: 503000,
+      detail:
+        "building the graph took longer than its budget of 1 ms (this server's NEWSFLOW_GRAPH_BUILD_TIMEOUT_MS) and was stopped: send fewer or shorter docs_upload, or fewer articles (filter_params.n_articles)",
+    });
+    // the thread that held it is gone
+    expect(graphThreads().threads.filter((t) => threads.includes(t)).length).toBeLessThan(threads.length);
+    const again = await talks({ docs_upload: [{ id: 'memo-2', text: names }] });
+    expect(again.status, again.text.slice(0, 500)).toBe(200);
+    expect(again.body.docs_enhanced[0].entities).toEqual(expect.arrayContaining(['Vladimir Putin', 'Joe Biden']));
   });
 });
