@@ -57,7 +57,8 @@ const LEXICON_RES: [EntityType, RegExp][] = Object.entries(LEXICON_TYPES).map(([
 ]);
 
 export function extractEntities(title: string, text: string): EntityMap {
-  const body = text ? `${title}.\n${text.slice(0, 3000)}` : title;
+  // no title (an uploaded document without one): the text alone, not `.\n` + text (". Vladimir Putin" was a person)
+  const body = text ? (title ? `${title}.\n${text.slice(0, 3000)}` : text.slice(0, 3000)) : title;
   const e = emptyEntities();
   const seen = new Set<string>();
   const add = (t: EntityType, v: string) => {

@@ -331,5 +331,7 @@ describe('POST /v1/news/graph builds in a graph thread, within a time budget', (
     const again = await talks({ docs_upload: [{ id: 'memo-2', text: names }] });
     expect(again.status, again.text.slice(0, 500)).toBe(200);
     expect(again.body.docs_enhanced[0].entities).toEqual(expect.arrayContaining(['Vladimir Putin', 'Joe Biden']));
+    // an upload without a title: its people as named (it once read ". Vladimir Putin", the title's empty sentence before it)
+    expect(again.body.docs_enhanced[0].entity_types.Person).toEqual(['Vladimir Putin', 'Joe Biden', 'Xi Jinping', 'Emmanuel Macron']);
   });
 });
