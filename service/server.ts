@@ -129,6 +129,10 @@ async function openByok(store: Db, config: ServiceConfig): Promise<ByokStore> {
   try {
     secrets = Secrets.forService({ ...opts, create: false });
     const byok = new ByokStore(store, () => (secrets ??= Secrets.forService(opts)));
+    // a rotation through the admin route wrote a new key file: seal and open with it from now on
+    byok.onRotated = () => {
+      secrets = Secrets.forService({ ...opts, create: false });
+    };
     await byok.checkKeys(secrets, config.secretKeyFile);
     const beside = findKeys(opts).find((k) => k.kind === 'data-dir');
     if (beside && !warnedKeyBeside.has(beside.where)) {

@@ -47,3 +47,37 @@ export const AdminCreateKeyRequest = z.strictObject({
 /** The key itself is in this answer only: the store keeps its hash. */
 export const AdminCreatedKey = AdminKey.extend({ key: z.string() });
 export const AdminKeyPath = z.object({ key_id: z.string().min(1).max(100) });
+
+/** Where a key came from: the variable, a key file, or the data dir (never the key itself). */
+export const AdminKeySource = record({ id: z.string(), kind: z.string(), where: z.string() });
+/** `newsflow secrets status` of a running service: the keys it has, and how many stored sealed values they open. */
+export const AdminSecretsStatus = record({
+  current: AdminKeySource.nullable(),
+  older: z.array(AdminKeySource),
+  key_file: z.string(),
+  sealed: record({
+    total: z.number().int(),
+    opened: z.number().int(),
+    v1: z.number().int(),
+    problem: z.string().nullable(),
+    /** the store's first rotation (after it, v1 values are refused) */
+    rotated_at: z.string().nullable(),
+  }),
+});
+export const AdminRotateRequest = z.strictObject({
+  /** the previous master key (64 hex characters or base64), when NEWSFLOW_SECRET_KEY changed */
+  old_key: z.string().min(1).max(200).nullable().optional(),
+});
+export const AdminRotated = record({
+  rotated: z.number().int(),
+  from: z.string(),
+  to: z.string(),
+  key_file: z.string().nullable(),
+  removed: z.array(z.string()),
+});
+export const AdminSimulateHitsRequest = z.strictObject({
+  months: z.number().int().min(1).max(120).default(6),
+  seed: z.number().int().default(1),
+  events_per_day: z.number().int().min(1).max(1_000_000).default(2000),
+});
+export const AdminSimulated = z.looseObject({});

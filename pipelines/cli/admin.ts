@@ -1,7 +1,7 @@
-/** Administration of the service store: `orgs`, `keys` (through the running service when one runs on the data dir), `secrets`, `simulate`. */
+/** Administration of the service store: `orgs`, `keys`, `secrets`, `simulate`, each through the running service when one runs on the data dir (its admin routes), else on the store. */
 import type { Command } from 'commander';
 import { PLANS, SCOPES } from '../../spec/constants.js';
-import { CliError, dataDirOf, dataDirOpt, intArg, list, table, withStore } from './shared.js';
+import { CliError, dataDirOf, dataDirOpt, intArg, list, table } from './shared.js';
 
 /** loaded when a command runs: `newsflow --help` loads no more than the commands */
 const svc = () => import('../../service/index.js');
@@ -96,11 +96,12 @@ export function register(program: Command): void {
     .description('where the master key is, and how many of the stored sealed values it opens (exit 1 when some do not)')
     .option(...dataDirOpt)
     .action(async (o: { dataDir?: string }) => {
-      const s = await withStore(o.dataDir, async (db) =>
-        (await svc()).secretsStatus(db, { dataDir: dataDirOf(o.dataDir), secretKey: (await import('../config/secrets.js')).secretKeys().secretKey }),
-      );
+      const local = (await import('../config/secrets.js')).secretKeys();
+      // through the running service of the data dir (its keys), else on the store (this shell's keys)
+      const { s, via } = await (await svc()).withAdmin(dataDirOf(o.dataDir), async (k) => ({ s: await k.secretsStatus(local), via: k.via }));
       const where = (k: { id: string; kind: string; where: string }) =>
         `${k.id} from ${k.kind === 'env' ? '$NEWSFLOW_SECRET_KEY' : k.where}${k.kind === 'data-dir' ? ' (beside the data: move it out with `newsflow secrets rotate`)' : ''}`;
+      console.log(`keys of:       ${via}`);
       console.log(`master key:    ${s.current ? where(s.current) : `none yet (the first sealed secret makes ${s.keyFile})`}`);
       for (const k of s.older) console.log(`older key:     ${where(k)} (opens only)`);
       const v1 = !s.sealed.v1
@@ -120,13 +121,13 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .action(async (o: { oldKey?: string; dataDir?: string }) => {
       const dataDir = dataDirOf(o.dataDir);
-      const r = await withStore(o.dataDir, async (db) =>
-        (await svc())
-          .rotateSecrets(db, { dataDir, ...(await import('../config/secrets.js')).secretKeys(), ...(o.oldKey ? { oldKey: o.oldKey } : {}) })
-          .catch((e: Error) => {
-            throw new CliError(`rotation failed, nothing changed: ${e.message}`);
-          }),
-      );
+      const local = { ...(await import('../config/secrets.js')).secretKeys(), ...(o.oldKey ? { oldKey: o.oldKey } : {}) };
+      // through the running service of the data dir (it takes the new key at once), else on the store
+      const r = await (await svc())
+        .withAdmin(dataDir, (k) => k.rotateSecrets(local))
+        .catch((e: Error) => {
+          throw new CliError(/^rotation failed/.test(e.message) ? e.message : `rotation failed, nothing changed: ${e.message}`);
+        });
       console.log(`re-sealed ${r.rotated} secret(s): master key ${r.from} -> ${r.to}${r.keyFile ? ` (${r.keyFile})` : ' ($NEWSFLOW_SECRET_KEY)'}`);
       for (const f of r.removed) console.log(`removed ${f} (the data dir holds no key now)`);
     });
@@ -142,11 +143,11 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .action(async (what: string, o: { months: number; seed: number; eventsPerDay: number; dataDir?: string }) => {
       if (what !== 'hits') throw new CliError(`unknown simulation "${what}"; use: newsflow simulate hits`);
-      const r = await withStore(o.dataDir, async (db) =>
-        (await svc()).simulateHits(db, { months: o.months, seed: o.seed, eventsPerDay: o.eventsPerDay, now: new Date() }).catch((e: Error) => {
+      const r = await (await svc())
+        .withAdmin(dataDirOf(o.dataDir), (k) => k.simulateHits({ months: o.months, seed: o.seed, eventsPerDay: o.eventsPerDay }))
+        .catch((e: Error) => {
           throw new CliError(e.message);
-        }),
-      );
+        });
       console.log(JSON.stringify(r));
     });
 }

@@ -1,5 +1,5 @@
 /**
- * What `newsflow orgs|keys` act on: the running service of the data dir through its admin routes
+ * What `newsflow orgs|keys|secrets|simulate` act on: the running service of the data dir through its admin routes
  * (spec/admin.ts, authorized by the data dir's admin token) when one runs, else the store itself.
  */
 import { UserError } from '../../lib/errors.js';
@@ -9,6 +9,9 @@ import { ADMIN_TOKEN_FILE, runningService } from './token.js';
 import { KeyStore, type CreateKeyInput } from '../auth/keys.js';
 import { storeFile } from '../config.js';
 import { Db } from '../store/db.js';
+import { secretsStatus as storeSecretsStatus } from '../byok/status.js';
+import { rotateSecrets as storeRotateSecrets } from '../byok/rotate.js';
+import { DistributionStore } from '../store/distribution.js';
 
 export interface AdminOrgView {
   id: string;
@@ -29,6 +32,25 @@ export interface AdminKeyView {
   created_at: string | Date;
   revoked_at: string | Date | null;
 }
+export interface AdminSecretsView {
+  current: { id: string; kind: string; where: string } | null;
+  older: { id: string; kind: string; where: string }[];
+  keyFile: string;
+  sealed: { total: number; opened: number; v1: number; problem: string | null; rotatedAt: string | null };
+}
+export interface AdminRotatedView {
+  rotated: number;
+  from: string;
+  to: string;
+  keyFile: string | null;
+  removed: string[];
+}
+/** The master keys of the command's own environment: used on the store itself, not by a running service (which has its own). */
+export interface LocalKeys {
+  secretKey?: string;
+  oldKey?: string;
+}
+
 export interface AdminOps {
   /** where the commands act: "the running service at URL" or "the store FILE" */
   readonly via: string;
@@ -38,6 +60,9 @@ export interface AdminOps {
   listKeys(): Promise<AdminKeyView[]>;
   /** false when no key has that id */
   revokeKey(id: string): Promise<boolean>;
+  secretsStatus(local: LocalKeys): Promise<AdminSecretsView>;
+  rotateSecrets(local: LocalKeys): Promise<AdminRotatedView>;
+  simulateHits(input: { months: number; seed: number; eventsPerDay: number }): Promise<Record<string, unknown>>;
 }
 
 /** A refusal the user can fix (bad input, unknown organization): the CLI prints it. */
@@ -94,6 +119,30 @@ class HttpAdmin implements AdminOps {
   async revokeKey(id: string) {
     return (await this.call('DELETE', `/v1/admin/keys/${encodeURIComponent(id)}`)).status === 204;
   }
+  async secretsStatus() {
+    const { json } = await this.call<
+      Omit<AdminSecretsView, 'keyFile' | 'sealed'> & { key_file: string; sealed: Omit<AdminSecretsView['sealed'], 'rotatedAt'> & { rotated_at: string | null } }
+    >('GET', '/v1/admin/secrets');
+    const { key_file, sealed, ...rest } = json;
+    const { rotated_at, ...counts } = sealed;
+    return { ...rest, keyFile: key_file, sealed: { ...counts, rotatedAt: rotated_at } };
+  }
+  async rotateSecrets(local: LocalKeys) {
+    const { json } = await this.call<Omit<AdminRotatedView, 'keyFile'> & { key_file: string | null }>('POST', '/v1/admin/secrets/rotate', {
+      old_key: local.oldKey ?? null,
+    });
+    const { key_file, ...rest } = json;
+    return { ...rest, keyFile: key_file };
+  }
+  async simulateHits(input: { months: number; seed: number; eventsPerDay: number }) {
+    return (
+      await this.call<Record<string, unknown>>('POST', '/v1/admin/simulate/hits', {
+        months: input.months,
+        seed: input.seed,
+        events_per_day: input.eventsPerDay,
+      })
+    ).json;
+  }
 }
 
 /** Run `fn` against the running service of the data dir, else against its store (opened for `fn`). */
@@ -120,6 +169,12 @@ export async function withAdmin<T>(dataDir: string, fn: (ops: AdminOps) => Promi
       createKey: (i) => keys.createKey(i),
       listKeys: () => keys.listKeys(),
       revokeKey: (id) => keys.revokeKey(id),
+      secretsStatus: async (local) => {
+        const st = await storeSecretsStatus(db, { dataDir, secretKey: local.secretKey });
+        return { ...st, sealed: { ...st.sealed, problem: st.sealed.problem ?? null, rotatedAt: st.sealed.rotatedAt ?? null } };
+      },
+      rotateSecrets: (local) => storeRotateSecrets(db, { dataDir, ...local }),
+      simulateHits: async (i) => ({ ...(await new DistributionStore(db).simulate({ ...i, now: new Date() })) }),
     });
   } finally {
     db.close();

@@ -39,6 +39,9 @@ export class ByokStore {
   /** the first rotation's time once seen (it never changes after); null: none seen yet, asked again */
   private rotatedAt: string | null = null;
 
+  /** what the service does after a rotation through its admin route: take the new key (set by server.ts openByok) */
+  onRotated: (() => void) | null = null;
+
   constructor(
     private readonly db: Db,
     private readonly secrets: () => Secrets,

@@ -7,11 +7,21 @@ import { bin } from '../../helpers/cli.js';
 import { tempDir } from '../../helpers/service.js';
 
 const dataDir = tempDir('newsflow-cli-');
+// the master key file of secrets at rest ($XDG_CONFIG_HOME/newsflow/secret.key): this file's own
+const configHome = tempDir('newsflow-cli-config-');
+const cliEnv = () => {
+  const e: NodeJS.ProcessEnv = { ...process.env, NEWSFLOW_LOG_LEVEL: 'warn', XDG_CONFIG_HOME: configHome };
+  delete e.NEWSFLOW_SECRET_KEY;
+  return e;
+};
 const run = (...args: string[]) => {
-  const r = spawnSync(process.execPath, [bin, ...args, '--data-dir', dataDir], { encoding: 'utf8', env: { ...process.env, NEWSFLOW_LOG_LEVEL: 'warn' } });
+  const r = spawnSync(process.execPath, [bin, ...args, '--data-dir', dataDir], { encoding: 'utf8', env: cliEnv() });
   return { code: r.status, out: r.stdout, err: r.stderr };
 };
-afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+afterAll(() => {
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.rmSync(configHome, { recursive: true, force: true });
+});
 
 describe('newsflow admin CLI', () => {
   it('creates organizations and keys, prints the key once, lists and revokes', () => {
@@ -50,9 +60,9 @@ describe('newsflow admin CLI', () => {
     }
   });
 
-  it('serves the API on the data dir; orgs and keys go through it meanwhile, other store commands say the store is busy', async () => {
-    const key = JSON.parse(run('keys', 'create', '--name', 'svc', '--org', 'acme', '--scopes', 'profile', '--json').out).key as string;
-    const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--data-dir', dataDir], { env: { ...process.env, NEWSFLOW_LOG_LEVEL: 'warn' } });
+  it('serves the API on the data dir; orgs, keys, secrets and simulate go through it meanwhile', async () => {
+    const key = JSON.parse(run('keys', 'create', '--name', 'svc', '--org', 'acme', '--scopes', 'profile,chat', '--json').out).key as string;
+    const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--data-dir', dataDir], { env: cliEnv() });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let buf = '';
@@ -84,10 +94,35 @@ describe('newsflow admin CLI', () => {
       expect((await fetch(`${url}/v1/admin/keys`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(403);
       expect((await fetch(`${url}/v1/admin/keys`, { headers: { authorization: 'Bearer not-the-token' } })).status).toBe(401);
       expect(fs.statSync(path.join(dataDir, 'admin.token')).mode & 0o777).toBe(0o600);
-      // a command that needs the store itself still says it is busy
-      const busy = run('simulate', 'hits', '--months', '1');
-      expect(busy.code).not.toBe(0);
-      expect(busy.err).toMatch(/in use by another process .*stop it first/);
+      // secrets while the service holds the store: its keys, through its admin routes; a rotation it takes at once
+      const byok = (method: string, body?: unknown) =>
+        fetch(`${url}/v1/byok/anthropic`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+          body: body ? JSON.stringify(body) : undefined,
+        });
+      expect((await byok('PUT', { api_key: 'sk-ant-live-0123456789' })).status).toBe(200);
+      const status = run('secrets', 'status');
+      console.log(`newsflow secrets status while serving:\n${status.out}${status.err}`);
+      expect(status.code, status.err).toBe(0);
+      expect(status.out).toMatch(/^keys of: +the running service at http:\/\/127\.0\.0\.1:\d+$/m);
+      expect(status.out).toMatch(/^sealed values: 1, 1 open with these keys$/m);
+      const before = /^master key: +([0-9a-f]{8}) /m.exec(status.out)![1];
+      const rotated = run('secrets', 'rotate');
+      expect(rotated.code, rotated.err).toBe(0);
+      expect(rotated.out).toMatch(new RegExp(`^re-sealed 1 secret\\(s\\): master key ${before} -> [0-9a-f]{8}`, 'm'));
+      const after = run('secrets', 'status');
+      expect(after.code, after.err).toBe(0);
+      expect(/^master key: +([0-9a-f]{8}) /m.exec(after.out)![1]).not.toBe(before);
+      expect(after.out).toMatch(/^sealed values: 1, 1 open with these keys$/m);
+      // the service opens the re-sealed value with its new key, and seals new ones with it
+      expect((await byok('GET')).status).toBe(200);
+      expect((await byok('PUT', { api_key: 'sk-ant-live-9876543210' })).status).toBe(200);
+      // simulate goes through it too: this store has no articles, said in one line
+      const sim = run('simulate', 'hits', '--months', '1');
+      expect(sim.code).not.toBe(0);
+      expect(sim.err).toMatch(/the store holds no articles: seed a corpus first/);
+      expect(sim.err).not.toMatch(/in use by another process|\n\s+at /);
     } finally {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
@@ -96,5 +131,10 @@ describe('newsflow admin CLI', () => {
     // the service is gone: its record too, and the commands open the store again
     expect(fs.existsSync(path.join(dataDir, 'service.json'))).toBe(false);
     expect(run('keys', 'list').out).toContain('while-serving');
+    // on the store itself, with this shell's keys: the value sealed after the rotation opens
+    const offline = run('secrets', 'status');
+    expect(offline.code, offline.err).toBe(0);
+    expect(offline.out).toMatch(/^keys of: +the store /m);
+    expect(offline.out).toMatch(/^sealed values: 1, 1 open with these keys$/m);
   }, 300_000);
 });
