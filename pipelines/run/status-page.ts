@@ -23,8 +23,7 @@ const DAY = 86_400_000;
 const BUCKET = 6 * 3_600_000;
 export const STATUS_PAGE_DAYS = 7;
 
-const esc = (v: unknown) =>
-  String(v ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const esc = (v: unknown) => String(v ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** The finished loads of the last `days` days, oldest first. */
 export async function loadPoints(rows: ReadRows, now: number, days = STATUS_PAGE_DAYS): Promise<LoadPoint[]> {

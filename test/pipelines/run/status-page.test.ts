@@ -50,7 +50,11 @@ beforeAll(async () => {
   await applySchedules(temporal, decls);
 }, 180_000);
 afterAll(async () => {
-  for (const d of decls) await temporal?.schedule.getHandle(d.id).delete().catch(() => undefined);
+  for (const d of decls)
+    await temporal?.schedule
+      .getHandle(d.id)
+      .delete()
+      .catch(() => undefined);
   await temporal?.connection.close();
   await worker?.stop();
   await svc?.stop();
