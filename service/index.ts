@@ -16,7 +16,7 @@ export { ServiceConfigError, serviceConfig, storeFile, type ServiceConfig } from
 export { Db, StoreLockedError } from './store/db.js';
 export { AdminInputError, type CreateKeyInput } from './auth/keys.js';
 export { CorpusError } from './corpus/read.js';
-export { AdminRefused, withAdmin, type AdminKeyView, type AdminOps, type AdminOrgView } from './admin/ops.js';
+export { AdminRefused, withAdmin, type AdminKeyView, type AdminOps, type AdminOrgView, type StoreOps } from './admin/ops.js';
 export { loadWikiStore, WikiLoadError } from './wiki/load-store.js';
 export type { RunningService } from './server.js';
 export type { SeedResult } from './news/seed.js';
@@ -77,3 +77,13 @@ export async function openApiOptions(): Promise<{ notImplemented: string[]; refu
 export async function corpusCache(): Promise<CorpusCache> {
   return new (await import('./news/corpus-cache.js')).CorpusCache();
 }
+
+/** The store operations of `newsflow secrets` and `simulate` when no service runs on the data dir (withAdmin's third argument). */
+export const storeOps: import('./admin/ops.js').StoreOps = (db, dataDir) => ({
+  secretsStatus: async (local) => {
+    const st = await secretsStatus(db, { dataDir, secretKey: local.secretKey });
+    return { ...st, sealed: { ...st.sealed, problem: st.sealed.problem ?? null, rotatedAt: st.sealed.rotatedAt ?? null } };
+  },
+  rotateSecrets: (local) => rotateSecrets(db, { dataDir, ...local }),
+  simulateHits: async (i) => ({ ...(await simulateHits(db, { ...i, now: new Date() })) }),
+});

@@ -98,7 +98,8 @@ export function register(program: Command): void {
     .action(async (o: { dataDir?: string }) => {
       const local = (await import('../config/secrets.js')).secretKeys();
       // through the running service of the data dir (its keys), else on the store (this shell's keys)
-      const { s, via } = await (await svc()).withAdmin(dataDirOf(o.dataDir), async (k) => ({ s: await k.secretsStatus(local), via: k.via }));
+      const service = await svc();
+      const { s, via } = await service.withAdmin(dataDirOf(o.dataDir), async (k) => ({ s: await k.secretsStatus(local), via: k.via }), service.storeOps);
       const where = (k: { id: string; kind: string; where: string }) =>
         `${k.id} from ${k.kind === 'env' ? '$NEWSFLOW_SECRET_KEY' : k.where}${k.kind === 'data-dir' ? ' (beside the data: move it out with `newsflow secrets rotate`)' : ''}`;
       console.log(`keys of:       ${via}`);
@@ -123,8 +124,9 @@ export function register(program: Command): void {
       const dataDir = dataDirOf(o.dataDir);
       const local = { ...(await import('../config/secrets.js')).secretKeys(), ...(o.oldKey ? { oldKey: o.oldKey } : {}) };
       // through the running service of the data dir (it takes the new key at once), else on the store
-      const r = await (await svc())
-        .withAdmin(dataDir, (k) => k.rotateSecrets(local))
+      const service = await svc();
+      const r = await service
+        .withAdmin(dataDir, (k) => k.rotateSecrets(local), service.storeOps)
         .catch((e: Error) => {
           throw new CliError(/^rotation failed/.test(e.message) ? e.message : `rotation failed, nothing changed: ${e.message}`);
         });
@@ -143,8 +145,9 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .action(async (what: string, o: { months: number; seed: number; eventsPerDay: number; dataDir?: string }) => {
       if (what !== 'hits') throw new CliError(`unknown simulation "${what}"; use: newsflow simulate hits`);
-      const r = await (await svc())
-        .withAdmin(dataDirOf(o.dataDir), (k) => k.simulateHits({ months: o.months, seed: o.seed, eventsPerDay: o.eventsPerDay }))
+      const service = await svc();
+      const r = await service
+        .withAdmin(dataDirOf(o.dataDir), (k) => k.simulateHits({ months: o.months, seed: o.seed, eventsPerDay: o.eventsPerDay }), service.storeOps)
         .catch((e: Error) => {
           throw new CliError(e.message);
         });

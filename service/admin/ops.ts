@@ -9,9 +9,6 @@ import { ADMIN_TOKEN_FILE, runningService } from './token.js';
 import { KeyStore, type CreateKeyInput } from '../auth/keys.js';
 import { storeFile } from '../config.js';
 import { Db } from '../store/db.js';
-import { secretsStatus as storeSecretsStatus } from '../byok/status.js';
-import { rotateSecrets as storeRotateSecrets } from '../byok/rotate.js';
-import { DistributionStore } from '../store/distribution.js';
 
 export interface AdminOrgView {
   id: string;
@@ -145,8 +142,16 @@ class HttpAdmin implements AdminOps {
   }
 }
 
+/** The operations on the store itself that are not the key store's (secrets, simulate): given by the caller (service/index.ts). */
+export type StoreOps = (db: Db, dataDir: string) => Pick<AdminOps, 'secretsStatus' | 'rotateSecrets' | 'simulateHits'>;
+
+const noStoreOps: StoreOps = () => {
+  const no = () => Promise.reject(new Error('withAdmin: no store operations given for this command'));
+  return { secretsStatus: no, rotateSecrets: no, simulateHits: no };
+};
+
 /** Run `fn` against the running service of the data dir, else against its store (opened for `fn`). */
-export async function withAdmin<T>(dataDir: string, fn: (ops: AdminOps) => Promise<T>): Promise<T> {
+export async function withAdmin<T>(dataDir: string, fn: (ops: AdminOps) => Promise<T>, storeOps: StoreOps = noStoreOps): Promise<T> {
   const svc = runningService(dataDir);
   const tokenFile = path.join(dataDir, ADMIN_TOKEN_FILE);
   if (svc && fs.existsSync(tokenFile)) {
@@ -169,12 +174,7 @@ export async function withAdmin<T>(dataDir: string, fn: (ops: AdminOps) => Promi
       createKey: (i) => keys.createKey(i),
       listKeys: () => keys.listKeys(),
       revokeKey: (id) => keys.revokeKey(id),
-      secretsStatus: async (local) => {
-        const st = await storeSecretsStatus(db, { dataDir, secretKey: local.secretKey });
-        return { ...st, sealed: { ...st.sealed, problem: st.sealed.problem ?? null, rotatedAt: st.sealed.rotatedAt ?? null } };
-      },
-      rotateSecrets: (local) => storeRotateSecrets(db, { dataDir, ...local }),
-      simulateHits: async (i) => ({ ...(await new DistributionStore(db).simulate({ ...i, now: new Date() })) }),
+      ...storeOps(db, dataDir),
     });
   } finally {
     db.close();
