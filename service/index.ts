@@ -86,4 +86,5 @@ export const storeOps: import('./admin/ops.js').StoreOps = (db, dataDir) => ({
   },
   rotateSecrets: (local) => rotateSecrets(db, { dataDir, ...local }),
   simulateHits: async (i) => ({ ...(await simulateHits(db, { ...i, now: new Date() })) }),
+  forumLoad: async (p) => ({ ...(await (await openForumStore(db, { embedder: null, index: false })).load(p)) }),
 });

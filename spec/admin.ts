@@ -81,3 +81,8 @@ export const AdminSimulateHitsRequest = z.strictObject({
   events_per_day: z.number().int().min(1).max(1_000_000).default(2000),
 });
 export const AdminSimulated = z.looseObject({});
+export const AdminForumLoadRequest = z.strictObject({
+  /** a file or folder on the service's machine (Pushshift NDJSON, .zst, or the shared reddit-post-comment folder) */
+  path: z.string().min(1).max(4096),
+});
+export const AdminForumLoaded = z.looseObject({});

@@ -752,6 +752,18 @@ const TABLE = [
     conflict: true,
   }),
   r({
+    operationId: 'admin_forum_load',
+    method: 'POST',
+    path: '/v1/admin/forum/load',
+    group: 'admin',
+    summary: 'Load forum threads from a file or folder of the service machine into the running service (admin token)',
+    ...admin,
+    body: Ad.AdminForumLoadRequest,
+    bodyRequired: true,
+    response: Ad.AdminForumLoaded,
+    conflict: true,
+  }),
+  r({
     operationId: 'admin_wiki_load',
     method: 'POST',
     path: '/v1/admin/wiki/load',

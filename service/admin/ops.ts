@@ -60,6 +60,8 @@ export interface AdminOps {
   secretsStatus(local: LocalKeys): Promise<AdminSecretsView>;
   rotateSecrets(local: LocalKeys): Promise<AdminRotatedView>;
   simulateHits(input: { months: number; seed: number; eventsPerDay: number }): Promise<Record<string, unknown>>;
+  /** `newsflow forum load`: the result of ForumService.load (`path` absolute) */
+  forumLoad(path: string): Promise<Record<string, unknown>>;
 }
 
 /** A refusal the user can fix (bad input, unknown organization): the CLI prints it. */
@@ -73,12 +75,12 @@ class HttpAdmin implements AdminOps {
   ) {
     this.via = `the running service at ${url}`;
   }
-  private async call<T>(method: string, p: string, body?: unknown): Promise<{ status: number; json: T }> {
+  private async call<T>(method: string, p: string, body?: unknown, timeoutMs = 30_000): Promise<{ status: number; json: T }> {
     const res = await fetch(`${this.url}${p}`, {
       method,
       headers: { authorization: `Bearer ${this.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
-      signal: AbortSignal.timeout(30_000),
+      signal: AbortSignal.timeout(timeoutMs),
     });
     const text = await res.text();
     const json = (text ? JSON.parse(text) : null) as T;
@@ -131,6 +133,10 @@ class HttpAdmin implements AdminOps {
     const { key_file, ...rest } = json;
     return { ...rest, keyFile: key_file };
   }
+  async forumLoad(p: string) {
+    // a large dump takes minutes: the service reads, enriches and indexes it in this request
+    return (await this.call<Record<string, unknown>>('POST', '/v1/admin/forum/load', { path: p }, 60 * 60_000)).json;
+  }
   async simulateHits(input: { months: number; seed: number; eventsPerDay: number }) {
     return (
       await this.call<Record<string, unknown>>('POST', '/v1/admin/simulate/hits', {
@@ -143,11 +149,11 @@ class HttpAdmin implements AdminOps {
 }
 
 /** The operations on the store itself that are not the key store's (secrets, simulate): given by the caller (service/index.ts). */
-export type StoreOps = (db: Db, dataDir: string) => Pick<AdminOps, 'secretsStatus' | 'rotateSecrets' | 'simulateHits'>;
+export type StoreOps = (db: Db, dataDir: string) => Pick<AdminOps, 'secretsStatus' | 'rotateSecrets' | 'simulateHits' | 'forumLoad'>;
 
 const noStoreOps: StoreOps = () => {
   const no = () => Promise.reject(new Error('withAdmin: no store operations given for this command'));
-  return { secretsStatus: no, rotateSecrets: no, simulateHits: no };
+  return { secretsStatus: no, rotateSecrets: no, simulateHits: no, forumLoad: no };
 };
 
 /** Run `fn` against the running service of the data dir, else against its store (opened for `fn`). */

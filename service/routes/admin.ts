@@ -1,6 +1,7 @@
 /** Administration of a running service (spec/admin.ts): organizations and API keys, by admin token. */
 import type { z } from 'zod';
-import type { AdminCreateKeyRequest, AdminCreateOrgRequest, AdminRotateRequest, AdminSimulateHitsRequest } from '../../spec/index.js';
+import fs from 'node:fs';
+import type { AdminCreateKeyRequest, AdminCreateOrgRequest, AdminForumLoadRequest, AdminRotateRequest, AdminSimulateHitsRequest } from '../../spec/index.js';
 import { ERROR_CODES } from '../../spec/index.js';
 import { AdminInputError, type KeyRow } from '../auth/keys.js';
 import type { Org } from '../auth/principal.js';
@@ -104,6 +105,15 @@ export const adminHandlers: GroupHandlers = {
       if (!/^the store holds no articles/.test((e as Error).message)) throw e;
       throw new HttpError(409, ERROR_CODES.conflict, (e as Error).message);
     }
+  },
+  admin_forum_load: async ({ services, body }) => {
+    const b = body as z.output<typeof AdminForumLoadRequest>;
+    if (!services.forum) throw new HttpError(409, ERROR_CODES.conflict, 'this service runs without forum threads (its store has no forum)');
+    if (!fs.existsSync(b.path))
+      throw new HttpError(422, ERROR_CODES.validation, [
+        { loc: ['body', 'path'], msg: `${b.path.slice(0, 300)}: no such file or directory on the service's machine`, type: 'value_error' },
+      ]);
+    return { ...(await services.forum.load(b.path)) };
   },
   admin_revoke_key: async ({ services, params }) => {
     if (!(await services.keys.revokeKey((params as { key_id: string }).key_id))) throw notFound(`no key with id ${(params as { key_id: string }).key_id}`);

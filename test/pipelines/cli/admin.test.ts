@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bin } from '../../helpers/cli.js';
 import { tempDir } from '../../helpers/service.js';
+import { sampleLines, writeNdjson } from '../../helpers/forum.js';
 
 const dataDir = tempDir('newsflow-cli-');
 // the master key file of secrets at rest ($XDG_CONFIG_HOME/newsflow/secret.key): this file's own
@@ -60,7 +61,7 @@ describe('newsflow admin CLI', () => {
     }
   });
 
-  it('serves the API on the data dir; orgs, keys, secrets and simulate go through it meanwhile', async () => {
+  it('serves the API on the data dir; orgs, keys, secrets, simulate and forum load go through it meanwhile', async () => {
     const key = JSON.parse(run('keys', 'create', '--name', 'svc', '--org', 'acme', '--scopes', 'profile,chat', '--json').out).key as string;
     const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--data-dir', dataDir], { env: cliEnv() });
     try {
@@ -123,6 +124,13 @@ describe('newsflow admin CLI', () => {
       expect(sim.code).not.toBe(0);
       expect(sim.err).toMatch(/the store holds no articles: seed a corpus first/);
       expect(sim.err).not.toMatch(/in use by another process|\n\s+at /);
+      // forum load too: the service reads, stores and indexes the threads at once
+      const forum = run('forum', 'load', writeNdjson(configHome, 'RS_live.ndjson', sampleLines()));
+      expect(forum.code, forum.err).toBe(0);
+      expect(forum.out).toMatch(/threads: 3 read, 3 new/);
+      const gone = run('forum', 'load', path.join(configHome, 'nope.ndjson'));
+      expect(gone.code).toBe(1);
+      expect(gone.err).toMatch(/^error: forum load failed: .*nope\.ndjson: no such file or directory/m);
     } finally {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
