@@ -30,6 +30,8 @@ export interface NoticesDeps {
   webhookTimeoutMs?: number;
   /** the webhook POSTs' address policy and resolver (default: $NEWSFLOW_FETCH_ALLOW, the system resolver) */
   webhookFetch?: Pick<FetchOptions, 'policy' | 'lookup'>;
+  /** the worker's project file's `notify:` (a round's own `notify` wins); kept out of the schedule's arguments, whose history would show its headers */
+  notify?: NotifyConfig | null;
 }
 
 export interface NoticesRoundInput {
@@ -37,7 +39,8 @@ export interface NoticesRoundInput {
   now: number;
   /** the watched pipelines and their error_after (null: never stale) */
   pipelines: { name: string; errorAfterMs: number | null }[];
-  notify: NotifyConfig;
+  /** where the notices go (default: the worker's `notify:`) */
+  notify?: NotifyConfig;
   /** how long a source fails before it is an incident (default a day) */
   sourceFailingMs?: number;
 }
@@ -81,6 +84,11 @@ const sqlList = (xs: string[]) => xs.map((x) => `'${x.replace(/'/g, "''")}'`).jo
 
 export function createNoticesActivities(deps: NoticesDeps) {
   const wh = deps.warehouse;
+  const notifyOf = (n: NotifyConfig | undefined): NotifyConfig => {
+    const out = n ?? deps.notify;
+    if (!out) throw ApplicationFailure.nonRetryable("no notify: in the worker's project file: set notify: (docs/operations.md, Notices) and restart the worker", 'NoNotify');
+    return out;
+  };
 
   /** What the warehouse says this round. A load's time is the later of its started_at (the run's clock) and finished_at (the lake's). */
   async function facts(input: NoticesRoundInput): Promise<Facts> {
@@ -122,7 +130,7 @@ export function createNoticesActivities(deps: NoticesDeps) {
     /** Open and resolve this round's incidents: their ledger rows, one per channel, pending. */
     async openAndResolveIncidents(input: NoticesRoundInput): Promise<{ opened: string[]; resolved: string[] }> {
       const events = incidentEvents(await facts(input), await openIncidents(), input.now, input.sourceFailingMs ?? SOURCE_FAILING_MS);
-      const channels = channelsOf(input.notify);
+      const channels = channelsOf(notifyOf(input.notify));
       const stmts: [string, unknown[]][] = events.flatMap((e) =>
         channels.map((ch): [string, unknown[]] => [
           // inserted only when absent: a retried round (same time, same ids) adds nothing; the lock
@@ -147,10 +155,10 @@ export function createNoticesActivities(deps: NoticesDeps) {
     },
 
     /** Deliver one notice (a row of the ledger) to its channel, unless it was delivered already. */
-    async deliverNotice(input: { ref: NoticeRef; notify: NotifyConfig }): Promise<DeliverNoticeResult> {
+    async deliverNotice(input: { ref: NoticeRef; notify?: NotifyConfig }): Promise<DeliverNoticeResult> {
       const beat = setInterval(() => Context.current().heartbeat(), 1000);
       try {
-        return await deliverOnce(input.ref, input.notify);
+        return await deliverOnce(input.ref, notifyOf(input.notify));
       } finally {
         clearInterval(beat);
       }

@@ -48,7 +48,7 @@ export async function pipelineNotices(input: PipelineNoticesInput): Promise<Pipe
       continue;
     }
     try {
-      const d = await delivery.deliverNotice({ ref, notify: input.notify });
+      const d = await delivery.deliverNotice({ ref, ...(input.notify ? { notify: input.notify } : {}) });
       out[d.status]++;
     } catch (e) {
       if (!(e instanceof ActivityFailure)) throw e;

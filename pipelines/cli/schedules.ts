@@ -108,9 +108,12 @@ export function register(program: Command): void {
     .option(...dataDirOpt)
     .action(async (o: { dataDir?: string; dryRun?: boolean; json?: boolean }) => {
       const { useProject } = await import('../config/index.js');
-      const { applyFeedSchedule, applyPlan, declareSchedules, FEED_SCHEDULE_ID, pipelineScope, planSchedules } = await import('../schedules/index.js');
+      const { applyFeedSchedule, applyPlan, declareSchedules, FEED_SCHEDULE_ID, noticesSchedules, pipelineScope, planSchedules } = await import(
+        '../schedules/index.js'
+      );
       const project = useProject();
-      const schedules = declareSchedules(project.pipelines);
+      // the pipelines' schedules, and the notices' when the file sets notify:
+      const schedules = [...declareSchedules(project.pipelines), ...noticesSchedules(project.pipelines, project.notify)];
       await withTemporal(o.dataDir, async (c) => {
         const plan = await planSchedules(c, schedules, pipelineScope);
         const applied = o.dryRun ? null : await applyPlan(c, plan);

@@ -120,7 +120,7 @@ const ledger = async (subject: string) =>
       `SELECT incident_id, incident, event, strftime(event_at, '%Y-%m-%dT%H:%M:%SZ') AS event_at, channel, target, idempotency_key, status, attempts, response_code, detail
        FROM notices WHERE subject = '${subject}' ORDER BY event_at, event DESC`,
     )
-  ).map((r) => ({ ...r, attempts: Number(r.attempts), response_code: r.response_code === null ? null : Number(r.response_code) }));
+  ).map((r): Record<string, unknown> => ({ ...r, attempts: Number(r.attempts), response_code: r.response_code === null ? null : Number(r.response_code) }));
 const print = (title: string, rows: Record<string, unknown>[]) => {
   console.log(`${title} (${rows.length} rows):`);
   for (const r of rows) console.log(`  ${JSON.stringify(r)}`);
