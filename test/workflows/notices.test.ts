@@ -9,7 +9,8 @@
  * The pipeline lands, then its worker is stopped and time passes error_after: exactly one
  * "opened" notice arrives; later rounds send nothing more; a worker lands again: exactly one
  * "resolved" notice follows, with the same incident id; more rounds send nothing. A failed run
- * (a check failed) opens a failed_run incident (Slack's `{text}` body) that a passing run resolves.
+ * (a check failed) opens a failed_run incident (Slack’s `{text}` body) that a passing run resolves. A
+ * receiver that fails a notice once gets its retry with the same Idempotency-Key.
  * The ledger rows are printed.
  */
 import http from 'node:http';
@@ -44,8 +45,11 @@ let warehouse: Warehouse;
 let client: Client;
 let noticeWorkers: Worker[] = [];
 let noticesRunning: Promise<unknown>;
-/** what the receiver got: the Idempotency-Key and the body of each POST */
+/** what the receiver accepted: the Idempotency-Key and the body of each POST it answered 200 */
 const got: { key: string; body: Record<string, unknown> }[] = [];
+/** the POSTs it answers 503 before accepting again, and the keys of those */
+let failNext = 0;
+const refusedKeys: string[] = [];
 let receiver: http.Server;
 let hookUrl: string;
 /** the stand-in ingestPage's answer, per pipeline */
@@ -58,7 +62,14 @@ beforeAll(async () => {
     let b = '';
     req.on('data', (c: Buffer) => (b += c.toString()));
     req.on('end', () => {
-      got.push({ key: String(req.headers['idempotency-key']), body: JSON.parse(b) as Record<string, unknown> });
+      const key = String(req.headers['idempotency-key']);
+      if (failNext > 0) {
+        failNext--;
+        refusedKeys.push(key);
+        res.writeHead(503).end('busy');
+        return;
+      }
+      got.push({ key, body: JSON.parse(b) as Record<string, unknown> });
       res.writeHead(200).end('ok');
     });
   });
@@ -199,5 +210,24 @@ describe('notices on the time-skipping server', () => {
       expect(String(got[1]!.body.text)).toMatch(/^\[newsflow\] RESOLVED failed_run: pipeline covid: a run passed \(load at /);
       print('notices ledger, pipeline covid', await ledger('covid'));
     });
+  }, 300_000);
+
+  it('a receiver that fails a notice once: the retry carries the same Idempotency-Key, one notice accepted, the ledger counts 2 attempts', async () => {
+    got.length = 0;
+    const input: PipelineNoticesInput = { pipelines: [{ name: 'chips', errorAfterMs: H }], notify: { webhook: { url: hookUrl } } };
+    pages.set('chips', GOOD);
+    const w = await pipelineWorker();
+    expect(await w.runUntil(land('chips'))).toBe('completed');
+    await env.sleep(H + 5 * MIN);
+    failNext = 1;
+    const r = await round(input);
+    expect(r).toMatchObject({ opened: [expect.stringMatching(/^stale\/chips\//)], delivered: 1, pending: 0 });
+    const id = r.opened[0]!;
+    expect(refusedKeys).toEqual([`${id}.opened`]);
+    expect(got.map((g) => g.key)).toEqual([`${id}.opened`]);
+    expect(await round(input)).toMatchObject({ opened: [], delivered: 0 });
+    const rows = await ledger('chips');
+    print('notices ledger, pipeline chips', rows);
+    expect(rows).toMatchObject([{ incident_id: id, event: 'opened', status: 'delivered', attempts: 2, response_code: 200 }]);
   }, 300_000);
 });
