@@ -81,8 +81,10 @@ export function incidentEvents(facts: Facts, open: readonly OpenIncident[], now:
   const cleared = new Map<string, string>();
   for (const p of facts.pipelines) {
     const n = p.newest;
-    if (n?.failed) active.set(key('failed_run', p.pipeline), { incident: 'failed_run', subject: p.pipeline, detail: `pipeline ${p.pipeline}: run failed: ${n.failed}` });
-    else cleared.set(key('failed_run', p.pipeline), n ? `pipeline ${p.pipeline}: a run passed (load at ${iso(n.at)})` : `pipeline ${p.pipeline}: no failed run`);
+    if (n?.failed)
+      active.set(key('failed_run', p.pipeline), { incident: 'failed_run', subject: p.pipeline, detail: `pipeline ${p.pipeline}: run failed: ${n.failed}` });
+    else
+      cleared.set(key('failed_run', p.pipeline), n ? `pipeline ${p.pipeline}: a run passed (load at ${iso(n.at)})` : `pipeline ${p.pipeline}: no failed run`);
     const lag = p.lastSuccessAt === null ? null : now - p.lastSuccessAt;
     if (lag !== null && p.errorAfterMs !== null && lag > p.errorAfterMs)
       active.set(key('stale', p.pipeline), {

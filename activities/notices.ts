@@ -86,7 +86,11 @@ export function createNoticesActivities(deps: NoticesDeps) {
   const wh = deps.warehouse;
   const notifyOf = (n: NotifyConfig | undefined): NotifyConfig => {
     const out = n ?? deps.notify;
-    if (!out) throw ApplicationFailure.nonRetryable("no notify: in the worker's project file: set notify: (docs/operations.md, Notices) and restart the worker", 'NoNotify');
+    if (!out)
+      throw ApplicationFailure.nonRetryable(
+        "no notify: in the worker's project file: set notify: (docs/operations.md, Notices) and restart the worker",
+        'NoNotify',
+      );
     return out;
   };
 
@@ -173,8 +177,16 @@ export function createNoticesActivities(deps: NoticesDeps) {
       key,
     );
     if (!d) throw ApplicationFailure.nonRetryable(`no notice ${ref.incidentId}.${ref.event} to ${ref.channel} ${ref.target}`);
-    if (d.status === 'delivered' || d.status === 'skipped' || d.status === 'refused') return { status: d.status, attempts: Number(d.attempts), responseCode: null };
-    const event = { id: ref.incidentId, incident: d.incident as IncidentKind, subject: d.subject, event: ref.event as IncidentEvent['event'], at: Number(d.at_ms), detail: d.detail };
+    if (d.status === 'delivered' || d.status === 'skipped' || d.status === 'refused')
+      return { status: d.status, attempts: Number(d.attempts), responseCode: null };
+    const event = {
+      id: ref.incidentId,
+      incident: d.incident as IncidentKind,
+      subject: d.subject,
+      event: ref.event as IncidentEvent['event'],
+      at: Number(d.at_ms),
+      detail: d.detail,
+    };
     if (ref.channel === 'email' && !deps.smtpUrl) {
       await wh.exec(`UPDATE notices SET status = 'skipped', error = 'email not sent: NEWSFLOW_SMTP_URL is not set', last_attempt_at = now() ${where}`, key);
       return { status: 'skipped', attempts: Number(d.attempts), responseCode: null };
@@ -196,7 +208,12 @@ export function createNoticesActivities(deps: NoticesDeps) {
         );
         code = res.status;
       } else {
-        await sendMail(deps.smtpUrl!, { to: ref.target, subject: noticeText(event).slice(0, 200), text: noticeText(event), messageId: `<${d.idempotency_key}@newsflow>` });
+        await sendMail(deps.smtpUrl!, {
+          to: ref.target,
+          subject: noticeText(event).slice(0, 200),
+          text: noticeText(event),
+          messageId: `<${d.idempotency_key}@newsflow>`,
+        });
         code = 250;
       }
     } catch (e) {

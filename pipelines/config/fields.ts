@@ -126,7 +126,9 @@ export const Notify = z
   .strictObject({
     webhook: z
       .strictObject({
-        url: z.url({ protocol: /^https?$/ }).describe('the URL notices are POSTed to (under the fetch policy: public addresses unless NEWSFLOW_FETCH_ALLOW lists it)'),
+        url: z
+          .url({ protocol: /^https?$/ })
+          .describe('the URL notices are POSTed to (under the fetch policy: public addresses unless NEWSFLOW_FETCH_ALLOW lists it)'),
         format: z.enum(['json', 'slack']).default('json').describe('json: the incident as fields; slack: `{"text": …}`, what a Slack incoming webhook takes'),
         headers: z.record(z.string(), z.string()).optional().describe('headers sent with each notice (e.g. Authorization: ${HOOK_TOKEN})'),
       })

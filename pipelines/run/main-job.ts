@@ -10,7 +10,8 @@ import { cacheDir } from '../../lib/cache-dir.js';
 import { SCOPES } from '../../spec/index.js';
 import { corpusCache, serviceConfig, startService, type CorpusCache, type RunningService, type SeedResult } from '../../service/index.js';
 import { TASK_QUEUES } from '../../workflows/queues.js';
-import { applyFeedSchedule, applySchedules, declareSchedules, FEED_SCHEDULE_ID, noticesSchedules, pipelineScope } from '../schedules/index.js';
+import { applyFeedSchedule, applySchedules, declareSchedules, FEED_SCHEDULE_ID, pipelineScope } from '../schedules/index.js';
+import { noticesSchedules } from './notices.js';
 import { dataDirOf, useProject, warehouseDirOf, type Pipeline } from '../config/index.js';
 import { atShutdown, stopOnSignals, temporalEndpoint } from '../temporal/index.js';
 import { startWorker, temporalClient } from '../worker/index.js';
@@ -151,7 +152,7 @@ export async function mainJob(o: {
   const clientP = temporalClient(endpoint);
   const client = await clientP;
   // the notices (the file's notify:): their schedule beside the pipelines', not triggered now
-  const notices = noticesSchedules(project.pipelines, project.notify);
+  const notices = noticesSchedules(schedules, project.notify);
   await applySchedules(client, [...schedules, ...notices], pipelineScope);
   // the feed poller, when the project or `newsflow sources add` declared sources
   const feeds = await applyFeedSchedule(client, { warehouse: worker.warehouse, sources: project.sources });

@@ -7,7 +7,7 @@
 import { isAlertSchedule } from '../../activities/schedules.js';
 import { FEED_SCHEDULE_ID } from './feeds.js';
 
-export { declareSchedules, noticesSchedules, pipelineSchedules, watchedPipelines, INDEX_COUNT_CADENCE, NOTICES_SCHEDULE_ID, RESEARCH_MAX_DEPTH } from './declare.js';
+export { declareSchedules, pipelineSchedules, INDEX_COUNT_CADENCE, RESEARCH_MAX_DEPTH } from './declare.js';
 export { applyFeedSchedule, feedScheduleDecl, FEED_SCHEDULE_ID, type FeedScheduleResult } from './feeds.js';
 
 /**

@@ -37,7 +37,14 @@ describe('incidentEvents', () => {
     expect(incidentEvents(facts([pipeline()]), open, T0 + 5 * H)).toEqual([]);
     const landed = pipeline({ lastSuccessAt: T0 + 5 * H, newest: { at: T0 + 5 * H, failed: null } });
     expect(incidentEvents(facts([landed]), open, T0 + 5 * H + 1000)).toEqual([
-      { id: 'stale/ukraine/x', incident: 'stale', subject: 'ukraine', event: 'resolved', at: T0 + 5 * H + 1000, detail: 'pipeline ukraine: a load landed at 2026-12-02T10:00:00.000Z' },
+      {
+        id: 'stale/ukraine/x',
+        incident: 'stale',
+        subject: 'ukraine',
+        event: 'resolved',
+        at: T0 + 5 * H + 1000,
+        detail: 'pipeline ukraine: a load landed at 2026-12-02T10:00:00.000Z',
+      },
     ]);
   });
 

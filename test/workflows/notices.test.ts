@@ -80,7 +80,12 @@ beforeAll(async () => {
   warehouse = await Warehouse.open(tempDir('newsflow-wh-'));
   const activities = { ...createNoticesActivities({ warehouse, smtpUrl: null }) };
   noticeWorkers = [
-    await Worker.create({ connection: env.nativeConnection, taskQueue: NOTICES_QUEUE, workflowsPath: require.resolve('../../workflows/notices.ts'), activities }),
+    await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue: NOTICES_QUEUE,
+      workflowsPath: require.resolve('../../workflows/notices.ts'),
+      activities,
+    }),
     await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.deliveries, activities }),
   ];
   noticesRunning = Promise.all(noticeWorkers.map((w) => w.run()));
@@ -170,7 +175,10 @@ describe('notices on the time-skipping server', () => {
     expect(await w.runUntil(land('ukraine'))).toBe('completed');
     expect(await round(input)).toMatchObject({ opened: [], resolved: [id], delivered: 1 });
     expect(got).toHaveLength(2);
-    expect(got[1]).toMatchObject({ key: `${id}.resolved`, body: { incident_id: id, event: 'resolved', detail: expect.stringMatching(/^pipeline ukraine: a load landed at /) } });
+    expect(got[1]).toMatchObject({
+      key: `${id}.resolved`,
+      body: { incident_id: id, event: 'resolved', detail: expect.stringMatching(/^pipeline ukraine: a load landed at /) },
+    });
     for (const skip of [MIN, 20 * MIN]) {
       await env.sleep(skip);
       expect(await round(input)).toMatchObject({ opened: [], resolved: [], delivered: 0 });
@@ -198,7 +206,10 @@ describe('notices on the time-skipping server', () => {
       expect(opened).toMatchObject({ opened: [expect.stringMatching(/^failed_run\/covid\//)], delivered: 1 });
       const id = opened.opened[0]!;
       expect(got).toEqual([
-        { key: `${id}.opened`, body: { text: '[newsflow] OPENED failed_run: pipeline covid: run failed: check min_rows failed for pipeline covid: 0 rows < 1' } },
+        {
+          key: `${id}.opened`,
+          body: { text: '[newsflow] OPENED failed_run: pipeline covid: run failed: check min_rows failed for pipeline covid: 0 rows < 1' },
+        },
       ]);
       await env.sleep(5 * MIN);
       expect(await round(input)).toMatchObject({ opened: [], resolved: [], delivered: 0 });

@@ -6,7 +6,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseProjectFile } from '../../../pipelines/config/index.js';
-import { NOTICES_SCHEDULE_ID, noticesSchedules } from '../../../pipelines/schedules/index.js';
+import { NOTICES_SCHEDULE_ID, noticesSchedules } from '../../../pipelines/run/notices.js';
+import { declareSchedules } from '../../../pipelines/schedules/index.js';
 
 const file = path.join(process.cwd(), 'newsflow.yaml');
 const errorsOf = (yaml: string): string[] => {
@@ -30,7 +31,7 @@ describe('notify: in the project file', () => {
   it('unset: no notices schedule', () => {
     const f = parseProjectFile(`${PIPELINES}\n`, file, {});
     expect(f.notify).toBeUndefined();
-    expect(noticesSchedules(f.pipelines, f.notify)).toEqual([]);
+    expect(noticesSchedules(declareSchedules(f.pipelines), f.notify)).toEqual([]);
   });
 
   it('set: one schedule every minute (default) watching every pipeline not paused, with its error_after; the webhook and addresses are not in its argument', () => {
@@ -44,13 +45,20 @@ describe('notify: in the project file', () => {
       email: { to: ['ops@example.com'] },
       every: '1m',
     });
-    const [d, ...more] = noticesSchedules(f.pipelines, f.notify);
+    const [d, ...more] = noticesSchedules(declareSchedules(f.pipelines), f.notify);
     expect(more).toEqual([]);
     expect(d).toMatchObject({
       id: NOTICES_SCHEDULE_ID,
       workflowType: 'pipelineNotices',
       spec: { intervals: [{ every: 60_000 }] },
-      args: [{ pipelines: [{ name: 'ukraine', errorAfterMs: 2 * H }, { name: 'chips', errorAfterMs: 3 * H }] }],
+      args: [
+        {
+          pipelines: [
+            { name: 'ukraine', errorAfterMs: 2 * H },
+            { name: 'chips', errorAfterMs: 3 * H },
+          ],
+        },
+      ],
     });
     expect(d!.description).toBe(
       'notices: failed runs, pipelines past error_after, sources failing for a day, and recoveries, to webhook (slack) and email to 1, every 1m',
@@ -65,7 +73,11 @@ describe('notify: in the project file', () => {
 
   const cases: [string, string, string][] = [
     ['neither webhook nor email', 'notify:\n  every: 5m\n', 'newsflow.yaml:2:3: notify: give webhook, email or both'],
-    ['a format neither json nor slack', 'notify:\n  webhook: { url: "https://example.com/h", format: teams }\n', 'newsflow.yaml:2:52: notify.webhook.format: takes one of: "json", "slack"'],
+    [
+      'a format neither json nor slack',
+      'notify:\n  webhook: { url: "https://example.com/h", format: teams }\n',
+      'newsflow.yaml:2:52: notify.webhook.format: takes one of: "json", "slack"',
+    ],
     [
       'a URL that is not http(s)',
       'notify:\n  webhook: { url: "ftp://example.com/h" }\n',
