@@ -5,8 +5,9 @@
  * Temporal schedule is read: a pipeline is judged by its `_loads` rows alone, so the rule is the
  * same on any server (the time-skipping test server has no schedules).
  *
- * - `failed_run`: the pipeline's newest load failed its checks (`_loads.check_failed`, written by
- *   the run before it failed); resolved by a newer load that passed.
+ * - `failed_run`: the pipeline's newest run failed: its newest load failed its checks
+ *   (`_loads.check_failed`, written by the run before it failed), or its newest finished run (Temporal's
+ *   visibility, activities/notices.ts) failed before it recorded a load; resolved by a newer one that passed.
  * - `stale`: the last successful load is older than the pipeline's error_after; resolved when a
  *   load lands again. A pipeline with no successful load yet is not judged (no load to be late
  *   from: `newsflow status` says so).

@@ -11,6 +11,7 @@
  * fetch policy, no redirects); a refused one is recorded `refused` and never retried.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { FetchRefused, type FetchOptions } from '../lib/fetch/fetcher.js';
 import { incidentEvents, noticeText, SOURCE_FAILING_MS, type Facts, type IncidentEvent, type IncidentKind, type OpenIncident } from './incidents.js';
@@ -30,6 +31,11 @@ export interface NoticesDeps {
   webhookTimeoutMs?: number;
   /** the webhook POSTs' address policy and resolver (default: $NEWSFLOW_FETCH_ALLOW, the system resolver) */
   webhookFetch?: Pick<FetchOptions, 'policy' | 'lookup'>;
+  /**
+   * Temporal's visibility, for the runs of the pipelines' schedules (a run failed before it recorded
+   * a load: an API error, a revoked key); unset: failed runs are those whose checks failed in `_loads`
+   */
+  temporal?: () => Promise<Client>;
   /** the worker's project file's `notify:` (a round's own `notify` wins); kept out of the schedule's arguments, whose history would show its headers */
   notify?: NotifyConfig | null;
 }
@@ -37,8 +43,8 @@ export interface NoticesDeps {
 export interface NoticesRoundInput {
   /** the round's time (the workflow's clock, ms) */
   now: number;
-  /** the watched pipelines and their error_after (null: never stale) */
-  pipelines: { name: string; errorAfterMs: number | null }[];
+  /** the watched pipelines, their error_after (null: never stale) and their schedules' ids (whose runs' outcomes count) */
+  pipelines: { name: string; errorAfterMs: number | null; schedules?: string[] }[];
   /** where the notices go (default: the worker's `notify:`) */
   notify?: NotifyConfig;
   /** how long a source fails before it is an incident (default a day) */
@@ -105,17 +111,32 @@ export function createNoticesActivities(deps: NoticesDeps) {
         )
       : [];
     const byName = new Map(loads.map((r) => [r.pipeline, r]));
+    const runs = new Map<string, { at: number; failed: string | null }>();
+    if (deps.temporal) {
+      const c = await deps.temporal();
+      for (const p of input.pipelines) {
+        // visibility that does not answer leaves the round to the warehouse's facts (it still notices staleness)
+        const r = await newestRun(c, p.schedules ?? []).catch((e: unknown) => {
+          console.error(`notices: the runs of pipeline ${p.name} are not known (Temporal's visibility: ${(e as Error).message}); judged by _loads alone`);
+          return null;
+        });
+        if (r) runs.set(p.name, r);
+      }
+    }
     const sources = await wh.query<{ source: string; failing_ms: bigint | null; last_error: string | null }>(
       "SELECT source, epoch_ms(failing_since) AS failing_ms, last_error FROM sources WHERE status = 'failing' AND failing_since IS NOT NULL ORDER BY source",
     );
     return {
       pipelines: input.pipelines.map((p) => {
         const r = byName.get(p.name);
+        const load = r ? { at: Number(r.newest_at), failed: r.newest_failed || null } : null;
+        // the newest of its newest load and its newest finished run (a run that failed before its load records none)
+        const run = runs.get(p.name) ?? null;
         return {
           pipeline: p.name,
           errorAfterMs: p.errorAfterMs,
           lastSuccessAt: r?.last_ok == null ? null : Number(r.last_ok),
-          newest: r ? { at: Number(r.newest_at), failed: r.newest_failed || null } : null,
+          newest: run && (!load || run.at > load.at) ? run : load,
         };
       }),
       failingSources: sources.map((s) => ({ source: s.source, failingSince: Number(s.failing_ms), lastError: s.last_error })),
@@ -233,3 +254,35 @@ export function createNoticesActivities(deps: NoticesDeps) {
 }
 
 export type NoticesActivities = ReturnType<typeof createNoticesActivities>;
+
+const FAILED = new Set(['FAILED', 'TIMED_OUT', 'TERMINATED']);
+
+/** The innermost message of a failed run's error chain. */
+function innermost(e: unknown): string {
+  let m = (e as Error).message;
+  for (let c = (e as { cause?: unknown }).cause; c; c = (c as { cause?: unknown }).cause) m = (c as Error).message || m;
+  return m.slice(0, 500);
+}
+
+/** The newest finished run the schedules started (Temporal's visibility: TemporalScheduledById), with its failure; null: none. */
+async function newestRun(c: Client, schedules: readonly string[]): Promise<{ at: number; failed: string | null } | null> {
+  let best: { at: number; id: string; runId: string; failed: boolean } | null = null;
+  for (const id of schedules) {
+    const q = `TemporalScheduledById = '${id.replace(/'/g, "''")}' AND ExecutionStatus != 'Running'`;
+    for await (const w of c.workflow.list({ query: q })) {
+      const at = (w.closeTime ?? w.startTime).getTime();
+      if (!best || at > best.at) best = { at, id: w.workflowId, runId: w.runId, failed: FAILED.has(w.status.name) };
+      break; // newest first
+    }
+  }
+  if (!best) return null;
+  if (!best.failed) return { at: best.at, failed: null };
+  const why = await c.workflow
+    .getHandle(best.id, best.runId)
+    .result()
+    .then(
+      () => 'failed',
+      (e: unknown) => innermost(e),
+    );
+  return { at: best.at, failed: `run ${best.id}: ${why}` };
+}

@@ -18,16 +18,17 @@ export const NOTICES_SCHEDULE_ID = 'newsflow-notices';
  * schedule as `newsflow status` does; a pipeline of several schedules: the longest): every
  * pipeline with a schedule that is not paused.
  */
-export function watchedPipelines(schedules: readonly ScheduleDecl[], now = Date.now()): { name: string; errorAfterMs: number | null }[] {
-  const out = new Map<string, number | null>();
+export function watchedPipelines(schedules: readonly ScheduleDecl[], now = Date.now()): { name: string; errorAfterMs: number | null; schedules: string[] }[] {
+  const out = new Map<string, { errorAfterMs: number | null; schedules: string[] }>();
   for (const d of schedules) {
     if (d.paused) continue;
     const name = d.pipeline ?? d.id;
     const e = freshnessOf(periodOf(d, now), d.freshness).error;
     const had = out.get(name);
-    out.set(name, had === undefined ? e : had === null || e === null ? null : Math.max(had, e));
+    if (!had) out.set(name, { errorAfterMs: e, schedules: [d.id] });
+    else out.set(name, { errorAfterMs: had.errorAfterMs === null || e === null ? null : Math.max(had.errorAfterMs, e), schedules: [...had.schedules, d.id] });
   }
-  return [...out].map(([name, errorAfterMs]) => ({ name, errorAfterMs }));
+  return [...out].map(([name, w]) => ({ name, ...w }));
 }
 
 /**

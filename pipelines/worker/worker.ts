@@ -169,7 +169,13 @@ export async function createWorkers(
     ...createDeepResearchActivities({ client: deps.client, warehouse: deps.warehouse }),
     ...createFeedPollActivities({ client: deps.client, warehouse: deps.warehouse }),
     ...createMaintenanceActivities({ warehouse: deps.warehouse }),
-    ...createNoticesActivities({ warehouse: deps.warehouse, smtpUrl: deps.smtpUrl ?? null, webhookFetch: deps.webhookFetch, notify: deps.notify ?? null }),
+    ...createNoticesActivities({
+      warehouse: deps.warehouse,
+      temporal: temporalClient,
+      smtpUrl: deps.smtpUrl ?? null,
+      webhookFetch: deps.webhookFetch,
+      notify: deps.notify ?? null,
+    }),
   };
   if (deps.extension) {
     const yours = deps.extension.activities({ client: deps.client, warehouse: deps.warehouse });
