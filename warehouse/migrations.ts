@@ -10,6 +10,7 @@ import { GRAPH_TABLES } from './tables/graph.js';
 import { RESEARCH_TABLES } from './tables/research.js';
 import { PIPELINE_TABLES } from './tables/pipelines.js';
 import { FEED_TABLES } from './tables/feeds.js';
+import { NOTICE_TABLES } from './tables/notices.js';
 import { SCHEMA_CHANGES_DDL } from './schema-ledger.js';
 
 /** DuckLake has no primary keys: the merge key lives in the table definition and in `land`'s MERGE. */
@@ -99,6 +100,14 @@ const VERSIONED_MIGRATIONS: [version: number, sql: string[]][] = [
   [34, [SCHEMA_CHANGES_DDL]],
   // a load's checks (the project file's `checks:`): each check's outcome, and the failure's message (NULL: passed, or none configured)
   [36, ['ALTER TABLE _loads ADD COLUMN checks JSON', 'ALTER TABLE _loads ADD COLUMN check_failed VARCHAR']],
+  // the notices ledger (the project file's `notify:`): one row per (incident, event, channel), its lock row
+  [
+    37,
+    [
+      ...NOTICE_TABLES.map(createTable),
+      ...NOTICE_TABLES.map((t) => `INSERT INTO _land_locks SELECT '${t.name}', 0 WHERE NOT EXISTS (SELECT 1 FROM _land_locks WHERE table_name = '${t.name}')`),
+    ],
+  ],
 ];
 
 /**

@@ -8,3 +8,4 @@ export { entityGraph } from './entity-graph.js';
 export { deepResearch } from './deep-research.js';
 export { feedPoll } from './feed-poll.js';
 export { lakeMaintenance } from './maintenance.js';
+export { pipelineNotices } from './notices.js';

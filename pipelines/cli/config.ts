@@ -34,8 +34,10 @@ export function register(program: Command): void {
     .action(async () => {
       const { useProject } = await import('../config/index.js');
       const { declareSchedules } = await import('../schedules/declare.js');
+      const { noticesSchedules } = await import('../run/notices.js');
       const p = useProject();
-      const schedules = declareSchedules(p.pipelines);
+      const declared = declareSchedules(p.pipelines);
+      const schedules = [...declared, ...noticesSchedules(declared, p.notify)];
       const where = p.file ? path.relative(process.cwd(), p.file) || p.file : 'no newsflow.yaml here: the defaults (newsflow init writes them to a file)';
       console.log(`${where}: ok, ${p.pipelines.length} pipeline(s), ${schedules.length} schedule(s), ${p.sources.length} source(s)`);
       for (const s of schedules) console.log(`  ${s.id}: ${s.description}`);

@@ -109,8 +109,11 @@ export function register(program: Command): void {
     .action(async (o: { dataDir?: string; dryRun?: boolean; json?: boolean }) => {
       const { useProject } = await import('../config/index.js');
       const { applyFeedSchedule, applyPlan, declareSchedules, FEED_SCHEDULE_ID, pipelineScope, planSchedules } = await import('../schedules/index.js');
+      const { noticesSchedules } = await import('../run/notices.js');
       const project = useProject();
-      const schedules = declareSchedules(project.pipelines);
+      // the pipelines' schedules, and the notices' when the file sets notify:
+      const declared = declareSchedules(project.pipelines);
+      const schedules = [...declared, ...noticesSchedules(declared, project.notify)];
       await withTemporal(o.dataDir, async (c) => {
         const plan = await planSchedules(c, schedules, pipelineScope);
         const applied = o.dryRun ? null : await applyPlan(c, plan);

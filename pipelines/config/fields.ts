@@ -115,3 +115,31 @@ export const kindBase = {
   schedule: Schedule.optional(),
   freshness: Freshness.optional(),
 };
+
+/**
+ * Where notices go (docs/operations.md, Notices): a webhook (JSON, or Slack's `{"text": …}`) and/or
+ * email addresses (through NEWSFLOW_SMTP_URL). Set, one schedule judges every pipeline each
+ * `every`: a failed run, a pipeline past its error_after, a source failing for a day, and the
+ * recovery of each, one notice per incident event.
+ */
+export const Notify = z
+  .strictObject({
+    webhook: z
+      .strictObject({
+        url: z
+          .url({ protocol: /^https?$/ })
+          .describe('the URL notices are POSTed to (under the fetch policy: public addresses unless NEWSFLOW_FETCH_ALLOW lists it)'),
+        format: z.enum(['json', 'slack']).default('json').describe('json: the incident as fields; slack: `{"text": …}`, what a Slack incoming webhook takes'),
+        headers: z.record(z.string(), z.string()).optional().describe('headers sent with each notice (e.g. Authorization: ${HOOK_TOKEN})'),
+      })
+      .optional()
+      .describe('a webhook: one POST per notice, with the Idempotency-Key <incident id>.<event>'),
+    email: z
+      .strictObject({ to: z.array(z.email()).min(1).describe('the addresses, one mail each') })
+      .optional()
+      .describe('email through NEWSFLOW_SMTP_URL (unset: email notices are recorded as skipped)'),
+    every: Duration.default('1m').describe('how often the pipelines are judged (the notices schedule)'),
+  })
+  .refine((n) => n.webhook !== undefined || n.email !== undefined, { message: 'give webhook, email or both', when: (p) => p.issues.length === 0 })
+  .describe('notices of failed runs, pipelines past error_after and sources failing for a day, and of their recovery (docs/operations.md, Notices)');
+export type Notify = z.infer<typeof Notify>;

@@ -204,6 +204,7 @@ function describeIssue(i: Issue, missing: boolean): string {
           : `takes a number ${i.inclusive ? '<=' : '<'} ${i.maximum}`;
     case 'invalid_format':
       if (i.format === 'url') return 'takes an http(s) URL, e.g. https://api.example.com';
+      if (i.format === 'email') return 'takes an email address, e.g. ops@example.com';
       return i.format === 'regex' ? `takes ${i.message.replace(/^Invalid (string|input): /i, '')}` : `takes a ${i.format}`;
     default:
       return i.message;

@@ -40,6 +40,8 @@ export interface Project {
   /** the worker's /metrics and /healthz (port unset: not served) */
   metrics: { port?: number; host: string };
   pipelines: Pipeline[];
+  /** where notices of incidents go (unset: none are sent) */
+  notify?: ProjectFile['notify'];
   sources: ProjectFile['sources'];
   /** absolute path of the user's workflows module, if any */
   workflows?: string;
@@ -107,6 +109,7 @@ export function resolveProject(f: ProjectFile, file: string | null, dir: string,
     workers: workers !== undefined ? Number(workers) : f.workers,
     metrics: { port: metricsPort !== undefined ? Number(metricsPort) : f.metrics.port, host: f.metrics.host },
     pipelines: pipelinesWithEnv(f.pipelines, env, warnings),
+    ...(f.notify ? { notify: f.notify } : {}),
     sources: f.sources,
     workflows,
     warnings,

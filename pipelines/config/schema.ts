@@ -9,8 +9,9 @@ import { LIMIT_GROUPS } from '../../spec/index.js';
 import { SourceEntry, sourceName } from '../../lib/feeds/source.js';
 import type { DefaultSchedule } from '../../workflows/kinds.js';
 import { BUILTIN_KINDS, findKind, kinds, kindsVersion, type KindDef } from './kinds/index.js';
+import { Notify } from './fields.js';
 
-export { Checks, CronExpr, Duration, Freshness, NewsFilters, PipelineName, Schedule, durationMs, kindBase } from './fields.js';
+export { Checks, CronExpr, Duration, Freshness, NewsFilters, Notify, PipelineName, Schedule, durationMs, kindBase } from './fields.js';
 export { NewsPipeline } from './kinds/news.js';
 export { DistributionPipeline } from './kinds/distribution.js';
 export { StoriesPipeline, StoryTracker } from './kinds/stories.js';
@@ -125,6 +126,7 @@ const projectFile = (pipeline: typeof Pipeline) =>
         .default({ host: '127.0.0.1' })
         .describe("the worker's metrics and health endpoint (docs/operations.md, Metrics)"),
       pipelines: z.array(pipeline).default([]).describe('named pipelines: each a kind with its parameters and a schedule'),
+      notify: Notify.optional(),
       sources: z.array(SourceEntry).default([]).describe('feeds and sitemaps the service is filled from as they publish (see docs/pipelines.md, live news)'),
       workflows: z.string().optional().describe("a module of your own workflows and activities, registered with newsflow's worker (e.g. ./pipelines.ts)"),
     })

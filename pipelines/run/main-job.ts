@@ -11,6 +11,7 @@ import { SCOPES } from '../../spec/index.js';
 import { corpusCache, serviceConfig, startService, type CorpusCache, type RunningService, type SeedResult } from '../../service/index.js';
 import { TASK_QUEUES } from '../../workflows/queues.js';
 import { applyFeedSchedule, applySchedules, declareSchedules, FEED_SCHEDULE_ID, pipelineScope } from '../schedules/index.js';
+import { noticesSchedules } from './notices.js';
 import { dataDirOf, useProject, warehouseDirOf, type Pipeline } from '../config/index.js';
 import { atShutdown, stopOnSignals, temporalEndpoint } from '../temporal/index.js';
 import { startWorker, temporalClient } from '../worker/index.js';
@@ -150,7 +151,9 @@ export async function mainJob(o: {
   atShutdown(() => worker.stop());
   const clientP = temporalClient(endpoint);
   const client = await clientP;
-  await applySchedules(client, schedules, pipelineScope);
+  // the notices (the file's notify:): their schedule beside the pipelines', not triggered now
+  const notices = noticesSchedules(schedules, project.notify);
+  await applySchedules(client, [...schedules, ...notices], pipelineScope);
   // the feed poller, when the project or `newsflow sources add` declared sources
   const feeds = await applyFeedSchedule(client, { warehouse: worker.warehouse, sources: project.sources });
   const stopLoads = await watchLoads(worker.warehouse, secs);
@@ -177,6 +180,7 @@ ${worker.metricsUrl ? `Metrics:     ${worker.metricsUrl}/metrics (the worker's),
 Pipelines (each triggered once now):
 ${pipelines.join('\n')}
 Backfill:    ${backfill}
+Notices:     ${notices[0] ? notices[0].description : 'none (set notify: in newsflow.yaml: docs/operations.md, Notices)'}
 Sources:     ${feeds.schedule.created.length + feeds.schedule.updated.length + feeds.schedule.unchanged.length ? `${project.sources.length} in the project file (newsflow sources list shows them all); polled by ${FEED_SCHEDULE_ID}` : 'none (declare feeds under sources: in newsflow.yaml, or newsflow sources add URL)'}
 Up in ${secs()}. Try:
   npx newsflow sql "SELECT domain_url, count(*) AS articles FROM articles GROUP BY 1 ORDER BY 2 DESC LIMIT 10"

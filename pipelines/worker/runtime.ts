@@ -107,6 +107,7 @@ export async function startWorker(opts: {
     limits: project.limits,
     workers: project.workers,
     smtpUrl: project.smtpUrl,
+    notify: project.notify ?? null,
   });
   const running = workers.run();
   let server: import('./metrics.js').MetricsServer | null = null;

@@ -21,6 +21,7 @@ import type { Warehouse } from '../../warehouse/warehouse.js';
 import { createNewsIngestActivities } from '../../activities/news-ingest.js';
 import { createDistributionActivities } from '../../activities/distribution-pull.js';
 import { createAlertRunnerActivities, type AlertRunnerDeps } from '../../activities/alert-runner.js';
+import { createNoticesActivities, type NotifyConfig } from '../../activities/notices.js';
 import { createStoryTrackerActivities } from '../../activities/story-tracker.js';
 import { createIndexCountSamplerActivities } from '../../activities/index-count-sampler.js';
 import { createEntityGraphActivities } from '../../activities/entity-graph.js';
@@ -50,6 +51,8 @@ export interface WorkerDeps {
   smtpUrl?: string | null;
   /** the address policy and resolver of webhook POSTs (default: $NEWSFLOW_FETCH_ALLOW and the system resolver) */
   webhookFetch?: AlertRunnerDeps['webhookFetch'];
+  /** where notices go (the project file's `notify:`; unset: a notices round fails, saying so) */
+  notify?: NotifyConfig | null;
   /** where the webpack report of the workflow bundle goes (default: the Runtime's logger) */
   bundlerLogger?: Logger;
   /** workers sharing the API key (the project's `workers`, default 1): each runs concurrency / workers activities at once */
@@ -166,6 +169,13 @@ export async function createWorkers(
     ...createDeepResearchActivities({ client: deps.client, warehouse: deps.warehouse }),
     ...createFeedPollActivities({ client: deps.client, warehouse: deps.warehouse }),
     ...createMaintenanceActivities({ warehouse: deps.warehouse }),
+    ...createNoticesActivities({
+      warehouse: deps.warehouse,
+      temporal: temporalClient,
+      smtpUrl: deps.smtpUrl ?? null,
+      webhookFetch: deps.webhookFetch,
+      notify: deps.notify ?? null,
+    }),
   };
   if (deps.extension) {
     const yours = deps.extension.activities({ client: deps.client, warehouse: deps.warehouse });

@@ -32,6 +32,7 @@ export const TEST_NAMESPACES = [
   'nf-schedule-cli',
   'nf-metrics',
   'nf-status',
+  'nf-notices',
 ] as const;
 
 declare module 'vitest' {

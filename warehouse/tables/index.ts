@@ -17,6 +17,7 @@ import { GRAPH_TABLES } from './graph.js';
 import { RESEARCH_TABLES } from './research.js';
 import { PIPELINE_TABLES } from './pipelines.js';
 import { FEED_TABLES } from './feeds.js';
+import { NOTICE_TABLES } from './notices.js';
 
 export const TABLES: TableDef[] = [
   ...NEWS_TABLES,
@@ -28,5 +29,6 @@ export const TABLES: TableDef[] = [
   ...RESEARCH_TABLES,
   ...PIPELINE_TABLES,
   ...FEED_TABLES,
+  ...NOTICE_TABLES,
 ];
 export const TABLES_BY_NAME = Object.fromEntries(TABLES.map((t) => [t.name, t]));
