@@ -58,7 +58,13 @@ export interface AppOptions {
 export function defaultReadiness(services: Services): Readiness {
   const r = new Readiness();
   r.add('store', () => ({ ready: !!services.db }));
-  r.add('index', () => (services.news ? { ready: true } : { ready: false, detail: 'no news store opened' }));
+  r.add('index', () => {
+    const news = services.news;
+    if (!news) return { ready: false, detail: 'no news store opened' };
+    // a background open: the index is still loading (its progress: articles placed of those stored)
+    if (!news.ready) return { ready: false, detail: `the news index is loading: ${news.progress.placed} of ${news.progress.indexed} articles placed` };
+    return { ready: true };
+  });
   return r;
 }
 
