@@ -22,7 +22,7 @@ export const warehouseOf = (o: { warehouse?: string; dataDir?: string }) => path
 /** the worker's /metrics and /healthz port (over metrics.port of the project file and NEWSFLOW_METRICS_PORT) */
 export const metricsPortOpt = [
   '--metrics-port <port>',
-  "serve the worker's /metrics (Prometheus text: newsflow's and Temporal's) , /healthz and the /status page on this port (0: any free port)",
+  "serve the worker's /metrics (Prometheus text: newsflow's and Temporal's), /healthz and the /status page on this port (0: any free port)",
   (v: string) => intArg('--metrics-port')(v),
 ] as const;
 
