@@ -119,7 +119,9 @@ const projectFile = (pipeline: typeof Pipeline) =>
             .min(0)
             .max(65535)
             .optional()
-            .describe("the worker's /metrics (Prometheus text, its own and Temporal's), /healthz and the /status page on this port (unset: none; 0: any free port)")
+            .describe(
+              "the worker's /metrics (Prometheus text, its own and Temporal's), /healthz and the /status page on this port (unset: none; 0: any free port)",
+            )
             .meta({ 'x-env': 'NEWSFLOW_METRICS_PORT' }),
           host: z.string().min(1).default('127.0.0.1').describe("the address the worker's metrics port listens on (0.0.0.0: every interface)"),
         })

@@ -92,7 +92,20 @@ describe('worker metrics', () => {
     expect(limited).toBeGreaterThan(0);
     expect(m.sum('newsflow_api_retries_total', { group: 'news', status: '429' })).toBe(limited);
     // the service counted the same: its 200s and 429s of the search route
-    const served = parsePrometheus(await (await fetch(`${svc.url}/metrics`)).text());
+    const servedText = await (await fetch(`${svc.url}/metrics`)).text();
+    const served = parsePrometheus(servedText);
+    // an excerpt of both, as curl shows them
+    const excerpt = (text: string, re: RegExp) =>
+      text
+        .split('\n')
+        .filter((l) => re.test(l))
+        .slice(0, 12)
+        .join('\n');
+    const workerText = await (await fetch(`${worker.metricsUrl}/metrics`)).text();
+    console.log(
+      `curl worker/metrics (excerpt):\n${excerpt(workerText, /^newsflow_(rows_landed|api_requests|api_retries|last_success)|^temporal_workflow_completed/)}`,
+    );
+    console.log(`curl service/metrics (excerpt):\n${excerpt(servedText, /^newsflow_http_(requests_total|rate_limited)|^newsflow_limiter_inflight/)}`);
     expect(served.sum('newsflow_http_requests_total', { route: '/v1/news/search', status: '200' })).toBe(pages);
     expect(served.sum('newsflow_http_rate_limited_total', { route: '/v1/news/search', group: 'news' })).toBe(limited);
     // the Temporal SDK's own, in the same text
