@@ -7,7 +7,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { startWorker } from '../../../pipelines/worker/runtime.js';
@@ -21,6 +20,7 @@ import { startCorpusService } from '../../helpers/news.js';
 import { tempDir, type TestService } from '../../helpers/service.js';
 import { repoRoot } from '../../helpers/paths.js';
 import { countColour, readPng } from '../../helpers/png.js';
+import { chromium } from '../../helpers/chromium.js';
 
 const NS = 'nf-status-page';
 let svc: TestService;
@@ -66,32 +66,6 @@ const ingest = (pipeline: string, from: string, to: string) =>
     workflowId: `status-page-${pipeline}-${from}`,
     args: [{ pipeline, from, to, pageSize: 25 }],
   }) as Promise<{ received: number }>;
-
-function chromium(url: string, extra: string[], profile: string) {
-  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const p = spawn('/usr/bin/chromium', [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--hide-scrollbars',
-      '--no-first-run',
-      `--user-data-dir=${profile}`,
-      '--window-size=1400,800',
-      ...extra,
-      url,
-    ]);
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => (stdout += d));
-    p.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => p.kill('SIGKILL'), 120_000);
-    p.on('error', reject);
-    p.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
 
 describe('the status page', () => {
   it('escapes every value and draws what it is given', () => {
@@ -147,13 +121,13 @@ describe('the status page', () => {
     fs.rmSync(png, { force: true });
     const profile = tempDir('newsflow-chromium-');
     try {
-      const dom = await chromium(url, ['--dump-dom'], profile);
+      const dom = await chromium(url, ['--dump-dom'], { profile, windowSize: '1400,800' });
       expect(dom.status, dom.stderr.slice(-500)).toBe(0);
       expect(dom.stdout).toContain('<table id="pipelines">');
       expect(dom.stdout.match(/<tr class="pipeline">/g)?.length).toBe(2);
       expect(dom.stdout).toMatch(/<svg class="spark"/);
       expect(dom.stdout).toMatch(/<svg class="chart"[^>]*aria-label="API requests per 6 hours: \d+ requests, \d+ answered 429"/);
-      const shot = await chromium(url, [`--screenshot=${png}`], profile);
+      const shot = await chromium(url, [`--screenshot=${png}`], { profile, windowSize: '1400,800' });
       expect(shot.status, shot.stderr.slice(-500)).toBe(0);
     } finally {
       fs.rmSync(profile, { recursive: true, force: true });

@@ -5,12 +5,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCorpusService } from '../../helpers/news.js';
 import { api, tempDir, type TestService } from '../../helpers/service.js';
 import { repoRoot } from '../../helpers/paths.js';
 import { countColour, readPng } from '../../helpers/png.js';
+import { chromium } from '../../helpers/chromium.js';
 import { graphThreads } from '../../../service/graph/thread.js';
 
 interface Node {
@@ -181,40 +181,16 @@ describe('POST /v1/news/graph', () => {
     fs.rmSync(png, { force: true });
     const profile = tempDir('newsflow-chromium-');
     // asynchronous: the service answering Chromium runs in this process
-    const chromium = (extra: string[]) =>
-      new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-        const p = spawn('/usr/bin/chromium', [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--hide-scrollbars',
-          '--no-first-run',
-          `--user-data-dir=${profile}`,
-          '--window-size=1400,900',
-          '--virtual-time-budget=20000',
-          ...extra,
-          url,
-        ]);
-        let stdout = '';
-        let stderr = '';
-        p.stdout.on('data', (d) => (stdout += d));
-        p.stderr.on('data', (d) => (stderr += d));
-        const timer = setTimeout(() => p.kill('SIGKILL'), 120_000);
-        p.on('error', reject);
-        p.on('close', (status) => {
-          clearTimeout(timer);
-          resolve({ status, stdout, stderr });
-        });
-      });
+    const draw = (extra: string[]) => chromium(url, ['--virtual-time-budget=20000', ...extra], { profile, windowSize: '1400,900' });
     try {
-      const dom = await chromium(['--dump-dom']);
+      const dom = await draw(['--dump-dom']);
       expect(dom.status, dom.stderr.slice(-500)).toBe(0);
       // one drawn edge per pair of entities
       const pairs = new Set((r.body.full_graph.edges as Edge[]).map((e) => [e.from, e.to].sort().join('|'))).size;
       expect(dom.stdout).toContain(`<title>graph drawn: ${nNodes} nodes, ${pairs} edges</title>`);
       expect(dom.stdout).toMatch(new RegExp(`data-drawn="${nNodes}"`));
       expect(dom.stdout).toMatch(/<canvas/);
-      const shot = await chromium([`--screenshot=${png}`]);
+      const shot = await draw([`--screenshot=${png}`]);
       expect(shot.status, shot.stderr.slice(-500)).toBe(0);
     } finally {
       fs.rmSync(profile, { recursive: true, force: true });
