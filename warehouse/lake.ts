@@ -15,6 +15,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { UserError } from '../lib/errors.js';
 import { loadExtensions, type ExtensionName } from './extensions.js';
 
 export const LAKE_ALIAS = 'lake';
@@ -69,12 +70,19 @@ export function lakeExists(o: LakeOptions): boolean {
   return kind === 'postgres' || fs.existsSync(spec.slice('sqlite:'.length));
 }
 
+/** Catalog and data both in the warehouse folder, by default: a lake that moves as one folder. */
+const selfContained = (o: LakeOptions) => !o.catalog?.trim() && !o.dataPath?.trim();
+
 /** The ATTACH statement of the lake. */
 export function attachSql(o: LakeOptions): string {
   const { kind, spec } = catalogSpec(o);
   const alias = o.alias ?? LAKE_ALIAS;
   const opts = [`DATA_PATH ${q(dataPathOf(o))}`];
   if (kind === 'sqlite') opts.push(`META_JOURNAL_MODE 'WAL'`, 'META_BUSY_TIMEOUT 10000');
+  // the default layout (catalog and data both inside the folder, the files' paths relative to the
+  // data path) moves as one folder: a copied or moved warehouse attaches where it now is, for this
+  // session, instead of DuckLake's "DATA_PATH ... does not match" against the folder it was made in
+  if (selfContained(o)) opts.push('OVERRIDE_DATA_PATH true');
   if (o.readOnly || o.snapshot !== undefined) opts.push('READ_ONLY');
   if (o.snapshot !== undefined) opts.push(`SNAPSHOT_VERSION ${Math.trunc(o.snapshot)}`);
   return `ATTACH ${q(`ducklake:${spec}`)} AS ${alias} (${opts.join(', ')})`;
@@ -94,7 +102,19 @@ export async function attachLake(conn: DuckDBConnection, o: LakeOptions): Promis
   await loadExtensions(conn, exts);
   if (kind === 'sqlite' && !o.readOnly && o.snapshot === undefined) fs.mkdirSync(path.resolve(o.dir), { recursive: true });
   if (!remoteData(dataPathOf(o)) && !o.readOnly && o.snapshot === undefined) fs.mkdirSync(dataPathOf(o), { recursive: true });
-  await withLakeRetry(() => conn.run(attachSql(o)), { tries: 8 });
+  try {
+    await withLakeRetry(() => conn.run(attachSql(o)), { tries: 8 });
+  } catch (e) {
+    // an explicit data path that is not the one the catalog was made with: one line, and the way out
+    const m = /DATA_PATH parameter "([^"]{0,2000})" does not match existing data path in the catalog "([^"]{0,2000})"/.exec(
+      (e instanceof Error ? e.message : String(e)).slice(0, 5000),
+    );
+    if (m)
+      throw new UserError(
+        `the lake's catalog (${catalogSpec(o).spec}) keeps its files at ${m[2]}, but the data path given is ${m[1]}: set warehouse.data (NEWSFLOW_LAKE_DATA) to ${m[2]}, where the lake's files are`,
+      );
+    throw e;
+  }
   await conn.run(`USE ${alias}`);
   return alias;
 }

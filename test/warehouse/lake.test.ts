@@ -300,6 +300,32 @@ describe('the warehouse lake', () => {
     c.closeSync();
     inst.closeSync();
   }, 120_000);
+
+  it('a warehouse folder copied elsewhere reads and lands where it now is, leaving the original alone; an explicit data path the catalog was not made with is one line naming the right one', async () => {
+    const dir = tempDir('newsflow-lake-');
+    const w = await Warehouse.open(dir);
+    await land(w, articlePage(0, 10), 'orig');
+    w.close();
+    const copy = path.join(tempDir('newsflow-lake-copy-'), 'moved');
+    fs.cpSync(dir, copy, { recursive: true });
+    const read = await sqlJson(copy, 'SELECT count(*)::INTEGER AS n FROM articles');
+    expect(read.err).toBe('');
+    expect(read.rows).toEqual([{ n: 10 }]);
+    const wc = await Warehouse.open(copy);
+    await land(wc, articlePage(10, 5), 'in-copy');
+    wc.close();
+    expect((await sqlJson(copy, 'SELECT count(*)::INTEGER AS n FROM articles')).rows).toEqual([{ n: 15 }]);
+    expect((await sqlJson(dir, 'SELECT count(*)::INTEGER AS n FROM articles')).rows).toEqual([{ n: 10 }]);
+
+    const elsewhere = path.join(tempDir('newsflow-lake-data-'), 'files');
+    const wrong = await runCli(['sql', 'SELECT 1', '--warehouse', dir], { NEWSFLOW_LAKE_DATA: elsewhere });
+    console.log('explicit data path the catalog was not made with:', wrong.err.trim());
+    expect(wrong.code).toBe(1);
+    expect(wrong.err.trim().split('\n')).toHaveLength(1);
+    expect(wrong.err).toContain(`keeps its files at ${path.join(dir, 'lake')}${path.sep}`);
+    expect(wrong.err).toContain('set warehouse.data (NEWSFLOW_LAKE_DATA)');
+    expect(wrong.err).not.toMatch(/unexpected/);
+  }, 120_000);
 });
 
 const literal = (sql: string, v: unknown): string =>
