@@ -9,7 +9,8 @@ export interface UsageRow {
   pipeline: string;
   kind: string;
   loads: number;
-  rows: number;
+  /** rows inserted and updated; null for lake maintenance, whose loads count data files, not rows */
+  rows: number | null;
   api_requests: number;
   retries: number;
   http_429: number;
@@ -40,7 +41,7 @@ export async function usageSince(warehouseDir: string, since: Date): Promise<Usa
       );
     const iso = since.toISOString().replace('T', ' ').replace('Z', '');
     const rows = await r.all(`
-      SELECT pipeline, coalesce(any_value(kind), pipeline) AS kind, count(*) AS loads, sum(rows_inserted + rows_updated) AS rows,
+      SELECT pipeline, coalesce(any_value(kind), pipeline) AS kind, count(*) AS loads, sum(rows_inserted + rows_updated) FILTER (WHERE kind IS DISTINCT FROM 'maintenance') AS rows,
              coalesce(sum(api_requests), 0) AS api_requests, coalesce(sum(retries), 0) AS retries, coalesce(sum(http_429), 0) AS http_429,
              coalesce(sum(credits), 0) AS credits, count(*) FILTER (WHERE api_requests IS NULL) AS uncounted,
              strftime(max(finished_at), '%Y-%m-%dT%H:%M:%SZ') AS last_load
@@ -49,7 +50,7 @@ export async function usageSince(warehouseDir: string, since: Date): Promise<Usa
       pipeline: String(x.pipeline),
       kind: String(x.kind),
       loads: Number(x.loads),
-      rows: Number(x.rows ?? 0),
+      rows: x.rows === null || x.rows === undefined ? null : Number(x.rows),
       api_requests: Number(x.api_requests),
       retries: Number(x.retries),
       http_429: Number(x.http_429),
@@ -69,7 +70,7 @@ export function usageTable(rows: UsageRow[], since: Date): string {
   const total = rows.reduce(
     (a, r) => ({
       loads: a.loads + r.loads,
-      rows: a.rows + r.rows,
+      rows: a.rows + (r.rows ?? 0),
       req: a.req + r.api_requests,
       ret: a.ret + r.retries,
       t: a.t + r.http_429,
@@ -81,7 +82,7 @@ export function usageTable(rows: UsageRow[], since: Date): string {
     r.pipeline,
     r.kind,
     fmt(r.loads),
-    fmt(r.rows),
+    r.rows === null ? '-' : fmt(r.rows),
     fmt(r.api_requests),
     fmt(r.retries),
     fmt(r.http_429),

@@ -13,12 +13,13 @@ beforeAll(async () => {
     'wf-a1': { apiRequests: 3, retries: 0, http429: 0, credits: 3 },
     'wf-a2': { apiRequests: 5, retries: 2, http429: 2, credits: 0.75 },
     'wf-b1': { apiRequests: 12, retries: 1, http429: 1, credits: 22 },
+    'wf-m1': { apiRequests: 0, retries: 0, http429: 0, credits: 0 },
   };
   w.setUsageSource((m) => (m.workflowId ? usage[m.workflowId] : undefined));
-  const meta = (loadId: string, pipeline: string, workflowId: string | null) => ({
+  const meta = (loadId: string, pipeline: string, workflowId: string | null, kind = 'news-ingest') => ({
     loadId,
     pipeline,
-    kind: 'news-ingest',
+    kind,
     workflowId,
     runId: null,
     windowStart: null,
@@ -29,6 +30,8 @@ beforeAll(async () => {
   await w.recordLoad(meta('b1', 'evening', 'wf-b1'), { received: 300, inserted: 300, updated: 0 }, new Date());
   // a load recorded without usage (a writer that does not count it): NULLs, shown as uncounted
   await w.recordLoad(meta('c1', 'evening', null), { received: 1, inserted: 1, updated: 0 }, new Date());
+  // lake maintenance records its live data files before and after, not rows: no rows in usage
+  await w.recordLoad(meta('m1', 'maintenance', 'wf-m1', 'maintenance'), { received: 1801, inserted: 16, updated: 0 }, new Date());
   w.close();
 }, 120_000);
 
@@ -38,12 +41,14 @@ describe('newsflow usage', () => {
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const rows = JSON.parse(r.out);
-    expect(rows.map((x: { pipeline: string }) => x.pipeline)).toEqual(['evening', 'morning']);
+    expect(rows.map((x: { pipeline: string }) => x.pipeline)).toEqual(['evening', 'morning', 'maintenance']);
     expect(rows[0]).toMatchObject({ pipeline: 'evening', loads: 2, rows: 301, api_requests: 12, retries: 1, http_429: 1, credits: 22, uncounted: 1 });
     expect(rows[1]).toMatchObject({ pipeline: 'morning', loads: 2, rows: 76, api_requests: 8, retries: 2, http_429: 2, credits: 3.75, uncounted: 0 });
+    expect(rows[2]).toMatchObject({ pipeline: 'maintenance', kind: 'maintenance', loads: 1, rows: null, api_requests: 0, uncounted: 0 });
     const t = await runCli(['usage', '--since', '1d', '--warehouse', dir]);
     console.log(`newsflow usage --since 1d:\n${t.out}`);
-    expect(t.out).toMatch(/^total\s+4\s+377\s+20\s+3\s+3\s+25\.75$/m);
+    expect(t.out).toMatch(/^maintenance\s+maintenance\s+1\s+-\s+0\s+0\s+0\s+0\s/m);
+    expect(t.out).toMatch(/^total\s+5\s+377\s+20\s+3\s+3\s+25\.75$/m);
     expect(t.out).toContain('1 load(s) recorded without API usage');
   });
 
