@@ -40,7 +40,14 @@ describe('the page reader pool', () => {
   it('decodes fetched bytes in the thread (charset detection off the event loop) and reads them as decodePage then readPage here', async () => {
     const para = 'Le café à la gare ouvre déjà à six heures, et les voyageurs pressés y prennent un crème. '.repeat(8);
     const html = `<html><head><meta charset="iso-8859-1"><title>Café de la gare</title></head><body><article><h1>Café de la gare</h1>${`<p>${para}</p>`.repeat(4)}</article></body></html>`;
-    const bytes: FetchedBytes = { url: 'https://pages.example/cafe', redirects: [], status: 200, contentType: 'text/html', header: 'text/html', body: Buffer.from(html, 'latin1') };
+    const bytes: FetchedBytes = {
+      url: 'https://pages.example/cafe',
+      redirects: [],
+      status: 200,
+      contentType: 'text/html',
+      header: 'text/html',
+      body: Buffer.from(html, 'latin1'),
+    };
     const out = await pool.readBytes(bytes);
     const here = decodePage(bytes);
     expect(out).toEqual({ read: readPage(here.html, here.url), charset: here.charset, charsetSource: here.charsetSource });
