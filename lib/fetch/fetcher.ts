@@ -97,6 +97,32 @@ export interface FetchedPage {
   html: string;
 }
 
+/** An HTML page as fetched, before decoding (`PageFetcher.fetchBytes`). */
+export interface FetchedBytes {
+  url: string;
+  redirects: string[];
+  status: number;
+  contentType: string;
+  /** the Content-Type header as sent (its charset parameter), absent when there was none */
+  header: string | undefined;
+  body: Uint8Array;
+}
+
+/** Decode a fetched page's bytes (charset from BOM, header, meta or the bytes: lib/fetch/charset.ts). */
+export function decodePage(r: FetchedBytes): FetchedPage {
+  const decoded = decodeHtml(r.body, r.header);
+  return {
+    url: r.url,
+    redirects: r.redirects,
+    status: r.status,
+    contentType: r.contentType,
+    charset: decoded.charset,
+    charsetSource: decoded.source,
+    bytes: r.body.length,
+    html: decoded.text,
+  };
+}
+
 /** A resource read as bytes (`PageFetcher.fetchResource`): a feed, a sitemap, robots.txt. */
 export interface FetchedResource {
   /** the URL it was read from (after redirects) */
@@ -345,24 +371,20 @@ export class PageFetcher {
     }
   }
 
+  /** One HTML page, decoded here (`decodeHtml`); a service decodes off its event loop instead: `fetchBytes`, then `decodePage` in a thread. */
   async fetch(rawUrl: string, signal?: AbortSignal): Promise<FetchedPage> {
+    return decodePage(await this.fetchBytes(rawUrl, signal));
+  }
+
+  /** One HTML page as its bytes, not decoded (charset detection is CPU work on the body: `decodePage`). */
+  async fetchBytes(rawUrl: string, signal?: AbortSignal): Promise<FetchedBytes> {
     const r = await this.get(rawUrl, {
       signal,
       accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1',
       what: 'HTML',
       acceptType: (type, body) => (body ? looksLikeHtml(body) : HTML_TYPES.has(type)),
     });
-    const decoded = decodeHtml(r.body, r.header);
-    return {
-      url: r.url.href,
-      redirects: r.redirects,
-      status: r.status,
-      contentType: r.contentType,
-      charset: decoded.charset,
-      charsetSource: decoded.source,
-      bytes: r.body.length,
-      html: decoded.text,
-    };
+    return { url: r.url.href, redirects: r.redirects, status: r.status, contentType: r.contentType, header: r.header, body: r.body };
   }
 
   /**

@@ -1,8 +1,10 @@
 /**
- * Page reading off the event loop. Reading a page (Readability on linkedom, page.ts) costs tens of
- * milliseconds of CPU, seconds on a large page; done in the service's thread it would stall every
- * request meanwhile and use one core. The pool runs it in worker threads, one per core by default
- * (`NEWSFLOW_PAGE_READERS`, at most 8), started on first use and unref'd (they never keep the
+ * Page decoding and reading off the event loop. Reading a page (Readability on linkedom, page.ts)
+ * costs tens of milliseconds of CPU, seconds on a large page, and detecting its charset
+ * (lib/fetch/charset.ts) is a scan of its bytes; done in the service's thread they would stall
+ * every request meanwhile and use one core. The pool runs both in worker threads (`readBytes`: the
+ * fetched bytes go to the thread; read-job.ts), one per core by default (`NEWSFLOW_PAGE_READERS`,
+ * at most 8), on lib/threads/budget-pool.ts: started on first use and unref'd (they never keep the
  * process alive). Pages queue in order; a worker that dies is replaced and its page fails with the
  * reason; when threads cannot start at all, pages are read in this thread.
  *
@@ -12,24 +14,10 @@
  * pool of size 0, or one whose threads cannot start, reads in this thread without a budget.)
  */
 import os from 'node:os';
-import { Worker } from 'node:worker_threads';
-import { readPage, type ReadPage } from './page.js';
-
-interface Job {
-  id: number;
-  html: string;
-  url: string;
-  timeoutMs: number;
-  timer?: NodeJS.Timeout;
-  resolve: (p: ReadPage) => void;
-  reject: (e: Error) => void;
-}
-interface Slot {
-  worker: Worker;
-  ready: boolean;
-  dead: boolean;
-  job: Job | null;
-}
+import type { FetchedBytes } from '../../lib/fetch/fetcher.js';
+import { BudgetExceeded, BudgetPool } from '../../lib/threads/budget-pool.js';
+import type { ReadPage } from './page.js';
+import { readJob, type ReadInput, type ReadOutput } from './read-job.js';
 
 const WORKER_FILE = new URL('./reader-worker.mjs', import.meta.url);
 
@@ -60,116 +48,41 @@ export class PageReadTimeout extends Error {
 }
 
 export class ReaderPool {
-  private slots: Slot[] = [];
-  private queue: Job[] = [];
-  private nextId = 1;
-  private broken = false;
-  private readonly timeoutMs: number;
+  private readonly pool: BudgetPool<ReadInput, ReadOutput>;
 
-  constructor(
-    private readonly size = readerCount(),
-    opts: { timeoutMs?: number } = {},
-  ) {
-    this.timeoutMs = opts.timeoutMs ?? readTimeoutMs();
+  constructor(size = readerCount(), opts: { timeoutMs?: number } = {}) {
+    this.pool = new BudgetPool({ file: WORKER_FILE, what: 'reading the page', size, timeoutMs: opts.timeoutMs ?? readTimeoutMs(), here: readJob });
   }
 
   /** Thread ids of the live workers (a timed-out one is gone at once). */
   get threads(): number[] {
-    return this.slots.map((s) => s.worker.threadId);
+    return this.pool.threads;
   }
 
   /**
    * Read a page in a worker thread (in this thread when the pool has size 0 or no thread starts),
    * within `timeoutMs` (default: the pool's) from when a worker takes it; past it, `PageReadTimeout`.
    */
-  read(html: string, url: string, o: { timeoutMs?: number } = {}): Promise<ReadPage> {
-    if (this.size === 0 || this.broken) return Promise.resolve().then(() => readPage(html, url));
-    return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, html, url, timeoutMs: o.timeoutMs ?? this.timeoutMs, resolve, reject });
-      if (this.slots.length < this.size && this.slots.every((s) => s.job || !s.ready)) this.spawn();
-      this.pump();
-    });
+  async read(html: string, url: string, o: { timeoutMs?: number } = {}): Promise<ReadPage> {
+    return (await this.job({ html, url }, o)).read;
   }
 
-  private spawn(): void {
-    let worker: Worker;
-    try {
-      worker = new Worker(WORKER_FILE);
-    } catch {
-      this.broken = true;
-      for (const j of this.queue.splice(0)) this.readHere(j);
-      return;
-    }
-    worker.unref();
-    const slot: Slot = { worker, ready: false, dead: false, job: null };
-    this.slots.push(slot);
-    worker.on('message', (m: { ready?: boolean; id?: number; page?: ReadPage; error?: string }) => {
-      if (m.ready) {
-        slot.ready = true;
-      } else if (slot.job && m.id === slot.job.id) {
-        const job = slot.job;
-        clearTimeout(job.timer);
-        slot.job = null;
-        if (m.error !== undefined) job.reject(new Error(m.error));
-        else job.resolve(m.page!);
-      }
-      this.pump();
-    });
-    const gone = (why: string) => {
-      if (slot.dead) return;
-      slot.dead = true;
-      this.slots = this.slots.filter((s) => s !== slot);
-      if (slot.job) {
-        clearTimeout(slot.job.timer);
-        slot.job.reject(new Error(`the page reader thread ${why}`));
-      }
-      slot.job = null;
-      if (!slot.ready && this.slots.length === 0) {
-        // threads cannot start here: read in this thread from now on
-        this.broken = true;
-        for (const j of this.queue.splice(0)) this.readHere(j);
-        return;
-      }
-      if (this.queue.length) this.spawn();
-    };
-    worker.on('error', (e) => gone(`failed: ${e.message}`));
-    worker.on('exit', (code) => gone(`exited (${code})`));
+  /** Decode a fetched page's bytes (charset detection) and read it, both in a worker thread, within the same budget as `read`. */
+  readBytes(page: FetchedBytes, o: { timeoutMs?: number } = {}): Promise<ReadOutput> {
+    return this.job({ bytes: page, url: page.url }, o);
   }
 
-  private readHere(j: Job): void {
+  private async job(input: ReadInput, o: { timeoutMs?: number }): Promise<ReadOutput> {
     try {
-      j.resolve(readPage(j.html, j.url));
+      return await this.pool.run(input, o);
     } catch (e) {
-      j.reject(e as Error);
+      if (e instanceof BudgetExceeded) throw new PageReadTimeout(input.url, e.timeoutMs);
+      throw e;
     }
   }
 
-  private pump(): void {
-    for (const slot of this.slots) {
-      if (!this.queue.length) return;
-      if (!slot.ready || slot.job) continue;
-      const job = this.queue.shift()!;
-      slot.job = job;
-      job.timer = setTimeout(() => this.expire(slot, job), job.timeoutMs);
-      job.timer.unref();
-      slot.worker.postMessage({ id: job.id, html: job.html, url: job.url });
-    }
-  }
-
-  /** A page past its budget: it fails, its worker is terminated (it may never come back) and replaced. */
-  private expire(slot: Slot, job: Job): void {
-    if (slot.job !== job || slot.dead) return;
-    slot.dead = true;
-    slot.job = null;
-    this.slots = this.slots.filter((s) => s !== slot);
-    job.reject(new PageReadTimeout(job.url, job.timeoutMs));
-    slot.worker.terminate().catch(() => undefined);
-    if (this.queue.length) this.spawn();
-  }
-
-  async close(): Promise<void> {
-    const slots = this.slots.splice(0);
-    await Promise.all(slots.map((s) => s.worker.terminate()));
+  close(): Promise<void> {
+    return this.pool.close();
   }
 }
 

@@ -22,7 +22,7 @@
  *   fetched or is not an article is indexed from the feed's fields (reason `feed_metadata`).
  */
 import crypto from 'node:crypto';
-import { FetchRefused, PageFetcher, type FetchOptions, type FetchedPage } from '../../lib/fetch/fetcher.js';
+import { FetchRefused, PageFetcher, type FetchOptions, type FetchedBytes } from '../../lib/fetch/fetcher.js';
 import { stableUuid, type RawArticle } from '../corpus/read.js';
 import type { NewsService } from '../news/service.js';
 import type { WebIndex, WebPage } from './web-index.js';
@@ -273,9 +273,9 @@ export class UrlIndexer {
         return { ...EMPTY, status: 'skipped', reason: 'duplicate', detail: `already indexed as article ${dup}`, canonicalUrl: requested, articleId: dup };
     }
     const feedItem = FeedItemMetadata.safeParse(item.metadata?.[FEED_ITEM_METADATA_KEY]);
-    let page: FetchedPage;
+    let page: FetchedBytes;
     try {
-      page = await this.fetcher.fetch(item.url, this.abort.signal);
+      page = await this.fetcher.fetchBytes(item.url, this.abort.signal);
     } catch (e) {
       if (!(e instanceof FetchRefused)) throw e;
       const failed: ItemOutcome = {
@@ -293,7 +293,8 @@ export class UrlIndexer {
     }
     let read: ReadPage;
     try {
-      read = await readerPool().read(page.html, page.url);
+      // charset detection and reading, both in a reader thread within the page's budget
+      read = (await readerPool().readBytes(page)).read;
     } catch (e) {
       if (!(e instanceof PageReadTimeout)) throw e;
       return { ...EMPTY, status: 'failed', reason: 'timeout', detail: e.message, finalUrl: page.url, httpStatus: page.status };

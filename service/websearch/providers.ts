@@ -245,8 +245,8 @@ export class SearxngProvider implements WebSearchProvider {
       while (next < hits.length) {
         const h = hits[next++]!;
         try {
-          const page = await this.fetcher.fetch(h.url, signal);
-          const read = await readerPool().read(page.html, page.url);
+          const page = await this.fetcher.fetchBytes(h.url, signal);
+          const { read } = await readerPool().readBytes(page);
           h.text = read.text;
           if (read.title && read.title !== page.url) h.title = read.title;
           h.language = read.language;

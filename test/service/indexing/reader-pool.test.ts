@@ -1,9 +1,11 @@
-/** Page reading in worker threads (service/indexing/reader-pool.ts): the same pages as in-thread reading, off the event loop. */
+/** Page decoding and reading in worker threads (service/indexing/reader-pool.ts, on lib/threads/budget-pool.ts): the same pages as in-thread reading, off the event loop. */
 import fs from 'node:fs';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PageReadTimeout, READ_DEFAULTS, ReaderPool, readTimeoutMs } from '../../../service/indexing/reader-pool.js';
 import { readPage } from '../../../service/indexing/page.js';
+import { decodePage, type FetchedBytes } from '../../../lib/fetch/fetcher.js';
 import { sharedDir } from '../../helpers/paths.js';
 
 const dir = path.join(sharedDir, 'data', 'html', 'readability');
@@ -33,6 +35,35 @@ describe('the page reader pool', () => {
     clearInterval(timer);
     // in this thread, six reads of the largest page would block the loop throughout: no tick at all
     expect(ticks).toBeGreaterThan(5);
+  });
+
+  it('decodes fetched bytes in the thread (charset detection off the event loop) and reads them as decodePage then readPage here', async () => {
+    const para = 'Le café à la gare ouvre déjà à six heures, et les voyageurs pressés y prennent un crème. '.repeat(8);
+    const html = `<html><head><meta charset="iso-8859-1"><title>Café de la gare</title></head><body><article><h1>Café de la gare</h1>${`<p>${para}</p>`.repeat(4)}</article></body></html>`;
+    const bytes: FetchedBytes = {
+      url: 'https://pages.example/cafe',
+      redirects: [],
+      status: 200,
+      contentType: 'text/html',
+      header: 'text/html',
+      body: Buffer.from(html, 'latin1'),
+    };
+    const out = await pool.readBytes(bytes);
+    const here = decodePage(bytes);
+    expect(out).toEqual({ read: readPage(here.html, here.url), charset: here.charset, charsetSource: here.charsetSource });
+    expect(out.charset).toBe('windows-1252');
+    expect(out.read.text).toContain('Le café à la gare ouvre déjà');
+    // the repro of issue 32 finding 1 (0xFF then 120,000 `<`): decoded and read in a thread, the loop ticks throughout
+    const hostile: FetchedBytes = { ...bytes, url: 'https://pages.example/lt', body: Buffer.concat([Buffer.alloc(8, 0xff), Buffer.from('<'.repeat(120_000))]) };
+    const h = monitorEventLoopDelay({ resolution: 1 });
+    h.enable();
+    const t0 = performance.now();
+    const read = await pool.readBytes(hostile);
+    h.disable();
+    console.log(
+      `finding 1's body decoded and read in a thread in ${(performance.now() - t0).toFixed(1)} ms (${read.charset}, ${read.charsetSource}; ${read.read.skipped}); event loop delay max ${(h.max / 1e6).toFixed(1)} ms`,
+    );
+    expect(read.read.article).toBeNull();
   });
 
   it('with no threads (size 0) reads in this thread, with the same result', async () => {
