@@ -13,7 +13,8 @@
  * Each run is one landing per table and one `_loads` row, as the workflows write them.
  * At days 1, 10, 30 and 100 it prints, per lake and for the reference layout (the on-lake's rows
  * bulk-loaded into a fresh lake, one statement per table): live files (total, most in a table),
- * snapshots, catalog size, the median ms to land a news page that day, and three analyst queries
+ * snapshots, catalog size, the median ms to land a news page (that day and the two before, the
+ * lake's first page left out), and three analyst queries
  * (a count, a group-by domain, an entity join; best of 10 on a fresh reader of each lake after one
  * warm-up, the three lakes in turn each round).
  * Goals: with maintenance at day 100 the queries within 1.25x of the reference and landing within
@@ -52,6 +53,16 @@ const NEWS = ['ukraine', 'covid'];
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+/**
+ * The ms to land a news page at a mark: the median of the pages of that day and the two before,
+ * without the lake's first page (it creates the tables' first files and warms DuckDB up: 5-8 s
+ * against 1-2 s for the next, measured with other work running).
+ */
+const landMs = (l: { pageMs: number[][] }) => {
+  const pages = l.pageMs.slice(-3).flat();
+  // the window still holds day 1: its first page is the lake's first
+  return median(l.pageMs.length <= 3 && pages.length > 1 ? pages.slice(1) : pages);
+};
 
 /** News rows of corpus articles as news ingest lands them (entities and keywords from the title: the raw corpus is not enriched). */
 function newsPage(arts: { a: RawArticle; id: string; edit: string }[]) {
@@ -126,7 +137,8 @@ interface Lake {
   name: 'on' | 'off';
   dir: string;
   w: Warehouse;
-  pageMs: number[];
+  /** the ms of each news page landed, per day (pageMs[day - 1]) */
+  pageMs: number[][];
   maintainMs: number[];
   filesBefore: number[];
 }
@@ -296,7 +308,7 @@ export async function benchDay100(): Promise<Record<string, unknown>> {
         { t: SOURCE_ITEMS, rows: items },
       ]);
     }
-    for (const lake of lakes) lake.pageMs.push(median(dayMs[lake.name]!));
+    for (const lake of lakes) lake.pageMs.push(dayMs[lake.name]!);
     // the daily maintenance of the maintained lake: snapshots of the 7 bench days before kept
     const on = lakes[0]!;
     const keepFrom = dayStarted[Math.max(1, day - 7)]!;
@@ -331,7 +343,7 @@ export async function benchDay100(): Promise<Record<string, unknown>> {
           inlined_rows: used.reduce((a, x) => a + x.inlinedRows, 0),
           snapshots: lay.snapshots,
           catalog_mb: Math.round(lay.catalogBytes / 1e4) / 100,
-          land_page_ms: name === 'reference' ? null : Math.round(lakes.find((x) => x.name === name)!.pageMs.at(-1)!),
+          land_page_ms: name === 'reference' ? null : Math.round(landMs(lakes.find((x) => x.name === name)!)),
           maintain_ms: name === 'on' ? Math.round(on.maintainMs.at(-1)!) : null,
           ...Object.fromEntries(Object.entries(q).map(([k, v]) => [`${k}_ms`, v])),
         };
