@@ -266,7 +266,9 @@ export async function maintainLake(
       (r) => perTable(r, 'files_processed', 'files_created'),
     );
     // by their ids (the retention readers name is the one in this run's _loads row, read.ts)
-    const ids = (await step(() => rows(conn, `SELECT snapshot_id FROM ducklake_snapshots(${L}) WHERE ${expirable()} ORDER BY 1`))).map((r) => num(r.snapshot_id));
+    const ids = (await step(() => rows(conn, `SELECT snapshot_id FROM ducklake_snapshots(${L}) WHERE ${expirable()} ORDER BY 1`))).map((r) =>
+      num(r.snapshot_id),
+    );
     expired = await run(
       'expire',
       ids.length ? `SELECT * FROM ducklake_expire_snapshots(${L}, versions => [${ids.join(', ')}])` : 'SELECT 1 AS snapshot_id WHERE false',

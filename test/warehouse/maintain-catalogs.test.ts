@@ -117,7 +117,20 @@ describe('lake maintenance on a PostgreSQL catalog and an S3 data path', () => {
     const u = new URL(pgUrl);
     const r = spawnSync(
       path.join(pgBinDir(), 'psql'),
-      ['-h', u.hostname, '-p', u.port, '-U', decodeURIComponent(u.username || 'postgres'), '-d', 'postgres', '-c', `DROP DATABASE IF EXISTS ${db}`, '-c', `CREATE DATABASE ${db}`],
+      [
+        '-h',
+        u.hostname,
+        '-p',
+        u.port,
+        '-U',
+        decodeURIComponent(u.username || 'postgres'),
+        '-d',
+        'postgres',
+        '-c',
+        `DROP DATABASE IF EXISTS ${db}`,
+        '-c',
+        `CREATE DATABASE ${db}`,
+      ],
       { encoding: 'utf8', env: { ...process.env, PGPASSWORD: decodeURIComponent(u.password) } },
     );
     expect(r.status, r.stderr).toBe(0);
@@ -148,7 +161,9 @@ describe('lake maintenance on a PostgreSQL catalog and an S3 data path', () => {
     const c = await i.connect();
     await loadExtensions(c, ['httpfs']);
     await c.run(`SET secret_directory = '${path.join(home, '.duckdb', 'stored_secrets')}'`);
-    await c.run(`CREATE PERSISTENT SECRET nf_s3 (TYPE s3, KEY_ID 'test', SECRET 'test', REGION 'us-east-1', ENDPOINT '${s3}', URL_STYLE 'path', USE_SSL false)`);
+    await c.run(
+      `CREATE PERSISTENT SECRET nf_s3 (TYPE s3, KEY_ID 'test', SECRET 'test', REGION 'us-east-1', ENDPOINT '${s3}', URL_STYLE 'path', USE_SSL false)`,
+    );
     c.closeSync();
     i.closeSync();
     const dataPath = `s3://nf-lake/p${process.pid}/`;
