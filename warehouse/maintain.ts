@@ -6,8 +6,8 @@
  * 2. rewrite: files whose deleted share is above `deleteThreshold` (updated articles leave
  *    deletes in every older file) rewritten without the deleted rows; DuckLake writes the
  *    rewritten rows of a table into as few files as the target size allows;
- *    then a table with more than MAX_FILES_WITH_DELETES files with deletes under the threshold
- *    has those rewritten too (they would never be merged);
+ *    then a table with more than MAX_FILES_WITH_DELETES (0) files with deletes under the
+ *    threshold has those rewritten too (they would never be merged, and each costs every query);
  * 3. merge: small files without deletes merged up to `targetFileSize`;
  * 4. expire: snapshots older than the retention (`sql --at` works for loads within it);
  * 5. cleanup: files only expired snapshots referenced, once scheduled longer ago than
@@ -41,8 +41,15 @@ export interface MaintainOptions {
   log?: (line: string) => void;
 }
 
-/** files with deletes (under the threshold) a table keeps before they are all rewritten */
-export const MAX_FILES_WITH_DELETES = 2;
+/**
+ * Files with deletes (under the threshold) a table keeps before they are all rewritten: none.
+ * A query pays for every file with deletes (its delete file read, its rows filtered): on the
+ * 30-day lake of bench/day100.ts with 2 (articles: 3 files, 2 with deletes), the entity join took
+ * 58 ms best of 40 against 37 ms once they were rewritten (the reference layout: 39 ms). The
+ * rewrite takes only files with deletes: an overlapping window updates recent rows, so the newest
+ * file(s), each at most the target size.
+ */
+export const MAX_FILES_WITH_DELETES = 0;
 
 export const MAINTAIN_DEFAULTS = { retentionDays: 7, deleteThreshold: 0.1, targetFileSize: '256MB', cleanupGraceMs: 3_600_000 } as const;
 
@@ -152,8 +159,14 @@ export async function maintainLake(
   if (!(deleteThreshold >= 0 && deleteThreshold <= 1)) throw new Error(`delete threshold ${deleteThreshold}: between 0 and 1`);
   sizeBytes(targetFileSize);
   const now = o.now ?? new Date();
-  const expireBefore = new Date(now.getTime() - retentionDays * 86_400_000);
-  const cleanBefore = new Date(now.getTime() - grace);
+  // the retention and the grace count back from the moment of their step, not the run's start:
+  // with retention 0 the run's own flush and rewrite snapshots expire (else the files they
+  // replaced stay referenced until the next run), and with grace 0 the files the run's expiry
+  // scheduled are deleted (measured: with the start's time, a run with --retention 0 --grace 0 on
+  // 6 loads left 11 of articles' 12 files in storage)
+  const at = () => now.getTime() + (performance.now() - t0);
+  const expireBefore = () => new Date(at() - retentionDays * 86_400_000);
+  const cleanBefore = () => new Date(at() - grace);
   const log = o.log ?? (() => undefined);
   const L = `'${LAKE_ALIAS}'`;
   const layout = () => step(() => lakeLayout(conn, { deleteThreshold, targetFileSize }));
@@ -181,25 +194,25 @@ export async function maintainLake(
   // the snapshots past the retention, never the newest: by id, as `older_than` is not kept to once
   // inlined data was flushed (ducklake_expire_snapshots(older_than) then also lists snapshots newer
   // than it: measured on DuckLake 1.0, a flush then a dry run listed a snapshot 1 s inside the retention)
-  const expirable = `snapshot_time < ${ts(expireBefore)} AND snapshot_id < (SELECT max(snapshot_id) FROM ducklake_snapshots(${L}))`;
+  const expirable = () => `snapshot_time < ${ts(expireBefore())} AND snapshot_id < (SELECT max(snapshot_id) FROM ducklake_snapshots(${L}))`;
   let expired: Record<string, unknown>[];
   let deleted: Record<string, unknown>[];
   if (o.dryRun) {
     expired = await run(
       'expire',
-      `SELECT snapshot_id FROM ducklake_snapshots(${L}) WHERE ${expirable}`,
+      `SELECT snapshot_id FROM ducklake_snapshots(${L}) WHERE ${expirable()}`,
       (r) => r.length,
       (r) => `${r.length} snapshots would expire (older than ${retentionDays} days)`,
     );
     const old = await run(
       'cleanup',
-      `SELECT * FROM ducklake_cleanup_old_files(${L}, dry_run => true, older_than => ${ts(cleanBefore)})`,
+      `SELECT * FROM ducklake_cleanup_old_files(${L}, dry_run => true, older_than => ${ts(cleanBefore())})`,
       (r) => r.length,
       (r) => `${r.length} files scheduled for deletion would be removed`,
     );
     const orphans = await run(
       'orphans',
-      `SELECT * FROM ducklake_delete_orphaned_files(${L}, dry_run => true, older_than => ${ts(cleanBefore)})`,
+      `SELECT * FROM ducklake_delete_orphaned_files(${L}, dry_run => true, older_than => ${ts(cleanBefore())})`,
       (r) => r.length,
       (r) => `${r.length} orphaned files would be removed`,
     );
@@ -253,7 +266,9 @@ export async function maintainLake(
       (r) => perTable(r, 'files_processed', 'files_created'),
     );
     // by their ids (the retention readers name is the one in this run's _loads row, read.ts)
-    const ids = (await step(() => rows(conn, `SELECT snapshot_id FROM ducklake_snapshots(${L}) WHERE ${expirable} ORDER BY 1`))).map((r) => num(r.snapshot_id));
+    const ids = (await step(() => rows(conn, `SELECT snapshot_id FROM ducklake_snapshots(${L}) WHERE ${expirable()} ORDER BY 1`))).map((r) =>
+      num(r.snapshot_id),
+    );
     expired = await run(
       'expire',
       ids.length ? `SELECT * FROM ducklake_expire_snapshots(${L}, versions => [${ids.join(', ')}])` : 'SELECT 1 AS snapshot_id WHERE false',
@@ -262,13 +277,13 @@ export async function maintainLake(
     );
     const old = await run(
       'cleanup',
-      `SELECT * FROM ducklake_cleanup_old_files(${L}, older_than => ${ts(cleanBefore)})`,
+      `SELECT * FROM ducklake_cleanup_old_files(${L}, older_than => ${ts(cleanBefore())})`,
       (r) => r.length,
       (r) => `${r.length} files removed`,
     );
     const orphans = await run(
       'orphans',
-      `SELECT * FROM ducklake_delete_orphaned_files(${L}, older_than => ${ts(cleanBefore)})`,
+      `SELECT * FROM ducklake_delete_orphaned_files(${L}, older_than => ${ts(cleanBefore())})`,
       (r) => r.length,
       (r) => `${r.length} orphaned files removed`,
     );

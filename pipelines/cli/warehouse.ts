@@ -107,8 +107,9 @@ export function register(program: Command): void {
     .option(...warehouseOpt)
     .option(...dataDirOpt)
     .action(async (o: { dryRun?: boolean; retention?: number; targetFileSize?: string; grace?: number; warehouse?: string; dataDir?: string }) => {
-      const { useProject, durationMs } = await import('../config/index.js');
-      const p = useProject().pipelines.find((x) => x.kind === 'maintenance');
+      const { useProject, durationMs, lakeOf } = await import('../config/index.js');
+      const project = useProject();
+      const p = project.pipelines.find((x) => x.kind === 'maintenance');
       const retentionDays = o.retention ?? (p ? durationMs(p.retention) / 86_400_000 : undefined);
       const targetFileSize = o.targetFileSize ?? p?.target_file_size;
       const { sizeBytes } = await import('../../warehouse/maintain.js');
@@ -120,7 +121,8 @@ export function register(program: Command): void {
         }
       }
       const { Warehouse, formatMaintainReport } = await import('../../warehouse/warehouse.js');
-      const w = await Warehouse.open(warehouseOf(o));
+      // the project's lake (warehouse.catalog, warehouse.data: PostgreSQL, S3), as the worker's
+      const w = await Warehouse.open(warehouseOf(o), lakeOf(project));
       try {
         const r = await w.maintain({
           dryRun: o.dryRun,
