@@ -19,7 +19,7 @@ import { NotFoundError, type NewsClient } from '../client/index.js';
 import type { AlertLog, AlertResponse } from '../spec/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { ALERTS, ALERT_LOGS } from '../warehouse/tables/alerts.js';
-import { ALERT_SCHEDULE_PREFIX, applySchedules, isAlertSchedule, type ApplyResult, type ScheduleDecl } from './schedules.js';
+import { ALERT_SCHEDULE_PREFIX, applySchedules, isAlertSchedule, type ApplyResult, type ScheduleDecl } from '../temporal/schedules.js';
 import { sendMail } from './smtp.js';
 import type { FetchOptions } from '../lib/fetch/fetcher.js';
 import { postWebhook } from './webhook.js';
