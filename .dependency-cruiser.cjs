@@ -1,5 +1,5 @@
 // The arrows of the house (ARCHITECTURE.md): spec <- client <- activities <- workflows <- pipelines;
-// spec <- service; lib/ below both halves; no import cycles, type-only and `await import()` ones
+// spec <- service; lib/ below both halves; temporal/ (Temporal management) below activities and pipelines; no import cycles, type-only and `await import()` ones
 // included. `npm run deps` checks them (dependency-cruiser).
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -16,35 +16,43 @@ module.exports = {
       severity: 'error',
       comment: 'spec/ (the interface in zod) imports nothing of ours.',
       from: { path: '^spec/' },
-      to: { path: '^(lib|client|service|activities|workflows|warehouse|pipelines)/' },
+      to: { path: '^(lib|client|service|activities|workflows|warehouse|temporal|pipelines)/' },
     },
     {
       name: 'lib-below-both',
       severity: 'error',
       comment: 'lib/ holds low-level pieces both halves use: it imports none of them.',
       from: { path: '^lib/' },
-      to: { path: '^(spec|client|service|activities|workflows|warehouse|pipelines)/' },
+      to: { path: '^(spec|client|service|activities|workflows|warehouse|temporal|pipelines)/' },
     },
     {
       name: 'client-only-spec',
       severity: 'error',
       comment: 'client/ knows the interface (spec/) and lib/, nothing above or beside it.',
       from: { path: '^client/' },
-      to: { path: '^(service|activities|workflows|warehouse|pipelines)/' },
+      to: { path: '^(service|activities|workflows|warehouse|temporal|pipelines)/' },
     },
     {
       name: 'service-stands-alone',
       severity: 'error',
-      comment: 'service/ is a product on its own: it never imports client/, activities/, workflows/, warehouse/ or pipelines/.',
+      comment: 'service/ is a product on its own: it never imports client/, activities/, workflows/, warehouse/, temporal/ or pipelines/.',
       from: { path: '^service/' },
-      to: { path: '^(client|activities|workflows|warehouse|pipelines)/' },
+      to: { path: '^(client|activities|workflows|warehouse|temporal|pipelines)/' },
     },
     {
       name: 'warehouse-knows-no-http',
       severity: 'error',
       comment: 'warehouse/ knows DuckDB and Parquet, nothing of HTTP or Temporal.',
       from: { path: '^warehouse/' },
-      to: { path: '^(client|service|activities|workflows|pipelines)/' },
+      to: { path: '^(client|service|activities|workflows|temporal|pipelines)/' },
+    },
+    {
+      name: 'temporal-below-both',
+      severity: 'error',
+      comment:
+        'temporal/ (Temporal management: the dev server, the PostgreSQL server, the schedules) imports lib/ only, so that both the CLI (pipelines/) and the activities may import it.',
+      from: { path: '^temporal/' },
+      to: { path: '^(spec|client|service|activities|workflows|warehouse|pipelines)/' },
     },
     {
       name: 'activities-not-up',
@@ -56,9 +64,9 @@ module.exports = {
     {
       name: 'workflows-not-up',
       severity: 'error',
-      comment: 'workflows/ import activity types and pure helpers, never pipelines/, the service or the warehouse.',
+      comment: 'workflows/ import activity types and pure helpers, never pipelines/, the service, the warehouse or Temporal management (temporal/).',
       from: { path: '^workflows/' },
-      to: { path: '^(service|warehouse|client|pipelines)/' },
+      to: { path: '^(service|warehouse|client|temporal|pipelines)/' },
     },
     {
       name: 'service-through-its-door',

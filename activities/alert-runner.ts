@@ -19,10 +19,21 @@ import { NotFoundError, type NewsClient } from '../client/index.js';
 import type { AlertLog, AlertResponse } from '../spec/index.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { ALERTS, ALERT_LOGS } from '../warehouse/tables/alerts.js';
-import { ALERT_SCHEDULE_PREFIX, applySchedules, isAlertSchedule, type ApplyResult, type ScheduleDecl } from './schedules.js';
+import { ALERT_SCHEDULE_PREFIX, applySchedules, isAlertSchedule, type ApplyResult, type ScheduleDecl } from '../temporal/schedules.js';
 import { sendMail } from './smtp.js';
-import { FetchRefused, type FetchOptions } from '../lib/fetch/fetcher.js';
-import { WEBHOOK_REFUSALS, postWebhook } from './webhook.js';
+import type { FetchOptions } from '../lib/fetch/fetcher.js';
+import { postWebhook } from './webhook.js';
+import { sendThroughLedger } from './delivery.js';
+import {
+  alertDeliveries,
+  alertDelivery,
+  markAlertGone,
+  newestAlertLogAt,
+  pendingAlertDeliveries,
+  planAlertDeliveries,
+  type PlannedDelivery,
+} from '../warehouse/alerts.js';
+import { SETTLED } from '../warehouse/ledger.js';
 import { apiFailure, failingFast } from './api-failure.js';
 
 export interface AlertRunnerDeps {
@@ -127,6 +138,7 @@ const isTestLog = (l: AlertLog) => (l.webhook as { test?: unknown } | null | und
 
 export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
   const wh = deps.warehouse;
+  const ledger = alertDeliveries(wh);
 
   async function listAll(includeDeleted: boolean): Promise<AlertResponse[]> {
     const page = await deps.client.getAlerts({ all: true, include_deleted: includeDeleted });
@@ -161,7 +173,7 @@ export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
         alert = await deps.client.runAlert(input.alertId);
       } catch (e) {
         if (e instanceof NotFoundError) {
-          await wh.exec('UPDATE alerts SET deleted = true, active = false WHERE alert_id = $1::UUID', [input.alertId]);
+          await markAlertGone(wh, input.alertId);
           return { gone: true, active: false, logs: 0, planned: 0 };
         }
         // the API refused this alert (e.g. a source it cannot reach): retrying will not help
@@ -169,8 +181,8 @@ export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
       }
       await wh.land(ALERTS, [alertRow(alert, false)], [], loadId);
       // logs since the newest one landed (a second of overlap; the merge on log id absorbs it)
-      const [last] = await wh.query<{ t: Date | null }>('SELECT max(created_at) AS t FROM alert_logs WHERE alert_id = $1::UUID', [input.alertId]);
-      const since = last?.t ? Math.floor(new Date(last.t).getTime() / 1000) - 1 : undefined;
+      const last = await newestAlertLogAt(wh, input.alertId);
+      const since = last ? Math.floor(last.getTime() / 1000) - 1 : undefined;
       const logs = (await deps.client.getAlertLogs(input.alertId, { all: true, ...(since !== undefined ? { start_timestamp: since } : {}) }))
         .items as AlertLog[];
       await wh.land(
@@ -191,39 +203,29 @@ export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
         loadId,
       );
       const triggers = (alert.triggers ?? []) as { action?: string; params?: Record<string, unknown> }[];
-      const plan: unknown[][] = [];
+      const plan: PlannedDelivery[] = [];
       for (const l of logs.filter((x) => x.alert && !isTestLog(x))) {
         triggers.forEach((t, i) => {
           const target = targetOf(t);
-          plan.push([l.id, i, l.alert_id, us(l.created_at), String(t.action), target, idempotencyKey(l.id, i, { action: String(t.action), target })]);
+          const action = String(t.action);
+          plan.push({
+            logId: l.id,
+            triggerIndex: i,
+            alertId: l.alert_id,
+            logCreatedAtUs: us(l.created_at),
+            action,
+            target,
+            idempotencyKey: idempotencyKey(l.id, i, { action, target }),
+          });
         });
       }
-      if (plan.length) {
-        // the lake has no keys: insert a (log, trigger) only when absent; the lock row makes two
-        // workers planning the same deliveries at once conflict (one retries and finds them)
-        await wh.execMany(
-          [
-            ...plan.map((p): [string, unknown[]] => [
-              `INSERT INTO alert_deliveries (log_id, trigger_index, alert_id, log_created_at, action, target, idempotency_key, status, attempts)
-             SELECT $1::UUID, $2, $3::UUID, make_timestamp($4::BIGINT), $5, $6, $7, 'pending', 0
-             WHERE NOT EXISTS (SELECT 1 FROM alert_deliveries WHERE log_id = $1::UUID AND trigger_index = $2)`,
-              p,
-            ]),
-          ],
-          { locks: ['alert_deliveries'] },
-        );
-      }
+      await planAlertDeliveries(wh, plan);
       return { gone: false, active: alert.active, logs: logs.length, planned: plan.length };
     },
 
     /** Deliveries of the alert not yet done, oldest log first (the order they must go out in). */
     async pendingDeliveries(input: { alertId: string; limit?: number }): Promise<DeliveryRef[]> {
-      const rows = await wh.query<{ log_id: string; trigger_index: number }>(
-        `SELECT log_id::VARCHAR AS log_id, trigger_index FROM alert_deliveries WHERE alert_id = $1::UUID AND status IN ('pending', 'failed')
-         ORDER BY log_created_at, log_id, trigger_index LIMIT ${Math.max(1, input.limit ?? 200)}`,
-        [input.alertId],
-      );
-      return rows.map((r) => ({ logId: r.log_id, triggerIndex: Number(r.trigger_index) }));
+      return pendingAlertDeliveries(wh, input.alertId, input.limit ?? 200);
     },
 
     async deliver(ref: DeliveryRef): Promise<DeliverResult> {
@@ -240,28 +242,14 @@ export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
   });
 
   async function deliverOnce(ref: DeliveryRef): Promise<DeliverResult> {
-    const [d] = await wh.query<{
-      status: string;
-      attempts: number;
-      idempotency_key: string;
-      action: string;
-      log: string;
-      triggers: string;
-      title: string | null;
-    }>(
-      `SELECT d.status, d.attempts, d.idempotency_key, d.action, l.raw::VARCHAR AS log, a.triggers::VARCHAR AS triggers, a.title
-       FROM alert_deliveries d JOIN alert_logs l USING (log_id) JOIN alerts a ON a.alert_id = d.alert_id
-       WHERE d.log_id = $1::UUID AND d.trigger_index = $2`,
-      [ref.logId, ref.triggerIndex],
-    );
+    const d = await alertDelivery(wh, ref.logId, ref.triggerIndex);
     if (!d) throw ApplicationFailure.nonRetryable(`no planned delivery for log ${ref.logId} trigger ${ref.triggerIndex}`);
-    if (d.status === 'delivered' || d.status === 'skipped' || d.status === 'refused')
-      return { status: d.status, attempts: Number(d.attempts), responseCode: null };
+    if (SETTLED.has(d.status)) return { status: d.status as DeliverResult['status'], attempts: Number(d.attempts), responseCode: null };
     const log = JSON.parse(d.log) as AlertLog;
     const trigger = (JSON.parse(d.triggers) as { action: string; params?: Record<string, unknown> }[])[ref.triggerIndex];
-    const where = 'WHERE log_id = $1::UUID AND trigger_index = $2';
+    const key = [ref.logId, ref.triggerIndex];
     const skip = async (reason: string) => {
-      await wh.exec(`UPDATE alert_deliveries SET status = 'skipped', error = $3, last_attempt_at = now() ${where}`, [ref.logId, ref.triggerIndex, reason]);
+      await ledger.skipped(key, reason);
       return { status: 'skipped' as const, attempts: Number(d.attempts), responseCode: null };
     };
     if (!trigger) return skip('the alert no longer has this trigger');
@@ -269,13 +257,13 @@ export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
     if (trigger.action !== 'webhook' && trigger.action !== 'email')
       return skip(`action ${trigger.action} cannot be performed by this runner (webhook and email only)`);
 
-    // count the attempt before sending: a crash after the send is then visible as an attempt without outcome
-    await wh.exec(
-      `UPDATE alert_deliveries SET attempts = attempts + 1, first_attempt_at = coalesce(first_attempt_at, now()), last_attempt_at = now(), status = 'pending' ${where}`,
-      [ref.logId, ref.triggerIndex],
-    );
-    let code: number | null = null;
-    try {
+    const row = {
+      attempt: () => ledger.attempt(key),
+      refused: (code: number | null, msg: string) => ledger.refused(key, code, msg),
+      failed: (code: number | null, msg: string) => ledger.failed(key, code, msg),
+      delivered: (code: number | null) => ledger.delivered(key, code),
+    };
+    const code = await sendThroughLedger(row, `delivery of log ${ref.logId} trigger ${ref.triggerIndex}`, async () => {
       Context.current().cancellationSignal.throwIfAborted();
       const body = await payload(deps.client, log, d.title, d.idempotency_key, trigger.params?.payload);
       if (trigger.action === 'webhook') {
@@ -293,39 +281,17 @@ export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
             signal: Context.current().cancellationSignal,
           },
         );
-        code = res.status;
-      } else {
-        const p = trigger.params ?? {};
-        await sendMail(deps.smtpUrl!, {
-          to: String(p.to),
-          subject: String(p.subject ?? `Alert: ${d.title ?? log.alert_id}`),
-          text: mailText(body),
-          messageId: `<${d.idempotency_key}@newsflow>`,
-        });
-        code = 250;
+        return res.status;
       }
-    } catch (e) {
-      if (e instanceof FetchRefused && WEBHOOK_REFUSALS.has(e.reason)) {
-        const msg = `${e.reason}: ${e.message}`.slice(0, 500);
-        await wh.exec(`UPDATE alert_deliveries SET status = 'refused', response_code = $3, error = $4 ${where}`, [
-          ref.logId,
-          ref.triggerIndex,
-          e.status ?? null,
-          msg,
-        ]);
-        throw ApplicationFailure.nonRetryable(`delivery of log ${ref.logId} trigger ${ref.triggerIndex} refused: ${msg}`, 'DeliveryRefused');
-      }
-      if (e instanceof FetchRefused && e.status !== undefined) code = e.status;
-      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      const msg = `${(e as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`.slice(0, 500);
-      await wh.exec(`UPDATE alert_deliveries SET status = 'failed', response_code = $3, error = $4 ${where}`, [ref.logId, ref.triggerIndex, code, msg]);
-      throw ApplicationFailure.retryable(`delivery of log ${ref.logId} trigger ${ref.triggerIndex} failed: ${msg}`, 'DeliveryFailed');
-    }
-    await wh.exec(`UPDATE alert_deliveries SET status = 'delivered', response_code = $3, delivered_at = now(), error = NULL ${where}`, [
-      ref.logId,
-      ref.triggerIndex,
-      code,
-    ]);
+      const p = trigger.params ?? {};
+      await sendMail(deps.smtpUrl!, {
+        to: String(p.to),
+        subject: String(p.subject ?? `Alert: ${d.title ?? log.alert_id}`),
+        text: mailText(body),
+        messageId: `<${d.idempotency_key}@newsflow>`,
+      });
+      return 250;
+    });
     return { status: 'delivered', attempts: Number(d.attempts) + 1, responseCode: code };
   }
 }

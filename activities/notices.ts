@@ -13,10 +13,13 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { Warehouse } from '../warehouse/warehouse.js';
-import { FetchRefused, type FetchOptions } from '../lib/fetch/fetcher.js';
+import type { FetchOptions } from '../lib/fetch/fetcher.js';
+import { SETTLED } from '../warehouse/ledger.js';
+import { failingSources, noticeRow, noticesLedger, openIncidentRows, pendingNoticeKeys, pipelineLoadFacts, planNotices } from '../warehouse/notices.js';
+import { sendThroughLedger } from './delivery.js';
 import { incidentEvents, noticeText, SOURCE_FAILING_MS, type Facts, type IncidentEvent, type IncidentKind, type OpenIncident } from './incidents.js';
 import { sendMail } from './smtp.js';
-import { WEBHOOK_REFUSALS, postWebhook } from './webhook.js';
+import { postWebhook } from './webhook.js';
 
 /** Where notices go (the project file's `notify:`). */
 export interface NotifyConfig {
@@ -86,10 +89,9 @@ export const channelsOf = (n: NotifyConfig): { channel: 'webhook' | 'email'; tar
   ...(n.email?.to ?? []).map((to) => ({ channel: 'email' as const, target: to })),
 ];
 
-const sqlList = (xs: string[]) => xs.map((x) => `'${x.replace(/'/g, "''")}'`).join(', ');
-
 export function createNoticesActivities(deps: NoticesDeps) {
   const wh = deps.warehouse;
+  const ledger = noticesLedger(wh);
   const notifyOf = (n: NotifyConfig | undefined): NotifyConfig => {
     const out = n ?? deps.notify;
     if (!out)
@@ -102,14 +104,10 @@ export function createNoticesActivities(deps: NoticesDeps) {
 
   /** What the warehouse says this round. A load's time is the later of its started_at (the run's clock) and finished_at (the lake's). */
   async function facts(input: NoticesRoundInput): Promise<Facts> {
-    const names = input.pipelines.map((p) => p.name);
-    const loads = names.length
-      ? await wh.query<{ pipeline: string; last_ok: bigint | null; newest_at: bigint; newest_failed: string }>(
-          `WITH l AS (SELECT pipeline, epoch_ms(greatest(started_at, finished_at)) AS t, check_failed FROM _loads WHERE pipeline IN (${sqlList(names)}))
-           SELECT pipeline, max(t) FILTER (WHERE check_failed IS NULL) AS last_ok, max(t) AS newest_at, arg_max(coalesce(check_failed, ''), t) AS newest_failed
-           FROM l GROUP BY pipeline`,
-        )
-      : [];
+    const loads = await pipelineLoadFacts(
+      wh,
+      input.pipelines.map((p) => p.name),
+    );
     const byName = new Map(loads.map((r) => [r.pipeline, r]));
     const runs = new Map<string, { at: number; failed: string | null }>();
     if (deps.temporal) {
@@ -123,9 +121,7 @@ export function createNoticesActivities(deps: NoticesDeps) {
         if (r) runs.set(p.name, r);
       }
     }
-    const sources = await wh.query<{ source: string; failing_ms: bigint | null; last_error: string | null }>(
-      "SELECT source, epoch_ms(failing_since) AS failing_ms, last_error FROM sources WHERE status = 'failing' AND failing_since IS NOT NULL ORDER BY source",
-    );
+    const sources = await failingSources(wh);
     return {
       pipelines: input.pipelines.map((p) => {
         const r = byName.get(p.name);
@@ -144,10 +140,7 @@ export function createNoticesActivities(deps: NoticesDeps) {
   }
 
   async function openIncidents(): Promise<OpenIncident[]> {
-    const rows = await wh.query<{ incident_id: string; incident: string; subject: string }>(
-      `SELECT DISTINCT incident_id, incident, subject FROM notices o WHERE event = 'opened'
-       AND NOT EXISTS (SELECT 1 FROM notices r WHERE r.incident_id = o.incident_id AND r.event = 'resolved') ORDER BY incident_id`,
-    );
+    const rows = await openIncidentRows(wh);
     return rows.map((r) => ({ id: r.incident_id, incident: r.incident as IncidentKind, subject: r.subject }));
   }
 
@@ -156,27 +149,29 @@ export function createNoticesActivities(deps: NoticesDeps) {
     async openAndResolveIncidents(input: NoticesRoundInput): Promise<{ opened: string[]; resolved: string[] }> {
       const events = incidentEvents(await facts(input), await openIncidents(), input.now, input.sourceFailingMs ?? SOURCE_FAILING_MS);
       const channels = channelsOf(notifyOf(input.notify));
-      const stmts: [string, unknown[]][] = events.flatMap((e) =>
-        channels.map((ch): [string, unknown[]] => [
-          // inserted only when absent: a retried round (same time, same ids) adds nothing; the lock
-          // row makes two rounds at once conflict (one retries, re-reads and finds the rows)
-          `INSERT INTO notices (incident_id, incident, subject, event, event_at, detail, channel, target, idempotency_key, status, attempts)
-           SELECT $1, $2, $3, $4, make_timestamp($5::BIGINT), $6, $7, $8, $9, 'pending', 0
-           WHERE NOT EXISTS (SELECT 1 FROM notices WHERE incident_id = $1 AND event = $4 AND channel = $7 AND target = $8)`,
-          [e.id, e.incident, e.subject, e.event, e.at * 1000, e.detail, ch.channel, ch.target, `${e.id}.${e.event}`],
-        ]),
+      // inserted only when absent: a retried round (same time, same ids) adds nothing (warehouse/notices.ts)
+      await planNotices(
+        wh,
+        events.flatMap((e) =>
+          channels.map((ch) => ({
+            incidentId: e.id,
+            incident: e.incident,
+            subject: e.subject,
+            event: e.event,
+            atMs: e.at,
+            detail: e.detail,
+            channel: ch.channel,
+            target: ch.target,
+            idempotencyKey: `${e.id}.${e.event}`,
+          })),
+        ),
       );
-      if (stmts.length) await wh.execMany(stmts, { locks: ['notices'] });
       return { opened: events.filter((e) => e.event === 'opened').map((e) => e.id), resolved: events.filter((e) => e.event === 'resolved').map((e) => e.id) };
     },
 
     /** The notices not yet delivered, oldest first (an incident's opened before its resolved). */
     async pendingNotices(): Promise<NoticeRef[]> {
-      const rows = await wh.query<{ incident_id: string; event: string; channel: string; target: string }>(
-        `SELECT incident_id, event, channel, target FROM notices WHERE status IN ('pending', 'failed')
-         ORDER BY event_at, incident_id, CASE event WHEN 'opened' THEN 0 ELSE 1 END, channel, target LIMIT 500`,
-      );
-      return rows.map((r) => ({ incidentId: r.incident_id, event: r.event, channel: r.channel, target: r.target }));
+      return pendingNoticeKeys(wh);
     },
 
     /** Deliver one notice (a row of the ledger) to its channel, unless it was delivered already. */
@@ -191,15 +186,9 @@ export function createNoticesActivities(deps: NoticesDeps) {
   };
 
   async function deliverOnce(ref: NoticeRef, notify: NotifyConfig): Promise<DeliverNoticeResult> {
-    const where = 'WHERE incident_id = $1 AND event = $2 AND channel = $3 AND target = $4';
-    const key = [ref.incidentId, ref.event, ref.channel, ref.target];
-    const [d] = await wh.query<{ status: string; attempts: number; incident: string; subject: string; at_ms: bigint; detail: string; idempotency_key: string }>(
-      `SELECT status, attempts, incident, subject, epoch_ms(event_at) AS at_ms, detail, idempotency_key FROM notices ${where}`,
-      key,
-    );
+    const d = await noticeRow(wh, ref);
     if (!d) throw ApplicationFailure.nonRetryable(`no notice ${ref.incidentId}.${ref.event} to ${ref.channel} ${ref.target}`);
-    if (d.status === 'delivered' || d.status === 'skipped' || d.status === 'refused')
-      return { status: d.status, attempts: Number(d.attempts), responseCode: null };
+    if (SETTLED.has(d.status)) return { status: d.status as DeliverNoticeResult['status'], attempts: Number(d.attempts), responseCode: null };
     const event = {
       id: ref.incidentId,
       incident: d.incident as IncidentKind,
@@ -209,16 +198,16 @@ export function createNoticesActivities(deps: NoticesDeps) {
       detail: d.detail,
     };
     if (ref.channel === 'email' && !deps.smtpUrl) {
-      await wh.exec(`UPDATE notices SET status = 'skipped', error = 'email not sent: NEWSFLOW_SMTP_URL is not set', last_attempt_at = now() ${where}`, key);
+      await ledger.skipped(ref, 'email not sent: NEWSFLOW_SMTP_URL is not set');
       return { status: 'skipped', attempts: Number(d.attempts), responseCode: null };
     }
-    // count the attempt before sending: a crash after the send is then an attempt without outcome
-    await wh.exec(
-      `UPDATE notices SET attempts = attempts + 1, first_attempt_at = coalesce(first_attempt_at, now()), last_attempt_at = now(), status = 'pending' ${where}`,
-      key,
-    );
-    let code: number | null = null;
-    try {
+    const row = {
+      attempt: () => ledger.attempt(ref),
+      refused: (code: number | null, msg: string) => ledger.refused(ref, code, msg),
+      failed: (code: number | null, msg: string) => ledger.failed(ref, code, msg),
+      delivered: (code: number | null) => ledger.delivered(ref, code),
+    };
+    const code = await sendThroughLedger(row, `notice ${d.idempotency_key} to ${ref.target}`, async () => {
       Context.current().cancellationSignal.throwIfAborted();
       if (ref.channel === 'webhook') {
         // the webhook's format and headers as the file says now; its URL as the row was planned
@@ -227,28 +216,16 @@ export function createNoticesActivities(deps: NoticesDeps) {
           { url: ref.target, body: noticeBody(event, hook?.format ?? 'json'), headers: hook?.headers ?? null, idempotencyKey: d.idempotency_key },
           { ...deps.webhookFetch, timeoutMs: deps.webhookTimeoutMs ?? 10_000, userAgent: 'newsflow-notices', signal: Context.current().cancellationSignal },
         );
-        code = res.status;
-      } else {
-        await sendMail(deps.smtpUrl!, {
-          to: ref.target,
-          subject: noticeText(event).slice(0, 200),
-          text: noticeText(event),
-          messageId: `<${d.idempotency_key}@newsflow>`,
-        });
-        code = 250;
+        return res.status;
       }
-    } catch (e) {
-      if (e instanceof FetchRefused && WEBHOOK_REFUSALS.has(e.reason)) {
-        const msg = `${e.reason}: ${e.message}`.slice(0, 500);
-        await wh.exec(`UPDATE notices SET status = 'refused', response_code = $5, error = $6 ${where}`, [...key, e.status ?? null, msg]);
-        throw ApplicationFailure.nonRetryable(`notice ${d.idempotency_key} to ${ref.target} refused: ${msg}`, 'DeliveryRefused');
-      }
-      if (e instanceof FetchRefused && e.status !== undefined) code = e.status;
-      const msg = (e as Error).message.slice(0, 500);
-      await wh.exec(`UPDATE notices SET status = 'failed', response_code = $5, error = $6 ${where}`, [...key, code, msg]);
-      throw ApplicationFailure.retryable(`notice ${d.idempotency_key} to ${ref.target} failed: ${msg}`, 'DeliveryFailed');
-    }
-    await wh.exec(`UPDATE notices SET status = 'delivered', response_code = $5, delivered_at = now(), error = NULL ${where}`, [...key, code]);
+      await sendMail(deps.smtpUrl!, {
+        to: ref.target,
+        subject: noticeText(event).slice(0, 200),
+        text: noticeText(event),
+        messageId: `<${d.idempotency_key}@newsflow>`,
+      });
+      return 250;
+    });
     return { status: 'delivered', attempts: Number(d.attempts) + 1, responseCode: code };
   }
 }

@@ -18,7 +18,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NewsClient } from '../client/index.js';
 import { Warehouse } from '../warehouse/warehouse.js';
 import { TASK_QUEUES, createWorkers } from '../pipelines/worker/worker.js';
-import { startDevServer } from '../pipelines/temporal/index.js';
+import { startDevServer } from '../temporal/index.js';
 import { DEFAULT_LIMITS, parseLimits, route } from '../spec/index.js';
 import { DistributionStore } from '../service/store/distribution.js';
 import { startTestService, tempDir } from '../test/helpers/service.js';

@@ -20,7 +20,7 @@ const tsc = spawnSync(
 );
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 let copied = 0;
-for (const dir of ['lib', 'service', 'pipelines', 'activities', 'workflows', 'warehouse', 'client', 'spec']) {
+for (const dir of ['lib', 'service', 'pipelines', 'activities', 'workflows', 'warehouse', 'temporal', 'client', 'spec']) {
   const walk = (d) => {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const p = path.join(d, e.name);

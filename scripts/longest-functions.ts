@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SOURCE_DIRS = ['lib', 'spec', 'client', 'service', 'activities', 'workflows', 'warehouse', 'pipelines', 'bin'];
+const SOURCE_DIRS = ['lib', 'spec', 'client', 'service', 'activities', 'workflows', 'warehouse', 'temporal', 'pipelines', 'bin'];
 const SOURCE_FILE = /\.(ts|mts|mjs|js)$/;
 
 export interface FunctionLength {

@@ -40,7 +40,67 @@ export interface ServiceConfig {
    * once the service listens (publicBase).
    */
   publicUrl?: string;
+  /**
+   * The folder of the local model's files (NEWSFLOW_EMBEDDINGS_MODEL_DIR: MiniLM's model.onnx and
+   * tokenizer.json, or USE-lite's model.json and vocab.json); unset: the packaged model.
+   */
+  embeddingsModelDir?: string;
+  /** the cosine from which an OpenAI-compatible model's hits count as relevant; NEWSFLOW_EMBEDDINGS_RELEVANT_COSINE (default 0.3) */
+  embeddingsRelevantCosine: number;
+  /** where MiniLM runs (`embedSettings`): NEWSFLOW_EMBED_THREAD and NEWSFLOW_EMBED_OP_THREADS, read when embeddings are local */
+  embedThreads: EmbedSettings;
+  /** the query-vector cache's size (llm/query-vectors.ts), 0: off; NEWSFLOW_QUERY_CACHE (default 4,096) */
+  queryCache: number;
+  /** the web capability's variables, as set (websearch/service.ts `webConfig` checks them when the service opens) */
+  webVars: Partial<Record<WebVariable, string>>;
 }
+
+/** The variables of the web capability (websearch/service.ts documents each). */
+export const WEB_VARIABLES = [
+  'NEWSFLOW_WEBSEARCH_PROVIDER',
+  'NEWSFLOW_SEARXNG_URL',
+  'NEWSFLOW_FETCH_TIMEOUT_MS',
+  'NEWSFLOW_INDEX_CONCURRENCY',
+  'NEWSFLOW_INDEX_MAX_JOBS',
+  'NEWSFLOW_INDEX_MAX_URLS',
+  'NEWSFLOW_INDEX_URLS_SHARED',
+] as const;
+export type WebVariable = (typeof WEB_VARIABLES)[number];
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface EmbedSettings {
+  thread: boolean;
+  opThreads: number | null;
+}
+
+/**
+ * Where MiniLM runs: NEWSFLOW_EMBED_THREAD (1: its embedding thread; unset, empty or 0: the
+ * service's thread) and onnxruntime's intra-op threads for queries, NEWSFLOW_EMBED_OP_THREADS
+ * (1-16; unset or empty: null, the default). A value outside these is a start-up error naming
+ * the variable, not a setting silently ignored.
+ */
+export function embedSettings(env: Env): EmbedSettings {
+  const t = env.NEWSFLOW_EMBED_THREAD?.trim() ?? '';
+  if (!['', '0', '1'].includes(t))
+    throw new ServiceConfigError(`NEWSFLOW_EMBED_THREAD must be 1 (MiniLM in its embedding thread) or 0 (in the service's thread), not "${t}"`);
+  const o = env.NEWSFLOW_EMBED_OP_THREADS?.trim() ?? '';
+  if (o !== '' && !(/^\d+$/.test(o) && Number(o) >= 1 && Number(o) <= 16)) {
+    throw new ServiceConfigError(`NEWSFLOW_EMBED_OP_THREADS must be a whole number of onnxruntime threads from 1 to 16, not "${o}"`);
+  }
+  return { thread: t === '1', opThreads: o === '' ? null : Number(o) };
+}
+
+/** NEWSFLOW_QUERY_CACHE: unset or empty 4,096; else a whole number >= 0, or a start-up error naming it. */
+export const queryCacheSize = (env: Env): number => {
+  const v = env.NEWSFLOW_QUERY_CACHE?.trim();
+  if (v === undefined || v === '') return 4096;
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n)) {
+    throw new ServiceConfigError(`NEWSFLOW_QUERY_CACHE must be a whole number of query vectors (0 turns the cache off), not "${v}"`);
+  }
+  return n;
+};
 
 /** A variable of milliseconds: a positive integer, else a start-up error naming it; unset or empty: `fallback`. */
 function positiveMs(name: string, raw: string | undefined, fallback: number): number {
@@ -71,7 +131,8 @@ export function publicBase(config: ServiceConfig): string {
   return `http://${host}:${config.port}`;
 }
 
-export function serviceConfig(opts: Partial<ServiceConfig> & { limitsText?: string } = {}, env = process.env): ServiceConfig {
+export function serviceConfig(opts: Partial<ServiceConfig> & { limitsText?: string } = {}, env: Env = process.env): ServiceConfig {
+  const embeddings = opts.embeddings ?? env.NEWSFLOW_EMBEDDINGS_URL ?? env.NEWSFLOW_EMBEDDINGS ?? 'local';
   return {
     dataDir: path.resolve(opts.dataDir ?? env.NEWSFLOW_DATA_DIR ?? './data'),
     host: opts.host ?? env.NEWSFLOW_HOST ?? '127.0.0.1',
@@ -79,7 +140,7 @@ export function serviceConfig(opts: Partial<ServiceConfig> & { limitsText?: stri
     limits: opts.limits ?? parseLimits(opts.limitsText ?? env.NEWSFLOW_LIMITS, DEFAULT_LIMITS),
     logLevel: opts.logLevel ?? env.NEWSFLOW_LOG_LEVEL ?? 'info',
     validateResponses: opts.validateResponses ?? env.NEWSFLOW_VALIDATE_RESPONSES === '1',
-    embeddings: opts.embeddings ?? env.NEWSFLOW_EMBEDDINGS_URL ?? env.NEWSFLOW_EMBEDDINGS ?? 'local',
+    embeddings,
     embeddingsModel: opts.embeddingsModel ?? env.NEWSFLOW_EMBEDDINGS_MODEL ?? 'text-embedding-3-small',
     embeddingsKey: opts.embeddingsKey ?? env.NEWSFLOW_EMBEDDINGS_KEY,
     llm:
@@ -95,6 +156,12 @@ export function serviceConfig(opts: Partial<ServiceConfig> & { limitsText?: stri
     secretKey: opts.secretKey ?? env.NEWSFLOW_SECRET_KEY,
     secretKeyFile: opts.secretKeyFile ?? defaultKeyFile(env),
     publicUrl: opts.publicUrl ? parsePublicUrl(opts.publicUrl) : env.NEWSFLOW_PUBLIC_URL ? parsePublicUrl(env.NEWSFLOW_PUBLIC_URL) : undefined,
+    embeddingsModelDir: opts.embeddingsModelDir ?? (env.NEWSFLOW_EMBEDDINGS_MODEL_DIR || undefined),
+    embeddingsRelevantCosine: opts.embeddingsRelevantCosine ?? Number(env.NEWSFLOW_EMBEDDINGS_RELEVANT_COSINE ?? 0.3),
+    // the embedding settings are start-up errors, before any model loads (read only when the model is local, as before)
+    embedThreads: opts.embedThreads ?? (embeddings === 'local' ? embedSettings(env) : { thread: false, opThreads: null }),
+    queryCache: opts.queryCache ?? queryCacheSize(env),
+    webVars: opts.webVars ?? Object.fromEntries(WEB_VARIABLES.flatMap((k) => (env[k] === undefined ? [] : [[k, env[k]]]))),
   };
 }
 

@@ -81,7 +81,7 @@ export async function corpusCache(): Promise<CorpusCache> {
 /** The store operations of `newsflow secrets` and `simulate` when no service runs on the data dir (withAdmin's third argument). */
 export const storeOps: import('./admin/ops.js').StoreOps = (db, dataDir) => ({
   secretsStatus: async (local) => {
-    const st = await secretsStatus(db, { dataDir, secretKey: local.secretKey });
+    const st = await secretsStatus(db, { dataDir, secretKey: local.secretKey, keyFile: local.keyFile });
     return { ...st, sealed: { ...st.sealed, problem: st.sealed.problem ?? null, rotatedAt: st.sealed.rotatedAt ?? null } };
   },
   rotateSecrets: (local) => rotateSecrets(db, { dataDir, ...local }),

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Db } from './store/db.js';
 import { KeyStore } from './auth/keys.js';
 import { RateLimiter } from './limits.js';
-import { ServiceConfigError, serviceConfig, storeFile, type ServiceConfig } from './config.js';
+import { ServiceConfigError, serviceConfig, storeFile, type EmbedSettings, type ServiceConfig } from './config.js';
 import { buildApp, type AppOptions } from './app.js';
 import type { Services } from './context.js';
 import { NewsService } from './news/service.js';
@@ -12,7 +12,7 @@ import { NewsSeeder } from './news/seed.js';
 import { StoryService } from './stories/service.js';
 import { ModelLayer } from './llm/index.js';
 import { countTokens } from './llm/tokens.js';
-import { queryCacheSize, rememberingQueries } from './llm/query-vectors.js';
+import { rememberingQueries } from './llm/query-vectors.js';
 import { ByokStore } from './byok/store.js';
 import { Secrets, SecretsError, dataDirKeyFile, findKeys, parseMasterKey } from './auth/secrets.js';
 import { ThreadStore } from './chat/threads.js';
@@ -23,7 +23,7 @@ import { HttpEmbedder, type Embedder } from './search/embedder.js';
 import { LocalEmbedder } from './search/local-embedder.js';
 import { MiniLmEmbedder, miniLmPresent } from './search/minilm-embedder.js';
 import { ThreadEmbedder } from './search/thread-embedder.js';
-import { WebSearchService } from './websearch/service.js';
+import { WebSearchService, webConfig } from './websearch/service.js';
 import { WikiService } from './wiki/service.js';
 
 export interface RunningService {
@@ -35,15 +35,16 @@ export interface RunningService {
 
 export async function makeEmbedder(config: ServiceConfig): Promise<Embedder | null> {
   if (config.embeddings === 'none') return null;
+  const dir = config.embeddingsModelDir;
   if (config.embeddings === 'local') {
-    if (miniLmPresent()) return miniLm();
+    if (miniLmPresent(dir)) return miniLm(config.embedThreads, dir);
     process.emitWarning(
       'MiniLM model files or onnxruntime-node not found (run scripts/fetch-model.sh and scripts/fetch-onnxruntime.sh); using the npm USE-lite model',
     );
-    return LocalEmbedder.load();
+    return LocalEmbedder.load(dir);
   }
-  if (config.embeddings === 'use-lite') return LocalEmbedder.load();
-  return new HttpEmbedder(config.embeddings, config.embeddingsModel, config.embeddingsKey);
+  if (config.embeddings === 'use-lite') return LocalEmbedder.load(dir);
+  return new HttpEmbedder(config.embeddings, config.embeddingsModel, config.embeddingsKey, { relevantCosine: config.embeddingsRelevantCosine });
 }
 
 /**
@@ -52,14 +53,13 @@ export async function makeEmbedder(config: ServiceConfig): Promise<Embedder | nu
  * this thread when no thread starts. Opt-in until bench/mix.ts shows it a clear win (docs/service.md,
  * "Search": bench/mix-threads.ts measured it level with the service's thread, at 1 or 2 onnxruntime threads).
  */
-async function miniLm(): Promise<Embedder> {
-  const { thread, opThreads: threads } = embedSettings(process.env);
-  if (!thread) return inThread(threads ?? 1);
+async function miniLm({ thread, opThreads: threads }: EmbedSettings, modelDir: string | undefined): Promise<Embedder> {
+  if (!thread) return inThread(threads ?? 1, modelDir);
   try {
-    return await ThreadEmbedder.start({ threads: threads ?? 2 });
+    return await ThreadEmbedder.start({ threads: threads ?? 2, modelDir });
   } catch (e) {
     process.emitWarning(`MiniLM embedding thread: ${(e as Error).message}; embedding in the service's thread`);
-    return inThread(threads ?? 1);
+    return inThread(threads ?? 1, modelDir);
   }
 }
 
@@ -74,12 +74,12 @@ async function miniLm(): Promise<Embedder> {
  * (bench/mix-threads.ts: x1.4-1.7 req/s over 2 in each of four pairs over two runs). When no
  * embedding thread starts, batches run in this thread too.
  */
-export async function inThread(queryThreads: number): Promise<Embedder> {
-  const batches: Embedder = await ThreadEmbedder.start({ threads: 2 }).catch((e: Error) => {
+export async function inThread(queryThreads: number, modelDir?: string): Promise<Embedder> {
+  const batches: Embedder = await ThreadEmbedder.start({ threads: 2, modelDir }).catch((e: Error) => {
     process.emitWarning(`MiniLM embedding thread: ${e.message}; batches embedded in the service's thread`);
-    return MiniLmEmbedder.load(undefined, 2);
+    return MiniLmEmbedder.load(modelDir, 2);
   });
-  const queries = await MiniLmEmbedder.load(undefined, queryThreads);
+  const queries = await MiniLmEmbedder.load(modelDir, queryThreads);
   return {
     model: queries.model,
     dim: queries.dim,
@@ -87,23 +87,6 @@ export async function inThread(queryThreads: number): Promise<Embedder> {
     queryKey: queries.queryKey,
     embed: (texts) => (texts.length === 1 ? queries : batches).embed(texts),
   };
-}
-
-/**
- * Where MiniLM runs: NEWSFLOW_EMBED_THREAD (1: its embedding thread; unset, empty or 0: the
- * service's thread) and onnxruntime's intra-op threads for queries, NEWSFLOW_EMBED_OP_THREADS
- * (1-16; unset or empty: null, the default). A value outside these is a start-up error naming
- * the variable, not a setting silently ignored.
- */
-export function embedSettings(env: NodeJS.ProcessEnv): { thread: boolean; opThreads: number | null } {
-  const t = env.NEWSFLOW_EMBED_THREAD?.trim() ?? '';
-  if (!['', '0', '1'].includes(t))
-    throw new ServiceConfigError(`NEWSFLOW_EMBED_THREAD must be 1 (MiniLM in its embedding thread) or 0 (in the service's thread), not "${t}"`);
-  const o = env.NEWSFLOW_EMBED_OP_THREADS?.trim() ?? '';
-  if (o !== '' && !(/^\d+$/.test(o) && Number(o) >= 1 && Number(o) <= 16)) {
-    throw new ServiceConfigError(`NEWSFLOW_EMBED_OP_THREADS must be a whole number of onnxruntime threads from 1 to 16, not "${o}"`);
-  }
-  return { thread: t === '1', opThreads: o === '' ? null : Number(o) };
 }
 
 let sharedEmbedder: Promise<Embedder | null> | null = null;
@@ -154,9 +137,7 @@ async function openByok(store: Db, config: ServiceConfig): Promise<ByokStore> {
  * (NewsService.open), `services.news.ready` false until it has (what /readyz reports).
  */
 export async function openServices(config: ServiceConfig, db?: Db, opts: { clock?: () => number; background?: boolean } = {}): Promise<Services> {
-  // the embedding settings are start-up errors too, before any model loads
-  if (config.embeddings === 'local') embedSettings(process.env);
-  queryCacheSize(process.env);
+  // the embedding settings (config.embedThreads, config.queryCache) were checked by serviceConfig, before any model loads
   // a malformed NEWSFLOW_SECRET_KEY is a start-up error, not a 500 on the first BYOK request
   if (config.secretKey) {
     try {
@@ -172,7 +153,7 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
     throw e;
   });
   const loaded = await embedderFor(config);
-  const embedder = loaded ? rememberingQueries(loaded) : null;
+  const embedder = loaded ? rememberingQueries(loaded, config.queryCache) : null;
   countTokens('load the tokenizer now, not on the first chat');
   const news = await NewsService.open(store, { embedder, clock: opts.clock, background: opts.background });
   // stories cluster articles as they become searchable (a seed, a replay release, added pages),
@@ -181,7 +162,7 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
   news.alsoLoad(() => stories.open());
   news.onIndexed((o) => stories.ingest(o));
   if (!opts.background) await news.loaded;
-  const web = await WebSearchService.open(store, news);
+  const web = await WebSearchService.open(store, news, { config: webConfig(config.webVars) });
   const wiki = await WikiService.open(store, { embedder });
   const forum = await ForumService.open(store, { embedder, clock: opts.clock });
   return {

@@ -8,7 +8,7 @@ import { CliError, dataDirOf, dataDirOpt, table, warehouseOf } from './shared.js
 const runtime = () => import('../worker/index.js');
 
 /** loaded when a command runs: `newsflow --help` loads no more than the commands */
-const temporal = () => import('../temporal/index.js');
+const temporal = () => import('../../temporal/index.js');
 
 /** The plan as the terminal shows it: one line per schedule, the changed arguments under each update. */
 export function planText(plan: SchedulePlan, dryRun: boolean): string {

@@ -7,7 +7,7 @@ export function register(program: Command): void {
     .description('build the Temporal server 1.29.1 and its SQL schema tool with go install (a few minutes) into ~/.cache/newsflow (NEWSFLOW_CACHE_DIR)')
     .option('--force', 'build again even when present')
     .action(async (o: { force?: boolean }) => {
-      const { installTemporalServer } = await import('../temporal/index.js');
+      const { installTemporalServer } = await import('../../temporal/index.js');
       installTemporalServer({ force: o.force, log: (m) => console.error(m) });
     });
 }

@@ -2,7 +2,7 @@
 import { dataDirOf, lakeOf, useProject } from '../config/index.js';
 import { openReader } from '../../warehouse/read.js';
 import { TASK_QUEUES } from '../../workflows/queues.js';
-import { atShutdown, stopOnSignals, temporalEndpoint, TemporalSetupError } from '../temporal/index.js';
+import { atShutdown, stopOnSignals, temporalEndpoint, TemporalSetupError } from '../../temporal/index.js';
 import { startWorker, temporalClient } from '../worker/index.js';
 import { preflight } from './preflight.js';
 

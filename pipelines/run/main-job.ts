@@ -13,7 +13,7 @@ import { TASK_QUEUES } from '../../workflows/queues.js';
 import { applyFeedSchedule, applySchedules, declareSchedules, FEED_SCHEDULE_ID, pipelineScope } from '../schedules/index.js';
 import { noticesSchedules } from './notices.js';
 import { dataDirOf, useProject, warehouseDirOf, type Pipeline } from '../config/index.js';
-import { atShutdown, stopOnSignals, temporalEndpoint } from '../temporal/index.js';
+import { atShutdown, stopOnSignals, temporalEndpoint } from '../../temporal/index.js';
 import { startWorker, temporalClient } from '../worker/index.js';
 import { preflight, scheduledNeeds } from './preflight.js';
 import { progress } from './progress.js';

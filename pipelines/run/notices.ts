@@ -5,7 +5,7 @@
  * (status.ts: freshnessOf).
  */
 import { ScheduleOverlapPolicy } from '@temporalio/client';
-import type { ScheduleDecl } from '../../activities/schedules.js';
+import type { ScheduleDecl } from '../../temporal/schedules.js';
 import { TASK_QUEUES } from '../../workflows/queues.js';
 import { durationMs, type Notify } from '../config/schema.js';
 import { freshnessOf, periodOf } from './status.js';

@@ -6,7 +6,7 @@ import type { ClientEvent } from '../../client/index.js';
 import { declareSchedules } from '../schedules/index.js';
 import { dataDirOf, lakeOf, useProject, warehouseDirOf } from '../config/index.js';
 import type { WarehouseAt } from '../config/kinds/index.js';
-import { atShutdown, RunFailedError, stopOnSignals, temporalEndpoint } from '../temporal/index.js';
+import { atShutdown, RunFailedError, stopOnSignals, temporalEndpoint } from '../../temporal/index.js';
 import { startWorker, temporalClient, workerLogFile } from '../worker/index.js';
 import { preflight, scheduledNeeds, type PreflightNeed } from './preflight.js';
 import { progress } from './progress.js';

@@ -10,14 +10,14 @@ import { pollFeed, robotsThrough, type FeedPoll } from '../../lib/feeds/poll.js'
 import { SourceEntry, resolveSource } from '../../lib/feeds/source.js';
 import { openReader } from '../../warehouse/read.js';
 import { currentProject, lakeOf } from '../config/current.js';
-import { CliError } from '../cli/shared.js';
+import { UserError } from '../../lib/errors.js';
 
 /** Add (or update) a source of origin `cli`. */
 export async function addSource(warehouseDir: string, entry: unknown): Promise<{ source: string; added: boolean }> {
   const parsed = SourceEntry.safeParse(entry);
   if (!parsed.success) {
     const i = parsed.error.issues[0]!;
-    throw new CliError(`${i.path.join('.') || 'source'}: ${i.message}`);
+    throw new UserError(`${i.path.join('.') || 'source'}: ${i.message}`);
   }
   const decl = resolveSource(parsed.data);
   const { Warehouse } = await import('../../warehouse/warehouse.js');
@@ -25,7 +25,7 @@ export async function addSource(warehouseDir: string, entry: unknown): Promise<{
   const wh = await Warehouse.open(warehouseDir, lakeOf(currentProject() ?? { lake: {} }));
   try {
     const r = await new SourceStore(wh).declare([decl], 'cli', Date.now());
-    if (r.taken.length) throw new CliError(`source "${decl.source}" is declared in the project file; change it there, or add this one with another --name`);
+    if (r.taken.length) throw new UserError(`source "${decl.source}" is declared in the project file; change it there, or add this one with another --name`);
     return { source: decl.source, added: r.added.length > 0 };
   } finally {
     wh.close();
@@ -40,8 +40,8 @@ export async function removeSource(warehouseDir: string, name: string): Promise<
   try {
     const store = new SourceStore(wh);
     const [row] = await store.get([name]);
-    if (!row) throw new CliError(`no source "${name}" (newsflow sources list shows them)`);
-    if (row.origin === 'file') throw new CliError(`source "${name}" is declared in the project file; remove it there`);
+    if (!row) throw new UserError(`no source "${name}" (newsflow sources list shows them)`);
+    if (row.origin === 'file') throw new UserError(`source "${name}" is declared in the project file; remove it there`);
     await store.remove(name);
   } finally {
     wh.close();

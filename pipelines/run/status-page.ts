@@ -7,7 +7,7 @@
  * the warehouse or the server is escaped.
  */
 import type { Client } from '@temporalio/client';
-import type { ScheduleDecl } from '../../activities/schedules.js';
+import type { ScheduleDecl } from '../../temporal/schedules.js';
 import { projectStatus, type ReadRows, type StatusReport } from './status.js';
 
 /** One finished load of the last days, as the page draws it. */

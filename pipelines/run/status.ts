@@ -11,7 +11,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { Cron } from 'croner';
-import type { ScheduleDecl } from '../../activities/schedules.js';
+import type { ScheduleDecl } from '../../temporal/schedules.js';
 
 export type Health = 'ok' | 'late' | 'stale' | 'failing' | 'paused';
 

@@ -5,7 +5,7 @@
  * environment's overrides already.
  */
 import { ScheduleOverlapPolicy, type ScheduleSpec } from '@temporalio/client';
-import type { ScheduleDecl } from '../../activities/schedules.js';
+import type { ScheduleDecl } from '../../temporal/schedules.js';
 import type { DefaultSchedule } from '../../workflows/kinds.js';
 import { durationMs, type Pipeline, type Schedule } from '../config/schema.js';
 import { findKind, type KindDef } from '../config/kinds/index.js';

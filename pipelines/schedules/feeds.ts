@@ -11,7 +11,7 @@ import type { Warehouse } from '../../warehouse/warehouse.js';
 import { SourceStore } from '../../warehouse/sources.js';
 import type { FeedPollInput } from '../../workflows/feed-poll.js';
 import { TASK_QUEUES } from '../../workflows/queues.js';
-import { applySchedules, type ApplyResult, type ScheduleDecl } from '../../activities/schedules.js';
+import { applySchedules, type ApplyResult, type ScheduleDecl } from '../../temporal/schedules.js';
 
 export const FEED_SCHEDULE_ID = 'feeds-poll';
 

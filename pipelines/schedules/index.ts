@@ -1,10 +1,10 @@
 /**
  * pipelines/schedules: the schedules of a project, one per named pipeline of its project file
  * (declare.ts: declareSchedules(pipelines), no environment read). Planning and applying them on a
- * Temporal server (planSchedules, applyPlan, applySchedules) is activities/schedules.ts: the alert
+ * Temporal server (planSchedules, applyPlan, applySchedules) is temporal/schedules.ts: the alert
  * sync applies its per-alert schedules with it too.
  */
-import { isAlertSchedule } from '../../activities/schedules.js';
+import { isAlertSchedule } from '../../temporal/schedules.js';
 import { FEED_SCHEDULE_ID } from './feeds.js';
 
 export { declareSchedules, pipelineSchedules, INDEX_COUNT_CADENCE, RESEARCH_MAX_DEPTH } from './declare.js';
@@ -26,4 +26,4 @@ export {
   type ApplyResult,
   type ScheduleDecl,
   type SchedulePlan,
-} from '../../activities/schedules.js';
+} from '../../temporal/schedules.js';

@@ -1,7 +1,7 @@
 /** Wiring shared by the CLI commands that talk to Temporal: connection, client, warehouse, worker. */
 import type { Client } from '@temporalio/client';
 import { NewsClient, type ClientEvent } from '../../client/index.js';
-import type { TemporalEndpoint } from '../temporal/index.js';
+import type { TemporalEndpoint } from '../../temporal/index.js';
 import { WorkerLog } from './log.js';
 import type { LoadedPipelines } from './extensions.js';
 import { lakeOf, warehouseDirOf } from '../config/current.js';

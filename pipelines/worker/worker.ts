@@ -30,7 +30,7 @@ import { createFeedPollActivities } from '../../activities/feed-poll.js';
 import { createMaintenanceActivities } from '../../activities/maintenance.js';
 import { createRecordLoadActivities } from '../../activities/record-load.js';
 import { TASK_QUEUES } from '../../workflows/queues.js';
-import { TemporalSetupError } from '../temporal/index.js';
+import { TemporalSetupError } from '../../temporal/index.js';
 import { SOURCE_EXT } from '../../lib/package-root.js';
 import { ExtensionError, type LoadedPipelines } from './extensions.js';
 import { kinds } from '../config/kinds/index.js';

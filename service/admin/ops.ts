@@ -46,6 +46,8 @@ export interface AdminRotatedView {
 export interface LocalKeys {
   secretKey?: string;
   oldKey?: string;
+  /** the master key file outside the data dir (the CLI's environment: $XDG_CONFIG_HOME/newsflow/secret.key) */
+  keyFile: string;
 }
 
 export interface AdminOps {

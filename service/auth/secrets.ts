@@ -20,7 +20,6 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 
 export const KEY_FILE = 'secret.key';
@@ -41,11 +40,8 @@ export function parseMasterKey(text: string): Buffer {
 
 export const keyId = (k: Buffer) => crypto.createHash('sha256').update(k).digest('hex').slice(0, 8);
 
-/** The key file outside the data dir: $XDG_CONFIG_HOME/newsflow/secret.key, else ~/.config/newsflow/secret.key. */
-export function defaultKeyFile(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CONFIG_HOME?.trim() ? path.resolve(env.XDG_CONFIG_HOME) : path.join(env.HOME?.trim() || os.homedir(), '.config');
-  return path.join(base, 'newsflow', KEY_FILE);
-}
+/** The key file outside the data dir (lib/secret-key-file.ts), of the environment service/config.ts gives. */
+export { defaultKeyFile } from '../../lib/secret-key-file.js';
 
 /** Where earlier versions kept the key: in the data dir, beside the store. */
 export const dataDirKeyFile = (dataDir: string) => path.join(dataDir, KEY_FILE);
@@ -73,13 +69,13 @@ export interface KeyOptions {
   /** NEWSFLOW_SECRET_KEY */
   secretKey?: string;
   dataDir: string;
-  /** default `defaultKeyFile()` */
-  keyFile?: string;
+  /** the key file outside the data dir (ServiceConfig.secretKeyFile: `defaultKeyFile` of the environment) */
+  keyFile: string;
 }
 
 /** Every key there is for a data dir, the sealing one first (none: empty). */
 export function findKeys(opts: KeyOptions): KeySource[] {
-  const keyFile = opts.keyFile ?? defaultKeyFile();
+  const keyFile = opts.keyFile;
   const legacy = dataDirKeyFile(opts.dataDir);
   const found: KeySource[] = [];
   const add = (key: Buffer | null, kind: KeySource['kind'], where: string) => {
@@ -134,7 +130,7 @@ export class Secrets {
 
   /**
    * The keys of a service (see the file's head): the first found seals; without any, a new key
-   * file is made (`defaultKeyFile`) when `create`, else null.
+   * file is made (`keyFile`) when `create`, else null.
    */
   static forService(opts: KeyOptions & { create: false }): Secrets | null;
   static forService(opts: KeyOptions & { create?: true }): Secrets;
@@ -147,7 +143,7 @@ export class Secrets {
       );
     if (opts.create === false) return null;
     const key = crypto.randomBytes(32);
-    writeKeyFile(opts.keyFile ?? defaultKeyFile(), key);
+    writeKeyFile(opts.keyFile, key);
     return new Secrets(key);
   }
 

@@ -19,14 +19,14 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Db } from '../store/db.js';
-import { NEXT_SUFFIX, Secrets, dataDirKeyFile, defaultKeyFile, findKeys, keyId, parseMasterKey, syncDir, writeKeyFile } from '../auth/secrets.js';
+import { NEXT_SUFFIX, Secrets, dataDirKeyFile, findKeys, keyId, parseMasterKey, syncDir, writeKeyFile } from '../auth/secrets.js';
 import { ByokStore } from './store.js';
 
 export async function rotateSecrets(
   db: Db,
-  opts: { dataDir: string; secretKey?: string; oldKey?: string; keyFile?: string },
+  opts: { dataDir: string; secretKey?: string; oldKey?: string; keyFile: string },
 ): Promise<{ rotated: number; from: string; to: string; keyFile: string | null; removed: string[] }> {
-  const keyFile = opts.keyFile ?? defaultKeyFile();
+  const keyFile = opts.keyFile;
   const next = keyFile + NEXT_SUFFIX;
   // every key that may open a stored value (the variable's own among them when it did not change)
   const found = findKeys({ dataDir: opts.dataDir, keyFile, secretKey: opts.secretKey });

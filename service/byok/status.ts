@@ -3,7 +3,7 @@
  * are found, and how many of the stored sealed values they open.
  */
 import type { Db } from '../store/db.js';
-import { Secrets, defaultKeyFile, findKeys, type KeySource } from '../auth/secrets.js';
+import { Secrets, findKeys, type KeySource } from '../auth/secrets.js';
 import { ByokStore } from './store.js';
 
 export interface SecretsStatus {
@@ -16,8 +16,8 @@ export interface SecretsStatus {
   sealed: Awaited<ReturnType<ByokStore['audit']>>;
 }
 
-export async function secretsStatus(db: Db, opts: { dataDir: string; secretKey?: string; keyFile?: string }): Promise<SecretsStatus> {
-  const keyFile = opts.keyFile ?? defaultKeyFile();
+export async function secretsStatus(db: Db, opts: { dataDir: string; secretKey?: string; keyFile: string }): Promise<SecretsStatus> {
+  const keyFile = opts.keyFile;
   const keys = findKeys({ ...opts, keyFile });
   const secrets = keys.length
     ? new Secrets(

@@ -14,7 +14,6 @@
  * names the model that really wrote the answer.
  */
 import type { Embedder } from '../search/embedder.js';
-import type { ServiceConfig } from '../config.js';
 import { AnthropicProvider } from './anthropic.js';
 import { EXTRACTIVE_MODEL, ExtractiveProvider } from './extractive.js';
 import { GeminiProvider } from './gemini.js';
@@ -33,10 +32,18 @@ export const BYOK_MODELS = {
   google: ['gemini-2.5-flash', 'gemini-2.5-pro'],
 } as const;
 
+/** The model settings of the service (ServiceConfig's, service/config.ts: NEWSFLOW_LLM_*, NEWSFLOW_ANTHROPIC_URL, NEWSFLOW_GEMINI_URL). */
+export interface ModelConfig {
+  llm: { url: string; model: string; key?: string } | null;
+  llmTimeoutMs: number;
+  anthropicUrl: string;
+  geminiUrl: string;
+}
+
 export class ModelLayer {
   readonly extractive: ExtractiveProvider;
   constructor(
-    private readonly config: ServiceConfig,
+    private readonly config: ModelConfig,
     embedder: Embedder | null,
   ) {
     this.extractive = new ExtractiveProvider(embedder);

@@ -7,24 +7,13 @@
  * sentence ranking) pass through uncached. `NEWSFLOW_QUERY_CACHE` sets the size (0: off).
  */
 import type { Embedder } from '../search/embedder.js';
-import { ServiceConfigError } from '../config.js';
-
-/** NEWSFLOW_QUERY_CACHE: unset or empty 4,096; else a whole number >= 0, or a start-up error naming it. */
-export const queryCacheSize = (env: NodeJS.ProcessEnv = process.env): number => {
-  const v = env.NEWSFLOW_QUERY_CACHE?.trim();
-  if (v === undefined || v === '') return 4096;
-  const n = Number(v);
-  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n)) {
-    throw new ServiceConfigError(`NEWSFLOW_QUERY_CACHE must be a whole number of query vectors (0 turns the cache off), not "${v}"`);
-  }
-  return n;
-};
 
 export interface RememberingEmbedder extends Embedder {
   readonly cache: { hits: number; misses: number; readonly size: number };
 }
 
-export function rememberingQueries(inner: Embedder, size = queryCacheSize()): RememberingEmbedder {
+/** `size`: the service's `queryCache` (service/config.ts, NEWSFLOW_QUERY_CACHE). */
+export function rememberingQueries(inner: Embedder, size: number): RememberingEmbedder {
   const last = new Map<string, Float32Array>();
   const pending = new Map<string, Promise<Float32Array>>();
   const key = (t: string) => (inner.queryKey ? inner.queryKey(t) : t);

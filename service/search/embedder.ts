@@ -23,18 +23,22 @@ export function cosineFor(score: number, relevantCosine: number): number {
 
 /**
  * OpenAI-compatible `POST {url}/embeddings` ({model, input}) -> data[i].embedding.
- * Set NEWSFLOW_EMBEDDINGS_URL (and NEWSFLOW_EMBEDDINGS_MODEL, NEWSFLOW_EMBEDDINGS_KEY).
+ * Set NEWSFLOW_EMBEDDINGS_URL (and NEWSFLOW_EMBEDDINGS_MODEL, NEWSFLOW_EMBEDDINGS_KEY,
+ * NEWSFLOW_EMBEDDINGS_RELEVANT_COSINE; service/config.ts reads them).
  */
 export class HttpEmbedder implements Embedder {
   readonly model: string;
   dim = 0;
-  readonly relevantCosine = Number(process.env.NEWSFLOW_EMBEDDINGS_RELEVANT_COSINE ?? 0.3);
+  readonly relevantCosine: number;
+  private readonly batch: number;
   constructor(
     private readonly url: string,
     model: string,
     private readonly apiKey?: string,
-    private readonly batch = 128,
+    opts: { relevantCosine?: number; batch?: number } = {},
   ) {
+    this.relevantCosine = opts.relevantCosine ?? 0.3;
+    this.batch = opts.batch ?? 128;
     this.model = `http:${model}`;
     this.remoteModel = model;
   }

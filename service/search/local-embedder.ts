@@ -29,7 +29,7 @@ export class LocalEmbedder implements Embedder {
     private readonly batch: number,
   ) {}
 
-  static async load(dir = process.env.NEWSFLOW_EMBEDDINGS_MODEL_DIR || defaultModelDir(), batch = 64): Promise<LocalEmbedder> {
+  static async load(dir = defaultModelDir(), batch = 64): Promise<LocalEmbedder> {
     const [graph, vocabulary] = await Promise.all([
       loadGraphModel(`file://${path.resolve(dir)}/model.json`),
       fs.readFile(path.join(dir, 'vocab.json'), 'utf8').then((d) => JSON.parse(d)),

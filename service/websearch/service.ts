@@ -4,7 +4,7 @@
  * Other routes (DeepNews, forecast) call `web.search(params, viewer)` like the websearch
  * route does.
  *
- * Environment (read when the service opens):
+ * Environment (service/config.ts reads it into `ServiceConfig.webVars`; `webConfig` checks it when the service opens):
  * - NEWSFLOW_WEBSEARCH_PROVIDER `index` | `searxng`; default `searxng` when NEWSFLOW_SEARXNG_URL
  *   is set, else `index`;
  * - NEWSFLOW_SEARXNG_URL base URL of a SearXNG instance (json format enabled); the operator's
@@ -57,7 +57,7 @@ export interface WebConfig {
 
 export class WebConfigError extends Error {}
 
-export function webConfig(env: NodeJS.ProcessEnv = process.env): WebConfig {
+export function webConfig(env: Readonly<Record<string, string | undefined>>): WebConfig {
   const searxngUrl = env.NEWSFLOW_SEARXNG_URL?.trim() || null;
   const provider = (env.NEWSFLOW_WEBSEARCH_PROVIDER?.trim() || (searxngUrl ? 'searxng' : 'index')) as WebConfig['provider'];
   if (provider !== 'index' && provider !== 'searxng') throw new WebConfigError(`NEWSFLOW_WEBSEARCH_PROVIDER must be index or searxng, not ${provider}`);
@@ -130,7 +130,7 @@ export class WebSearchService {
     news: NewsService,
     opts: { config?: WebConfig; clock?: () => number; log?: IndexerOptions['log'] } = {},
   ): Promise<WebSearchService> {
-    const config = opts.config ?? webConfig();
+    const config = opts.config ?? webConfig({});
     const clock = opts.clock ?? news.clock;
     const index = await WebIndex.open(db);
     const indexer = new UrlIndexer(new JobStore(db), news, index, {

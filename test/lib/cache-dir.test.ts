@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cacheDir } from '../../lib/cache-dir.js';
-import { serverDir, TEMPORAL_SERVER_VERSION } from '../../pipelines/temporal/index.js';
+import { serverDir, TEMPORAL_SERVER_VERSION } from '../../temporal/index.js';
 
 describe('the cache dir', () => {
   it('NEWSFLOW_CACHE_DIR first, then $XDG_CACHE_HOME/newsflow (absolute only), then ~/.cache/newsflow', () => {

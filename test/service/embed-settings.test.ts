@@ -5,9 +5,7 @@
  */
 import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { embedSettings } from '../../service/server.js';
-import { queryCacheSize } from '../../service/llm/query-vectors.js';
-import { ServiceConfigError } from '../../service/config.js';
+import { ServiceConfigError, embedSettings, queryCacheSize } from '../../service/config.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/service.js';
 

@@ -19,6 +19,7 @@ const SOURCES = [
   'activities',
   'workflows',
   'warehouse',
+  'temporal',
   'pipelines',
   'tsconfig.build.json',
   'tsconfig.json',

@@ -3,7 +3,7 @@ import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { startDevServer } from '../../pipelines/temporal/index.js';
+import { startDevServer } from '../../temporal/index.js';
 
 /**
  * One namespace per test file that runs workers, so that a workflow is never picked up by
@@ -52,7 +52,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   let ep;
   let pgUrl = '';
   if (postgres) {
-    const server = await import('../../pipelines/temporal/index.js');
+    const server = await import('../../temporal/index.js');
     server.installTemporalServer({ log: (m) => console.log(`test setup: ${m}`) });
     // a throwaway cluster: no fsync, asynchronous commits (Temporal writes every task transition;
     // with fsync on a loaded 2-core machine newsIngest's test ran past its timeout)

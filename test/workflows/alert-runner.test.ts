@@ -13,7 +13,7 @@ import { RetryState } from '@temporalio/common';
 import { NewsClient } from '../../client/index.js';
 import { Warehouse } from '../../warehouse/warehouse.js';
 import { TASK_QUEUES } from '../../workflows/queues.js';
-import { isAlertSchedule, listOurs } from '../../activities/schedules.js';
+import { isAlertSchedule, listOurs } from '../../temporal/schedules.js';
 import { api, startTestService, type TestService } from '../helpers/service.js';
 import { repoRoot } from '../helpers/paths.js';
 import { holdFeed, startHarness, type Harness } from '../helpers/pipeline.js';

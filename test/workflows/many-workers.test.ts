@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { DistributionStore } from '../../service/store/distribution.js';
-import { pgBinDir } from '../../pipelines/temporal/index.js';
+import { pgBinDir } from '../../temporal/index.js';
 import { TASK_QUEUES } from '../../workflows/queues.js';
 import { openReader } from '../../warehouse/read.js';
 import { TABLES } from '../../warehouse/tables/index.js';

@@ -5,6 +5,7 @@
  */
 import type { TableDef } from './table-def.js';
 import type { ColKind } from '../../lib/duckdb/stage.js';
+import { DELIVERY_COLUMNS } from './deliveries.js';
 
 const c = (name: string, sql: string, kind: ColKind) => ({ name, sql, kind });
 const tail = [c('row_hash', 'VARCHAR', 'varchar'), c('last_load_id', 'VARCHAR', 'varchar')];
@@ -68,14 +69,7 @@ export const ALERT_DELIVERIES: TableDef = {
     c('log_created_at', 'TIMESTAMP', 'bigint'),
     c('action', 'VARCHAR', 'varchar'),
     c('target', 'VARCHAR', 'varchar'),
-    c('idempotency_key', 'VARCHAR', 'varchar'),
-    c('status', 'VARCHAR', 'varchar'),
-    c('attempts', 'INTEGER', 'int'),
-    c('first_attempt_at', 'TIMESTAMP', 'bigint'),
-    c('last_attempt_at', 'TIMESTAMP', 'bigint'),
-    c('delivered_at', 'TIMESTAMP', 'bigint'),
-    c('response_code', 'INTEGER', 'int'),
-    c('error', 'VARCHAR', 'varchar'),
+    ...DELIVERY_COLUMNS,
   ],
 };
 

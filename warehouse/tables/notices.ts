@@ -8,6 +8,7 @@
  */
 import type { TableDef } from './table-def.js';
 import type { ColKind } from '../../lib/duckdb/stage.js';
+import { DELIVERY_COLUMNS } from './deliveries.js';
 
 const c = (name: string, sql: string, kind: ColKind) => ({ name, sql, kind });
 
@@ -26,14 +27,7 @@ export const NOTICES: TableDef = {
     c('detail', 'VARCHAR', 'varchar'),
     c('channel', 'VARCHAR', 'varchar'),
     c('target', 'VARCHAR', 'varchar'),
-    c('idempotency_key', 'VARCHAR', 'varchar'),
-    c('status', 'VARCHAR', 'varchar'),
-    c('attempts', 'INTEGER', 'int'),
-    c('first_attempt_at', 'TIMESTAMP', 'bigint'),
-    c('last_attempt_at', 'TIMESTAMP', 'bigint'),
-    c('delivered_at', 'TIMESTAMP', 'bigint'),
-    c('response_code', 'INTEGER', 'int'),
-    c('error', 'VARCHAR', 'varchar'),
+    ...DELIVERY_COLUMNS,
   ],
 };
 

@@ -71,7 +71,7 @@ export const graph = defineKind({
       return {
         input: { query: o.query, filterParams, minClusterProbability, geo: !!o.geo, visualize: !!o.visualize },
         show: (p: { done: number }) => [p.done, 1, p.done ? 'landed' : 'building'],
-        after: out ? async (result, wh) => (await import('../../run/graph-file.js')).writeGraphFile(wh, result, out) : undefined,
+        after: out ? async (result, wh) => (await import('../../../warehouse/graph-file.js')).writeGraphFile(wh, result, out) : undefined,
       };
     },
   },

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../helpers/paths.js';
 
-const ROOMS = ['lib', 'spec', 'client', 'service', 'activities', 'workflows', 'warehouse', 'pipelines'];
+const ROOMS = ['lib', 'spec', 'client', 'service', 'activities', 'workflows', 'warehouse', 'temporal', 'pipelines'];
 const CONFIG = (f: string) => f.startsWith('pipelines/config/') || f === 'service/config.ts';
 
 function filesOf(dir: string): string[] {

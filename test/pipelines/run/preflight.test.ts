@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../../pipelines/temporal/index.js';
+import { freePort } from '../../../temporal/index.js';
 import { DEFAULT_KEYS, startTestService, tempDir, type TestService } from '../../helpers/service.js';
 import { bin, runCli, waitForOutput } from '../../helpers/cli.js';
 

@@ -1,5 +1,9 @@
 /**
- * pipelines/temporal: the Temporal server a command talks to, and what it takes to run one here.
+ * temporal/: Temporal management, the room both the CLI (pipelines/) and the activities may import
+ * (it imports lib/ only): the Temporal server a command talks to, what it takes to run one here,
+ * and the schedules on it.
+ * - schedules.ts: ScheduleDecl, planning and applying schedules (the CLI's and the alert sync's;
+ *   imported as temporal/schedules.js, so that this index loads no Temporal client)
  * - endpoint.ts: which one (TEMPORAL_ADDRESS, else one of ours under the data dir)
  * - dev-server.ts: the Temporal CLI dev server (SQLite); temporal-cli.ts: finding its binary
  * - postgres-server.ts: the Temporal server on PostgreSQL (`newsflow temporal install` builds it)

@@ -1,5 +1,5 @@
-/** What every part of pipelines/temporal shares: the endpoint a command talks to and the errors it reports. */
-import { UserError } from '../../lib/errors.js';
+/** What every part of temporal/ shares: the endpoint a command talks to and the errors it reports. */
+import { UserError } from '../lib/errors.js';
 
 export class TemporalSetupError extends UserError {}
 /** A workflow run ended without its result: the message is one line, the run's failure. */

@@ -1,5 +1,5 @@
 /**
- * The Temporal server on PostgreSQL (pipelines/temporal/postgres-server.ts): PostgreSQL made under the data
+ * The Temporal server on PostgreSQL (temporal/postgres-server.ts): PostgreSQL made under the data
  * dir (as the postgres user when we are root), Temporal's schemas, the server, namespaces; what a
  * workflow writes outlives a restart of both. Needs `npx newsflow temporal install` (.ci/run does it).
  */
@@ -8,9 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
-import { startPostgresTemporal } from '../../../pipelines/temporal/index.js';
-import { temporalEndpoint } from '../../../pipelines/temporal/index.js';
-import { runCli } from '../../helpers/cli.js';
+import { startPostgresTemporal } from '../../temporal/index.js';
+import { temporalEndpoint } from '../../temporal/index.js';
+import { runCli } from '../helpers/cli.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nf-temporal-pg-'));
 fs.chmodSync(dir, 0o755);

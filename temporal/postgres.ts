@@ -5,7 +5,7 @@
  * `postgres` user (runuser) and hands the directory to it. The cluster listens on 127.0.0.1 only,
  * on a free port, with trust authentication for local connections.
  */
-import { UserError } from '../../lib/errors.js';
+import { UserError } from '../lib/errors.js';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';

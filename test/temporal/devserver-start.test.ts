@@ -9,8 +9,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findTemporalCli, startDevServer, TemporalSetupError, type TemporalEndpoint } from '../../../pipelines/temporal/index.js';
-import { tempDir } from '../../helpers/service.js';
+import { findTemporalCli, startDevServer, TemporalSetupError, type TemporalEndpoint } from '../../temporal/index.js';
+import { tempDir } from '../helpers/service.js';
 
 const dirs: string[] = [];
 const servers: TemporalEndpoint[] = [];

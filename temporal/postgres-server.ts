@@ -4,13 +4,13 @@
  * `go install go.temporal.io/server/cmd/server@v1.29.1` (and cmd/tools/sql) into
  * `~/.cache/newsflow/temporal-server-1.29.1/`, beside the PostgreSQL schema files of that module;
  * `newsflow start --temporal postgres` (or NEWSFLOW_TEMPORAL=postgres) starts PostgreSQL
- * (pipelines/temporal/postgres.ts), creates and migrates Temporal's two databases (idempotent), writes the
+ * (temporal/postgres.ts), creates and migrates Temporal's two databases (idempotent), writes the
  * server's config under `<data dir>/temporal-pg/` and runs the server on free local ports.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { cacheDir } from '../../lib/cache-dir.js';
+import { cacheDir } from '../lib/cache-dir.js';
 import { atExit } from './shutdown.js';
 import { freePort, preferredPort } from './ports.js';
 import { startPostgres, type PgEndpoint } from './postgres.js';

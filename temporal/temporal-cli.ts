@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { cacheDir } from '../../lib/cache-dir.js';
+import { cacheDir } from '../lib/cache-dir.js';
 import { TemporalSetupError } from './types.js';
 
 const onPath = (name: string): string | null => {

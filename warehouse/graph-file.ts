@@ -1,8 +1,13 @@
-/** `newsflow run graph --out FILE`: the run's graph as JSON, read back from the warehouse snapshot it landed in. */
+/** `newsflow run graph --out FILE`: the run's graph as JSON, read back from the warehouse snapshot it landed in (the graph kind's `after`, pipelines/config/kinds/graph.ts). */
 import fs from 'node:fs';
 import path from 'node:path';
-import { openReader } from '../../warehouse/read.js';
-import type { WarehouseAt } from '../config/kinds/define.js';
+import { openReader } from './read.js';
+
+/** The warehouse a run landed in: its folder and its lake. */
+interface WarehouseAt {
+  dir: string;
+  lake: { catalog?: string; dataPath?: string };
+}
 
 const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
 const plain = (v: unknown) => (typeof v === 'bigint' ? Number(v) : v);

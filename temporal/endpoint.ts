@@ -8,7 +8,7 @@ import { startDevServer, TEMPORAL_UI_PORT } from './dev-server.js';
 import { preferredPort } from './ports.js';
 import { runningServer, TemporalSetupError, type TemporalEndpoint, type TemporalSettings } from './types.js';
 
-/** TEMPORAL_ADDRESS when set, else a dev server of our own under the data dir (NEWSFLOW_TEMPORAL=postgres: the Temporal server on PostgreSQL, pipelines/temporal/postgres-server.ts). */
+/** TEMPORAL_ADDRESS when set, else a dev server of our own under the data dir (NEWSFLOW_TEMPORAL=postgres: the Temporal server on PostgreSQL, temporal/postgres-server.ts). */
 export async function temporalEndpoint(opts: {
   dataDir: string;
   /** the project's Temporal settings (project.temporal) */

@@ -3,8 +3,8 @@
  * the server's schedules match a list of them: creates what is missing, updates what changed (a
  * hash of the declaration kept in the schedule's memo), deletes newsflow schedules no longer
  * declared. Idempotent. Used by the alert sync (one schedule per alert, activities/alert-runner.ts)
- * and by `newsflow schedule apply` / `newsflow start` (pipelines/schedules declares theirs); here,
- * below both, because activities import nothing of pipelines/.
+ * and by `newsflow schedule apply` / `newsflow start` (pipelines/schedules declares theirs); in
+ * temporal/, the room of Temporal management both of them import.
  */
 import crypto from 'node:crypto';
 import { ScheduleNotFoundError, type Client, type ScheduleOverlapPolicy, type ScheduleSpec } from '@temporalio/client';

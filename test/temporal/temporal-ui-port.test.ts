@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TEMPORAL_UI_PORT, preferredPort } from '../../../pipelines/temporal/index.js';
+import { TEMPORAL_UI_PORT, preferredPort } from '../../temporal/index.js';
 
 const held: net.Server[] = [];
 afterEach(async () => {
