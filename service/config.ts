@@ -40,6 +40,22 @@ export interface ServiceConfig {
    * once the service listens (publicBase).
    */
   publicUrl?: string;
+  /**
+   * Days after publication an article stays in the news search index (NEWSFLOW_RETENTION, e.g.
+   * `90d`; null, `keep-all`: every article, the default). The store keeps older articles unless
+   * `archive`.
+   */
+  retentionDays: number | null;
+  /** past the retention, articles are exported to Parquet under <data dir>/archive/news and leave the store (`newsflow serve --archive`, NEWSFLOW_ARCHIVE=1) */
+  archive: boolean;
+}
+
+/** A retention: `<n>d` (days, n >= 1) or `keep-all` (null); else a start-up error naming where it came from. */
+export function parseRetention(raw: string | undefined, where = 'NEWSFLOW_RETENTION'): number | null {
+  if (raw === undefined || raw.trim() === '' || raw.trim() === 'keep-all') return null;
+  const m = /^(\d+)d$/.exec(raw.trim());
+  if (!m || Number(m[1]) < 1) throw new ServiceConfigError(`${where} must be a number of days such as 90d, or keep-all; got ${JSON.stringify(raw)}`);
+  return Number(m[1]);
 }
 
 /** A variable of milliseconds: a positive integer, else a start-up error naming it; unset or empty: `fallback`. */
@@ -95,6 +111,8 @@ export function serviceConfig(opts: Partial<ServiceConfig> & { limitsText?: stri
     secretKey: opts.secretKey ?? env.NEWSFLOW_SECRET_KEY,
     secretKeyFile: opts.secretKeyFile ?? defaultKeyFile(env),
     publicUrl: opts.publicUrl ? parsePublicUrl(opts.publicUrl) : env.NEWSFLOW_PUBLIC_URL ? parsePublicUrl(env.NEWSFLOW_PUBLIC_URL) : undefined,
+    retentionDays: opts.retentionDays !== undefined ? opts.retentionDays : parseRetention(env.NEWSFLOW_RETENTION),
+    archive: opts.archive ?? env.NEWSFLOW_ARCHIVE === '1',
   };
 }
 

@@ -54,6 +54,8 @@ export class NewsService {
   readonly hits: HitRecorder;
   /** articles published more than this many days ago leave the search index (null: kept all); the store keeps them */
   readonly retentionDays: number | null;
+  /** where articles past the retention are exported to (Parquet) before they leave the store (null: the store keeps them) */
+  readonly archiveDir: string | null;
   /** try_cache responses by (key, parameters) */
   private readonly cache: SearchCache;
   /** articles the store holds back (no crawl_date yet: a replay was under way); ./seed.ts takes them */
@@ -79,10 +81,11 @@ export class NewsService {
     readonly index: NewsIndex,
     readonly embedder: Embedder | null,
     readonly clock: () => number,
-    opts: { indexDir?: string | null; retentionDays?: number | null } = {},
+    opts: { indexDir?: string | null; retentionDays?: number | null; archiveDir?: string | null } = {},
   ) {
     this.indexDir = opts.indexDir === undefined ? indexDirOf(db) : opts.indexDir;
     this.retentionDays = opts.retentionDays ?? null;
+    this.archiveDir = opts.archiveDir ?? null;
     this.store = new NewsStore(db);
     this.hits = new HitRecorder(this.store);
     this.cache = new SearchCache(clock);
@@ -114,6 +117,7 @@ export class NewsService {
       /** where the index is saved and loaded from (default: `news-index` beside the store; null: never saved) */
       indexDir?: string | null;
       retentionDays?: number | null;
+      archiveDir?: string | null;
     },
   ): Promise<NewsService> {
     const svc = new NewsService(db, new NewsIndex(opts.embedder), opts.embedder, opts.clock ?? Date.now, opts);
@@ -176,10 +180,13 @@ export class NewsService {
       await this.fill();
     }
     this.loadedWhole = true;
-    if (!this.indexDir) return;
+    // nothing is added before the load ends (addArticles waits for it): archived at once
+    await this.archiveNow();
+    if (!this.indexDir && this.retentionDays === null) return;
     if (this.index.changes !== this.savedChanges) this.saving = this.saveIndex().catch((e: unknown) => this.saveFailed(e));
     this.saveTimer = setInterval(() => {
       this.sweepRetention();
+      void this.archive();
       if (this.index.changes !== this.savedChanges) this.saving = this.saveIndex().catch((e: unknown) => this.saveFailed(e));
     }, INDEX_SAVE_EVERY_MS);
     this.saveTimer.unref();
@@ -226,7 +233,27 @@ export class NewsService {
     return next;
   }
 
-  /** Articles past the retention leave the search index (the store keeps them). */
+  /**
+   * With an archive folder: the articles past the retention are exported to Parquet there and
+   * deleted from the store (after the additions under way). Resolves to what was archived.
+   */
+  archive(): Promise<{ file: string | null; articles: number }> {
+    const run = () => this.archiveNow();
+    const next = this.adding.then(run, run);
+    this.adding = next.catch((e: unknown) => process.emitWarning(`articles past the retention were not archived: ${(e as Error).message}`));
+    return next;
+  }
+
+  private async archiveNow(): Promise<{ file: string | null; articles: number }> {
+    const from = this.retainFrom();
+    const dir = this.archiveDir;
+    if (from === null || !dir) return { file: null, articles: 0 };
+    this.sweepRetention();
+    const stamp = new Date(this.clock()).toISOString().replace(/[:.]/g, '-');
+    return this.store.archiveBefore(from, dir, stamp);
+  }
+
+  /** Articles past the retention leave the search index (the store keeps them unless archived). */
   sweepRetention(): number {
     const from = this.retainFrom();
     if (from === null) return 0;

@@ -1,4 +1,6 @@
 /** Articles, their children, publishers and hit events in the service store. */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Db } from './db.js';
 import { micros, stage, type ColSpec } from './bulk.js';
@@ -394,6 +396,40 @@ export class NewsStore {
     } finally {
       conn.closeSync();
     }
+  }
+
+  /**
+   * Export the indexed articles published before `beforeMs` (every column, full text included) to
+   * one Parquet file in `dir`, then delete them and their entities, postings and embeddings from
+   * the store (`newsflow serve --archive`: what is past the retention leaves the store for the
+   * archive). Returns the file (null: nothing to archive) and how many articles it holds.
+   */
+  async archiveBefore(beforeMs: number, dir: string, stamp: string): Promise<{ file: string | null; articles: number }> {
+    const before = `make_timestamp(${Math.round(beforeMs) * 1000}::BIGINT)`;
+    const where = `crawl_date IS NOT NULL AND pub_date < ${before}`;
+    const n = Number((await this.db.one<{ n: bigint }>(`SELECT count(*) AS n FROM articles WHERE ${where}`))?.n ?? 0);
+    if (n === 0) return { file: null, articles: 0 };
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `articles-${stamp}.parquet`);
+    const tmp = `${file}.tmp`;
+    await this.db.withConnection(async (conn) => {
+      await conn.run(`CREATE OR REPLACE TEMP TABLE archiving AS SELECT article_id FROM articles WHERE ${where}`);
+      await conn.run(
+        `COPY (SELECT * FROM articles WHERE article_id IN (SELECT article_id FROM archiving) ORDER BY pub_date, article_id) TO '${tmp.replaceAll("'", "''")}' (FORMAT parquet)`,
+      );
+      fs.renameSync(tmp, file);
+      await conn.run('BEGIN TRANSACTION');
+      try {
+        for (const t of ['article_entities', 'postings', 'embeddings', 'articles'])
+          await conn.run(`DELETE FROM ${t} WHERE article_id IN (SELECT article_id FROM archiving)`);
+        await conn.run('COMMIT');
+      } catch (e) {
+        await conn.run('ROLLBACK');
+        throw e;
+      }
+      await conn.run('DROP TABLE archiving');
+    });
+    return { file, articles: n };
   }
 
   /**
