@@ -53,6 +53,22 @@ export interface ServiceConfig {
   queryCache: number;
   /** the web capability's variables, as set (websearch/service.ts `webConfig` checks them when the service opens) */
   webVars: Partial<Record<WebVariable, string>>;
+  /**
+   * Days after publication an article stays in the news search index (NEWSFLOW_RETENTION, e.g.
+   * `90d`; null, `keep-all`: every article, the default). The store keeps older articles unless
+   * `archive`.
+   */
+  retentionDays: number | null;
+  /** past the retention, articles are exported to Parquet under <data dir>/archive/news and leave the store (`newsflow serve --archive`, NEWSFLOW_ARCHIVE=1) */
+  archive: boolean;
+}
+
+/** A retention: `<n>d` (days, n >= 1) or `keep-all` (null); else a start-up error naming where it came from. */
+export function parseRetention(raw: string | undefined, where = 'NEWSFLOW_RETENTION'): number | null {
+  if (raw === undefined || raw.trim() === '' || raw.trim() === 'keep-all') return null;
+  const m = /^(\d+)d$/.exec(raw.trim());
+  if (!m || Number(m[1]) < 1) throw new ServiceConfigError(`${where} must be a number of days such as 90d, or keep-all; got ${JSON.stringify(raw)}`);
+  return Number(m[1]);
 }
 
 /** The variables of the web capability (websearch/service.ts documents each). */
@@ -162,6 +178,8 @@ export function serviceConfig(opts: Partial<ServiceConfig> & { limitsText?: stri
     embedThreads: opts.embedThreads ?? (embeddings === 'local' ? embedSettings(env) : { thread: false, opThreads: null }),
     queryCache: opts.queryCache ?? queryCacheSize(env),
     webVars: opts.webVars ?? Object.fromEntries(WEB_VARIABLES.flatMap((k) => (env[k] === undefined ? [] : [[k, env[k]]]))),
+    retentionDays: opts.retentionDays !== undefined ? opts.retentionDays : parseRetention(env.NEWSFLOW_RETENTION),
+    archive: opts.archive ?? env.NEWSFLOW_ARCHIVE === '1',
   };
 }
 

@@ -1,4 +1,5 @@
 /** Start the service: open the store, build the app, listen. */
+import path from 'node:path';
 import { AdminAuth, publishService } from './admin/token.js';
 import type { FastifyInstance } from 'fastify';
 import { Db } from './store/db.js';
@@ -155,7 +156,13 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
   const loaded = await embedderFor(config);
   const embedder = loaded ? rememberingQueries(loaded, config.queryCache) : null;
   countTokens('load the tokenizer now, not on the first chat');
-  const news = await NewsService.open(store, { embedder, clock: opts.clock, background: opts.background });
+  const news = await NewsService.open(store, {
+    embedder,
+    clock: opts.clock,
+    background: opts.background,
+    retentionDays: config.retentionDays,
+    archiveDir: config.archive ? path.join(config.dataDir, 'archive', 'news') : null,
+  });
   // stories cluster articles as they become searchable (a seed, a replay release, added pages),
   // restored once the index is loaded (behind a listening service with `background`)
   const stories = new StoryService(store, news.index, news.clock);

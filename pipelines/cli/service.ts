@@ -29,18 +29,37 @@ export function register(program: Command): void {
     .option('--seed <path>', 'load a news corpus first (default: $NEWSFLOW_CORPUS)')
     .option('--rebase-dates', 'shift dates so the newest article of each source is now')
     .option('--replay <speed>', 'release articles in publication order at SPEED x real time', floatArg('--replay'))
-    .action(async (o: { port?: number; host?: string; dataDir?: string; limits?: string; seed?: string; rebaseDates?: boolean; replay?: number }) => {
-      const { serve } = await work();
-      await serve({
-        port: o.port,
-        host: o.host,
-        dataDir: o.dataDir,
-        limitsText: o.limits,
-        seed: o.seed ?? (await import('../config/index.js')).useProject().corpus,
-        rebaseDates: o.rebaseDates,
-        replay: o.replay,
-      });
-    });
+    .option('--retention <days>', 'articles published longer ago leave the search index, e.g. 90d, or keep-all (default: $NEWSFLOW_RETENTION, else keep-all)')
+    .option(
+      '--archive',
+      'past the retention, export articles to Parquet under <data dir>/archive/news and delete them from the store (default: the store keeps them)',
+    )
+    .action(
+      async (o: {
+        port?: number;
+        host?: string;
+        dataDir?: string;
+        limits?: string;
+        seed?: string;
+        rebaseDates?: boolean;
+        replay?: number;
+        retention?: string;
+        archive?: boolean;
+      }) => {
+        const { serve } = await work();
+        await serve({
+          port: o.port,
+          host: o.host,
+          dataDir: o.dataDir,
+          limitsText: o.limits,
+          seed: o.seed ?? (await import('../config/index.js')).useProject().corpus,
+          rebaseDates: o.rebaseDates,
+          replay: o.replay,
+          retention: o.retention,
+          archive: o.archive,
+        });
+      },
+    );
 
   program
     .command('seed')

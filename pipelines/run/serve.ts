@@ -1,6 +1,7 @@
 /** The service run from the command line: `newsflow serve` (until a signal) and `newsflow seed` (load a corpus, then exit). */
 import { SCOPES } from '../../spec/index.js';
 import { openServices, serviceConfig, startService } from '../../service/index.js';
+import { parseRetention } from '../../service/config.js';
 import { progress } from './progress.js';
 
 /** Load a news corpus into the store of the data dir, with a progress bar; the seed's counts. */
@@ -28,10 +29,22 @@ export async function serve(o: {
   seed?: string;
   rebaseDates?: boolean;
   replay?: number;
+  /** how long an article stays searchable: `<n>d` or keep-all (undefined: $NEWSFLOW_RETENTION) */
+  retention?: string;
+  archive?: boolean;
 }) {
   const t0 = Date.now();
   // the news index loads behind the listening service (searches answer 503 until it has)
-  const svc = await startService({ port: o.port, host: o.host, dataDir: o.dataDir, limitsText: o.limitsText, background: true });
+  const svc = await startService({
+    port: o.port,
+    host: o.host,
+    dataDir: o.dataDir,
+    limitsText: o.limitsText,
+    background: true,
+    // a malformed --retention stops the start in one line (a ServiceConfigError is a UserError)
+    retentionDays: o.retention === undefined ? undefined : parseRetention(o.retention, '--retention'),
+    archive: o.archive,
+  });
   const log = svc.app.log;
   const news = svc.services.news!;
   if (!news.ready) {

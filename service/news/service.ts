@@ -10,7 +10,10 @@ import { NewsStore, type HitEvent } from '../store/news.js';
 import type { RawArticle } from '../corpus/read.js';
 import { docFreqOf, embeddingText, enrich } from '../enrich/index.js';
 import { continentOf, isPodcast, isPremium, pageRanks, publisherCountry } from '../enrich/publishers.js';
+import fs from 'node:fs';
+import path from 'node:path';
 import { NewsIndex } from '../search/engine.js';
+import { IndexFileError, readIndexArrays, readIndexDocs, readIndexMeta, saveIndex, type IndexMeta } from '../search/index-file.js';
 import type { Embedder } from '../search/embedder.js';
 import { toDict, toStringBlock } from '../search/format.js';
 import { ownerOf, type Principal } from '../auth/principal.js';
@@ -20,6 +23,13 @@ import { SearchCache } from './search-cache.js';
 
 /** Credits per search by method (documented in docs/service.md, "Search"); a try_cache hit costs `SEARCH_LIMITS.cachedCreditFactor` of it. */
 export const SEARCH_CREDITS = { kw: 1, recency: 1, nl: 2, both: 3 } as const;
+
+/** A changed index is saved this often (and when the service closes); the store stays the source of truth. */
+export const INDEX_SAVE_EVERY_MS = 10 * 60_000;
+const DAY_MS = 86_400_000;
+
+/** The folder of the saved news index beside the store (null: an in-memory store saves none). */
+export const indexDirOf = (db: Db): string | null => (db.file === ':memory:' ? null : path.join(path.dirname(db.file), 'news-index'));
 
 /** Texts embedded per call while loading (test/helpers/enriched-corpus.ts cuts its groups the same way). */
 export const EMBED_STEP = 256;
@@ -42,6 +52,10 @@ const ownDomain = (own: string[] | null, domain: string) => !own || own.some((d)
 export class NewsService {
   readonly store: NewsStore;
   readonly hits: HitRecorder;
+  /** articles published more than this many days ago leave the search index (null: kept all); the store keeps them */
+  readonly retentionDays: number | null;
+  /** where articles past the retention are exported to (Parquet) before they leave the store (null: the store keeps them) */
+  readonly archiveDir: string | null;
   /** try_cache responses by (key, parameters) */
   private readonly cache: SearchCache;
   /** articles the store holds back (no crawl_date yet: a replay was under way); ./seed.ts takes them */
@@ -50,12 +64,28 @@ export class NewsService {
   /** work on this service to stop before it closes (the seeder's replay and background seed) */
   private readonly stops: (() => Promise<void>)[] = [];
 
+  /** where the index is saved (null: not saved) */
+  readonly indexDir: string | null;
+  /** `index.changes` when it was last saved or loaded as saved (-1: never) */
+  private savedChanges = -1;
+  /** the save under way (close waits for it) */
+  private saving: Promise<void> = Promise.resolve();
+  private saveTimer: NodeJS.Timeout | null = null;
+  /** whether the index finished loading (only a whole index is saved) */
+  private loadedWhole = false;
+  /** how the index was loaded: from the saved index (with the rows caught up) or rebuilt from the store */
+  readonly loadedFrom = { saved: false, caughtUp: 0, gone: 0, why: null as string | null };
+
   private constructor(
     readonly db: Db,
     readonly index: NewsIndex,
     readonly embedder: Embedder | null,
     readonly clock: () => number,
+    opts: { indexDir?: string | null; retentionDays?: number | null; archiveDir?: string | null } = {},
   ) {
+    this.indexDir = opts.indexDir === undefined ? indexDirOf(db) : opts.indexDir;
+    this.retentionDays = opts.retentionDays ?? null;
+    this.archiveDir = opts.archiveDir ?? null;
     this.store = new NewsStore(db);
     this.hits = new HitRecorder(this.store);
     this.cache = new SearchCache(clock);
@@ -78,15 +108,26 @@ export class NewsService {
    * index loads behind `loaded` (`ready` false meanwhile, searches answer 503), so the service
    * answers from its first second and SIGTERM stops it while it loads.
    */
-  static async open(db: Db, opts: { embedder: Embedder | null; clock?: () => number; background?: boolean }): Promise<NewsService> {
-    const svc = new NewsService(db, new NewsIndex(opts.embedder), opts.embedder, opts.clock ?? Date.now);
+  static async open(
+    db: Db,
+    opts: {
+      embedder: Embedder | null;
+      clock?: () => number;
+      background?: boolean;
+      /** where the index is saved and loaded from (default: `news-index` beside the store; null: never saved) */
+      indexDir?: string | null;
+      retentionDays?: number | null;
+      archiveDir?: string | null;
+    },
+  ): Promise<NewsService> {
+    const svc = new NewsService(db, new NewsIndex(opts.embedder), opts.embedder, opts.clock ?? Date.now, opts);
     if (!opts.background) {
-      await svc.rebuild();
+      await svc.load();
       return svc;
     }
     svc.ready = false;
     svc.index.loading = svc.progress;
-    svc.loaded = svc.rebuild().then(() => {
+    svc.loaded = svc.load().then(() => {
       svc.index.loading = null;
     });
     svc.alsoLoad(() => Promise.resolve());
@@ -108,51 +149,185 @@ export class NewsService {
       );
   }
 
+  /** The earliest publication date the retention keeps (null: all). */
+  retainFrom(): number | null {
+    return this.retentionDays === null ? null : this.clock() - this.retentionDays * DAY_MS;
+  }
+
   /**
-   * Build the in-memory index from the store, streamed in chunks (store/news.ts streamIndex): no
-   * copy of the whole corpus is ever held at once (the article records keep no full text).
-   * Articles without an embedding of this model are embedded and stored after.
+   * Load the index: the saved one (./index-file.ts) with the store's newer rows caught up, else
+   * (none, or one that cannot be used: a line says why) rebuilt from the store; then saved
+   * (at once when it changed, after that every INDEX_SAVE_EVERY_MS and at close).
    */
-  private async rebuild(): Promise<void> {
+  private async load(): Promise<void> {
+    let restored: IndexMeta | null = null;
+    if (this.indexDir && fs.existsSync(this.indexDir)) {
+      try {
+        restored = await this.restore(this.indexDir);
+      } catch (e) {
+        if (this.closingDown) throw e;
+        const why = e instanceof IndexFileError ? e.message : `it could not be read (${(e as Error).message})`;
+        this.loadedFrom.why = why;
+        process.emitWarning(`the saved news index is not used: ${why}; rebuilding it from the store`);
+        this.index.reset();
+        this.progress.placed = 0;
+      }
+    }
+    if (restored) {
+      this.loadedFrom.saved = true;
+      await this.fill({ watermarkUs: restored.watermarkUs });
+    } else {
+      await this.fill();
+    }
+    this.loadedWhole = true;
+    // nothing is added before the load ends (addArticles waits for it): archived at once
+    await this.archiveNow();
+    if (!this.indexDir && this.retentionDays === null) return;
+    if (this.index.changes !== this.savedChanges) this.saving = this.saveIndex().catch((e: unknown) => this.saveFailed(e));
+    this.saveTimer = setInterval(() => {
+      this.sweepRetention();
+      void this.archive();
+      if (this.index.changes !== this.savedChanges) this.saving = this.saveIndex().catch((e: unknown) => this.saveFailed(e));
+    }, INDEX_SAVE_EVERY_MS);
+    this.saveTimer.unref();
+  }
+
+  private saveFailed(e: unknown): void {
+    process.emitWarning(`the news index was not saved (${(e as Error).message}); the next start rebuilds what it lacks from the store`);
+  }
+
+  /** Read the saved index into the (empty) index; throws IndexFileError when it cannot be used. */
+  private async restore(dir: string): Promise<IndexMeta> {
+    const meta = await readIndexMeta(dir, this.embedder?.model ?? null);
+    const docs: { a: NewsArticle; text: string }[] = [];
+    this.progress.indexed = meta.docs;
+    await readIndexDocs(dir, (part) => {
+      if (this.closingDown) throw new Error('the service closed while its index was loading');
+      docs.push(...part);
+      this.progress.placed = docs.length;
+    });
+    if (docs.length !== meta.docs) throw new IndexFileError(`the saved index holds ${docs.length} documents, its meta.json says ${meta.docs}`);
+    const { bm25, vectors, fillVectors } = readIndexArrays(dir, meta);
+    this.index.thaw({ docs, bm25, vectors, dim: meta.dim }, fillVectors);
+    this.savedChanges = this.index.changes;
+    return meta;
+  }
+
+  /**
+   * Save the index now (after the additions under way; none when the store is in memory). The
+   * store's newest row time is read first: a row written after it is caught up at the next start.
+   */
+  saveIndex(): Promise<void> {
+    const dir = this.indexDir;
+    if (!dir || !this.loadedWhole) return Promise.resolve();
+    const run = async () => {
+      const changes = this.index.changes;
+      if (changes === this.savedChanges) return;
+      const watermarkUs = await this.store.watermark();
+      const frozen = this.index.freeze();
+      await saveIndex(dir, frozen, { model: this.embedder?.model ?? null, watermarkUs, retentionDays: this.retentionDays });
+      this.savedChanges = changes;
+    };
+    const next = this.adding.then(run, run);
+    this.adding = next.catch(() => undefined);
+    return next;
+  }
+
+  /**
+   * With an archive folder: the articles past the retention are exported to Parquet there and
+   * deleted from the store (after the additions under way). Resolves to what was archived.
+   */
+  archive(): Promise<{ file: string | null; articles: number }> {
+    const run = () => this.archiveNow();
+    const next = this.adding.then(run, run);
+    this.adding = next.catch((e: unknown) => process.emitWarning(`articles past the retention were not archived: ${(e as Error).message}`));
+    return next;
+  }
+
+  private async archiveNow(): Promise<{ file: string | null; articles: number }> {
+    const from = this.retainFrom();
+    const dir = this.archiveDir;
+    if (from === null || !dir) return { file: null, articles: 0 };
+    this.sweepRetention();
+    const stamp = new Date(this.clock()).toISOString().replace(/[:.]/g, '-');
+    return this.store.archiveBefore(from, dir, stamp);
+  }
+
+  /** Articles past the retention leave the search index (the store keeps them unless archived). */
+  sweepRetention(): number {
+    const from = this.retainFrom();
+    if (from === null) return 0;
+    let n = 0;
+    for (const v of this.index.views) if (!v.gone && v.pubMs < from && this.index.remove(v.a.articleId)) n++;
+    return n;
+  }
+
+  /**
+   * Fill the index from the store, streamed in chunks (store/news.ts streamIndex): no copy of the
+   * whole corpus is ever held at once (the article records keep no full text). With `saved` (a
+   * saved index was loaded): only the rows it lacks, after its documents, and its documents whose
+   * rows changed or are past the retention leave search. Articles without an embedding of this
+   * model are embedded and stored after.
+   */
+  private async fill(saved?: { watermarkUs: number }): Promise<void> {
+    const first = this.index.size;
     let indexed = 0;
     const held = new Map<number, NewsArticle>();
     const heldWithVector = new Set<number>();
     const stop = () => {
       if (this.closingDown) throw new Error('the service closed while its index was loading');
     };
-    await this.store.streamIndex(this.embedder?.model ?? null, {
-      count: (n) => {
-        indexed = n;
-        this.index.expected = n;
-        this.progress.indexed = n;
+    const views = this.index.views;
+    await this.store.streamIndex(
+      this.embedder?.model ?? null,
+      {
+        count: (n) => {
+          indexed = first + n;
+          this.index.expected = first + n;
+          this.progress.indexed = first + n;
+          this.progress.placed = first;
+          this.loadedFrom.caughtUp = n;
+        },
+        gone: (docs) => {
+          for (const d of docs) this.index.remove(views[d]!.a.articleId);
+          this.loadedFrom.gone = docs.length;
+        },
+        articles: (rows) => {
+          stop();
+          this.progress.placed += rows.length;
+          for (const { doc, a } of rows) {
+            if (doc < indexed) this.index.place(doc, a, a.fullText);
+            else held.set(doc, { ...a, fullText: null });
+          }
+        },
+        terms: (rows) => {
+          stop();
+          for (const { doc, terms } of rows) if (doc < indexed) this.index.placeTerms(doc, terms);
+        },
+        vectors: (rows) => {
+          stop();
+          for (const { doc, v } of rows) {
+            if (doc < indexed) this.index.placeVector(doc, v);
+            else heldWithVector.add(doc);
+          }
+        },
       },
-      articles: (rows) => {
-        stop();
-        this.progress.placed += rows.length;
-        for (const { doc, a } of rows) {
-          if (doc < indexed) this.index.place(doc, a, a.fullText);
-          else held.set(doc, { ...a, fullText: null });
-        }
+      {
+        saved: saved && {
+          docs: views.map((v, doc) => ({ doc, id: v.a.articleId, pubMs: v.pubMs, crawlMs: v.crawlMs })).filter((d) => !views[d.doc]!.gone),
+          watermarkUs: saved.watermarkUs,
+          first,
+        },
+        retainFromMs: this.retainFrom(),
       },
-      terms: (rows) => {
-        stop();
-        for (const { doc, terms } of rows) if (doc < indexed) this.index.placeTerms(doc, terms);
-      },
-      vectors: (rows) => {
-        stop();
-        for (const { doc, v } of rows) {
-          if (doc < indexed) this.index.placeVector(doc, v);
-          else heldWithVector.add(doc);
-        }
-      },
-    });
+    );
     // in (crawl, pub, id) order, as the store placed them
     const heldDocs = [...held.keys()].sort((a, b) => a - b);
     this.heldBack.push(...heldDocs.map((d) => held.get(d)!));
     if (!this.embedder) return;
     // embeddings of another model (or none): compute and store them now
     const missing: number[] = [];
-    for (let doc = 0; doc < indexed; doc++) if (!this.index.hasVector(doc)) missing.push(doc);
+    for (let doc = 0; doc < indexed; doc++) if (!this.index.hasVector(doc) && !views[doc]!.gone) missing.push(doc);
     for (const doc of heldDocs) if (!heldWithVector.has(doc)) missing.push(doc);
     const articleOf = (doc: number) => (doc < indexed ? this.index.views[doc]!.a : held.get(doc)!);
     for (let i = 0; i < missing.length; i += 1000) {
@@ -336,9 +511,13 @@ export class NewsService {
 
   async close(): Promise<void> {
     this.closingDown = true;
+    if (this.saveTimer) clearInterval(this.saveTimer);
     await this.loaded.catch(() => undefined);
     for (const stop of this.stops) await stop();
     await this.adding;
+    await this.saving;
+    // what changed since the last save (the store has it all: a failed save costs the next start a catch-up)
+    await this.saveIndex().catch((e: unknown) => this.saveFailed(e));
     await this.hits.close();
   }
 }

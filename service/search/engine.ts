@@ -5,7 +5,7 @@
  */
 import { SEARCH_LIMITS, type SearchParamsParsed } from '../../spec/index.js';
 import type { NewsArticle } from '../article/model.js';
-import { Bm25Index } from './bm25.js';
+import { Bm25Index, type Bm25Frozen } from './bm25.js';
 import { VectorIndex } from './vectors.js';
 import { calibrated, cosineFor, type Embedder } from './embedder.js';
 import { compileFilter, type DocView } from './filters.js';
@@ -44,6 +44,15 @@ export interface Ranked {
   method: 'kw' | 'nl' | 'both' | 'recency';
 }
 
+/** What a saved index holds (./index-file.ts writes and reads it): the live documents renumbered 0..n-1. */
+export interface FrozenIndex {
+  /** the article records (no full text) with their searchable text, in document order */
+  docs: { a: NewsArticle; text: string }[];
+  bm25: Bm25Frozen;
+  vectors: ReturnType<VectorIndex['freeze']> | null;
+  dim: number;
+}
+
 export class NewsIndex {
   readonly views: DocView[] = [];
   /** article id of each doc (ties break on it) */
@@ -51,7 +60,11 @@ export class NewsIndex {
   private readonly byId = new Map<string, number>();
   /** documents with an owner (URL indexing's private pages) */
   ownedCount = 0;
-  readonly bm25 = new Bm25Index();
+  /** documents that left the index (`remove`): kept in place, never found */
+  removedCount = 0;
+  /** bumped by every change (add, remove, moved dates): a saved index is older when it differs */
+  changes = 0;
+  bm25 = new Bm25Index();
   vectors: VectorIndex | null = null;
 
   /** while the index loads in the background (NewsService.open): how far it is; searches answer 503 meanwhile */
@@ -61,12 +74,76 @@ export class NewsIndex {
 
   constructor(readonly embedder: Embedder | null) {}
 
+  /** Empty the index (a saved index that failed to load part way is dropped before the rebuild). */
+  reset(): void {
+    this.views.length = 0;
+    this.ids.length = 0;
+    this.byId.clear();
+    this.ownedCount = 0;
+    this.removedCount = 0;
+    this.bm25 = new Bm25Index();
+    this.vectors = null;
+    this.changes++;
+  }
+
   get size(): number {
     return this.views.length;
   }
 
   has(id: string): boolean {
-    return this.byId.has(id);
+    const i = this.byId.get(id);
+    return i !== undefined && !this.views[i]!.gone;
+  }
+
+  /**
+   * Take the article out of search (past the retention, or about to be added again in a newer
+   * version): its document stays in place, `get` still finds its record (stories keep theirs).
+   */
+  remove(id: string): boolean {
+    const i = this.byId.get(id);
+    if (i === undefined || this.views[i]!.gone) return false;
+    this.views[i]!.gone = true;
+    this.removedCount++;
+    this.changes++;
+    return true;
+  }
+
+  /**
+   * The live documents of the first `upTo`, renumbered in order (what a saved index writes). The
+   * records are shared, not copied: the caller writes them out before they change.
+   */
+  freeze(upTo = this.views.length): FrozenIndex {
+    const remap = new Int32Array(upTo).fill(-1);
+    const docs: FrozenIndex['docs'] = [];
+    for (let d = 0; d < upTo; d++) {
+      const v = this.views[d];
+      if (!v || v.gone) continue;
+      remap[d] = docs.length;
+      docs.push({ a: v.a, text: v.text });
+    }
+    return {
+      docs,
+      bm25: this.bm25.freeze(remap),
+      vectors: this.vectors ? this.vectors.freeze(remap, docs.length) : null,
+      dim: this.vectors?.dim ?? 0,
+    };
+  }
+
+  /**
+   * Load what a saved index held into this (empty) index: the documents placed, the postings taken as they are,
+   * the vectors written into the index's storage by `fillVectors`.
+   */
+  thaw(
+    saved: Omit<FrozenIndex, 'vectors'> & { vectors: { isSet: Uint8Array; ivf: ReturnType<VectorIndex['freeze']>['ivf'] } | null },
+    fillVectors: (into: Uint8Array) => void,
+  ): void {
+    if (this.views.length > 0) throw new Error('a saved index loads into an empty index only');
+    saved.docs.forEach((d, i) => this.place(i, d.a, null, d.text));
+    this.bm25 = Bm25Index.thaw(saved.bm25);
+    if (saved.vectors && saved.dim > 0) {
+      this.vectors = new VectorIndex(saved.dim, Math.max(16_384, this.expected), NEWS_VECTORS);
+      this.vectors.thaw(saved.docs.length, fillVectors, saved.vectors.isSet, saved.vectors.ivf);
+    }
   }
 
   get(id: string): NewsArticle | undefined {
@@ -81,7 +158,7 @@ export class NewsIndex {
 
   /** Add an indexed article (crawlDate set) with its index terms and embedding. */
   add(a: NewsArticle, indexTerms: string[], embedding: Float32Array | null, fullText: string | null): void {
-    if (this.byId.has(a.articleId)) return;
+    if (this.has(a.articleId)) return;
     const doc = this.views.length;
     this.place(doc, a, fullText);
     this.bm25.add(doc, indexTerms);
@@ -92,11 +169,11 @@ export class NewsIndex {
    * Put an indexed article at document `doc` (a rebuild streams the store's articles in any order,
    * each with its place; `add` appends), without its terms and vector (`placeTerms`, `placeVector`).
    */
-  place(doc: number, a: NewsArticle, fullText: string | null): void {
+  place(doc: number, a: NewsArticle, fullText: string | null, searchText?: string): void {
     const entityKeys = new Set<string>();
     for (const [t, vs] of Object.entries(a.entities)) for (const v of vs) entityKeys.add(`${t.toLowerCase()}:${v.toLowerCase()}`);
     const points: [number, number][] = Object.values(a.geo ?? {}).map((g) => [g.latitude, g.longitude]);
-    const text = [a.title, a.summary, ...a.keyPoints, fullText ?? ''].join('\n').toLowerCase();
+    const text = searchText ?? NewsIndex.searchText(a, fullText);
     this.views[doc] = {
       a: a.fullText === null ? a : { ...a, fullText: null },
       text,
@@ -110,6 +187,12 @@ export class NewsIndex {
     if (a.owner) this.ownedCount++;
     this.ids[doc] = a.articleId;
     this.byId.set(a.articleId, doc);
+    this.changes++;
+  }
+
+  /** The lowercased text string_guarantee looks in: title, summary, key points, full text. */
+  static searchText(a: NewsArticle, fullText: string | null): string {
+    return [a.title, a.summary, ...a.keyPoints, fullText ?? ''].join('\n').toLowerCase();
   }
 
   placeTerms(doc: number, indexTerms: string[]): void {
@@ -135,6 +218,7 @@ export class NewsIndex {
     v.a = { ...a, pubDate, crawlDate: a.crawlDate ? pubDate : null };
     v.pubMs = pubDate.getTime();
     v.crawlMs = v.a.crawlDate ? pubDate.getTime() : NaN;
+    this.changes++;
   }
 
   /** The effective method and time window of a request (strategies, historical, hours_back). */
@@ -167,7 +251,13 @@ export class NewsIndex {
       throw unavailable(`the news index is loading (${placed} of ${indexed} articles read); retry in a few seconds`, { 'retry-after': '5' });
     }
     const plan = this.plan(p, ctx);
-    const filter = compileFilter(p, { window: plan.window, onlyDomains: ctx.onlyDomains, viewer: ctx.viewer, owned: this.ownedCount > 0 });
+    const filter = compileFilter(p, {
+      window: plan.window,
+      onlyDomains: ctx.onlyDomains,
+      viewer: ctx.viewer,
+      owned: this.ownedCount > 0,
+      removed: this.removedCount > 0,
+    });
     const cache = new Int8Array(this.views.length); // 0 unknown, 1 yes, 2 no
     const accept = (doc: number) => {
       let v = cache[doc]!;

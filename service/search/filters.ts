@@ -19,6 +19,8 @@ export interface DocView {
   premium: boolean;
   /** `a.owner`: null for the shared corpus, else the only owner who sees the document */
   owner: string | null;
+  /** left the index (past the retention, or replaced by a newer version of the article): no search finds it */
+  gone?: boolean;
 }
 
 const EARTH_RADIUS_M = 6_371_008.8;
@@ -61,6 +63,8 @@ export interface FilterContext {
   viewer?: string | null;
   /** whether any document has an owner (false: the owner check is skipped) */
   owned?: boolean;
+  /** whether any document left the index (false: that check is skipped) */
+  removed?: boolean;
 }
 
 export function compileFilter(p: SearchParamsParsed, ctx: FilterContext): (d: DocView) => boolean {
@@ -71,6 +75,7 @@ export function compileFilter(p: SearchParamsParsed, ctx: FilterContext): (d: Do
     const hi = to ?? Infinity;
     checks.push(field === 'pub_date' ? (d) => d.pubMs >= lo && d.pubMs <= hi : (d) => d.crawlMs >= lo && d.crawlMs <= hi);
   }
+  if (ctx.removed !== false) checks.push((d) => !d.gone);
   if (ctx.owned !== false) {
     const viewer = ctx.viewer ?? null;
     checks.push((d) => d.owner === null || d.owner === viewer);

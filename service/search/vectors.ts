@@ -144,6 +144,79 @@ export class VectorIndex {
     if (!this.wasm && this.count >= this.opts.wasmFrom) this.toWasm();
   }
 
+  /**
+   * What a saved index writes (./index-file.ts), docs renumbered by `remap` (-1: left out):
+   * the vectors of the kept docs (zeros where none was set), which were set, and the IVF lists
+   * with their centroids (null before the first were made).
+   */
+  freeze(
+    remap: Int32Array,
+    kept: number,
+  ): {
+    vectors: Float32Array;
+    isSet: Uint8Array;
+    ivf: { centroids: Float32Array; off: Uint32Array; ids: Int32Array; trainedAt: number } | null;
+  } {
+    const dim = this.dim;
+    const vectors = new Float32Array(kept * dim);
+    const isSet = new Uint8Array(kept);
+    const n = Math.min(remap.length, this.count);
+    for (let i = 0; i < n; i++) {
+      const to = remap[i]!;
+      if (to < 0 || this.isSet[i] !== 1) continue;
+      vectors.set(this.data.subarray(i * dim, (i + 1) * dim), to * dim);
+      isSet[to] = 1;
+    }
+    let ivf = null;
+    if (this.centroids) {
+      const off = new Uint32Array(this.lists.length + 1);
+      const ids: number[] = [];
+      this.lists.forEach((list, j) => {
+        for (const i of list) if (i < remap.length && remap[i]! >= 0) ids.push(remap[i]!);
+        off[j + 1] = ids.length;
+      });
+      let trainedAt = 0;
+      for (let i = 0; i < Math.min(this.trainedAt, remap.length); i++) if (remap[i]! >= 0) trainedAt++;
+      ivf = { centroids: this.centroids.slice(), off, ids: Int32Array.from(ids), trainedAt };
+    }
+    return { vectors, isSet, ivf };
+  }
+
+  /**
+   * Take what `freeze` wrote: `fill` writes the vectors' bytes (count * dim floats) into the
+   * index's storage (read from a file in chunks, never held twice).
+   */
+  thaw(
+    count: number,
+    fill: (into: Uint8Array) => void,
+    isSet: Uint8Array,
+    ivf: { centroids: Float32Array; off: Uint32Array; ids: Int32Array; trainedAt: number } | null,
+  ): void {
+    const dim = this.dim;
+    const cap = Math.max(this.data.length / dim, count + (count >> 2), 1024);
+    if (dotModule && count >= this.opts.wasmFrom) {
+      const ex = new WebAssembly.Instance(dotModule).exports as unknown as DotExports;
+      this.wasm = ex;
+      this.data = new Float32Array(ex.memory.buffer, 0, 0);
+      this.wasmReserve(cap * dim * 4);
+      this.data = new Float32Array(ex.memory.buffer, 0, cap * dim);
+    } else {
+      this.wasm = null;
+      this.data = new Float32Array(cap * dim);
+    }
+    fill(new Uint8Array(this.data.buffer, this.data.byteOffset, count * dim * 4));
+    this.count = count;
+    this.isSet = new Uint8Array(Math.max(count, 1024));
+    this.isSet.set(isSet.subarray(0, count));
+    if (ivf) {
+      const lists: number[][] = [];
+      for (let j = 0; j + 1 < ivf.off.length; j++) lists.push(Array.from(ivf.ids.subarray(ivf.off[j]!, ivf.off[j + 1]!)));
+      this.centroids = ivf.centroids;
+      this.lists = lists;
+      this.trainedAt = ivf.trainedAt;
+    }
+  }
+
   /** Whether doc `i` was set. */
   has(i: number): boolean {
     return i < this.count && this.isSet[i] === 1;

@@ -1,4 +1,6 @@
 /** Articles, their children, publishers and hit events in the service store. */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Db } from './db.js';
 import { micros, stage, type ColSpec } from './bulk.js';
@@ -292,22 +294,39 @@ export class NewsStore {
     return { total: Number(r?.total ?? 0), indexed: Number(r?.indexed ?? 0) };
   }
 
+  /** The newest enriched_at of the articles (epoch microseconds, 0 when none): what a saved index is as new as. */
+  async watermark(): Promise<number> {
+    const r = await this.db.one<{ w: bigint | null }>('SELECT epoch_us(max(enriched_at)) AS w FROM articles');
+    return Number(r?.w ?? 0);
+  }
+
   /**
    * What the search index is built from, streamed in chunks on a connection of its own (no read
    * of the whole corpus into JS at once, and the store's connection stays free meanwhile): first
    * `count`, then every article with its full text and its place `doc` in (crawl, pub, id)
-   * order (the indexed ones first: doc < indexed), then each article's terms (a term repeated tf
-   * times), then its embedding of `model`. Each handler gets one chunk (up to 2,048 rows) at a
-   * time; the next is read after it returns.
+   * order (the indexed ones first: doc < first + indexed), then each article's terms (a term
+   * repeated tf times), then its embedding of `model`. Each handler gets one chunk (up to 2,048
+   * rows) at a time; the next is read after it returns.
+   *
+   * `saved`: the documents a saved index holds (its doc, id and dates) and the watermark it was
+   * saved at: only what it lacks is streamed (articles it does not hold, or whose row changed:
+   * written after the watermark, or dates moved), placed from `first` on; `gone` first gets the
+   * saved docs to take out of search (no longer stored, changed, or past the retention).
+   * `retainFromMs`: indexed articles published before it are left out (the retention).
    */
   async streamIndex(
     model: string | null,
     on: {
       count(indexed: number, total: number): void;
+      gone?(docs: number[]): void;
       articles(rows: { doc: number; a: NewsArticle }[]): void | Promise<void>;
       terms(rows: { doc: number; terms: string[] }[]): void | Promise<void>;
       vectors(rows: { doc: number; v: Float32Array }[]): void | Promise<void>;
     },
+    opts: {
+      saved?: { docs: { doc: number; id: string; pubMs: number; crawlMs: number | null }[]; watermarkUs: number; first: number };
+      retainFromMs?: number | null;
+    } = {},
   ): Promise<void> {
     const conn = await this.db.instance.connect();
     try {
@@ -315,9 +334,44 @@ export class NewsStore {
         const r = await conn.stream(sql, params as never);
         for await (const rows of r.yieldRowObjectJs()) await fn(rows as Row[]);
       };
-      await conn.run(`CREATE OR REPLACE TEMP TABLE index_order AS
-        SELECT article_id, (row_number() OVER (ORDER BY crawl_date NULLS LAST, pub_date, article_id) - 1)::INTEGER AS doc FROM articles`);
-      const c = (await conn.runAndReadAll('SELECT count(*) AS total, count(crawl_date) AS indexed FROM articles')).getRowObjectsJS()[0]!;
+      // held-back articles (no crawl_date yet) are kept whatever their date: a replay rebases it
+      const retainOn = (t: string) =>
+        opts.retainFromMs == null ? 'TRUE' : `(${t}crawl_date IS NULL OR ${t}pub_date >= make_timestamp(${Math.round(opts.retainFromMs) * 1000}::BIGINT))`;
+      const retain = retainOn('');
+      const saved = opts.saved;
+      let first = 0;
+      if (saved) {
+        first = saved.first;
+        const stg = await stage(
+          conn,
+          'saved_docs',
+          [
+            ['doc', 'int'],
+            ['article_id', 'varchar'],
+            ['pub', 'bigint'],
+            ['crawl', 'bigint'],
+          ],
+          saved.docs.map((d) => [d.doc, d.id, d.pubMs, d.crawlMs]),
+        );
+        // the saved docs whose row is as saved (and within the retention): kept as they are
+        await conn.run(`CREATE OR REPLACE TEMP TABLE index_kept AS
+          SELECT s.doc, a.article_id FROM ${stg} s JOIN articles a ON a.article_id = s.article_id::UUID
+          WHERE a.enriched_at <= make_timestamp(${Math.round(saved.watermarkUs)}::BIGINT) AND epoch_ms(a.pub_date) = s.pub
+            AND a.crawl_date IS NOT NULL AND epoch_ms(a.crawl_date) = s.crawl AND ${retainOn('a.')}`);
+        const gone = (await conn.runAndReadAll(`SELECT doc FROM ${stg} WHERE doc NOT IN (SELECT doc FROM index_kept) ORDER BY doc`)).getRowObjectsJS();
+        on.gone?.(gone.map((r) => Number(r.doc)));
+        await conn.run(`CREATE OR REPLACE TEMP TABLE index_order AS
+          SELECT article_id, (${first} + row_number() OVER (ORDER BY crawl_date NULLS LAST, pub_date, article_id) - 1)::INTEGER AS doc FROM articles
+          WHERE article_id NOT IN (SELECT article_id FROM index_kept) AND ${retain}`);
+        await conn.run('DROP TABLE index_kept');
+        await conn.run(`DELETE FROM ${stg}`);
+      } else {
+        await conn.run(`CREATE OR REPLACE TEMP TABLE index_order AS
+          SELECT article_id, (row_number() OVER (ORDER BY crawl_date NULLS LAST, pub_date, article_id) - 1)::INTEGER AS doc FROM articles WHERE ${retain}`);
+      }
+      const c = (
+        await conn.runAndReadAll('SELECT count(*) AS total, count(crawl_date) AS indexed FROM articles JOIN index_order USING (article_id)')
+      ).getRowObjectsJS()[0]!;
       on.count(Number(c.indexed), Number(c.total));
       await each(`SELECT o.doc, ${selectCols(true)} FROM articles JOIN index_order o USING (article_id)`, [], (rows) =>
         on.articles(rows.map((r) => ({ doc: Number(r.doc), a: fromRow(r) }))),
@@ -342,6 +396,40 @@ export class NewsStore {
     } finally {
       conn.closeSync();
     }
+  }
+
+  /**
+   * Export the indexed articles published before `beforeMs` (every column, full text included) to
+   * one Parquet file in `dir`, then delete them and their entities, postings and embeddings from
+   * the store (`newsflow serve --archive`: what is past the retention leaves the store for the
+   * archive). Returns the file (null: nothing to archive) and how many articles it holds.
+   */
+  async archiveBefore(beforeMs: number, dir: string, stamp: string): Promise<{ file: string | null; articles: number }> {
+    const before = `make_timestamp(${Math.round(beforeMs) * 1000}::BIGINT)`;
+    const where = `crawl_date IS NOT NULL AND pub_date < ${before}`;
+    const n = Number((await this.db.one<{ n: bigint }>(`SELECT count(*) AS n FROM articles WHERE ${where}`))?.n ?? 0);
+    if (n === 0) return { file: null, articles: 0 };
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `articles-${stamp}.parquet`);
+    const tmp = `${file}.tmp`;
+    await this.db.withConnection(async (conn) => {
+      await conn.run(`CREATE OR REPLACE TEMP TABLE archiving AS SELECT article_id FROM articles WHERE ${where}`);
+      await conn.run(
+        `COPY (SELECT * FROM articles WHERE article_id IN (SELECT article_id FROM archiving) ORDER BY pub_date, article_id) TO '${tmp.replaceAll("'", "''")}' (FORMAT parquet)`,
+      );
+      fs.renameSync(tmp, file);
+      await conn.run('BEGIN TRANSACTION');
+      try {
+        for (const t of ['article_entities', 'postings', 'embeddings', 'articles'])
+          await conn.run(`DELETE FROM ${t} WHERE article_id IN (SELECT article_id FROM archiving)`);
+        await conn.run('COMMIT');
+      } catch (e) {
+        await conn.run('ROLLBACK');
+        throw e;
+      }
+      await conn.run('DROP TABLE archiving');
+    });
+    return { file, articles: n };
   }
 
   /**
