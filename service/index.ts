@@ -12,7 +12,7 @@ import type { ForumService } from './forum/service.js';
 import type { LoadProblem } from './wiki/load.js';
 import type { CorpusCache } from './news/corpus-cache.js';
 
-export { ServiceConfigError, serviceConfig, storeFile, type ServiceConfig } from './config.js';
+export { ServiceConfigError, serviceConfig, storeFile, parseRetention, type ServiceConfig } from './config.js';
 export { Db, StoreLockedError } from './store/db.js';
 export { AdminInputError, type CreateKeyInput } from './auth/keys.js';
 export { CorpusError } from './corpus/read.js';

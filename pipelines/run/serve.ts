@@ -1,7 +1,6 @@
 /** The service run from the command line: `newsflow serve` (until a signal) and `newsflow seed` (load a corpus, then exit). */
 import { SCOPES } from '../../spec/index.js';
-import { openServices, serviceConfig, startService } from '../../service/index.js';
-import { parseRetention } from '../../service/config.js';
+import { openServices, parseRetention, serviceConfig, startService } from '../../service/index.js';
 import { progress } from './progress.js';
 
 /** Load a news corpus into the store of the data dir, with a progress bar; the seed's counts. */
