@@ -11,6 +11,10 @@
  * k times the corpus span, so the recent window holds what it holds on the corpus and the
  * archive grows. Grown stores live under os.tmpdir() and are deleted after their point.
  *
+ * Each point starts the service twice: the first start builds the news index from the store and
+ * saves it (service/search/index-file.ts), the second (`restart`) loads the saved index and
+ * catches up what the first start's ingest added.
+ *
  * NEWSFLOW_BENCH_STORE: grow this store instead of the seeded corpus store.
  * * NEWSFLOW_BENCH_SCALE_TIMEOUT: seconds a start or the first nl search may take (default 300).
  * NEWSFLOW_BENCH_SCALE_INGEST: articles the ingest figure is measured on (default 100, batches of 50).
@@ -154,6 +158,7 @@ async function point(dir: string): Promise<Record<string, unknown>> {
     const ready = await wait('ready', TIMEOUT_S);
     out.ready_s = ready ? Number(((events.get('ready')!.at - t0) / 1000).toFixed(1)) : null;
     out.articles = ready?.articles ?? null;
+    out.loaded_from = ready?.loadedFrom ?? null;
     out.rss_after_start_gb = gb(mem(child.pid!).rss);
     const search = (q: string, method: string) =>
       `${url}/v1/news/search?${new URLSearchParams({ query: q, method, historical: 'true', n_articles: '10', return_type: 'dicts' })}`;
@@ -200,7 +205,8 @@ export async function benchScale(): Promise<Record<string, unknown>> {
     try {
       const g = await growStore(base, dir, size);
       const p = await point(dir);
-      points.push({ size, articles: g.articles, grow_s: Number(g.seconds.toFixed(1)), ...p });
+      const restart = await point(dir);
+      points.push({ size, articles: g.articles, grow_s: Number(g.seconds.toFixed(1)), ...p, restart });
       console.error(`bench/scale: ${JSON.stringify(points.at(-1))}`);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -226,8 +232,9 @@ async function child(dir: string): Promise<void> {
   const config = serviceConfig({ dataDir: dir, port: 0, host: '127.0.0.1', logLevel: 'silent', limitsText: 'news=1000000:1000000:1000' });
   // the news index loads behind the listening service where the service can (NewsService.open `background`)
   const services = await openServices(config, undefined, { background: true } as never);
-  await services.keys.createOrg({ name: 'bench', domains: ['bench.example'] });
-  const { key } = await services.keys.createKey({ name: 'bench', org: 'bench', scopes: [...SCOPES], plan: 'enterprise' });
+  // a restart finds the org of the first start
+  await services.keys.createOrg({ name: 'bench', domains: ['bench.example'] }).catch(() => undefined);
+  const { key } = await services.keys.createKey({ name: `bench-${Date.now()}`, org: 'bench', scopes: [...SCOPES], plan: 'enterprise' });
   const svc = await startService({ services, logger: false });
   const raws = readCorpus(path.join(sharedDir, 'data'));
   const queries = Array.from({ length: 500 }, (_, i) => raws[(i * 7919) % raws.length]!.title.split(/\s+/).slice(0, 5).join(' '));
@@ -235,7 +242,7 @@ async function child(dir: string): Promise<void> {
   const news = services.news!;
   const loaded = (news as unknown as { loaded?: Promise<unknown> }).loaded;
   await loaded;
-  emit({ event: 'ready', articles: news.index.size });
+  emit({ event: 'ready', articles: news.index.size, loadedFrom: news.loadedFrom });
   const stop = async () => {
     await svc.close();
     await news.close();
