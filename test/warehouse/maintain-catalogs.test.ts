@@ -10,7 +10,7 @@
  * file per table with every row and hash as before, and the catalog no longer lists the merged
  * files (the PostgreSQL catalog's rows, the S3 bucket's objects).
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -19,10 +19,11 @@ import { loadExtensions } from '../../warehouse/extensions.js';
 import { openLake, type LakeOptions } from '../../warehouse/lake.js';
 import { Warehouse } from '../../warehouse/warehouse.js';
 import { freePort } from '../../temporal/ports.js';
-import { pgBinDir, startPostgres, type PgEndpoint } from '../../temporal/postgres.js';
+import { startPostgres, type PgEndpoint } from '../../temporal/postgres.js';
 import { landPage } from '../helpers/articles.js';
 import { runPage } from '../helpers/lake-updater.js';
 import { runCli } from '../helpers/cli.js';
+import { freshDatabase } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/service.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
@@ -114,26 +115,7 @@ describe('lake maintenance on a PostgreSQL catalog and an S3 data path', () => {
 
   it('PostgreSQL catalog: --dry-run changes nothing, the real run leaves one file per news table, every row and hash kept', async () => {
     const db = `nf_maint_${process.pid}`;
-    const u = new URL(pgUrl);
-    const r = spawnSync(
-      path.join(pgBinDir(), 'psql'),
-      [
-        '-h',
-        u.hostname,
-        '-p',
-        u.port,
-        '-U',
-        decodeURIComponent(u.username || 'postgres'),
-        '-d',
-        'postgres',
-        '-c',
-        `DROP DATABASE IF EXISTS ${db}`,
-        '-c',
-        `CREATE DATABASE ${db}`,
-      ],
-      { encoding: 'utf8', env: { ...process.env, PGPASSWORD: decodeURIComponent(u.password) } },
-    );
-    expect(r.status, r.stderr).toBe(0);
+    freshDatabase(pgUrl, db);
     const catalog = `${pgUrl}/${db}`;
     const dir = made('newsflow-maint-pgwh-');
     const data = path.join(made('newsflow-maint-pgdata-'), 'lake');

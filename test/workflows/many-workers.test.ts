@@ -5,15 +5,15 @@
  * the one a single worker fills with the same runs (per table: rows, content hash, the merge keys),
  * with no key twice, and the API's rate limit per key held by the task-queue rate limit.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { DistributionStore } from '../../service/store/distribution.js';
-import { pgBinDir } from '../../temporal/index.js';
 import { TASK_QUEUES } from '../../workflows/queues.js';
 import { openReader } from '../../warehouse/read.js';
 import { TABLES } from '../../warehouse/tables/index.js';
+import { freshDatabase } from '../helpers/postgres.js';
 import { NOW } from '../helpers/news.js';
 import { startTestService, tempDir, type TestService } from '../helpers/service.js';
 import { repoRoot } from '../helpers/paths.js';
@@ -41,27 +41,8 @@ beforeAll(async () => {
   // one key per run: the API's limits are per key, and both runs go at once
   for (const k of ['one', 'many'] as const)
     keys[k] = (await svc.services.keys.createKey({ name: k, org: 'wires', scopes: ['news', 'distribution', 'profile'] })).key;
-  const u = new URL(pgUrl());
   for (const db of ['nf_lake_one', 'nf_lake_many']) {
-    const r = spawnSync(
-      path.join(pgBinDir(), 'psql'),
-      [
-        '-h',
-        u.hostname,
-        '-p',
-        u.port,
-        '-U',
-        decodeURIComponent(u.username),
-        '-d',
-        'postgres',
-        '-c',
-        `DROP DATABASE IF EXISTS ${db}`,
-        '-c',
-        `CREATE DATABASE ${db}`,
-      ],
-      { encoding: 'utf8', env: { ...process.env, PGPASSWORD: decodeURIComponent(u.password) } },
-    );
-    expect(r.status, r.stderr).toBe(0);
+    freshDatabase(pgUrl(), db);
   }
 }, 180_000);
 afterAll(async () => svc?.stop());
