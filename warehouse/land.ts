@@ -239,13 +239,21 @@ export class Landing {
         // every key of the batch is new (a page of new articles), as the check above read it in
         // this transaction: appended, without a MERGE (which would scan the table's key column again)
         await conn.run(`INSERT INTO ${parent.name} (${cols.join(', ')}) SELECT ${parent.columns.map((c) => moveExpr(c)).join(', ')} FROM ${dedup} s`);
+      } else if (keyOf && parent.mergeKey.length === 1 && parent.mergeKey[0] === keyOf) {
+        // the changed keys are known (read above): their rows deleted, then the new and changed
+        // rows inserted. The same as a MERGE's UPDATE (DuckLake writes an update as a delete and
+        // an insert), but a small batch stays under DuckLake's inlining limit: a MERGE always
+        // writes a Parquet file, an INSERT of fewer rows than the limit goes into the catalog
+        if (updKeys.length) await conn.run(`DELETE FROM ${parent.name} t USING ${dedup} s WHERE ${on} AND s.${k0}::VARCHAR IN ${list(updKeys)}`);
+        const only = ins + upd === batchKeys ? '' : `WHERE s.${k0}::VARCHAR IN ${list([...insKeys, ...updKeys])}`;
+        await conn.run(`INSERT INTO ${parent.name} (${cols.join(', ')}) SELECT ${parent.columns.map((c) => moveExpr(c)).join(', ')} FROM ${dedup} s ${only}`);
       } else {
-        await conn.run(`MERGE INTO ${parent.name} t USING ${dedup} s ON ${on}
-          WHEN MATCHED AND t.row_hash <> s.row_hash${same.size ? ` AND t.row_hash NOT IN (${[...same].map(sqlStr).join(', ')})` : ''} THEN UPDATE SET ${cols
-            .filter((c) => !parent.mergeKey.includes(c))
-            .map((c) => `${c} = ${moveExpr(colOf(parent, c))}`)
-            .join(', ')}
-          WHEN NOT MATCHED THEN INSERT (${cols.join(', ')}) VALUES (${parent.columns.map((c) => moveExpr(c)).join(', ')})`);
+        // the same without the keys in hand: the changed rows deleted (a legacy hash whose row is
+        // unchanged kept), then every staged row the table no longer holds inserted
+        const keep = same.size ? ` AND t.row_hash NOT IN (${[...same].map(sqlStr).join(', ')})` : '';
+        if (upd > 0) await conn.run(`DELETE FROM ${parent.name} t USING ${dedup} s WHERE ${on} AND t.row_hash <> s.row_hash${keep}`);
+        await conn.run(`INSERT INTO ${parent.name} (${cols.join(', ')}) SELECT ${parent.columns.map((c) => moveExpr(c)).join(', ')} FROM ${dedup} s
+          WHERE NOT EXISTS (SELECT 1 FROM ${parent.name} t WHERE ${on})`);
       }
       for (const { table, key, stg: cs } of kids) {
         if (updKeys.length) await conn.run(`DELETE FROM ${table.name} WHERE ${key}::VARCHAR IN ${list(updKeys)}`);

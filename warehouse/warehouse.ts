@@ -23,6 +23,36 @@ import type { SchemaContract } from './schema.js';
 
 export { createTable } from './migrations.js';
 export { moveExpr, type LoadCounts } from './land.js';
+/**
+ * DuckLake's `data_inlining_row_limit` of newsflow's tables (DuckLake's default: 10): an insert of
+ * fewer rows goes into the catalog instead of a Parquet file, and maintenance's flush writes a
+ * day's inlined rows as one file. A 15-minute news run lands a page of 40 articles with about 110
+ * entity, 190 keyword and 40 category rows: under this limit it writes no data file (under 10:
+ * about 6 a run). Chosen by measurement (docs/benchmarks.md, "Small loads": 10, 200 and 1000).
+ */
+export const INLINE_ROW_LIMIT = 1000;
+
+/**
+ * Set `INLINE_ROW_LIMIT` on each of newsflow's tables that has no limit of its own (one set by hand
+ * with `CALL lake.set_option(...)` is kept); `_loads` keeps its 0 (see `Warehouse.open`). One read
+ * of the lake's options; the first open of a lake writes them (no snapshot).
+ */
+async function inlineSmallLoads(conn: DuckDBConnection): Promise<void> {
+  const set = new Set(
+    (
+      await withLakeRetry(() =>
+        conn.runAndReadAll(`SELECT scope_entry FROM ${LAKE_ALIAS}.options() WHERE option_name = 'data_inlining_row_limit' AND scope = 'TABLE'`),
+      )
+    )
+      .getRowObjectsJS()
+      .map((r) => String(r.scope_entry)),
+  );
+  for (const t of Object.keys(TABLES_BY_NAME)) {
+    if (set.has(`main.${t}`)) continue;
+    await withLakeRetry(() => conn.run(`CALL ${LAKE_ALIAS}.set_option('data_inlining_row_limit', ${INLINE_ROW_LIMIT}, table_name => '${t}')`));
+  }
+}
+
 export { WAREHOUSE_FILE, SNAPSHOT_FILE, WarehouseMigrateError } from './import-file.js';
 export { formatMaintainReport, MAINTAIN_DEFAULTS, type MaintainOptions, type MaintainReport } from './maintain.js';
 
@@ -102,6 +132,7 @@ export class Warehouse {
       // during a maintenance run failed in DuckLake's statistics of them ("Failed to read
       // inlined-data aggregates ... isnan(VARCHAR)" on credits; test/warehouse/maintain.test.ts)
       if (!lake.readOnly) await withLakeRetry(() => conn.run(`CALL ${LAKE_ALIAS}.set_option('data_inlining_row_limit', 0, table_name => '_loads')`));
+      if (!lake.readOnly) await inlineSmallLoads(conn);
       return w;
     } catch (e) {
       conn.closeSync();

@@ -54,8 +54,19 @@ async function fingerprint(o: LakeOptions): Promise<Record<string, string>> {
   }
 }
 
-/** Land RUNS pages (each with updates of the run before), one `_loads` row each: several files per news table. */
+/**
+ * Land RUNS pages (each with updates of the run before), one `_loads` row each: several files per
+ * news table. The news tables' inlining limit is set to 0 by hand first (a page of 40 would go into
+ * the catalog under newsflow's limit): files to rewrite and merge, on this catalog and data path.
+ */
 async function landRuns(dir: string, lake: Partial<LakeOptions>): Promise<void> {
+  (await Warehouse.open(dir, lake)).close();
+  const l = await openLake({ ...lake, dir });
+  try {
+    for (const t of TABLES) await l.conn.run(`CALL lake.set_option('data_inlining_row_limit', 0, table_name => '${t}')`);
+  } finally {
+    l.close();
+  }
   const w = await Warehouse.open(dir, lake);
   try {
     for (let r = 0; r < RUNS; r++) {
