@@ -139,6 +139,35 @@ export async function lakeLayout(conn: DuckDBConnection, o: { deleteThreshold?: 
   }));
 }
 
+/** What the steps of one maintenance run share: the connection, the clock, the step runner and its record. */
+interface MaintainRun {
+  conn: DuckDBConnection;
+  L: string;
+  retentionDays: number;
+  deleteThreshold: number;
+  targetFileSize: string;
+  /** the snapshots past the retention, never the newest (a WHERE of ducklake_snapshots) */
+  expirable: () => string;
+  /** files scheduled for deletion or orphaned before this moment are removed */
+  cleanBefore: () => Date;
+  layout: () => Promise<TableLayout[]>;
+  step: <T>(fn: () => Promise<T>) => Promise<T>;
+  steps: MaintainStep[];
+  log: (line: string) => void;
+  run: (
+    name: MaintainStep['step'],
+    sql: string,
+    count: (r: Record<string, unknown>[]) => number,
+    detail: (r: Record<string, unknown>[]) => string,
+  ) => Promise<Record<string, unknown>[]>;
+}
+
+const perTable = (r: Record<string, unknown>[], a: string, b?: string) =>
+  r
+    .filter((x) => num(x[a]) > 0)
+    .map((x) => `${String(x.table_name)} ${num(x[a])}${b ? `->${num(x[b])}` : ''}`)
+    .join(', ') || 'nothing to do';
+
 /**
  * Run the maintenance steps on `conn` (the lake attached as `lake`, writable): each step one
  * call, retried on a concurrent writer's conflict; `step` runs each in the caller's order of lake
@@ -166,130 +195,36 @@ export async function maintainLake(
   // 6 loads left 11 of articles' 12 files in storage)
   const at = () => now.getTime() + (performance.now() - t0);
   const expireBefore = () => new Date(at() - retentionDays * 86_400_000);
-  const cleanBefore = () => new Date(at() - grace);
   const log = o.log ?? (() => undefined);
   const L = `'${LAKE_ALIAS}'`;
-  const layout = () => step(() => lakeLayout(conn, { deleteThreshold, targetFileSize }));
-  const before = await layout();
   const steps: MaintainStep[] = [];
-  const run = async (
-    name: MaintainStep['step'],
-    sql: string,
-    count: (r: Record<string, unknown>[]) => number,
-    detail: (r: Record<string, unknown>[]) => string,
-  ) => {
-    const t = performance.now();
-    const r = await step(() => withLakeRetry(() => rows(conn, sql), { tries: 20, baseMs: 50 }));
-    const s: MaintainStep = { step: name, ms: Math.round(performance.now() - t), count: count(r), detail: detail(r) };
-    steps.push(s);
-    log(`${name.padEnd(8)} ${String(s.ms).padStart(6)} ms  ${s.detail}`);
-    return r;
-  };
-  const perTable = (r: Record<string, unknown>[], a: string, b?: string) =>
-    r
-      .filter((x) => num(x[a]) > 0)
-      .map((x) => `${String(x.table_name)} ${num(x[a])}${b ? `->${num(x[b])}` : ''}`)
-      .join(', ') || 'nothing to do';
-
-  // the snapshots past the retention, never the newest: by id, as `older_than` is not kept to once
-  // inlined data was flushed (ducklake_expire_snapshots(older_than) then also lists snapshots newer
-  // than it: measured on DuckLake 1.0, a flush then a dry run listed a snapshot 1 s inside the retention)
-  const expirable = () => `snapshot_time < ${ts(expireBefore())} AND snapshot_id < (SELECT max(snapshot_id) FROM ducklake_snapshots(${L}))`;
-  let expired: Record<string, unknown>[];
-  let deleted: Record<string, unknown>[];
-  if (o.dryRun) {
-    expired = await run(
-      'expire',
-      `SELECT snapshot_id FROM ducklake_snapshots(${L}) WHERE ${expirable()}`,
-      (r) => r.length,
-      (r) => `${r.length} snapshots would expire (older than ${retentionDays} days)`,
-    );
-    const old = await run(
-      'cleanup',
-      `SELECT * FROM ducklake_cleanup_old_files(${L}, dry_run => true, older_than => ${ts(cleanBefore())})`,
-      (r) => r.length,
-      (r) => `${r.length} files scheduled for deletion would be removed`,
-    );
-    const orphans = await run(
-      'orphans',
-      `SELECT * FROM ducklake_delete_orphaned_files(${L}, dry_run => true, older_than => ${ts(cleanBefore())})`,
-      (r) => r.length,
-      (r) => `${r.length} orphaned files would be removed`,
-    );
-    deleted = [...old, ...orphans];
-  } else {
-    await run(
-      'flush',
-      `SELECT * FROM ducklake_flush_inlined_data(${L})`,
-      (r) => r.reduce((a, x) => a + num(x.rows_flushed), 0),
-      (r) => perTable(r, 'rows_flushed'),
-    );
-    await run(
-      'rewrite',
-      `SELECT * FROM ducklake_rewrite_data_files(${L}, delete_threshold => ${deleteThreshold})`,
-      (r) => r.reduce((a, x) => a + num(x.files_processed), 0),
-      (r) => perTable(r, 'files_processed', 'files_created'),
-    );
-    // files with a few deletes (under the threshold) are neither rewritten nor merged (a merge skips
-    // files with deletes): every day's updates left one more such file per updated table (day 100
-    // of bench/day100.ts: 29 files in article_entities). A table with more than MAX_FILES_WITH_DELETES
-    // of them has all its files with deletes rewritten, threshold 0, so the merge takes them.
-    const stuck = (await layout()).filter((t) => t.withDeletes > MAX_FILES_WITH_DELETES);
-    if (stuck.length) {
+  const m: MaintainRun = {
+    conn,
+    L,
+    retentionDays,
+    deleteThreshold,
+    targetFileSize,
+    // the snapshots past the retention, never the newest: by id, as `older_than` is not kept to once
+    // inlined data was flushed (ducklake_expire_snapshots(older_than) then also lists snapshots newer
+    // than it: measured on DuckLake 1.0, a flush then a dry run listed a snapshot 1 s inside the retention)
+    expirable: () => `snapshot_time < ${ts(expireBefore())} AND snapshot_id < (SELECT max(snapshot_id) FROM ducklake_snapshots(${L}))`,
+    cleanBefore: () => new Date(at() - grace),
+    layout: () => step(() => lakeLayout(conn, { deleteThreshold, targetFileSize })),
+    step,
+    steps,
+    log,
+    run: async (name, sql, count, detail) => {
       const t = performance.now();
-      const done: string[] = [];
-      let files = 0;
-      for (const tb of stuck) {
-        const r = await step(() =>
-          withLakeRetry(() => rows(conn, `SELECT * FROM ducklake_rewrite_data_files(${L}, '${tb.table.replace(/'/g, "''")}', delete_threshold => 0)`), {
-            tries: 20,
-            baseMs: 50,
-          }),
-        );
-        const n = r.reduce((a, x) => a + num(x.files_processed), 0);
-        files += n;
-        done.push(`${tb.table} ${n}->${r.reduce((a, x) => a + num(x.files_created), 0)}`);
-      }
-      // one rewrite step in the run's record: the threshold's and this one together
-      const ms = Math.round(performance.now() - t);
-      const rw = steps.find((x) => x.step === 'rewrite')!;
-      rw.ms += ms;
-      rw.count += files;
-      rw.detail = `${rw.detail}; files with deletes: ${done.join(', ')}`;
-      log(`${'rewrite'.padEnd(8)} ${String(ms).padStart(6)} ms  files with deletes: ${done.join(', ')}`);
-    }
-    await step(() => withLakeRetry(() => conn.run(`CALL ${LAKE_ALIAS}.set_option('target_file_size', '${targetFileSize}')`)));
-    await run(
-      'merge',
-      `SELECT * FROM ducklake_merge_adjacent_files(${L})`,
-      (r) => r.reduce((a, x) => a + num(x.files_processed), 0),
-      (r) => perTable(r, 'files_processed', 'files_created'),
-    );
-    // by their ids (the retention readers name is the one in this run's _loads row, read.ts)
-    const ids = (await step(() => rows(conn, `SELECT snapshot_id FROM ducklake_snapshots(${L}) WHERE ${expirable()} ORDER BY 1`))).map((r) =>
-      num(r.snapshot_id),
-    );
-    expired = await run(
-      'expire',
-      ids.length ? `SELECT * FROM ducklake_expire_snapshots(${L}, versions => [${ids.join(', ')}])` : 'SELECT 1 AS snapshot_id WHERE false',
-      (r) => r.length,
-      (r) => `${r.length} snapshots expired (older than ${retentionDays} days)`,
-    );
-    const old = await run(
-      'cleanup',
-      `SELECT * FROM ducklake_cleanup_old_files(${L}, older_than => ${ts(cleanBefore())})`,
-      (r) => r.length,
-      (r) => `${r.length} files removed`,
-    );
-    const orphans = await run(
-      'orphans',
-      `SELECT * FROM ducklake_delete_orphaned_files(${L}, older_than => ${ts(cleanBefore())})`,
-      (r) => r.length,
-      (r) => `${r.length} orphaned files removed`,
-    );
-    deleted = [...old, ...orphans];
-  }
-  const after = o.dryRun ? before : await layout();
+      const r = await step(() => withLakeRetry(() => rows(conn, sql), { tries: 20, baseMs: 50 }));
+      const s: MaintainStep = { step: name, ms: Math.round(performance.now() - t), count: count(r), detail: detail(r) };
+      steps.push(s);
+      log(`${name.padEnd(8)} ${String(s.ms).padStart(6)} ms  ${s.detail}`);
+      return r;
+    },
+  };
+  const before = await m.layout();
+  const { expired, deleted } = o.dryRun ? await dryRunSteps(m) : await maintainSteps(m);
+  const after = o.dryRun ? before : await m.layout();
   return {
     dryRun: !!o.dryRun,
     retentionDays,
@@ -300,6 +235,110 @@ export async function maintainLake(
     filesDeleted: deleted.map((r) => String(r.path)),
     ms: Math.round(performance.now() - t0),
   };
+}
+
+/** The dry run: the snapshots that would expire and the files that would be removed, nothing changed. */
+async function dryRunSteps(m: MaintainRun): Promise<{ expired: Record<string, unknown>[]; deleted: Record<string, unknown>[] }> {
+  const { L } = m;
+  const expired = await m.run(
+    'expire',
+    `SELECT snapshot_id FROM ducklake_snapshots(${L}) WHERE ${m.expirable()}`,
+    (r) => r.length,
+    (r) => `${r.length} snapshots would expire (older than ${m.retentionDays} days)`,
+  );
+  const old = await m.run(
+    'cleanup',
+    `SELECT * FROM ducklake_cleanup_old_files(${L}, dry_run => true, older_than => ${ts(m.cleanBefore())})`,
+    (r) => r.length,
+    (r) => `${r.length} files scheduled for deletion would be removed`,
+  );
+  const orphans = await m.run(
+    'orphans',
+    `SELECT * FROM ducklake_delete_orphaned_files(${L}, dry_run => true, older_than => ${ts(m.cleanBefore())})`,
+    (r) => r.length,
+    (r) => `${r.length} orphaned files would be removed`,
+  );
+  return { expired, deleted: [...old, ...orphans] };
+}
+
+/** The real run: flush, rewrite, merge, expire, clean up (see the module's comment for the order). */
+async function maintainSteps(m: MaintainRun): Promise<{ expired: Record<string, unknown>[]; deleted: Record<string, unknown>[] }> {
+  const { L, conn, step } = m;
+  await m.run(
+    'flush',
+    `SELECT * FROM ducklake_flush_inlined_data(${L})`,
+    (r) => r.reduce((a, x) => a + num(x.rows_flushed), 0),
+    (r) => perTable(r, 'rows_flushed'),
+  );
+  await m.run(
+    'rewrite',
+    `SELECT * FROM ducklake_rewrite_data_files(${L}, delete_threshold => ${m.deleteThreshold})`,
+    (r) => r.reduce((a, x) => a + num(x.files_processed), 0),
+    (r) => perTable(r, 'files_processed', 'files_created'),
+  );
+  await rewriteFilesWithDeletes(m);
+  await step(() => withLakeRetry(() => conn.run(`CALL ${LAKE_ALIAS}.set_option('target_file_size', '${m.targetFileSize}')`)));
+  await m.run(
+    'merge',
+    `SELECT * FROM ducklake_merge_adjacent_files(${L})`,
+    (r) => r.reduce((a, x) => a + num(x.files_processed), 0),
+    (r) => perTable(r, 'files_processed', 'files_created'),
+  );
+  // by their ids (the retention readers name is the one in this run's _loads row, read.ts)
+  const ids = (await step(() => rows(conn, `SELECT snapshot_id FROM ducklake_snapshots(${L}) WHERE ${m.expirable()} ORDER BY 1`))).map((r) =>
+    num(r.snapshot_id),
+  );
+  const expired = await m.run(
+    'expire',
+    ids.length ? `SELECT * FROM ducklake_expire_snapshots(${L}, versions => [${ids.join(', ')}])` : 'SELECT 1 AS snapshot_id WHERE false',
+    (r) => r.length,
+    (r) => `${r.length} snapshots expired (older than ${m.retentionDays} days)`,
+  );
+  const old = await m.run(
+    'cleanup',
+    `SELECT * FROM ducklake_cleanup_old_files(${L}, older_than => ${ts(m.cleanBefore())})`,
+    (r) => r.length,
+    (r) => `${r.length} files removed`,
+  );
+  const orphans = await m.run(
+    'orphans',
+    `SELECT * FROM ducklake_delete_orphaned_files(${L}, older_than => ${ts(m.cleanBefore())})`,
+    (r) => r.length,
+    (r) => `${r.length} orphaned files removed`,
+  );
+  return { expired, deleted: [...old, ...orphans] };
+}
+
+/**
+ * Files with a few deletes (under the threshold) are neither rewritten nor merged (a merge skips
+ * files with deletes): every day's updates left one more such file per updated table (day 100 of
+ * bench/day100.ts: 29 files in article_entities). A table with more than MAX_FILES_WITH_DELETES of
+ * them has all its files with deletes rewritten, threshold 0, so the merge takes them; the run's
+ * record keeps one rewrite step, the threshold's and this one together.
+ */
+async function rewriteFilesWithDeletes(m: MaintainRun): Promise<void> {
+  const stuck = (await m.layout()).filter((t) => t.withDeletes > MAX_FILES_WITH_DELETES);
+  if (!stuck.length) return;
+  const t = performance.now();
+  const done: string[] = [];
+  let files = 0;
+  for (const tb of stuck) {
+    const r = await m.step(() =>
+      withLakeRetry(() => rows(m.conn, `SELECT * FROM ducklake_rewrite_data_files(${m.L}, '${tb.table.replace(/'/g, "''")}', delete_threshold => 0)`), {
+        tries: 20,
+        baseMs: 50,
+      }),
+    );
+    const n = r.reduce((a, x) => a + num(x.files_processed), 0);
+    files += n;
+    done.push(`${tb.table} ${n}->${r.reduce((a, x) => a + num(x.files_created), 0)}`);
+  }
+  const ms = Math.round(performance.now() - t);
+  const rw = m.steps.find((x) => x.step === 'rewrite')!;
+  rw.ms += ms;
+  rw.count += files;
+  rw.detail = `${rw.detail}; files with deletes: ${done.join(', ')}`;
+  m.log(`${'rewrite'.padEnd(8)} ${String(ms).padStart(6)} ms  files with deletes: ${done.join(', ')}`);
 }
 
 /** The report as lines: per table its files before and after (or what a dry run would take), then the steps. */
