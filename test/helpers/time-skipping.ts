@@ -37,5 +37,14 @@ export async function startTimeSkipping(opts: { extraArgs?: string[] } = {}): Pr
   const exe = testServerPath();
   if (!fs.existsSync(exe))
     throw new Error(`Temporal's test server is not installed at ${exe}: run bash scripts/install-test-server.sh (Java 17+ and Maven; Maven Central)`);
-  return TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: exe }, extraArgs: opts.extraArgs } });
+  // the SDK waits 5 s for the server to listen (sdk-core's ephemeral_server, fixed): on a machine
+  // at load 15 a start can miss it (the archive of install-test-server.sh makes that rare); a
+  // start that did not listen in time is tried again, twice
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: exe }, extraArgs: opts.extraArgs } });
+    } catch (e) {
+      if (attempt >= 3 || !/did not start within/.test(String(e instanceof Error ? e.message : e))) throw e;
+    }
+  }
 }
