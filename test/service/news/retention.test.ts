@@ -95,7 +95,7 @@ describe('retention of the news index', () => {
     );
     expect(again.index.size - again.index.removedCount).toBe(still);
     expect(again.loadedFrom.gone).toBe(facts.within - still);
-  });
+  }, 240_000);
 
   it('with an archive folder: past the retention, articles are exported to Parquet and leave the store', async () => {
     const { dir, file } = await storeCopy();
@@ -130,7 +130,7 @@ describe('retention of the news index', () => {
     }
     // nothing more to archive on the next round
     expect(await news.archive()).toEqual({ file: null, articles: 0 });
-  });
+  }, 240_000);
 
   it('without a retention every indexed article stays searchable', async () => {
     const { file } = await storeCopy();
@@ -140,5 +140,5 @@ describe('retention of the news index', () => {
     open.push({ db, news });
     expect(news.index.size).toBe(facts.total);
     expect((await titleSearch(news, facts.old.title)).docs.map((d) => d.articleId)).toContain(facts.old.id);
-  });
+  }, 240_000);
 });

@@ -136,7 +136,7 @@ describe('the saved news index', () => {
     const next = await openNews(file, emb);
     expect(next.loadedFrom).toMatchObject({ saved: true, caughtUp: 0 });
     expect(next.index.has(raw.articleId)).toBe(true);
-  });
+  }, 240_000);
 
   it('a damaged or older-version saved index is rebuilt from the store with a warning', async () => {
     const file = await storeCopy();
@@ -182,5 +182,5 @@ describe('the saved news index', () => {
       w.stop();
     }
     expect(w.lines.filter((l) => l.startsWith('the saved news index is not used:'))).toHaveLength(4);
-  });
+  }, 240_000);
 });
