@@ -115,6 +115,8 @@ export interface FuzzRun {
   exitCode: number | null;
   /** true when the budget ran out and the process was stopped */
   timedOut: boolean;
+  /** true when `progress` stood still for `stallMs` and the process was stopped */
+  stalled: boolean;
   report: SchemathesisReport | null;
   stdout: string;
   reportPath: string;
@@ -146,6 +148,13 @@ export async function runSchemathesis(opts: {
   maxExamples: number;
   /** hard cap of the run (ms): the process is stopped after it */
   budgetMs: number;
+  /**
+   * A hang guard that does not depend on the machine's speed: a number that grows while the run
+   * makes progress (the service's answered requests), read every 5 s; when it has not grown for
+   * `stallMs` (default 3 minutes), the process is stopped (`stalled`).
+   */
+  progress?: () => Promise<number>;
+  stallMs?: number;
   workers?: number;
   /** a random seed instead of the derandomized cases */
   seed?: number;
@@ -204,15 +213,43 @@ export async function runSchemathesis(opts: {
   child.stdout.on('data', take);
   child.stderr.on('data', take);
   let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
+  let stalled = false;
+  const stop = () => {
     child.kill('SIGINT');
     setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    stop();
   }, opts.budgetMs);
+  let last = { n: -1, at: Date.now() };
+  const watch = opts.progress
+    ? setInterval(() => {
+        void opts.progress!().then(
+          (n) => {
+            if (n !== last.n) last = { n, at: Date.now() };
+            else if (Date.now() - last.at > (opts.stallMs ?? 180_000) && !stalled) {
+              stalled = true;
+              stop();
+            }
+          },
+          () => undefined,
+        );
+      }, 5000)
+    : undefined;
   const exitCode = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   clearTimeout(timer);
+  if (watch) clearInterval(watch);
   const report = fs.existsSync(reportPath) ? (JSON.parse(fs.readFileSync(reportPath, 'utf8')) as SchemathesisReport) : null;
-  return { exitCode, timedOut, report, stdout, reportPath, junitPath, ndjsonPath: opts.ndjson ? ndjsonPath : null };
+  return { exitCode, timedOut, stalled, report, stdout, reportPath, junitPath, ndjsonPath: opts.ndjson ? ndjsonPath : null };
+}
+
+/** The requests a service answered (its GET /metrics' newsflow_http_requests_total, summed): `progress` of a run against it. */
+export async function answeredRequests(baseUrl: string): Promise<number> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  let n = 0;
+  for (const line of text.split('\n')) if (line.startsWith('newsflow_http_requests_total{')) n += Number(line.slice(line.lastIndexOf(' ') + 1));
+  return n;
 }
 
 /**
