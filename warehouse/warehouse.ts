@@ -29,15 +29,26 @@ export { moveExpr, type LoadCounts } from './land.js';
  * day's inlined rows as one file. A 15-minute news run lands a page of 40 articles with about 110
  * entity, 190 keyword and 40 category rows: under this limit it writes no data file (under 10:
  * about 6 a run). Chosen by measurement (docs/benchmarks.md, "Small loads": 10, 200 and 1000).
+ * Tables with a float column get 0 (`inlineLimitOf`).
  */
 export const INLINE_ROW_LIMIT = 1000;
 
 /**
- * Set `INLINE_ROW_LIMIT` on each of newsflow's tables that has no limit of its own (one set by hand
- * with `CALL lake.set_option(...)` is kept); `_loads` keeps its 0 (see `Warehouse.open`). One read
- * of the lake's options; the first open of a lake writes them (no snapshot).
+ * A table with a FLOAT or DOUBLE column is never inlined (limit 0): DuckLake 1.0 on DuckDB 1.5.5
+ * fails a commit that has to read the statistics of inlined rows of such a column ("Failed to read
+ * inlined-data aggregates ... isnan(VARCHAR)"): reproduced with one writer landing 40-row pages
+ * into a table with a DOUBLE column while a second connection flushes, rewrites and merges (7 of
+ * 150 commits failed so), never with the same table without it. It hit `_loads.credits` first.
  */
-async function inlineSmallLoads(conn: DuckDBConnection): Promise<void> {
+const FLOAT_SQL = /^(DOUBLE|FLOAT|REAL|FLOAT4|FLOAT8)\b/i;
+export const inlineLimitOf = (t: Pick<TableDef, 'columns'>): number => (t.columns.some((c) => FLOAT_SQL.test(c.sql)) ? 0 : INLINE_ROW_LIMIT);
+
+/**
+ * Set the inlining limit (`inlineLimitOf`) on each of `defs` that has no limit of its own (one set
+ * by hand with `CALL lake.set_option(...)` is kept); `_loads` keeps its 0 (see `Warehouse.open`).
+ * One read of the lake's options; the first open of a lake writes them (no snapshot).
+ */
+async function inlineSmallLoads(conn: DuckDBConnection, defs: Pick<TableDef, 'name' | 'columns'>[] = Object.values(TABLES_BY_NAME)): Promise<void> {
   const set = new Set(
     (
       await withLakeRetry(() =>
@@ -47,9 +58,9 @@ async function inlineSmallLoads(conn: DuckDBConnection): Promise<void> {
       .getRowObjectsJS()
       .map((r) => String(r.scope_entry)),
   );
-  for (const t of Object.keys(TABLES_BY_NAME)) {
-    if (set.has(`main.${t}`)) continue;
-    await withLakeRetry(() => conn.run(`CALL ${LAKE_ALIAS}.set_option('data_inlining_row_limit', ${INLINE_ROW_LIMIT}, table_name => '${t}')`));
+  for (const t of defs) {
+    if (set.has(`main.${t.name}`)) continue;
+    await withLakeRetry(() => conn.run(`CALL ${LAKE_ALIAS}.set_option('data_inlining_row_limit', ${inlineLimitOf(t)}, table_name => '${t.name}')`));
   }
 }
 
@@ -145,7 +156,7 @@ export class Warehouse {
    * Create the tables of a custom pipeline that the lake does not have yet (`CREATE TABLE IF NOT
    * EXISTS`, in one lake transaction); newsflow's own tables and names are refused. An existing
    * table gets the columns its definition added since (`ALTER TABLE ... ADD COLUMN`, NULL in the
-   * rows landed before).
+   * rows landed before). Their inlining limit is set as newsflow's tables' (`inlineLimitOf`).
    */
   ensureTables(defs: TableDef[]): Promise<void> {
     for (const d of defs) {
@@ -156,7 +167,9 @@ export class Warehouse {
     return this.serial(() =>
       this.tx({ op: `tables ${defs.map((d) => d.name).join(',')}` }, async (conn) => {
         for (const d of defs) await conn.run(createTable(d).replace(/^CREATE TABLE /, 'CREATE TABLE IF NOT EXISTS '));
-      }).then(() => addColumns(this.conn, (tag, fn) => this.tx(tag, fn), defs).then(() => undefined)),
+      })
+        .then(() => addColumns(this.conn, (tag, fn) => this.tx(tag, fn), defs))
+        .then(() => inlineSmallLoads(this.conn, defs)),
     );
   }
 
