@@ -136,6 +136,42 @@ function alertRow(a: AlertResponse, deleted: boolean) {
 
 const isTestLog = (l: AlertLog) => (l.webhook as { test?: unknown } | null | undefined)?.test === true;
 
+/** An alert log as the warehouse keeps it. */
+const alertLogRow = (l: AlertLog) => ({
+  log_id: l.id,
+  alert_id: l.alert_id,
+  user_id: l.user_id,
+  created_at: us(l.created_at),
+  alert: l.alert,
+  reasoning: l.reasoning,
+  report: l.report ?? null,
+  article_ids: l.article_ids,
+  is_test: isTestLog(l),
+  raw: JSON.stringify(l),
+});
+
+/** One delivery per trigger of the alert for each log that alerted (test logs deliver nothing). */
+function deliveriesOf(alert: AlertResponse, logs: AlertLog[]): PlannedDelivery[] {
+  const triggers = (alert.triggers ?? []) as { action?: string; params?: Record<string, unknown> }[];
+  const plan: PlannedDelivery[] = [];
+  for (const l of logs.filter((x) => x.alert && !isTestLog(x))) {
+    triggers.forEach((t, i) => {
+      const target = targetOf(t);
+      const action = String(t.action);
+      plan.push({
+        logId: l.id,
+        triggerIndex: i,
+        alertId: l.alert_id,
+        logCreatedAtUs: us(l.created_at),
+        action,
+        target,
+        idempotencyKey: idempotencyKey(l.id, i, { action, target }),
+      });
+    });
+  }
+  return plan;
+}
+
 export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
   const wh = deps.warehouse;
   const ledger = alertDeliveries(wh);
@@ -185,40 +221,8 @@ export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
       const since = last ? Math.floor(last.getTime() / 1000) - 1 : undefined;
       const logs = (await deps.client.getAlertLogs(input.alertId, { all: true, ...(since !== undefined ? { start_timestamp: since } : {}) }))
         .items as AlertLog[];
-      await wh.land(
-        ALERT_LOGS,
-        logs.map((l) => ({
-          log_id: l.id,
-          alert_id: l.alert_id,
-          user_id: l.user_id,
-          created_at: us(l.created_at),
-          alert: l.alert,
-          reasoning: l.reasoning,
-          report: l.report ?? null,
-          article_ids: l.article_ids,
-          is_test: isTestLog(l),
-          raw: JSON.stringify(l),
-        })),
-        [],
-        loadId,
-      );
-      const triggers = (alert.triggers ?? []) as { action?: string; params?: Record<string, unknown> }[];
-      const plan: PlannedDelivery[] = [];
-      for (const l of logs.filter((x) => x.alert && !isTestLog(x))) {
-        triggers.forEach((t, i) => {
-          const target = targetOf(t);
-          const action = String(t.action);
-          plan.push({
-            logId: l.id,
-            triggerIndex: i,
-            alertId: l.alert_id,
-            logCreatedAtUs: us(l.created_at),
-            action,
-            target,
-            idempotencyKey: idempotencyKey(l.id, i, { action, target }),
-          });
-        });
-      }
+      await wh.land(ALERT_LOGS, logs.map(alertLogRow), [], loadId);
+      const plan = deliveriesOf(alert, logs);
       await planAlertDeliveries(wh, plan);
       return { gone: false, active: alert.active, logs: logs.length, planned: plan.length };
     },
@@ -234,66 +238,68 @@ export function createAlertRunnerActivities(deps: AlertRunnerDeps) {
       // Temporal starts a second attempt beside this one and the receiver gets the POST twice
       const beat = setInterval(() => Context.current().heartbeat(), 1000);
       try {
-        return await deliverOnce(ref);
+        return await deliverOnce(deps, ledger, ref);
       } finally {
         clearInterval(beat);
       }
     },
   });
+}
 
-  async function deliverOnce(ref: DeliveryRef): Promise<DeliverResult> {
-    const d = await alertDelivery(wh, ref.logId, ref.triggerIndex);
-    if (!d) throw ApplicationFailure.nonRetryable(`no planned delivery for log ${ref.logId} trigger ${ref.triggerIndex}`);
-    if (SETTLED.has(d.status)) return { status: d.status as DeliverResult['status'], attempts: Number(d.attempts), responseCode: null };
-    const log = JSON.parse(d.log) as AlertLog;
-    const trigger = (JSON.parse(d.triggers) as { action: string; params?: Record<string, unknown> }[])[ref.triggerIndex];
-    const key = [ref.logId, ref.triggerIndex];
-    const skip = async (reason: string) => {
-      await ledger.skipped(key, reason);
-      return { status: 'skipped' as const, attempts: Number(d.attempts), responseCode: null };
-    };
-    if (!trigger) return skip('the alert no longer has this trigger');
-    if (trigger.action === 'email' && !deps.smtpUrl) return skip('email not sent: NEWSFLOW_SMTP_URL is not set');
-    if (trigger.action !== 'webhook' && trigger.action !== 'email')
-      return skip(`action ${trigger.action} cannot be performed by this runner (webhook and email only)`);
+/** One planned delivery through its ledger row: skipped when it cannot go out, else sent once. */
+async function deliverOnce(deps: AlertRunnerDeps, ledger: ReturnType<typeof alertDeliveries>, ref: DeliveryRef): Promise<DeliverResult> {
+  const wh = deps.warehouse;
+  const d = await alertDelivery(wh, ref.logId, ref.triggerIndex);
+  if (!d) throw ApplicationFailure.nonRetryable(`no planned delivery for log ${ref.logId} trigger ${ref.triggerIndex}`);
+  if (SETTLED.has(d.status)) return { status: d.status as DeliverResult['status'], attempts: Number(d.attempts), responseCode: null };
+  const log = JSON.parse(d.log) as AlertLog;
+  const trigger = (JSON.parse(d.triggers) as { action: string; params?: Record<string, unknown> }[])[ref.triggerIndex];
+  const key = [ref.logId, ref.triggerIndex];
+  const skip = async (reason: string) => {
+    await ledger.skipped(key, reason);
+    return { status: 'skipped' as const, attempts: Number(d.attempts), responseCode: null };
+  };
+  if (!trigger) return skip('the alert no longer has this trigger');
+  if (trigger.action === 'email' && !deps.smtpUrl) return skip('email not sent: NEWSFLOW_SMTP_URL is not set');
+  if (trigger.action !== 'webhook' && trigger.action !== 'email')
+    return skip(`action ${trigger.action} cannot be performed by this runner (webhook and email only)`);
 
-    const row = {
-      attempt: () => ledger.attempt(key),
-      refused: (code: number | null, msg: string) => ledger.refused(key, code, msg),
-      failed: (code: number | null, msg: string) => ledger.failed(key, code, msg),
-      delivered: (code: number | null) => ledger.delivered(key, code),
-    };
-    const code = await sendThroughLedger(row, `delivery of log ${ref.logId} trigger ${ref.triggerIndex}`, async () => {
-      Context.current().cancellationSignal.throwIfAborted();
-      const body = await payload(deps.client, log, d.title, d.idempotency_key, trigger.params?.payload);
-      if (trigger.action === 'webhook') {
-        const res = await postWebhook(
-          {
-            url: String(trigger.params!.url),
-            body: JSON.stringify(body),
-            headers: (trigger.params?.headers as Record<string, string> | null | undefined) ?? null,
-            idempotencyKey: d.idempotency_key,
-          },
-          {
-            ...deps.webhookFetch,
-            timeoutMs: deps.webhookTimeoutMs ?? 10_000,
-            // an attempt Temporal gave up on (timed out, cancelled) does not send: its retry does
-            signal: Context.current().cancellationSignal,
-          },
-        );
-        return res.status;
-      }
-      const p = trigger.params ?? {};
-      await sendMail(deps.smtpUrl!, {
-        to: String(p.to),
-        subject: String(p.subject ?? `Alert: ${d.title ?? log.alert_id}`),
-        text: mailText(body),
-        messageId: `<${d.idempotency_key}@newsflow>`,
-      });
-      return 250;
+  const row = {
+    attempt: () => ledger.attempt(key),
+    refused: (code: number | null, msg: string) => ledger.refused(key, code, msg),
+    failed: (code: number | null, msg: string) => ledger.failed(key, code, msg),
+    delivered: (code: number | null) => ledger.delivered(key, code),
+  };
+  const code = await sendThroughLedger(row, `delivery of log ${ref.logId} trigger ${ref.triggerIndex}`, async () => {
+    Context.current().cancellationSignal.throwIfAborted();
+    const body = await payload(deps.client, log, d.title, d.idempotency_key, trigger.params?.payload);
+    if (trigger.action === 'webhook') {
+      const res = await postWebhook(
+        {
+          url: String(trigger.params!.url),
+          body: JSON.stringify(body),
+          headers: (trigger.params?.headers as Record<string, string> | null | undefined) ?? null,
+          idempotencyKey: d.idempotency_key,
+        },
+        {
+          ...deps.webhookFetch,
+          timeoutMs: deps.webhookTimeoutMs ?? 10_000,
+          // an attempt Temporal gave up on (timed out, cancelled) does not send: its retry does
+          signal: Context.current().cancellationSignal,
+        },
+      );
+      return res.status;
+    }
+    const p = trigger.params ?? {};
+    await sendMail(deps.smtpUrl!, {
+      to: String(p.to),
+      subject: String(p.subject ?? `Alert: ${d.title ?? log.alert_id}`),
+      text: mailText(body),
+      messageId: `<${d.idempotency_key}@newsflow>`,
     });
-    return { status: 'delivered', attempts: Number(d.attempts) + 1, responseCode: code };
-  }
+    return 250;
+  });
+  return { status: 'delivered', attempts: Number(d.attempts) + 1, responseCode: code };
 }
 
 export type AlertRunnerActivities = ReturnType<typeof createAlertRunnerActivities>;

@@ -244,6 +244,16 @@ function withNotes(error: string | null, n: { skipped: number; reasons: string[]
   return (error ? `${error}; ${skipped}` : skipped).slice(0, 2000);
 }
 
+type BatchInput = { batchId: string; at: number; sources: string[] };
+type PollOptions = { heartbeat?: (progress: unknown) => void; signal?: AbortSignal };
+/** a source's poll in a batch */
+type Polled = { row: SourceRow; poll: FeedPoll; startedAt: number };
+/** an item its source had not seen */
+type Fresh = { row: SourceRow; item: FeedItem };
+type IndexEntry = { url: string; metadata: Record<string, unknown> };
+/** per source: the items skipped, the first reasons */
+type Notes = Map<string, { skipped: number; reasons: string[] }>;
+
 /** The poller of one worker process: one fetcher, one politeness gate, one robots.txt cache. */
 export class FeedPoller {
   readonly store: SourceStore;
@@ -264,16 +274,34 @@ export class FeedPoller {
   }
 
   /** Poll a batch of sources at `at` (epoch ms: the workflow's time); see the top of this file. */
-  async pollBatch(
-    input: { batchId: string; at: number; sources: string[] },
-    o: { heartbeat?: (progress: unknown) => void; signal?: AbortSignal } = {},
-  ): Promise<BatchResult> {
+  async pollBatch(input: BatchInput, o: PollOptions = {}): Promise<BatchResult> {
     const beat = o.heartbeat ?? (() => undefined);
     const rows = await this.store.get(input.sources);
+    // 1. fetch
+    const polled = await this.fetchAll(rows, o, beat);
+    // 2. send what is new, each URL once
+    const sent = await this.sendNew(input, polled, o, beat);
+    // 3. land the polls and the sources' state
+    await this.landPolls(input, polled, sent.fresh, sent.notes);
+    const count = (st: string) => polled.filter((p) => p.poll.status === st).length;
+    return {
+      polled: polled.length,
+      ok: count('ok'),
+      notModified: count('not_modified'),
+      failed: count('failed') + count('disallowed'),
+      deferred: count('deferred'),
+      fresh: sent.fresh.length,
+      sent: sent.urls,
+      calls: sent.calls,
+      skipped: [...sent.notes.values()].reduce((a, n) => a + n.skipped, 0),
+    };
+  }
+
+  /** Every source polled, hosts side by side, a host's sources one after another. */
+  private async fetchAll(rows: SourceRow[], o: PollOptions, beat: (progress: unknown) => void): Promise<Polled[]> {
     const byHost = new Map<string, SourceRow[]>();
     for (const r of rows) byHost.set(hostOf(r.url), [...(byHost.get(hostOf(r.url)) ?? []), r]);
-    // 1. fetch
-    const polled: { row: SourceRow; poll: FeedPoll; startedAt: number }[] = [];
+    const polled: Polled[] = [];
     const hosts = new PQueue({ concurrency: this.deps.hostConcurrency ?? FEED_POLL_DEFAULTS.hostConcurrency });
     for (const list of byHost.values())
       void hosts.add(async () => {
@@ -295,11 +323,20 @@ export class FeedPoller {
         }
       });
     await hosts.onIdle();
-    // 2. send what is new, each URL once
+    return polled;
+  }
+
+  /** The items not seen before, each URL sent to index_urls once, in chunks; what was sent lands as seen. */
+  private async sendNew(
+    input: BatchInput,
+    polled: Polled[],
+    o: PollOptions,
+    beat: (progress: unknown) => void,
+  ): Promise<{ fresh: Fresh[]; urls: number; calls: number; notes: Notes }> {
     const items = polled.flatMap(({ row, poll }) => (poll.status === 'ok' ? (poll.feed?.items ?? []) : []).filter((i) => i.url).map((item) => ({ row, item })));
     const seen = await this.store.seen(items.map(({ row, item }) => ({ source: row.source, itemKey: item.key })));
     const fresh = items.filter(({ row, item }) => !seen.has(`${row.source}\u0001${item.key}`));
-    const byUrl = new Map<string, typeof fresh>();
+    const byUrl = new Map<string, Fresh[]>();
     for (const f of fresh) byUrl.set(f.item.url!, [...(byUrl.get(f.item.url!) ?? []), f]);
     // a URL another source (or another item) had sent already is not sent again: its items land as seen
     const before = await this.store.sentUrls([...byUrl.keys()]);
@@ -310,14 +347,14 @@ export class FeedPoller {
         `${input.batchId}/known`,
       );
     // each entry checked against index_urls' request schema: a bad one is skipped (its reason on its source's poll), its siblings go on
-    const notes = new Map<string, { skipped: number; reasons: string[] }>();
+    const notes: Notes = new Map();
     const note = (source: string, reason: string) => {
       const n = notes.get(source) ?? { skipped: 0, reasons: [] };
       n.skipped++;
       if (n.reasons.length < REASONS_NAMED) n.reasons.push(reason);
       notes.set(source, n);
     };
-    const entries = new Map<string, { url: string; metadata: Record<string, unknown> }>();
+    const entries = new Map<string, IndexEntry>();
     for (const u of byUrl.keys()) {
       if (before.has(u)) continue;
       const { row, item } = byUrl.get(u)![0]!;
@@ -334,24 +371,15 @@ export class FeedPoller {
       const earliest = Math.min(input.at - 86_400_000, ...dates.map((d) => Date.parse(d)));
       let res: Awaited<ReturnType<NewsClient['indexUrls']>>;
       try {
-        // a 429 past the client's retries (the owner's unfinished-jobs cap: its earlier jobs still
-        // indexing) is backpressure, not a failure: wait for a slot, beating, and send the chunk again
-        const waitUntil = Date.now() + (this.deps.busyWaitMs ?? FEED_POLL_DEFAULTS.busyWaitMs);
-        for (;;) {
-          try {
-            res = await this.deps.client.indexUrls({
-              start_time: new Date(earliest).toISOString(),
-              end_time: new Date(Math.max(input.at, Date.now()) + 86_400_000).toISOString(),
-              urls: part.map((u) => entries.get(u)!),
-            });
-            break;
-          } catch (e) {
-            if (!(e instanceof RateLimitError) || Date.now() >= waitUntil || o.signal?.aborted) throw e;
-            beat({ step: 'send', waiting: 'index_urls busy', sent: i, of: urls.length });
-            await new Promise((r) => setTimeout(r, Math.max(1000, (e.retryAfter ?? 5) * 1000)));
-            if (o.signal?.aborted) throw e;
-          }
-        }
+        res = await this.indexUrls(
+          {
+            start_time: new Date(earliest).toISOString(),
+            end_time: new Date(Math.max(input.at, Date.now()) + 86_400_000).toISOString(),
+            urls: part.map((u) => entries.get(u)!),
+          },
+          o,
+          () => beat({ step: 'send', waiting: 'index_urls busy', sent: i, of: urls.length }),
+        );
       } catch (e) {
         // a 422 no retry heals (a server with a lower maxUrls or stricter bounds): these items are
         // skipped with the API's answer as reason, not landed (sent again next poll), the rest go on
@@ -366,7 +394,34 @@ export class FeedPoller {
       await this.store.landItems(accepted, `${input.batchId}/items/${i / chunk}`);
       beat({ step: 'send', sent: Math.min(i + chunk, urls.length), of: urls.length });
     }
-    // 3. land the polls and the sources' state
+    return { fresh, urls: urls.length, calls, notes };
+  }
+
+  /**
+   * One index_urls call. A 429 past the client's retries (the owner's unfinished-jobs cap: its
+   * earlier jobs still indexing) is backpressure, not a failure: wait for a slot, beating, and send
+   * the chunk again.
+   */
+  private async indexUrls(
+    body: Parameters<NewsClient['indexUrls']>[0],
+    o: PollOptions,
+    waiting: () => void,
+  ): Promise<Awaited<ReturnType<NewsClient['indexUrls']>>> {
+    const waitUntil = Date.now() + (this.deps.busyWaitMs ?? FEED_POLL_DEFAULTS.busyWaitMs);
+    for (;;) {
+      try {
+        return await this.deps.client.indexUrls(body);
+      } catch (e) {
+        if (!(e instanceof RateLimitError) || Date.now() >= waitUntil || o.signal?.aborted) throw e;
+        waiting();
+        await new Promise((r) => setTimeout(r, Math.max(1000, (e.retryAfter ?? 5) * 1000)));
+        if (o.signal?.aborted) throw e;
+      }
+    }
+  }
+
+  /** The batch's source_polls rows and each source's state after its poll. */
+  private async landPolls(input: BatchInput, polled: Polled[], fresh: Fresh[], notes: Notes): Promise<void> {
     const bounds = this.deps.bounds ?? POLL_BOUNDS;
     const freshBy = new Map<string, number>();
     for (const f of fresh) freshBy.set(f.row.source, (freshBy.get(f.row.source) ?? 0) + 1);
@@ -392,18 +447,6 @@ export class FeedPoller {
       });
     }
     await this.store.landPolls(rowsOut, states, input.batchId);
-    const count = (st: string) => polled.filter((p) => p.poll.status === st).length;
-    return {
-      polled: polled.length,
-      ok: count('ok'),
-      notModified: count('not_modified'),
-      failed: count('failed') + count('disallowed'),
-      deferred: count('deferred'),
-      fresh: fresh.length,
-      sent: urls.length,
-      calls,
-      skipped: [...notes.values()].reduce((a, n) => a + n.skipped, 0),
-    };
   }
 
   /**

@@ -102,43 +102,6 @@ export function createNoticesActivities(deps: NoticesDeps) {
     return out;
   };
 
-  /** What the warehouse says this round. A load's time is the later of its started_at (the run's clock) and finished_at (the lake's). */
-  async function facts(input: NoticesRoundInput): Promise<Facts> {
-    const loads = await pipelineLoadFacts(
-      wh,
-      input.pipelines.map((p) => p.name),
-    );
-    const byName = new Map(loads.map((r) => [r.pipeline, r]));
-    const runs = new Map<string, { at: number; failed: string | null }>();
-    if (deps.temporal) {
-      const c = await deps.temporal();
-      for (const p of input.pipelines) {
-        // visibility that does not answer leaves the round to the warehouse's facts (it still notices staleness)
-        const r = await newestRun(c, p.schedules ?? []).catch((e: unknown) => {
-          console.error(`notices: the runs of pipeline ${p.name} are not known (Temporal's visibility: ${(e as Error).message}); judged by _loads alone`);
-          return null;
-        });
-        if (r) runs.set(p.name, r);
-      }
-    }
-    const sources = await failingSources(wh);
-    return {
-      pipelines: input.pipelines.map((p) => {
-        const r = byName.get(p.name);
-        const load = r ? { at: Number(r.newest_at), failed: r.newest_failed || null } : null;
-        // the newest of its newest load and its newest finished run (a run that failed before its load records none)
-        const run = runs.get(p.name) ?? null;
-        return {
-          pipeline: p.name,
-          errorAfterMs: p.errorAfterMs,
-          lastSuccessAt: r?.last_ok == null ? null : Number(r.last_ok),
-          newest: run && (!load || run.at > load.at) ? run : load,
-        };
-      }),
-      failingSources: sources.map((s) => ({ source: s.source, failingSince: Number(s.failing_ms), lastError: s.last_error })),
-    };
-  }
-
   async function openIncidents(): Promise<OpenIncident[]> {
     const rows = await openIncidentRows(wh);
     return rows.map((r) => ({ id: r.incident_id, incident: r.incident as IncidentKind, subject: r.subject }));
@@ -147,7 +110,7 @@ export function createNoticesActivities(deps: NoticesDeps) {
   return {
     /** Open and resolve this round's incidents: their ledger rows, one per channel, pending. */
     async openAndResolveIncidents(input: NoticesRoundInput): Promise<{ opened: string[]; resolved: string[] }> {
-      const events = incidentEvents(await facts(input), await openIncidents(), input.now, input.sourceFailingMs ?? SOURCE_FAILING_MS);
+      const events = incidentEvents(await roundFacts(deps, input), await openIncidents(), input.now, input.sourceFailingMs ?? SOURCE_FAILING_MS);
       const channels = channelsOf(notifyOf(input.notify));
       // inserted only when absent: a retried round (same time, same ids) adds nothing (warehouse/notices.ts)
       await planNotices(
@@ -178,56 +141,96 @@ export function createNoticesActivities(deps: NoticesDeps) {
     async deliverNotice(input: { ref: NoticeRef; notify?: NotifyConfig }): Promise<DeliverNoticeResult> {
       const beat = setInterval(() => Context.current().heartbeat(), 1000);
       try {
-        return await deliverOnce(input.ref, notifyOf(input.notify));
+        return await deliverOnce(deps, ledger, input.ref, notifyOf(input.notify));
       } finally {
         clearInterval(beat);
       }
     },
   };
+}
 
-  async function deliverOnce(ref: NoticeRef, notify: NotifyConfig): Promise<DeliverNoticeResult> {
-    const d = await noticeRow(wh, ref);
-    if (!d) throw ApplicationFailure.nonRetryable(`no notice ${ref.incidentId}.${ref.event} to ${ref.channel} ${ref.target}`);
-    if (SETTLED.has(d.status)) return { status: d.status as DeliverNoticeResult['status'], attempts: Number(d.attempts), responseCode: null };
-    const event = {
-      id: ref.incidentId,
-      incident: d.incident as IncidentKind,
-      subject: d.subject,
-      event: ref.event as IncidentEvent['event'],
-      at: Number(d.at_ms),
-      detail: d.detail,
-    };
-    if (ref.channel === 'email' && !deps.smtpUrl) {
-      await ledger.skipped(ref, 'email not sent: NEWSFLOW_SMTP_URL is not set');
-      return { status: 'skipped', attempts: Number(d.attempts), responseCode: null };
-    }
-    const row = {
-      attempt: () => ledger.attempt(ref),
-      refused: (code: number | null, msg: string) => ledger.refused(ref, code, msg),
-      failed: (code: number | null, msg: string) => ledger.failed(ref, code, msg),
-      delivered: (code: number | null) => ledger.delivered(ref, code),
-    };
-    const code = await sendThroughLedger(row, `notice ${d.idempotency_key} to ${ref.target}`, async () => {
-      Context.current().cancellationSignal.throwIfAborted();
-      if (ref.channel === 'webhook') {
-        // the webhook's format and headers as the file says now; its URL as the row was planned
-        const hook = notify.webhook?.url === ref.target ? notify.webhook : undefined;
-        const res = await postWebhook(
-          { url: ref.target, body: noticeBody(event, hook?.format ?? 'json'), headers: hook?.headers ?? null, idempotencyKey: d.idempotency_key },
-          { ...deps.webhookFetch, timeoutMs: deps.webhookTimeoutMs ?? 10_000, userAgent: 'newsflow-notices', signal: Context.current().cancellationSignal },
-        );
-        return res.status;
-      }
-      await sendMail(deps.smtpUrl!, {
-        to: ref.target,
-        subject: noticeText(event).slice(0, 200),
-        text: noticeText(event),
-        messageId: `<${d.idempotency_key}@newsflow>`,
+/** What the warehouse says this round. A load's time is the later of its started_at (the run's clock) and finished_at (the lake's). */
+async function roundFacts(deps: NoticesDeps, input: NoticesRoundInput): Promise<Facts> {
+  const wh = deps.warehouse;
+  const loads = await pipelineLoadFacts(
+    wh,
+    input.pipelines.map((p) => p.name),
+  );
+  const byName = new Map(loads.map((r) => [r.pipeline, r]));
+  const runs = new Map<string, { at: number; failed: string | null }>();
+  if (deps.temporal) {
+    const c = await deps.temporal();
+    for (const p of input.pipelines) {
+      // visibility that does not answer leaves the round to the warehouse's facts (it still notices staleness)
+      const r = await newestRun(c, p.schedules ?? []).catch((e: unknown) => {
+        console.error(`notices: the runs of pipeline ${p.name} are not known (Temporal's visibility: ${(e as Error).message}); judged by _loads alone`);
+        return null;
       });
-      return 250;
-    });
-    return { status: 'delivered', attempts: Number(d.attempts) + 1, responseCode: code };
+      if (r) runs.set(p.name, r);
+    }
   }
+  const sources = await failingSources(wh);
+  return {
+    pipelines: input.pipelines.map((p) => {
+      const r = byName.get(p.name);
+      const load = r ? { at: Number(r.newest_at), failed: r.newest_failed || null } : null;
+      // the newest of its newest load and its newest finished run (a run that failed before its load records none)
+      const run = runs.get(p.name) ?? null;
+      return {
+        pipeline: p.name,
+        errorAfterMs: p.errorAfterMs,
+        lastSuccessAt: r?.last_ok == null ? null : Number(r.last_ok),
+        newest: run && (!load || run.at > load.at) ? run : load,
+      };
+    }),
+    failingSources: sources.map((s) => ({ source: s.source, failingSince: Number(s.failing_ms), lastError: s.last_error })),
+  };
+}
+
+/** One notice through its ledger row: skipped when it cannot go out, else sent once. */
+async function deliverOnce(deps: NoticesDeps, ledger: ReturnType<typeof noticesLedger>, ref: NoticeRef, notify: NotifyConfig): Promise<DeliverNoticeResult> {
+  const wh = deps.warehouse;
+  const d = await noticeRow(wh, ref);
+  if (!d) throw ApplicationFailure.nonRetryable(`no notice ${ref.incidentId}.${ref.event} to ${ref.channel} ${ref.target}`);
+  if (SETTLED.has(d.status)) return { status: d.status as DeliverNoticeResult['status'], attempts: Number(d.attempts), responseCode: null };
+  const event = {
+    id: ref.incidentId,
+    incident: d.incident as IncidentKind,
+    subject: d.subject,
+    event: ref.event as IncidentEvent['event'],
+    at: Number(d.at_ms),
+    detail: d.detail,
+  };
+  if (ref.channel === 'email' && !deps.smtpUrl) {
+    await ledger.skipped(ref, 'email not sent: NEWSFLOW_SMTP_URL is not set');
+    return { status: 'skipped', attempts: Number(d.attempts), responseCode: null };
+  }
+  const row = {
+    attempt: () => ledger.attempt(ref),
+    refused: (code: number | null, msg: string) => ledger.refused(ref, code, msg),
+    failed: (code: number | null, msg: string) => ledger.failed(ref, code, msg),
+    delivered: (code: number | null) => ledger.delivered(ref, code),
+  };
+  const code = await sendThroughLedger(row, `notice ${d.idempotency_key} to ${ref.target}`, async () => {
+    Context.current().cancellationSignal.throwIfAborted();
+    if (ref.channel === 'webhook') {
+      // the webhook's format and headers as the file says now; its URL as the row was planned
+      const hook = notify.webhook?.url === ref.target ? notify.webhook : undefined;
+      const res = await postWebhook(
+        { url: ref.target, body: noticeBody(event, hook?.format ?? 'json'), headers: hook?.headers ?? null, idempotencyKey: d.idempotency_key },
+        { ...deps.webhookFetch, timeoutMs: deps.webhookTimeoutMs ?? 10_000, userAgent: 'newsflow-notices', signal: Context.current().cancellationSignal },
+      );
+      return res.status;
+    }
+    await sendMail(deps.smtpUrl!, {
+      to: ref.target,
+      subject: noticeText(event).slice(0, 200),
+      text: noticeText(event),
+      messageId: `<${d.idempotency_key}@newsflow>`,
+    });
+    return 250;
+  });
+  return { status: 'delivered', attempts: Number(d.attempts) + 1, responseCode: code };
 }
 
 export type NoticesActivities = ReturnType<typeof createNoticesActivities>;

@@ -1,5 +1,6 @@
 /** Service configuration: options win over environment variables, which win over defaults. */
 import { UserError } from '../lib/errors.js';
+import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_LIMITS, parseLimits, type LimitsConfig } from './limits.js';
 import { defaultKeyFile } from './auth/secrets.js';
@@ -47,6 +48,8 @@ export interface ServiceConfig {
   embeddingsModelDir?: string;
   /** the cosine from which an OpenAI-compatible model's hits count as relevant; NEWSFLOW_EMBEDDINGS_RELEVANT_COSINE (default 0.3) */
   embeddingsRelevantCosine: number;
+  /** the page readers' threads and per-page time budget (`readerCount`, `readTimeoutMs`): service/indexing/reader-pool.ts */
+  pageReaders: { size: number; timeoutMs: number };
   /** where MiniLM runs (`embedSettings`): NEWSFLOW_EMBED_THREAD and NEWSFLOW_EMBED_OP_THREADS, read when embeddings are local */
   embedThreads: EmbedSettings;
   /** the query-vector cache's size (llm/query-vectors.ts), 0: off; NEWSFLOW_QUERY_CACHE (default 4,096) */
@@ -105,6 +108,24 @@ export function embedSettings(env: Env): EmbedSettings {
     throw new ServiceConfigError(`NEWSFLOW_EMBED_OP_THREADS must be a whole number of onnxruntime threads from 1 to 16, not "${o}"`);
   }
   return { thread: t === '1', opThreads: o === '' ? null : Number(o) };
+}
+
+/** The page readers: NEWSFLOW_PAGE_READERS (a whole number >= 0, at most 8), else one per core (at most 8). */
+export function readerCount(env: Env = process.env): number {
+  const n = Number(env.NEWSFLOW_PAGE_READERS);
+  if (Number.isInteger(n) && n >= 0) return Math.min(n, 8);
+  return defaultReaderCount();
+}
+
+/** One page reader per core, at most 8. */
+export const defaultReaderCount = (): number => Math.min(8, Math.max(1, os.availableParallelism?.() ?? os.cpus().length));
+
+export const READ_DEFAULTS = { timeoutMs: 20_000 } as const;
+
+/** The per-page budget: `NEWSFLOW_PAGE_READ_TIMEOUT_MS` (a positive integer of ms), else READ_DEFAULTS.timeoutMs. */
+export function readTimeoutMs(env: Env = process.env): number {
+  const n = Number(env.NEWSFLOW_PAGE_READ_TIMEOUT_MS);
+  return Number.isInteger(n) && n > 0 ? n : READ_DEFAULTS.timeoutMs;
 }
 
 /** NEWSFLOW_QUERY_CACHE: unset or empty 4,096; else a whole number >= 0, or a start-up error naming it. */
@@ -177,6 +198,7 @@ export function serviceConfig(opts: Partial<ServiceConfig> & { limitsText?: stri
     // the embedding settings are start-up errors, before any model loads (read only when the model is local, as before)
     embedThreads: opts.embedThreads ?? (embeddings === 'local' ? embedSettings(env) : { thread: false, opThreads: null }),
     queryCache: opts.queryCache ?? queryCacheSize(env),
+    pageReaders: opts.pageReaders ?? { size: readerCount(env), timeoutMs: readTimeoutMs(env) },
     webVars: opts.webVars ?? Object.fromEntries(WEB_VARIABLES.flatMap((k) => (env[k] === undefined ? [] : [[k, env[k]]]))),
     retentionDays: opts.retentionDays !== undefined ? opts.retentionDays : parseRetention(env.NEWSFLOW_RETENTION),
     archive: opts.archive ?? env.NEWSFLOW_ARCHIVE === '1',

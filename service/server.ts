@@ -6,6 +6,7 @@ import { Db } from './store/db.js';
 import { KeyStore } from './auth/keys.js';
 import { RateLimiter } from './limits.js';
 import { ServiceConfigError, serviceConfig, storeFile, type EmbedSettings, type ServiceConfig } from './config.js';
+import { useReaderSettings } from './indexing/reader-pool.js';
 import { buildApp, type AppOptions } from './app.js';
 import type { Services } from './context.js';
 import { NewsService } from './news/service.js';
@@ -147,6 +148,7 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
       throw new ServiceConfigError(`NEWSFLOW_SECRET_KEY is not a master key: ${(e as Error).message}`);
     }
   }
+  useReaderSettings(config.pageReaders);
   const store = db ?? (await Db.open(storeFile(config.dataDir)));
   // before any model or index loads: a data dir restored without its master key stops here, in one line
   const byok = await openByok(store, config).catch((e: unknown) => {

@@ -7,6 +7,14 @@ import { CliError, dataDirOf, dataDirOpt, intArg, list, table } from './shared.j
 const svc = () => import('../../service/index.js');
 
 export function register(program: Command): void {
+  registerOrgs(program);
+  registerKeys(program);
+  registerSecrets(program);
+  registerSimulate(program);
+}
+
+/** `orgs create`, `orgs list`. */
+function registerOrgs(program: Command): void {
   const orgs = program.command('orgs').description('organizations (through the running service of the data dir, if any, with its admin token)');
   orgs
     .command('create')
@@ -35,7 +43,10 @@ export function register(program: Command): void {
         o.json ? JSON.stringify(rows) : table(rows.map((r) => ({ id: r.id, name: r.name, domains: r.domains, publisher: r.publisher, plan: r.plan }))),
       );
     });
+}
 
+/** `keys create`, `keys list`, `keys revoke`. */
+function registerKeys(program: Command): void {
   const keys = program
     .command('keys')
     .description('API keys (stored hashed; the key is printed once); through the running service of the data dir, if any, with its admin token');
@@ -87,7 +98,10 @@ export function register(program: Command): void {
       if (!ok) throw new CliError(`no key with id ${id}; list them with: newsflow keys list`);
       console.log(`revoked ${id}`);
     });
+}
 
+/** `secrets status`, `secrets rotate`: the master key of the secrets at rest. */
+function registerSecrets(program: Command): void {
   const secrets = program
     .command('secrets')
     .description('secrets at rest (BYOK provider keys, AES-256-GCM under a master key: $NEWSFLOW_SECRET_KEY, else $XDG_CONFIG_HOME/newsflow/secret.key)');
@@ -133,7 +147,10 @@ export function register(program: Command): void {
       console.log(`re-sealed ${r.rotated} secret(s): master key ${r.from} -> ${r.to}${r.keyFile ? ` (${r.keyFile})` : ' ($NEWSFLOW_SECRET_KEY)'}`);
       for (const f of r.removed) console.log(`removed ${f} (the data dir holds no key now)`);
     });
+}
 
+/** `simulate hits`: a synthetic hit history. */
+function registerSimulate(program: Command): void {
   program
     .command('simulate <what>')
     .description(

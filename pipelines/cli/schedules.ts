@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import type { SchedulePlan } from '../schedules/index.js';
+import type { Project } from '../config/index.js';
 import { CliError, dataDirOf, dataDirOpt, table, warehouseOf } from './shared.js';
 
 /** loaded when a command runs: `newsflow --help` loads no more than the commands */
@@ -45,6 +46,12 @@ async function withTemporal<T>(dataDir: string | undefined, fn: (c: Client) => P
 }
 
 export function register(program: Command): void {
+  registerStatus(program);
+  registerSchedule(program);
+}
+
+/** `status`, `trace`: how the pipelines and one load ran. */
+function registerStatus(program: Command): void {
   program
     .command('status')
     .description(
@@ -98,7 +105,10 @@ export function register(program: Command): void {
         reader.close();
       }
     });
+}
 
+/** `schedule apply|list|trigger|backfill|delete`. */
+function registerSchedule(program: Command): void {
   const schedule = program.command('schedule').description("Temporal schedules of the project file's pipelines");
   schedule
     .command('apply')
@@ -106,48 +116,7 @@ export function register(program: Command): void {
     .option('--dry-run', 'print the plan only; change nothing')
     .option('--json', 'the plan (and the result) as JSON')
     .option(...dataDirOpt)
-    .action(async (o: { dataDir?: string; dryRun?: boolean; json?: boolean }) => {
-      const { useProject } = await import('../config/index.js');
-      const { applyFeedSchedule, applyPlan, declareSchedules, FEED_SCHEDULE_ID, pipelineScope, planSchedules } = await import('../schedules/index.js');
-      const { noticesSchedules } = await import('../run/notices.js');
-      const project = useProject();
-      // the pipelines' schedules, and the notices' when the file sets notify:
-      const declared = declareSchedules(project.pipelines);
-      const schedules = [...declared, ...noticesSchedules(declared, project.notify)];
-      await withTemporal(o.dataDir, async (c) => {
-        const plan = await planSchedules(c, schedules, pipelineScope);
-        const applied = o.dryRun ? null : await applyPlan(c, plan);
-        // the feed poller: the file's sources into the warehouse (beside those `sources add` added), one schedule while any exists
-        let feeds: string;
-        if (o.dryRun) {
-          const exists = await c.schedule
-            .getHandle(FEED_SCHEDULE_ID)
-            .describe()
-            .then(
-              () => true,
-              () => false,
-            );
-          feeds = `feed poller (${FEED_SCHEDULE_ID}): ${project.sources.length} source(s) in the project file; its schedule ${exists ? 'exists' : 'does not exist yet'}`;
-        } else {
-          const { Warehouse } = await import('../../warehouse/warehouse.js');
-          const warehouse = await Warehouse.open(warehouseOf({ dataDir: o.dataDir }), (await import('../config/index.js')).lakeOf(project));
-          try {
-            const r = await applyFeedSchedule(c, { warehouse, sources: project.sources });
-            const s = r.sources;
-            feeds = `feed poller (${FEED_SCHEDULE_ID}): sources ${s.added.length} added, ${s.updated.length} updated, ${s.removed.length} removed; schedule ${r.schedule.created.length ? 'created' : r.schedule.deleted.length ? 'deleted (no source)' : r.schedule.unchanged.length ? 'unchanged' : r.schedule.updated.length ? 'updated' : 'none (no source)'}`;
-          } finally {
-            warehouse.close();
-          }
-        }
-        if (o.json) console.log(JSON.stringify({ plan: planJson(plan), ...(applied ? { applied } : {}), feeds }));
-        else {
-          console.log(planText(plan, o.dryRun ?? false));
-          if (applied && (plan.create.length || plan.update.length || plan.delete.length))
-            console.log(`applied: ${applied.created.length} created, ${applied.updated.length} updated, ${applied.deleted.length} deleted`);
-          console.log(feeds);
-        }
-      });
-    });
+    .action(scheduleApply);
   schedule
     .command('list')
     .option(...dataDirOpt)
@@ -191,4 +160,52 @@ export function register(program: Command): void {
       await withTemporal(o.dataDir, (c) => c.schedule.getHandle(id).delete());
       console.log(`deleted ${id}`);
     });
+}
+
+/** `schedule apply`: the plan, applied unless a dry run, and the feed poller's line. */
+async function scheduleApply(o: { dataDir?: string; dryRun?: boolean; json?: boolean }): Promise<void> {
+  const { useProject } = await import('../config/index.js');
+  const { applyPlan, declareSchedules, pipelineScope, planSchedules } = await import('../schedules/index.js');
+  const { noticesSchedules } = await import('../run/notices.js');
+  const project = useProject();
+  // the pipelines' schedules, and the notices' when the file sets notify:
+  const declared = declareSchedules(project.pipelines);
+  const schedules = [...declared, ...noticesSchedules(declared, project.notify)];
+  await withTemporal(o.dataDir, async (c) => {
+    const plan = await planSchedules(c, schedules, pipelineScope);
+    const applied = o.dryRun ? null : await applyPlan(c, plan);
+    // the feed poller: the file's sources into the warehouse (beside those `sources add` added), one schedule while any exists
+    const feeds = await feedPoller(c, project, o);
+    if (o.json) console.log(JSON.stringify({ plan: planJson(plan), ...(applied ? { applied } : {}), feeds }));
+    else {
+      console.log(planText(plan, o.dryRun ?? false));
+      if (applied && (plan.create.length || plan.update.length || plan.delete.length))
+        console.log(`applied: ${applied.created.length} created, ${applied.updated.length} updated, ${applied.deleted.length} deleted`);
+      console.log(feeds);
+    }
+  });
+}
+
+/** The feed poller's line: on a dry run whether its schedule exists, else the file's sources applied. */
+async function feedPoller(c: Client, project: Project, o: { dataDir?: string; dryRun?: boolean }): Promise<string> {
+  const { FEED_SCHEDULE_ID, applyFeedSchedule } = await import('../schedules/index.js');
+  if (o.dryRun) {
+    const exists = await c.schedule
+      .getHandle(FEED_SCHEDULE_ID)
+      .describe()
+      .then(
+        () => true,
+        () => false,
+      );
+    return `feed poller (${FEED_SCHEDULE_ID}): ${project.sources.length} source(s) in the project file; its schedule ${exists ? 'exists' : 'does not exist yet'}`;
+  }
+  const { Warehouse } = await import('../../warehouse/warehouse.js');
+  const warehouse = await Warehouse.open(warehouseOf({ dataDir: o.dataDir }), (await import('../config/index.js')).lakeOf(project));
+  try {
+    const r = await applyFeedSchedule(c, { warehouse, sources: project.sources });
+    const s = r.sources;
+    return `feed poller (${FEED_SCHEDULE_ID}): sources ${s.added.length} added, ${s.updated.length} updated, ${s.removed.length} removed; schedule ${r.schedule.created.length ? 'created' : r.schedule.deleted.length ? 'deleted (no source)' : r.schedule.unchanged.length ? 'unchanged' : r.schedule.updated.length ? 'updated' : 'none (no source)'}`;
+  } finally {
+    warehouse.close();
+  }
 }

@@ -22,6 +22,14 @@ const nonNegative = (name: string) => (v: string) => {
 const FORMATS: SqlFormat[] = ['table', 'csv', 'json', 'arrow', 'parquet'];
 
 export function register(program: Command): void {
+  registerQueries(program);
+  registerLake(program);
+  registerReprocess(program);
+  registerSchema(program);
+}
+
+/** `sql`, `export`, `usage`: reading the warehouse. */
+function registerQueries(program: Command): void {
   program
     .command('sql [query]')
     .description('run SQL on the warehouse (a REPL without a query); safe while pipelines are landing')
@@ -63,7 +71,10 @@ export function register(program: Command): void {
       const rows = await usageSince(warehouseOf(o), since);
       console.log(o.json ? JSON.stringify(rows) : usageTable(rows, since));
     });
+}
 
+/** `warehouse migrate`, `warehouse maintain`: the lake itself. */
+function registerLake(program: Command): void {
   const wh = program.command('warehouse').description('the warehouse lake: migrate, maintain');
   wh.command('migrate')
     .description(`move a single-file warehouse of an older newsflow (${WAREHOUSE_FILE}) into the lake, every row kept`)
@@ -138,7 +149,10 @@ export function register(program: Command): void {
         w.close();
       }
     });
+}
 
+/** `reprocess`: a table rebuilt from the raw responses its rows kept. */
+function registerReprocess(program: Command): void {
   program
     .command('reprocess <table>')
     .description(
@@ -176,7 +190,10 @@ export function register(program: Command): void {
         w.close();
       }
     });
+}
 
+/** `schema changes`, `schema ack`: what the loads saw the API add or drop. */
+function registerSchema(program: Command): void {
   const schema = program.command('schema').description('schema changes the loads saw (fields the API added or dropped)');
   schema
     .command('changes')

@@ -30,8 +30,7 @@ let stopping = false;
 type Running = RunningService;
 const at = (d: Date | undefined) => (d ? `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC` : '(paused)');
 
-/** `corpus` is needed unless remoteApi(). */
-export async function mainJob(o: {
+interface MainJobOptions {
   port?: number;
   dataDir?: string;
   corpus?: string;
@@ -39,7 +38,10 @@ export async function mainJob(o: {
   verbose?: boolean;
   temporal?: string;
   metricsPort?: number;
-}) {
+}
+
+/** `corpus` is needed unless remoteApi(). */
+export async function mainJob(o: MainJobOptions) {
   const t0 = Date.now();
   const secs = () => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
   const loaded = useProject();
@@ -78,50 +80,15 @@ export async function mainJob(o: {
     if (!(apiUrl && apiKey)) {
       if (!o.corpus) throw new Error('mainJob: a corpus is needed without NEWSFLOW_API_URL and NEWSFLOW_API_KEY');
       void startEndpoint().catch(() => undefined);
-      // the service (models, stores) is loaded only when we run it ourselves; its request log goes to
-      // <data>/logs/service.log (JSON), on the terminal only with --verbose
-      const logger = o.verbose
-        ? undefined
-        : { level: serviceConfig({}).logLevel, stream: fs.createWriteStream(path.join(logs, 'service.log'), { flags: 'a' }) };
-      svc = await startService({ port: o.port, dataDir, logger });
-      const service = svc;
-      atShutdown(() => service.close());
-      const keys = svc.services.keys;
-      if ((await keys.listKeys()).length === 0) {
-        const org = await keys.createOrg({ name: 'demo', domains: ['reuters.com', 'theguardian.com', 'bbc.co.uk'], plan: 'enterprise' });
-        const demo = await keys.createKey({ name: 'demo', org: org.name, scopes: [...SCOPES] });
-        status.push(`Demo organization key (shown once, stored hashed):\n  export NEWSFLOW_API_KEY=${demo.key}\n  export NEWSFLOW_API_URL=${svc.url}`);
-      }
-      // the worker's own key, rotated on every start
-      for (const k of await keys.listKeys()) if (k.name === 'newsflow-worker' && !k.revoked_at) await keys.revokeKey(k.id);
-      const demoOrg = (await keys.listOrgs())[0];
-      apiKey = (await keys.createKey({ name: 'newsflow-worker', org: demoOrg?.name, scopes: [...SCOPES], plan: 'enterprise' })).key;
+      svc = await startOwnService(o, dataDir, logs);
+      const keys = await serviceKeys(svc);
+      status.push(...keys.status);
+      apiKey = keys.workerKey;
       apiUrl = svc.url;
-      // the corpus: the last BACKFILL_DAYS days first (searchable at once), the older articles in the
-      // background, oldest first, ahead of the replay; the enriched-corpus cache skips the enrichment
-      const cache = await corpusCache();
-      // the older articles load once the worker is up and the pipelines triggered
-      const bar = progress('corpus');
-      let head = true;
-      const r = await svc.services.seeder!.seed(o.corpus, {
-        rebaseDates: true,
-        replay: o.replay,
-        historyDays: BACKFILL_DAYS,
-        headHours: HEAD_HOURS,
-        background: true,
-        backgroundAfter: started,
-        cache,
-        onProgress: (d, t, ph) => head && bar.update(d, t, ph),
-      });
-      head = false;
-      bar.stop();
-      // stopped before the corpus is loaded: what was enriched so far is kept for the next start
-      atShutdown(() => cache.save().catch(() => undefined));
-      status.push(
-        `Service:     ${svc.url}  (${r.indexed} articles searchable, the rest of ${r.read} loading; replay at ${o.replay}x; enriched-corpus cache: ${cache.state === 'hit' ? `${cache.size} of ${r.read} articles` : 'empty'})`,
-      );
-      background = backgroundLoads(svc, r.rest, o.corpus, cache, secs, o.replay);
-      history = r.history;
+      const seeded = await seedCorpus(svc, { corpus: o.corpus, replay: o.replay }, started, secs);
+      status.push(seeded.status);
+      background = seeded.background;
+      history = seeded.history;
     }
     // every scheduled pipeline must be able to run with this key (our own service: a check of the wiring)
     await preflight(scheduledNeeds(schedules), { apiUrl, apiKey });
@@ -162,7 +129,88 @@ export async function mainJob(o: {
   const backfill = await startBackfill(client, worker.warehouse, history, project.pipelines);
   up();
   const wh = `${warehouseDirOf(project, dataDir)} (a DuckLake: its catalog lake.sqlite and Parquet files under lake/, unless the project file names others)`;
-  const pipelines: string[] = [];
+  const polled = feeds.schedule.created.length + feeds.schedule.updated.length + feeds.schedule.unchanged.length > 0;
+  const pipelines = await scheduleLines(client, schedules);
+  console.log(
+    upMessage({
+      status,
+      endpoint,
+      wh,
+      metricsUrl: worker.metricsUrl,
+      apiUrl,
+      logs,
+      pipelines,
+      backfill,
+      notices,
+      polled,
+      sources: project.sources.length,
+      secs,
+    }),
+  );
+  void background;
+  await worker.running;
+}
+
+/** Our own service; its request log goes to <data>/logs/service.log (JSON), on the terminal only with --verbose. */
+async function startOwnService(o: MainJobOptions, dataDir: string, logs: string): Promise<RunningService> {
+  // the service (models, stores) is loaded only when we run it ourselves
+  const logger = o.verbose ? undefined : { level: serviceConfig({}).logLevel, stream: fs.createWriteStream(path.join(logs, 'service.log'), { flags: 'a' }) };
+  const svc = await startService({ port: o.port, dataDir, logger });
+  atShutdown(() => svc.close());
+  return svc;
+}
+
+/** A store without keys gets the demo organization and its key (a status line); the worker's own key is rotated on every start. */
+async function serviceKeys(svc: RunningService): Promise<{ status: string[]; workerKey: string }> {
+  const status: string[] = [];
+  const keys = svc.services.keys;
+  if ((await keys.listKeys()).length === 0) {
+    const org = await keys.createOrg({ name: 'demo', domains: ['reuters.com', 'theguardian.com', 'bbc.co.uk'], plan: 'enterprise' });
+    const demo = await keys.createKey({ name: 'demo', org: org.name, scopes: [...SCOPES] });
+    status.push(`Demo organization key (shown once, stored hashed):\n  export NEWSFLOW_API_KEY=${demo.key}\n  export NEWSFLOW_API_URL=${svc.url}`);
+  }
+  for (const k of await keys.listKeys()) if (k.name === 'newsflow-worker' && !k.revoked_at) await keys.revokeKey(k.id);
+  const demoOrg = (await keys.listOrgs())[0];
+  const workerKey = (await keys.createKey({ name: 'newsflow-worker', org: demoOrg?.name, scopes: [...SCOPES], plan: 'enterprise' })).key;
+  return { status, workerKey };
+}
+
+/**
+ * The corpus: the last BACKFILL_DAYS days first (searchable at once), the older articles in the
+ * background, oldest first, ahead of the replay, once `started` (the worker up and the pipelines
+ * triggered); the enriched-corpus cache skips the enrichment. Returns the service's status line,
+ * the background loads and the history's promise.
+ */
+async function seedCorpus(
+  svc: RunningService,
+  o: { corpus: string; replay: number },
+  started: Promise<void>,
+  secs: () => string,
+): Promise<{ status: string; background: Promise<void>; history: Promise<void> | undefined }> {
+  const cache = await corpusCache();
+  const bar = progress('corpus');
+  let head = true;
+  const r = await svc.services.seeder!.seed(o.corpus, {
+    rebaseDates: true,
+    replay: o.replay,
+    historyDays: BACKFILL_DAYS,
+    headHours: HEAD_HOURS,
+    background: true,
+    backgroundAfter: started,
+    cache,
+    onProgress: (d, t, ph) => head && bar.update(d, t, ph),
+  });
+  head = false;
+  bar.stop();
+  // stopped before the corpus is loaded: what was enriched so far is kept for the next start
+  atShutdown(() => cache.save().catch(() => undefined));
+  const status = `Service:     ${svc.url}  (${r.indexed} articles searchable, the rest of ${r.read} loading; replay at ${o.replay}x; enriched-corpus cache: ${cache.state === 'hit' ? `${cache.size} of ${r.read} articles` : 'empty'})`;
+  return { status, background: backgroundLoads(svc, r.rest, o.corpus, cache, secs, o.replay), history: r.history };
+}
+
+/** One line per schedule: its id, workflow and next run. */
+async function scheduleLines(client: Client, schedules: ReturnType<typeof declareSchedules>): Promise<string[]> {
+  const lines: string[] = [];
   for (const d of schedules) {
     const next = (
       await client.schedule
@@ -170,26 +218,44 @@ export async function mainJob(o: {
         .describe()
         .catch(() => null)
     )?.info.nextActionTimes[0];
-    pipelines.push(`  ${d.id.padEnd(28)} ${d.workflowType.padEnd(18)} next ${at(next)}`);
+    lines.push(`  ${d.id.padEnd(28)} ${d.workflowType.padEnd(18)} next ${at(next)}`);
   }
-  console.log(`${status.join('\n')}
-Temporal UI: ${endpoint.uiUrl ?? `(external server ${endpoint.address})`}
-Temporal:    ${endpoint.address}
-Warehouse:   ${wh}
-${worker.metricsUrl ? `Metrics:     ${worker.metricsUrl}/metrics (the worker's), ${apiUrl}/metrics (the service's); status page ${worker.metricsUrl}/status\n` : ''}Logs:        ${logs} (service.log, worker.log; --verbose shows them here)
+  return lines;
+}
+
+/** What `newsflow start` prints once everything is up. */
+function upMessage(m: {
+  status: string[];
+  endpoint: Awaited<ReturnType<typeof temporalEndpoint>>;
+  wh: string;
+  metricsUrl: string | null;
+  apiUrl: string;
+  logs: string;
+  pipelines: string[];
+  backfill: string;
+  notices: ReturnType<typeof noticesSchedules>;
+  /** a feed schedule was applied */
+  polled: boolean;
+  /** the project file's sources */
+  sources: number;
+  secs: () => string;
+}): string {
+  return `${m.status.join('\n')}
+Temporal UI: ${m.endpoint.uiUrl ?? `(external server ${m.endpoint.address})`}
+Temporal:    ${m.endpoint.address}
+Warehouse:   ${m.wh}
+${m.metricsUrl ? `Metrics:     ${m.metricsUrl}/metrics (the worker's), ${m.apiUrl}/metrics (the service's); status page ${m.metricsUrl}/status\n` : ''}Logs:        ${m.logs} (service.log, worker.log; --verbose shows them here)
 Pipelines (each triggered once now):
-${pipelines.join('\n')}
-Backfill:    ${backfill}
-Notices:     ${notices[0] ? notices[0].description : 'none (set notify: in newsflow.yaml: docs/operations.md, Notices)'}
-Sources:     ${feeds.schedule.created.length + feeds.schedule.updated.length + feeds.schedule.unchanged.length ? `${project.sources.length} in the project file (newsflow sources list shows them all); polled by ${FEED_SCHEDULE_ID}` : 'none (declare feeds under sources: in newsflow.yaml, or newsflow sources add URL)'}
-Up in ${secs()}. Try:
+${m.pipelines.join('\n')}
+Backfill:    ${m.backfill}
+Notices:     ${m.notices[0] ? m.notices[0].description : 'none (set notify: in newsflow.yaml: docs/operations.md, Notices)'}
+Sources:     ${m.polled ? `${m.sources} in the project file (newsflow sources list shows them all); polled by ${FEED_SCHEDULE_ID}` : 'none (declare feeds under sources: in newsflow.yaml, or newsflow sources add URL)'}
+Up in ${m.secs()}. Try:
   npx newsflow sql "SELECT domain_url, count(*) AS articles FROM articles GROUP BY 1 ORDER BY 2 DESC LIMIT 10"
   npx newsflow sql "SELECT category, count(*) FROM article_classifications GROUP BY 1 ORDER BY 2 DESC"
   npx newsflow sql "SELECT pipeline, count(*) AS articles FROM pipeline_articles GROUP BY 1"
   npx newsflow sql "SELECT pipeline, load_id, rows_received, rows_inserted, finished_at FROM _loads ORDER BY started_at DESC LIMIT 5"
-Ctrl-C stops everything.`);
-  void background;
-  await worker.running;
+Ctrl-C stops everything.`;
 }
 
 /**

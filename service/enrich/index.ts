@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import type { RawArticle } from '../corpus/read.js';
 import type { LoadedArticle, NewsArticle } from '../article/model.js';
 import { terms } from '../text/tokenize.js';
-import { detectLanguage } from './language.js';
+import { detectLanguage } from '../text/language.js';
 import { extractEntities } from './entities.js';
 import { sentimentScore } from '../text/sentiment.js';
 import { keywords, summarize, type DocFreq } from './summarize.js';

@@ -28,11 +28,11 @@
  * Metadata, first source that has it: `pub_date` article:published_time, JSON-LD
  * datePublished, Readability's publishedTime (ISO UTC; a time without zone is read as UTC);
  * `site_name` og:site_name, then Readability's; `language` `<html lang>`, then og:locale, then
- * detected from the text (service/enrich/language.ts); `image_url` og:image (then
+ * detected from the text (service/text/language.ts); `image_url` og:image (then
  * twitter:image), made absolute against the page URL.
  */
 import { Readability } from '@mozilla/readability';
-import { detectLanguage } from '../enrich/language.js';
+import { detectLanguage } from '../text/language.js';
 import { elementsOf, holds, type LDocument, type LElement, parseDocument } from './document.js';
 
 export interface ExtractedArticle {

@@ -19,7 +19,7 @@
  */
 import { classify } from '../enrich/classify.js';
 import { extractEntities } from '../enrich/entities.js';
-import { detectLanguage } from '../enrich/language.js';
+import { detectLanguage } from '../text/language.js';
 import { sentimentScore } from '../text/sentiment.js';
 import { keywords, sentences, summarize, type DocFreq } from '../enrich/summarize.js';
 import { terms } from '../text/tokenize.js';

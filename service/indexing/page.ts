@@ -5,7 +5,7 @@
  */
 import { extractArticle, isoUtc, type ExtractedArticle } from '../fetch/extract.js';
 import { parseDocument, type LElement } from '../fetch/document.js';
-import { detectLanguage } from '../enrich/language.js';
+import { detectLanguage } from '../text/language.js';
 
 export interface ReadPage {
   /** the article, or null with `skipped` saying why the page is not one */

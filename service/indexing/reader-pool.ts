@@ -4,7 +4,7 @@
  * (lib/fetch/charset.ts) is a scan of its bytes; done in the service's thread they would stall
  * every request meanwhile and use one core. The pool runs both in worker threads (`readBytes`: the
  * fetched bytes go to the thread; read-job.ts), one per core by default (`NEWSFLOW_PAGE_READERS`,
- * at most 8), on lib/threads/budget-pool.ts: started on first use and unref'd (they never keep the
+ * at most 8, read by service/config.ts), on lib/threads/budget-pool.ts: started on first use and unref'd (they never keep the
  * process alive). Pages queue in order; a worker that dies is replaced and its page fails with the
  * reason; when threads cannot start at all, pages are read in this thread.
  *
@@ -13,27 +13,16 @@
  * may be stuck in the page for good, is terminated and replaced; the pages behind it go on. (A
  * pool of size 0, or one whose threads cannot start, reads in this thread without a budget.)
  */
-import os from 'node:os';
 import type { FetchedBytes } from '../../lib/fetch/fetcher.js';
 import { BudgetExceeded, BudgetPool } from '../../lib/threads/budget-pool.js';
 import type { ReadPage } from './page.js';
 import { readJob, type ReadInput, type ReadOutput } from './read-job.js';
+import { defaultReaderCount, READ_DEFAULTS } from '../config.js';
 
 const WORKER_FILE = new URL('./reader-worker.mjs', import.meta.url);
 
-export function readerCount(env: NodeJS.ProcessEnv = process.env): number {
-  const n = Number(env.NEWSFLOW_PAGE_READERS);
-  if (Number.isInteger(n) && n >= 0) return Math.min(n, 8);
-  return Math.min(8, Math.max(1, os.availableParallelism?.() ?? os.cpus().length));
-}
-
-export const READ_DEFAULTS = { timeoutMs: 20_000 } as const;
-
-/** The per-page budget: `NEWSFLOW_PAGE_READ_TIMEOUT_MS` (a positive integer of ms), else READ_DEFAULTS.timeoutMs. */
-export function readTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
-  const n = Number(env.NEWSFLOW_PAGE_READ_TIMEOUT_MS);
-  return Number.isInteger(n) && n > 0 ? n : READ_DEFAULTS.timeoutMs;
-}
+// the settings are read by service/config.ts (ServiceConfig.pageReaders); re-exported for the benches
+export { READ_DEFAULTS, readerCount, readTimeoutMs } from '../config.js';
 
 /** A page whose reading passed its time budget (its worker was terminated and replaced). */
 export class PageReadTimeout extends Error {
@@ -50,8 +39,8 @@ export class PageReadTimeout extends Error {
 export class ReaderPool {
   private readonly pool: BudgetPool<ReadInput, ReadOutput>;
 
-  constructor(size = readerCount(), opts: { timeoutMs?: number } = {}) {
-    this.pool = new BudgetPool({ file: WORKER_FILE, what: 'reading the page', size, timeoutMs: opts.timeoutMs ?? readTimeoutMs(), here: readJob });
+  constructor(size = defaultReaderCount(), opts: { timeoutMs?: number } = {}) {
+    this.pool = new BudgetPool({ file: WORKER_FILE, what: 'reading the page', size, timeoutMs: opts.timeoutMs ?? READ_DEFAULTS.timeoutMs, here: readJob });
   }
 
   /** Thread ids of the live workers (a timed-out one is gone at once). */
@@ -87,5 +76,10 @@ export class ReaderPool {
 }
 
 let shared: ReaderPool | null = null;
-/** The process's page readers (URL indexing and web search share them). */
-export const readerPool = (): ReaderPool => (shared ??= new ReaderPool());
+let settings: { size: number; timeoutMs: number } | null = null;
+/** The service's settings of the shared pool (ServiceConfig.pageReaders), given when it opens, before the pool's first use. */
+export const useReaderSettings = (s: { size: number; timeoutMs: number }): void => {
+  settings = s;
+};
+/** The process's page readers (URL indexing and web search share them); without settings one per core, READ_DEFAULTS' budget. */
+export const readerPool = (): ReaderPool => (shared ??= settings ? new ReaderPool(settings.size, { timeoutMs: settings.timeoutMs }) : new ReaderPool());

@@ -12,7 +12,7 @@
  * (`<sentence>, <publisher> reported [n].`, `<sentence>, according to Wikipedia [n].`);
  * otherwise it is given as written. Deterministic: the same request and index give the same answer.
  */
-import type { Embedder } from '../search/embedder.js';
+import type { Embedder } from '../text/embedder.js';
 import { terms } from '../text/tokenize.js';
 import { isPassage, type LlmProvider, type LlmRequest, type PassageDoc, type SourceDoc } from './types.js';
 

@@ -13,7 +13,7 @@
  * through to the last two rows. The response
  * names the model that really wrote the answer.
  */
-import type { Embedder } from '../search/embedder.js';
+import type { Embedder } from '../text/embedder.js';
 import { AnthropicProvider } from './anthropic.js';
 import { EXTRACTIVE_MODEL, ExtractiveProvider } from './extractive.js';
 import { GeminiProvider } from './gemini.js';

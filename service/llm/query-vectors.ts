@@ -6,7 +6,7 @@
  * send at once is embedded once (the callers share the pending vector). Batches (loading,
  * sentence ranking) pass through uncached. `NEWSFLOW_QUERY_CACHE` sets the size (0: off).
  */
-import type { Embedder } from '../search/embedder.js';
+import type { Embedder } from '../text/embedder.js';
 
 export interface RememberingEmbedder extends Embedder {
   readonly cache: { hits: number; misses: number; readonly size: number };

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PageReadTimeout, READ_DEFAULTS, ReaderPool, readTimeoutMs } from '../../../service/indexing/reader-pool.js';
+import { PageReadTimeout, ReaderPool } from '../../../service/indexing/reader-pool.js';
+import { READ_DEFAULTS, readTimeoutMs, serviceConfig } from '../../../service/config.js';
 import { readPage } from '../../../service/indexing/page.js';
 import { decodePage, type FetchedBytes } from '../../../lib/fetch/fetcher.js';
 import { sharedDir } from '../../helpers/paths.js';
@@ -101,5 +102,8 @@ describe('the page reader pool', () => {
     expect(READ_DEFAULTS.timeoutMs).toBe(20_000);
     expect(readTimeoutMs({ NEWSFLOW_PAGE_READ_TIMEOUT_MS: '1500' })).toBe(1500);
     expect(readTimeoutMs({ NEWSFLOW_PAGE_READ_TIMEOUT_MS: 'soon' })).toBe(20_000);
+    // read by the service's config and passed to the shared pool when the service opens
+    expect(serviceConfig({}, { NEWSFLOW_PAGE_READERS: '2', NEWSFLOW_PAGE_READ_TIMEOUT_MS: '1500' }).pageReaders).toEqual({ size: 2, timeoutMs: 1500 });
+    expect(serviceConfig({}, { NEWSFLOW_PAGE_READERS: '0' }).pageReaders).toEqual({ size: 0, timeoutMs: READ_DEFAULTS.timeoutMs });
   });
 });
