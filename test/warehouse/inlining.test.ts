@@ -63,8 +63,24 @@ describe('small landings in the catalog', () => {
     const dir = tempDir('newsflow-inline-custom-');
     const w = await Warehouse.open(dir);
     await w.ensureTables([
-      defineTable({ name: 'query_counts', description: 'counts', columns: [['query', 'VARCHAR', 'varchar'], ['n', 'BIGINT', 'bigint']], mergeKey: ['query'] }),
-      defineTable({ name: 'scores', description: 'scores', columns: [['k', 'VARCHAR', 'varchar'], ['score', 'DOUBLE', 'double']], mergeKey: ['k'] }),
+      defineTable({
+        name: 'query_counts',
+        description: 'counts',
+        columns: [
+          ['query', 'VARCHAR', 'varchar'],
+          ['n', 'BIGINT', 'bigint'],
+        ],
+        mergeKey: ['query'],
+      }),
+      defineTable({
+        name: 'scores',
+        description: 'scores',
+        columns: [
+          ['k', 'VARCHAR', 'varchar'],
+          ['score', 'DOUBLE', 'double'],
+        ],
+        mergeKey: ['k'],
+      }),
     ]);
     w.close();
     const got = await limits(dir);
