@@ -169,7 +169,7 @@ const QUERIES = {
  * them alike, not on the one measured then).
  */
 const ROUNDS = 10;
-async function queryMs(dirs: string[]): Promise<Record<keyof typeof QUERIES, number>[]> {
+export async function queryMs(dirs: string[]): Promise<Record<keyof typeof QUERIES, number>[]> {
   const ls = [];
   try {
     for (const dir of dirs) ls.push(await openLake({ dir, readOnly: true }));
@@ -190,7 +190,7 @@ async function queryMs(dirs: string[]): Promise<Record<keyof typeof QUERIES, num
 }
 
 /** The reference layout: every table of `from` bulk-loaded into a fresh lake, one statement per table. */
-async function referenceOf(from: string, dir: string): Promise<void> {
+export async function referenceOf(from: string, dir: string): Promise<void> {
   fs.rmSync(dir, { recursive: true, force: true });
   (await Warehouse.open(dir)).close();
   const l = await openLake({ dir });
