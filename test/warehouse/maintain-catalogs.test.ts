@@ -55,17 +55,19 @@ async function fingerprint(o: LakeOptions): Promise<Record<string, string>> {
 }
 
 /**
- * Land RUNS pages (each with updates of the run before), one `_loads` row each: several files per
- * news table. The news tables' inlining limit is set to 0 by hand first (a page of 40 would go into
- * the catalog under newsflow's limit): files to rewrite and merge, on this catalog and data path.
+ * Land RUNS pages (each with updates of the run before), one `_loads` row each. With `files`, the
+ * news tables' inlining limit is set to 0 by hand first: several files per news table to rewrite
+ * and merge; without, the pages stay in the catalog (newsflow's limit) for the flush.
  */
-async function landRuns(dir: string, lake: Partial<LakeOptions>): Promise<void> {
-  (await Warehouse.open(dir, lake)).close();
-  const l = await openLake({ ...lake, dir });
-  try {
-    for (const t of TABLES) await l.conn.run(`CALL lake.set_option('data_inlining_row_limit', 0, table_name => '${t}')`);
-  } finally {
-    l.close();
+async function landRuns(dir: string, lake: Partial<LakeOptions>, files: boolean): Promise<void> {
+  if (files) {
+    (await Warehouse.open(dir, lake)).close();
+    const l = await openLake({ ...lake, dir });
+    try {
+      for (const t of TABLES) await l.conn.run(`CALL lake.set_option('data_inlining_row_limit', 0, table_name => '${t}')`);
+    } finally {
+      l.close();
+    }
   }
   const w = await Warehouse.open(dir, lake);
   try {
@@ -80,18 +82,19 @@ async function landRuns(dir: string, lake: Partial<LakeOptions>): Promise<void> 
 }
 
 /** The dry run, then the real run, through the CLI with `env` (the project's lake): their output. */
-async function maintainBoth(dir: string, env: Record<string, string>, before: Record<string, string>, lake: LakeOptions) {
+async function maintainBoth(dir: string, env: Record<string, string>, before: Record<string, string>, lake: LakeOptions, files: boolean) {
   const dry = await runCli(['warehouse', 'maintain', '--dry-run', '--retention', '0', '--warehouse', dir], env);
   console.log(dry.out);
   expect(dry.err).toBe('');
   expect(dry.code).toBe(0);
-  expect(dry.out).toMatch(new RegExp(`^articles\\s+${RUNS}\\s+\\d+\\s+\\d+\\s+\\d+\\s+0$`, 'm'));
+  // files to merge, or the pages' 240 articles inlined in the catalog
+  expect(dry.out).toMatch(files ? new RegExp(`^articles\\s+${RUNS}\\s+\\d+\\s+\\d+\\s+\\d+\\s+0$`, 'm') : /^articles\s+0\s+240\s+0\s+0\s+0$/m);
   expect(await fingerprint(lake)).toEqual(before);
   const real = await runCli(['warehouse', 'maintain', '--retention', '0', '--grace', '0', '--warehouse', dir], env);
   console.log(real.out);
   expect(real.err).toBe('');
   expect(real.code).toBe(0);
-  for (const t of TABLES) expect(real.out).toMatch(new RegExp(`^${t}\\s+${RUNS}\\s+1\\s+\\d+$`, 'm'));
+  for (const t of TABLES) expect(real.out).toMatch(new RegExp(`^${t}\\s+${files ? RUNS : 0}\\s+1\\s+\\d+$`, 'm'));
   expect(real.out).toMatch(/snapshots expired \(retention 0 days\); [1-9]\d* files deleted/);
   expect(await fingerprint(lake)).toEqual(before);
   // the warehouse folder holds no SQLite lake of its own: the run used the project's lake
@@ -124,17 +127,18 @@ describe('lake maintenance on a PostgreSQL catalog and an S3 data path', () => {
     await pg?.stop();
   });
 
-  it('PostgreSQL catalog: --dry-run changes nothing, the real run leaves one file per news table, every row and hash kept', async () => {
+  it('PostgreSQL catalog: the pages are inlined in it; --dry-run changes nothing, the real run flushes them into one file per news table, every row and hash kept', async () => {
     const db = `nf_maint_${process.pid}`;
     freshDatabase(pgUrl, db);
     const catalog = `${pgUrl}/${db}`;
     const dir = made('newsflow-maint-pgwh-');
     const data = path.join(made('newsflow-maint-pgdata-'), 'lake');
     const lake: LakeOptions = { dir, catalog, dataPath: data };
-    await landRuns(dir, { catalog, dataPath: data });
+    // newsflow's inlining: the pages go into the PostgreSQL catalog, the flush writes them out
+    await landRuns(dir, { catalog, dataPath: data }, false);
     const before = await fingerprint(lake);
     expect(before.articles).toMatch(/^240 /);
-    await maintainBoth(dir, { NEWSFLOW_LAKE_CATALOG: catalog, NEWSFLOW_LAKE_DATA: data }, before, lake);
+    await maintainBoth(dir, { NEWSFLOW_LAKE_CATALOG: catalog, NEWSFLOW_LAKE_DATA: data }, before, lake, false);
     // the catalog lists one live file per news table, and the merged files are gone from the data path
     const l = await openLake({ ...lake, readOnly: true });
     try {
@@ -172,12 +176,12 @@ describe('lake maintenance on a PostgreSQL catalog and an S3 data path', () => {
     const home0 = process.env.HOME;
     process.env.HOME = home;
     try {
-      await landRuns(dir, { catalog, dataPath });
+      await landRuns(dir, { catalog, dataPath }, true);
       const before = await fingerprint({ ...lake, catalog });
       expect(before.articles).toMatch(/^240 /);
       const data = (await objects()).filter((k) => !k.endsWith('-delete.parquet'));
       expect(data.length).toBeGreaterThanOrEqual(RUNS);
-      await maintainBoth(dir, { HOME: home, NEWSFLOW_LAKE_CATALOG: catalog, NEWSFLOW_LAKE_DATA: dataPath }, before, { ...lake, catalog });
+      await maintainBoth(dir, { HOME: home, NEWSFLOW_LAKE_CATALOG: catalog, NEWSFLOW_LAKE_DATA: dataPath }, before, { ...lake, catalog }, true);
       const left = await objects();
       expect(left).toHaveLength(1);
       expect(data).not.toContain(left[0]);
