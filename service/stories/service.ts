@@ -41,6 +41,8 @@ export interface Member {
 export interface StoryRec {
   id: string;
   foundingId: string;
+  /** the founding article's pub_date (ms), kept once read: under a retention the article leaves the index while its story goes on */
+  foundingMs?: number;
   /** member article ids in the order they joined */
   articleIds: string[];
   /** window index -> update id */
@@ -218,9 +220,32 @@ export class StoryService {
     return { id, pubMs: a.pubDate.getTime(), vector: v, entities };
   }
 
+  /**
+   * The update window of `articleId` in `story`: whole UPDATE_WINDOW_MS since the founding
+   * article's pub_date. A founding article that left the index (past the retention) before its
+   * date was kept is estimated from the members still indexed: a member of window w was published
+   * at most w windows after the founding, so the founding is at most its pub_date - w windows (the
+   * least of these; a window so found is the true one or the one before). With no member left, the
+   * article joins the story's latest update.
+   */
   private windowOf(story: StoryRec, articleId: string): number {
-    const founding = this.index.get(story.foundingId)!.pubDate.getTime();
-    return Math.floor((this.index.get(articleId)!.pubDate.getTime() - founding) / UPDATE_WINDOW_MS);
+    const at = this.index.get(articleId)?.pubDate.getTime();
+    story.foundingMs ??= this.index.get(story.foundingId)?.pubDate.getTime() ?? this.foundingEstimate(story);
+    if (at === undefined || story.foundingMs === undefined) return Math.max(0, ...story.updates.keys());
+    return Math.floor((at - story.foundingMs) / UPDATE_WINDOW_MS);
+  }
+
+  private foundingEstimate(story: StoryRec): number | undefined {
+    let best: number | undefined;
+    for (const id of story.articleIds) {
+      const a = this.index.get(id);
+      const m = this.members.get(id);
+      const w = m ? this.updates.get(m.updateId)?.windowIndex : undefined;
+      if (!a || w === undefined) continue;
+      const bound = a.pubDate.getTime() - w * UPDATE_WINDOW_MS;
+      if (best === undefined || bound < best) best = bound;
+    }
+    return best;
   }
 
   private countTerms(id: string): void {

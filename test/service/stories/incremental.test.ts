@@ -175,4 +175,59 @@ describe('incremental stories', () => {
     );
     expect(Number(stored[0]!.n)).toBe(4);
   });
+
+  it('a story whose founding article left the index (past a retention) still takes new articles, as later updates', async () => {
+    const t0 = Date.now();
+    svc = await startStoriesService({ clock: () => NOW + (Date.now() - t0) });
+    const st = svc.services.stories!;
+    const news = svc.services.news!;
+    const list = (
+      await stories(svc, {
+        sort_by: 'published',
+        limit: 20,
+        expand_updates: true,
+        max_updates: STORIES_LIMITS.listUpdates,
+        max_articles: STORIES_LIMITS.listArticles,
+      })
+    ).list;
+    const target = list.find((s) => s.n_articles.reduce((a, b) => a + b, 0) >= 3)!;
+    expect(target).toBeDefined();
+    const rec = st.stories.get(target.uuid)!;
+    // the founding article is not in the index, as after a restart past the retention (a saved
+    // index keeps live documents only, and a load skips articles past it): a sweep marks it gone,
+    // and the index's id map no longer knows it
+    expect(news.index.remove(rec.foundingId)).toBe(true);
+    (news.index as unknown as { byId: Map<string, number> }).byId.delete(rec.foundingId);
+    expect(news.index.get(rec.foundingId)).toBeUndefined();
+    const arts = target.updates.flatMap((u) => u.cluster_articles);
+    const last = Math.max(...arts.map((a) => Date.parse(a.pub_date)));
+    const dir = tempDir();
+    dirs.push(dir);
+    const file = path.join(dir, 'headlines-after-retention.json');
+    const rows = arts.slice(0, 2).map((a, i) => ({
+      title: a.title,
+      domain: 'later.example.org',
+      link: `https://later.example.org/story/${i}`,
+      category: 'news',
+      timestamp: Math.floor((last + (25 + i) * HOUR) / 1000),
+      sentiment: 0,
+      published: '',
+    }));
+    fs.writeFileSync(file, JSON.stringify(rows));
+    const windowsBefore = Math.max(...rec.updates.keys());
+    // the stored id of a replayed row, once it is in the index
+    const idOfUrl = (url: string) => news.index.views.find((v) => !v.gone && v.a.url === url)?.a.articleId ?? '';
+    await svc.services.seeder!.seed(file, { replay: 36_000 });
+    await waitUntil(() => svc!.services.seeder!.pendingCount === 0 && rows.every((r) => st.members.has(idOfUrl(r.link))), {
+      what: 'the new articles in a story',
+      timeoutMs: 20_000,
+      intervalMs: 100,
+    });
+    for (const r of rows) {
+      const m = st.members.get(idOfUrl(r.link))!;
+      expect(m.storyId).toBe(target.uuid);
+      // published a day after the story's last article: a later window than any it had
+      expect(st.updates.get(m.updateId)!.windowIndex).toBeGreaterThan(windowsBefore);
+    }
+  });
 });
