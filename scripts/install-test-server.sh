@@ -61,7 +61,7 @@ if [ ! -f "$JSA" ]; then
     sleep 0.1
   done
   sleep 1
-  kill "$PID"
+  kill "$PID" 2> /dev/null || true
   wait "$PID" || true
   if [ -s "$JSA.tmp" ]; then mv "$JSA.tmp" "$JSA"; else echo "install-test-server: no class-data archive (the server starts without it)"; tail -5 "$WORK/cds.log"; fi
 fi
