@@ -38,6 +38,16 @@ exec "${real}" "$@"
   return script;
 }
 
+/** The server at `address` answers a gRPC call (GetSystemInfo). */
+async function expectAnswers(address: string): Promise<void> {
+  const conn = await Connection.connect({ address });
+  try {
+    expect((await conn.workflowService.getSystemInfo({})).capabilities).toBeTruthy();
+  } finally {
+    await conn.close();
+  }
+}
+
 describe('the Temporal dev server newsflow starts', () => {
   it('exits while starting once: started again on other ports, and it answers', async () => {
     const dir = tempDir('newsflow-devstart-');
@@ -52,13 +62,7 @@ describe('the Temporal dev server newsflow starts', () => {
     expect(said[0]).toMatch(
       /^the Temporal dev server on port \d+ exited while starting \(listen tcp 127\.0\.0\.1: bind: address already in use\); starting it again on other ports$/,
     );
-    const conn = await Connection.connect({ address: ep.address });
-    try {
-      const r = await conn.workflowService.getSystemInfo({});
-      expect(r.capabilities).toBeTruthy();
-    } finally {
-      await conn.close();
-    }
+    await expectAnswers(ep.address);
   }, 60_000);
 
   it('keeps exiting: three starts, then one error that quotes its log', async () => {
@@ -80,12 +84,7 @@ describe('the Temporal dev server newsflow starts', () => {
     const args = fs.readFileSync(`/proc/${ep.pid}/cmdline`, 'utf8').split('\0');
     expect(args).toContain('--headless');
     expect(args).not.toContain('--ui-port');
-    const conn = await Connection.connect({ address: ep.address });
-    try {
-      expect((await conn.workflowService.getSystemInfo({})).capabilities).toBeTruthy();
-    } finally {
-      await conn.close();
-    }
+    await expectAnswers(ep.address);
   }, 60_000);
 
   it('a port that answers is not enough: a slow server that then fails to bind it is an error, not an endpoint', async () => {

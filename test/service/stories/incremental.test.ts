@@ -49,6 +49,20 @@ const snapshot = (s: Services) => ({
   members: [...s.stories!.members.entries()].map(([a, m]) => `${a}:${m.storyId}:${m.updateId}:${m.seq}`).sort(),
 });
 
+/** A story still active at the end of the corpus, with at least 3 articles (its updates expanded). */
+async function recentStory(svc: TestService) {
+  const list = (
+    await stories(svc, {
+      sort_by: 'published',
+      limit: 20,
+      expand_updates: true,
+      max_updates: STORIES_LIMITS.listUpdates,
+      max_articles: STORIES_LIMITS.listArticles,
+    })
+  ).list;
+  return list.find((s) => s.n_articles.reduce((a, b) => a + b, 0) >= 3)!;
+}
+
 describe('incremental stories', () => {
   it('a restart keeps every story, update and membership and clusters nothing again', async () => {
     const dir = tempDir();
@@ -102,16 +116,7 @@ describe('incremental stories', () => {
     const seeder = svc.services.seeder!;
     const st = svc.services.stories!;
     // a story still active at the end of the corpus, and headlines of it published 13-15 hours after its last one
-    const list = (
-      await stories(svc, {
-        sort_by: 'published',
-        limit: 20,
-        expand_updates: true,
-        max_updates: STORIES_LIMITS.listUpdates,
-        max_articles: STORIES_LIMITS.listArticles,
-      })
-    ).list;
-    const target = list.find((s) => s.n_articles.reduce((a, b) => a + b, 0) >= 3)!;
+    const target = await recentStory(svc);
     const arts = target.updates.flatMap((u) => u.cluster_articles);
     const last = Math.max(...arts.map((a) => Date.parse(a.pub_date)));
     const dir = tempDir();
@@ -181,16 +186,7 @@ describe('incremental stories', () => {
     svc = await startStoriesService({ clock: () => NOW + (Date.now() - t0) });
     const st = svc.services.stories!;
     const news = svc.services.news!;
-    const list = (
-      await stories(svc, {
-        sort_by: 'published',
-        limit: 20,
-        expand_updates: true,
-        max_updates: STORIES_LIMITS.listUpdates,
-        max_articles: STORIES_LIMITS.listArticles,
-      })
-    ).list;
-    const target = list.find((s) => s.n_articles.reduce((a, b) => a + b, 0) >= 3)!;
+    const target = await recentStory(svc);
     expect(target).toBeDefined();
     const rec = st.stories.get(target.uuid)!;
     // the founding article is not in the index, as after a restart past the retention (a saved
