@@ -10,7 +10,7 @@
  * single-file warehouse of before the lake in).
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { attachLake, withLakeRetry, LAKE_ALIAS, type LakeOptions } from './lake.js';
+import { attachLake, catalogSpec, withLakeRetry, LAKE_ALIAS, type CatalogKind, type LakeOptions } from './lake.js';
 import { TABLES_BY_NAME, type TableDef } from './tables/index.js';
 import { TABLE_NAME } from './tables/define.js';
 import { addColumns, createTable, migrate } from './migrations.js';
@@ -41,14 +41,28 @@ export const INLINE_ROW_LIMIT = 1000;
  * 150 commits failed so), never with the same table without it. It hit `_loads.credits` first.
  */
 const FLOAT_SQL = /^(DOUBLE|FLOAT|REAL|FLOAT4|FLOAT8)\b/i;
-export const inlineLimitOf = (t: Pick<TableDef, 'columns'>): number => (t.columns.some((c) => FLOAT_SQL.test(c.sql)) ? 0 : INLINE_ROW_LIMIT);
+/**
+ * A lake on a PostgreSQL catalog inlines nothing (limit 0 on every table): its writers commit side
+ * by side (READ COMMITTED), and DuckLake's inlining under concurrent commits has open defects that
+ * lose or double rows: an inlining commit stamping a stale next_file_id (duckdb/ducklake#1335),
+ * concurrent inlined and Parquet deletes of one row both committing (#1215), a flush racing an
+ * insert (#650). Three workers on one PostgreSQL lake (test/workflows/many-workers.test.ts) are
+ * what newsflow's scale-out is. Such a lake's small files are merged by maintenance instead. A
+ * SQLite catalog serializes its writers (one write transaction at a time) and keeps the limit.
+ */
+export const inlineLimitOf = (t: Pick<TableDef, 'columns'>, catalog: CatalogKind = 'sqlite'): number =>
+  catalog === 'postgres' || t.columns.some((c) => FLOAT_SQL.test(c.sql)) ? 0 : INLINE_ROW_LIMIT;
 
 /**
  * Set the inlining limit (`inlineLimitOf`) on each of `defs` that has no limit of its own (one set
  * by hand with `CALL lake.set_option(...)` is kept); `_loads` keeps its 0 (see `Warehouse.open`).
  * One read of the lake's options; the first open of a lake writes them (no snapshot).
  */
-async function inlineSmallLoads(conn: DuckDBConnection, defs: Pick<TableDef, 'name' | 'columns'>[] = Object.values(TABLES_BY_NAME)): Promise<void> {
+async function inlineSmallLoads(
+  conn: DuckDBConnection,
+  catalog: CatalogKind,
+  defs: Pick<TableDef, 'name' | 'columns'>[] = Object.values(TABLES_BY_NAME),
+): Promise<void> {
   const set = new Set(
     (
       await withLakeRetry(() =>
@@ -60,7 +74,7 @@ async function inlineSmallLoads(conn: DuckDBConnection, defs: Pick<TableDef, 'na
   );
   for (const t of defs) {
     if (set.has(`main.${t.name}`)) continue;
-    await withLakeRetry(() => conn.run(`CALL ${LAKE_ALIAS}.set_option('data_inlining_row_limit', ${inlineLimitOf(t)}, table_name => '${t.name}')`));
+    await withLakeRetry(() => conn.run(`CALL ${LAKE_ALIAS}.set_option('data_inlining_row_limit', ${inlineLimitOf(t, catalog)}, table_name => '${t.name}')`));
   }
 }
 
@@ -143,7 +157,7 @@ export class Warehouse {
       // during a maintenance run failed in DuckLake's statistics of them ("Failed to read
       // inlined-data aggregates ... isnan(VARCHAR)" on credits; test/warehouse/maintain.test.ts)
       if (!lake.readOnly) await withLakeRetry(() => conn.run(`CALL ${LAKE_ALIAS}.set_option('data_inlining_row_limit', 0, table_name => '_loads')`));
-      if (!lake.readOnly) await inlineSmallLoads(conn);
+      if (!lake.readOnly) await inlineSmallLoads(conn, catalogSpec(lake).kind);
       return w;
     } catch (e) {
       conn.closeSync();
@@ -169,7 +183,7 @@ export class Warehouse {
         for (const d of defs) await conn.run(createTable(d).replace(/^CREATE TABLE /, 'CREATE TABLE IF NOT EXISTS '));
       })
         .then(() => addColumns(this.conn, (tag, fn) => this.tx(tag, fn), defs))
-        .then(() => inlineSmallLoads(this.conn, defs)),
+        .then(() => inlineSmallLoads(this.conn, catalogSpec(this.lake).kind, defs)),
     );
   }
 

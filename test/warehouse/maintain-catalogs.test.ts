@@ -127,18 +127,32 @@ describe('lake maintenance on a PostgreSQL catalog and an S3 data path', () => {
     await pg?.stop();
   });
 
-  it('PostgreSQL catalog: the pages are inlined in it; --dry-run changes nothing, the real run flushes them into one file per news table, every row and hash kept', async () => {
+  it('PostgreSQL catalog: nothing is inlined in it (limit 0 on every table), so the pages are files; --dry-run changes nothing, the real run merges them into one file per news table, every row and hash kept', async () => {
     const db = `nf_maint_${process.pid}`;
     freshDatabase(pgUrl, db);
     const catalog = `${pgUrl}/${db}`;
     const dir = made('newsflow-maint-pgwh-');
     const data = path.join(made('newsflow-maint-pgdata-'), 'lake');
     const lake: LakeOptions = { dir, catalog, dataPath: data };
-    // newsflow's inlining: the pages go into the PostgreSQL catalog, the flush writes them out
+    // newsflow's own limits on a PostgreSQL catalog (none set by hand): 0, every page is a file
     await landRuns(dir, { catalog, dataPath: data }, false);
+    const opts = await openLake({ ...lake, readOnly: true });
+    try {
+      const limits = (
+        await opts.conn.runAndReadAll(`SELECT scope_entry, value FROM lake.options() WHERE option_name = 'data_inlining_row_limit' AND scope = 'TABLE'`)
+      ).getRowObjectsJS();
+      const byTable = Object.fromEntries(limits.map((r) => [String(r.scope_entry), String(r.value)]));
+      expect(byTable).toMatchObject(Object.fromEntries(['_loads', ...TABLES].map((t) => [`main.${t}`, '0'])));
+      expect(
+        Object.values(byTable).filter((v) => v !== '0'),
+        'no table inlines on a PostgreSQL catalog',
+      ).toEqual([]);
+    } finally {
+      opts.close();
+    }
     const before = await fingerprint(lake);
     expect(before.articles).toMatch(/^240 /);
-    await maintainBoth(dir, { NEWSFLOW_LAKE_CATALOG: catalog, NEWSFLOW_LAKE_DATA: data }, before, lake, false);
+    await maintainBoth(dir, { NEWSFLOW_LAKE_CATALOG: catalog, NEWSFLOW_LAKE_DATA: data }, before, lake, true);
     // the catalog lists one live file per news table, and the merged files are gone from the data path
     const l = await openLake({ ...lake, readOnly: true });
     try {
