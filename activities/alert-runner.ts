@@ -47,8 +47,8 @@ export interface AlertRunnerDeps {
   /** per-request timeout of a webhook POST */
   webhookTimeoutMs?: number;
   /**
-   * The address policy and resolver of webhook POSTs (activities/webhook.ts); default: the
-   * environment's NEWSFLOW_FETCH_ALLOW, read at each delivery, and the system resolver
+   * The address policy and resolver of webhook POSTs (activities/webhook.ts): the worker passes
+   * the project's `fetchPolicy`; default: public addresses only, and the system resolver
    */
   webhookFetch?: Pick<FetchOptions, 'policy' | 'lookup'>;
 }

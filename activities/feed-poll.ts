@@ -44,7 +44,7 @@ export const FEED_POLL_DEFAULTS = {
 export interface FeedPollDeps {
   client: NewsClient;
   warehouse: Warehouse;
-  /** the fetcher's options (policy, timeouts, user agent); default: NEWSFLOW_FETCH_ALLOW and the fetcher's defaults */
+  /** the fetcher's options (policy: the project's `fetchPolicy`, timeouts, user agent); default: public addresses only and the fetcher's defaults */
   fetch?: FetchOptions;
   /** politeness delay per host (default lib/feeds/host-gate.ts HOST_GATE_DEFAULTS) */
   delayMs?: number;

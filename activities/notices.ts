@@ -32,7 +32,7 @@ export interface NoticesDeps {
   /** smtp(s)://… (NEWSFLOW_SMTP_URL); unset: email notices are recorded as skipped */
   smtpUrl?: string | null;
   webhookTimeoutMs?: number;
-  /** the webhook POSTs' address policy and resolver (default: $NEWSFLOW_FETCH_ALLOW, the system resolver) */
+  /** the webhook POSTs' address policy and resolver (the worker passes the project's `fetchPolicy`; default: public addresses only, the system resolver) */
   webhookFetch?: Pick<FetchOptions, 'policy' | 'lookup'>;
   /**
    * Temporal's visibility, for the runs of the pipelines' schedules (a run failed before it recorded

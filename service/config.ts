@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_LIMITS, parseLimits, type LimitsConfig } from './limits.js';
 import { defaultKeyFile } from './auth/secrets.js';
+import { parseFetchAllow, type FetchPolicy } from '../lib/fetch/policy.js';
 
 /** A setting of the environment the service cannot start with (the message names the variable). */
 export class ServiceConfigError extends UserError {}
@@ -64,6 +65,8 @@ export interface ServiceConfig {
   retentionDays: number | null;
   /** past the retention, articles are exported to Parquet under <data dir>/archive/news and leave the store (`newsflow serve --archive`, NEWSFLOW_ARCHIVE=1) */
   archive: boolean;
+  /** what the fetch policy allows beyond public addresses (NEWSFLOW_FETCH_ALLOW): the pages, feeds and webhooks of the service */
+  fetchPolicy: FetchPolicy;
 }
 
 /** A retention: `<n>d` (days, n >= 1) or `keep-all` (null); else a start-up error naming where it came from. */
@@ -202,7 +205,17 @@ export function serviceConfig(opts: Partial<ServiceConfig> & { limitsText?: stri
     webVars: opts.webVars ?? Object.fromEntries(WEB_VARIABLES.flatMap((k) => (env[k] === undefined ? [] : [[k, env[k]]]))),
     retentionDays: opts.retentionDays !== undefined ? opts.retentionDays : parseRetention(env.NEWSFLOW_RETENTION),
     archive: opts.archive ?? env.NEWSFLOW_ARCHIVE === '1',
+    fetchPolicy: opts.fetchPolicy ?? fetchAllow(env.NEWSFLOW_FETCH_ALLOW),
   };
+}
+
+/** NEWSFLOW_FETCH_ALLOW as a policy, or a start-up error naming the entry. */
+function fetchAllow(raw: string | undefined): FetchPolicy {
+  try {
+    return parseFetchAllow(raw);
+  } catch (e) {
+    throw new ServiceConfigError((e as Error).message);
+  }
 }
 
 export const storeFile = (dataDir: string) => path.join(dataDir, 'service.duckdb');

@@ -171,7 +171,7 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
   news.alsoLoad(() => stories.open());
   news.onIndexed((o) => stories.ingest(o));
   if (!opts.background) await news.loaded;
-  const web = await WebSearchService.open(store, news, { config: webConfig(config.webVars) });
+  const web = await WebSearchService.open(store, news, { config: webConfig(config.webVars, config.fetchPolicy) });
   const wiki = await WikiService.open(store, { embedder });
   const forum = await ForumService.open(store, { embedder, clock: opts.clock });
   return {

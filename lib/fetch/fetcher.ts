@@ -12,7 +12,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import type { Socket } from 'node:net';
 import { Agent, buildConnector, request, errors as undiciErrors } from 'undici';
 import { decodeHtml, type DecodedPage } from './charset.js';
-import { fetchPolicyFromEnv, hostLiteral, refusal, type FetchPolicy } from './policy.js';
+import { PUBLIC_ONLY, hostLiteral, refusal, type FetchPolicy } from './policy.js';
 
 export type RefusalReason =
   | 'invalid_url' // not a URL
@@ -51,7 +51,7 @@ export interface LookupAddress {
 }
 
 export interface FetchOptions {
-  /** allow list; default: `NEWSFLOW_FETCH_ALLOW` of the environment (empty: public addresses only) */
+  /** allow list (the configured one: ServiceConfig / Project `fetchPolicy`); default: public addresses only */
   policy?: FetchPolicy;
   /** resolves a host name to its addresses; default: the system resolver (`dns.lookup`, all) */
   lookup?: (hostname: string) => Promise<LookupAddress[]>;
@@ -161,7 +161,7 @@ export function policyAgent(
   opts: Pick<FetchOptions, 'policy' | 'lookup'> & { connectTimeoutMs: number; headersTimeoutMs: number; bodyTimeoutMs: number },
 ): Agent {
   return new Agent({
-    connect: policyConnector(opts.policy ?? fetchPolicyFromEnv(), opts.lookup ?? systemLookup, opts.connectTimeoutMs),
+    connect: policyConnector(opts.policy ?? PUBLIC_ONLY, opts.lookup ?? systemLookup, opts.connectTimeoutMs),
     headersTimeout: opts.headersTimeoutMs,
     bodyTimeout: opts.bodyTimeoutMs,
   });

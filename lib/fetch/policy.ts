@@ -244,8 +244,12 @@ export function parseFetchAllow(text: string | undefined): FetchPolicy {
   return { hosts, networks, entries };
 }
 
-/** The policy of the environment (`NEWSFLOW_FETCH_ALLOW`). */
-export const fetchPolicyFromEnv = (env: NodeJS.ProcessEnv = process.env): FetchPolicy => parseFetchAllow(env.NEWSFLOW_FETCH_ALLOW);
+/**
+ * Public addresses only: the policy of a fetcher given none. The configured one is resolved once,
+ * from NEWSFLOW_FETCH_ALLOW, by the service's config (service/config.ts `fetchPolicy`) and the
+ * project (pipelines/config/project.ts `fetchPolicy`), and passed down as a value.
+ */
+export const PUBLIC_ONLY: FetchPolicy = parseFetchAllow('');
 
 /** Whether the policy's allow list covers an address (an IPv4-mapped IPv6 address as its IPv4). */
 function allowedNetwork(policy: FetchPolicy, ip: string): boolean {

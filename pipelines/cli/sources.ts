@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { CliError, dataDirOpt, intArg, printable, printableJson, table, warehouseOf, warehouseOpt } from './shared.js';
 
 /** loaded when a command runs: `newsflow --help` loads no more than the commands */
+import { currentProject, fetchPolicyOf } from '../config/current.js';
 const work = () => import('../run/sources.js');
 
 export function register(program: Command): void {
@@ -45,7 +46,7 @@ export function register(program: Command): void {
     .option('--delay <ms>', 'wait between two requests to one host (politeness)', intArg('--delay'), 1000)
     .action(async (urls: string[], o: { delay: number }) => {
       const broken: string[] = [];
-      for await (const { url, poll: p } of (await work()).testSources(urls, { delayMs: o.delay })) {
+      for await (const { url, poll: p } of (await work()).testSources(urls, { delayMs: o.delay, policy: fetchPolicyOf(currentProject()!) })) {
         // a feed's title, items and errors are the feed's text: printed without control characters (no terminal escape gets through)
         const lines = (await work()).describePoll(url, p).map(printable);
         if (p.status === 'ok') console.log(lines.join('\n'));

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import type { Project } from './project.js';
 import type { DEFAULT_LIMITS } from '../../spec/index.js';
+import { parseFetchAllow, type FetchPolicy } from '../../lib/fetch/policy.js';
 
 let flag: string | undefined;
 let project: Project | null = null;
@@ -22,6 +23,9 @@ export const dataDirOf = (p: Pick<Project, 'dataDir'>, flag?: string): string =>
 /** The lake of the project's warehouse as the warehouse takes it (warehouse.catalog and .data, or their variables). */
 export const lakeOf = (p: Pick<Project, 'lake'>): { catalog?: string; dataPath?: string } => ({ catalog: p.lake.catalog, dataPath: p.lake.data });
 /** The warehouse folder: the project's NEWSFLOW_WAREHOUSE_DIR, else the data dir. */
+/** The project's fetch policy (its `fetchAllow` entries, checked when it was resolved). */
+export const fetchPolicyOf = (p: Pick<Project, 'fetchAllow'>): FetchPolicy => parseFetchAllow(p.fetchAllow.join(','));
+
 export const warehouseDirOf = (p: Pick<Project, 'warehouseDir'>, dataDir: string): string => path.resolve(p.warehouseDir ?? dataDir);
 
 /** Make `p` this process's project (commands take their settings from it, as values). Warnings go to stderr. */

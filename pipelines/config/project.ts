@@ -17,6 +17,7 @@ import { DEFAULT_LIMITS, parseLimits, Sampling, type LimitsConfig } from '../../
 import { ConfigError, findProjectFile, loadProjectFile, parseProjectFile } from './load.js';
 import { registeredSchemas, StoryTracker, type Pipeline, type ProjectFile, type ResearchPipeline } from './schema.js';
 import { STARTER_FILE } from './starter.js';
+import { parseFetchAllow } from '../../lib/fetch/policy.js';
 import type { z } from 'zod';
 
 export interface Project {
@@ -36,6 +37,12 @@ export interface Project {
   /** the news corpus the embedded service loads (NEWSFLOW_CORPUS) */
   corpus?: string;
   limits: LimitsConfig;
+  /**
+   * What the fetch policy allows beyond public addresses (NEWSFLOW_FETCH_ALLOW's entries, checked):
+   * the feeds the poller and `sources test` fetch, the webhooks of alerts and notices. As text, for
+   * the project's cache; `fetchPolicyOf` (current.ts) makes the policy.
+   */
+  fetchAllow: string[];
   workers: number;
   /** the worker's /metrics and /healthz (port unset: not served) */
   metrics: { port?: number; host: string };
@@ -73,6 +80,12 @@ export function resolveProject(f: ProjectFile, file: string | null, dir: string,
   } catch (e) {
     throw new ConfigError([`NEWSFLOW_LIMITS: ${(e as Error).message}`]);
   }
+  let fetchAllow: string[];
+  try {
+    fetchAllow = [...parseFetchAllow(envVar('NEWSFLOW_FETCH_ALLOW')).entries];
+  } catch (e) {
+    throw new ConfigError([`${(e as Error).message}; entries are host names, addresses or CIDR networks, comma-separated`]);
+  }
   const workers = envVar('NEWSFLOW_WORKERS');
   if (workers !== undefined && !(Number.isInteger(Number(workers)) && Number(workers) >= 1))
     throw new ConfigError([`NEWSFLOW_WORKERS: takes a positive integer (the number of workers sharing one API key), got ${JSON.stringify(workers)}`]);
@@ -106,6 +119,7 @@ export function resolveProject(f: ProjectFile, file: string | null, dir: string,
     smtpUrl: envVar('NEWSFLOW_SMTP_URL') ?? null,
     ...(envVar('NEWSFLOW_CORPUS') ? { corpus: envVar('NEWSFLOW_CORPUS') } : {}),
     limits: parsedLimits,
+    fetchAllow,
     workers: workers !== undefined ? Number(workers) : f.workers,
     metrics: { port: metricsPort !== undefined ? Number(metricsPort) : f.metrics.port, host: f.metrics.host },
     pipelines: pipelinesWithEnv(f.pipelines, env, warnings),

@@ -5,6 +5,7 @@
  * tells what it would index, without the warehouse or the API.
  */
 import { PageFetcher } from '../../lib/fetch/fetcher.js';
+import type { FetchPolicy } from '../../lib/fetch/policy.js';
 import { HostGate } from '../../lib/feeds/host-gate.js';
 import { pollFeed, robotsThrough, type FeedPoll } from '../../lib/feeds/poll.js';
 import { SourceEntry, resolveSource } from '../../lib/feeds/source.js';
@@ -83,8 +84,8 @@ export async function listSources(warehouseDir: string, now = Date.now()): Promi
 }
 
 /** Fetch feeds once each as the poller would (robots.txt, politeness, the fetch policy, parsing), in order. */
-export async function* testSources(urls: string[], o: { delayMs?: number } = {}): AsyncGenerator<{ url: string; poll: FeedPoll }> {
-  const fetcher = new PageFetcher();
+export async function* testSources(urls: string[], o: { delayMs?: number; policy?: FetchPolicy } = {}): AsyncGenerator<{ url: string; poll: FeedPoll }> {
+  const fetcher = new PageFetcher({ policy: o.policy });
   try {
     const gate = new HostGate({ delayMs: o.delayMs });
     const robots = robotsThrough(fetcher, gate);

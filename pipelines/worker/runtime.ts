@@ -4,7 +4,7 @@ import { NewsClient, type ClientEvent } from '../../client/index.js';
 import type { TemporalEndpoint } from '../../temporal/index.js';
 import { WorkerLog } from './log.js';
 import type { LoadedPipelines } from './extensions.js';
-import { lakeOf, warehouseDirOf } from '../config/current.js';
+import { fetchPolicyOf, lakeOf, warehouseDirOf } from '../config/current.js';
 import type { Project } from '../config/project.js';
 
 // the Temporal SDK, the warehouse and the worker (webpack, every activity) are loaded when first
@@ -107,6 +107,7 @@ export async function startWorker(opts: {
     limits: project.limits,
     workers: project.workers,
     smtpUrl: project.smtpUrl,
+    fetchPolicy: fetchPolicyOf(project),
     notify: project.notify ?? null,
   });
   const running = workers.run();

@@ -35,6 +35,7 @@ import { SOURCE_EXT } from '../../lib/package-root.js';
 import { ExtensionError, type LoadedPipelines } from './extensions.js';
 import { kinds } from '../config/kinds/index.js';
 import { fileURLToPath } from 'node:url';
+import type { FetchPolicy } from '../../lib/fetch/policy.js';
 
 const require = createRequire(import.meta.url);
 export { TASK_QUEUES };
@@ -49,7 +50,9 @@ export interface WorkerDeps {
   onPage?: (page: number) => void;
   /** email triggers go out through this SMTP URL (the project's NEWSFLOW_SMTP_URL; unset: recorded as skipped) */
   smtpUrl?: string | null;
-  /** the address policy and resolver of webhook POSTs (default: $NEWSFLOW_FETCH_ALLOW and the system resolver) */
+  /** what the fetch policy allows beyond public addresses: the feeds polled, the webhooks POSTed (the project's `fetchPolicy`; default: public addresses only) */
+  fetchPolicy?: FetchPolicy;
+  /** the resolver (and a policy of their own) of webhook POSTs, for tests (default: `fetchPolicy` and the system resolver) */
   webhookFetch?: AlertRunnerDeps['webhookFetch'];
   /** where notices go (the project file's `notify:`; unset: a notices round fails, saying so) */
   notify?: NotifyConfig | null;
@@ -146,6 +149,7 @@ export async function createWorkers(
   let temporal: Promise<Client> | null = null;
   const temporalClient = () =>
     (temporal ??= Connection.connect({ address: deps.address }).then((c) => new Client({ connection: c, namespace: deps.namespace })));
+  const webhookFetch = { policy: deps.fetchPolicy, ...deps.webhookFetch };
   const activities = {
     ...createRecordLoadActivities({ warehouse: deps.warehouse }),
     ...createNewsIngestActivities({ client: deps.client, warehouse: deps.warehouse }),
@@ -155,7 +159,7 @@ export async function createWorkers(
       temporal: temporalClient,
       taskQueue: TASK_QUEUES.alerts,
       smtpUrl: deps.smtpUrl ?? null,
-      webhookFetch: deps.webhookFetch,
+      webhookFetch,
     }),
     ...createDistributionActivities({
       client: deps.client,
@@ -167,13 +171,13 @@ export async function createWorkers(
     ...createStoryTrackerActivities({ client: deps.client, warehouse: deps.warehouse }),
     ...createEntityGraphActivities({ client: deps.client, warehouse: deps.warehouse }),
     ...createDeepResearchActivities({ client: deps.client, warehouse: deps.warehouse }),
-    ...createFeedPollActivities({ client: deps.client, warehouse: deps.warehouse }),
+    ...createFeedPollActivities({ client: deps.client, warehouse: deps.warehouse, fetch: { policy: deps.fetchPolicy } }),
     ...createMaintenanceActivities({ warehouse: deps.warehouse }),
     ...createNoticesActivities({
       warehouse: deps.warehouse,
       temporal: temporalClient,
       smtpUrl: deps.smtpUrl ?? null,
-      webhookFetch: deps.webhookFetch,
+      webhookFetch,
       notify: deps.notify ?? null,
     }),
   };

@@ -6,7 +6,7 @@
  * The OpenAPI document states the same refusal from the same list (webhookRefusedHosts).
  */
 import type { ValidationErrorItem } from '../../spec/index.js';
-import { fetchPolicyFromEnv, LOCALHOST_NAMES, refusedNetworks, urlHostRefusal, type FetchPolicy } from '../../lib/fetch/policy.js';
+import { LOCALHOST_NAMES, refusedNetworks, urlHostRefusal, type FetchPolicy } from '../../lib/fetch/policy.js';
 
 /**
  * What refusedWebhookUrls refuses, as the OpenAPI document lists it (the `refused-hosts` rule of a
@@ -18,7 +18,7 @@ export function webhookRefusedHosts(): { hosts: string[]; names: string[] } {
 }
 
 /** The 422 items of the webhook URLs in `triggers` the policy refuses (empty: none). */
-export function refusedWebhookUrls(triggers: readonly unknown[] | null | undefined, policy: FetchPolicy = fetchPolicyFromEnv()): ValidationErrorItem[] {
+export function refusedWebhookUrls(triggers: readonly unknown[] | null | undefined, policy: FetchPolicy): ValidationErrorItem[] {
   const out: ValidationErrorItem[] = [];
   (triggers ?? []).forEach((t, i) => {
     const trigger = t as { action?: unknown; params?: { url?: unknown } | null };

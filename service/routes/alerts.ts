@@ -44,9 +44,9 @@ function withTypeEffect<T extends { alert_type?: string | null; repeat?: boolean
 }
 
 /** A webhook URL that can never be delivered (a non-public address literal, localhost) is a 422. */
-function deliverable(triggers: unknown): void {
+function deliverable(ctx: RequestCtx, triggers: unknown): void {
   // an update's fields are loosely typed by spec/alerts.ts (UpdateAlertRequest): an array or nothing
-  const refused = refusedWebhookUrls(Array.isArray(triggers) ? triggers : null);
+  const refused = refusedWebhookUrls(Array.isArray(triggers) ? triggers : null, ctx.services.config.fetchPolicy);
   if (refused.length) throw validationError(refused);
 }
 
@@ -62,7 +62,7 @@ export const alertHandlers: GroupHandlers = {
 
   create_alert: async (ctx) => {
     const body = withTypeEffect(ctx.body);
-    deliverable(body.triggers);
+    deliverable(ctx, body.triggers);
     const p = ctx.principal!;
     const a = await store(ctx).create({ userId: p.userId, orgId: p.org?.id ?? null, keyId: p.keyId }, body, now(ctx));
     return alertBody(a);
@@ -71,7 +71,7 @@ export const alertHandlers: GroupHandlers = {
   get_alert: async (ctx) => alertBody(await mine(ctx)),
 
   put_alert: async (ctx) => {
-    deliverable(ctx.body.triggers);
+    deliverable(ctx, ctx.body.triggers);
     const a = await mine(ctx);
     const given = Object.entries(ctx.body).filter(([k, v]) => v !== undefined && !(v === null && NOT_NULLABLE.has(k)));
     const f = withTypeEffect(Object.fromEntries(given) as Partial<AlertFields>);

@@ -26,6 +26,7 @@ import type { Db } from '../store/db.js';
 import type { NewsService } from '../news/service.js';
 import { stableUuid } from '../corpus/read.js';
 import { FETCH_DEFAULTS, PageFetcher, type FetchOptions } from '../../lib/fetch/fetcher.js';
+import { PUBLIC_ONLY, type FetchPolicy } from '../../lib/fetch/policy.js';
 import { INDEXER_DEFAULTS, UrlIndexer, type IndexerOptions } from '../indexing/runner.js';
 import { JobStore } from '../indexing/jobs.js';
 import { WebIndex } from '../indexing/web-index.js';
@@ -57,13 +58,14 @@ export interface WebConfig {
 
 export class WebConfigError extends Error {}
 
-export function webConfig(env: Readonly<Record<string, string | undefined>>): WebConfig {
+/** The web capability's settings from its variables (ServiceConfig `webVars`), its fetchers under `policy`. */
+export function webConfig(env: Readonly<Record<string, string | undefined>>, policy: FetchPolicy = PUBLIC_ONLY): WebConfig {
   const searxngUrl = env.NEWSFLOW_SEARXNG_URL?.trim() || null;
   const provider = (env.NEWSFLOW_WEBSEARCH_PROVIDER?.trim() || (searxngUrl ? 'searxng' : 'index')) as WebConfig['provider'];
   if (provider !== 'index' && provider !== 'searxng') throw new WebConfigError(`NEWSFLOW_WEBSEARCH_PROVIDER must be index or searxng, not ${provider}`);
   if (provider === 'searxng' && !searxngUrl) throw new WebConfigError('NEWSFLOW_WEBSEARCH_PROVIDER=searxng needs NEWSFLOW_SEARXNG_URL');
   if (searxngUrl && !/^https?:\/\//i.test(searxngUrl)) throw new WebConfigError(`NEWSFLOW_SEARXNG_URL must be an http(s) URL, not ${searxngUrl}`);
-  const fetch: FetchOptions = {};
+  const fetch: FetchOptions = { policy };
   if (env.NEWSFLOW_FETCH_TIMEOUT_MS) {
     const ms = Number(env.NEWSFLOW_FETCH_TIMEOUT_MS);
     if (!Number.isInteger(ms) || ms < 1) throw new WebConfigError(`NEWSFLOW_FETCH_TIMEOUT_MS must be a positive integer, not ${env.NEWSFLOW_FETCH_TIMEOUT_MS}`);

@@ -17,6 +17,7 @@ import { normaliseUrl } from '../../service/indexing/canonical.js';
 import { startTestService, tempDir, type TestService } from '../helpers/service.js';
 import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import { waitUntil } from '../helpers/wait-until.js';
+import { parseFetchAllow } from '../../lib/fetch/policy.js';
 
 let server: FeedServer;
 let svc: TestService;
@@ -54,7 +55,7 @@ beforeAll(async () => {
   svc = await startTestService({ limitsText: 'news=1000:1000:100' });
   warehouse = await Warehouse.open(tempDir('newsflow-wh-'));
   client = new NewsClient({ baseUrl: svc.url, apiKey: svc.keys.org! });
-  poller = new FeedPoller({ client, warehouse, delayMs: 0 });
+  poller = new FeedPoller({ client, warehouse, delayMs: 0, fetch: { policy: parseFetchAllow('127.0.0.1') } });
   const decls = [
     ...server.feeds.map((f) => ({ source: f.file.replace(/[/.]/g, '-'), url: f.url })),
     { source: 'private-guardian', url: server.extras.private! },

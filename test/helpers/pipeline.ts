@@ -9,6 +9,7 @@ import { Warehouse } from '../../warehouse/warehouse.js';
 import { createWorkers, type WorkerDeps } from '../../pipelines/worker/worker.js';
 import { tempDir, type TestService } from './service.js';
 import { waitUntil } from './wait-until.js';
+import { parseFetchAllow } from '../../lib/fetch/policy.js';
 
 export interface Harness {
   warehouse: Warehouse;
@@ -27,6 +28,8 @@ export async function startHarness(opts: {
   limits?: LimitsConfig;
   smtpUrl?: string | null;
   webhookFetch?: WorkerDeps['webhookFetch'];
+  /** what the workers' fetch policy allows beyond public addresses (NEWSFLOW_FETCH_ALLOW's form: the project's `fetchAllow`) */
+  fetchAllow?: string;
 }): Promise<Harness> {
   const whDir = tempDir('newsflow-wh-');
   const warehouse = await Warehouse.open(whDir);
@@ -38,6 +41,7 @@ export async function startHarness(opts: {
     limits: opts.limits,
     smtpUrl: opts.smtpUrl,
     webhookFetch: opts.webhookFetch,
+    fetchPolicy: parseFetchAllow(opts.fetchAllow),
     // one webpack bundle of the workflows for every file of the run (keyed by their sources)
     bundleCacheDir: path.join(os.tmpdir(), 'newsflow-test-cache', 'bundle'),
   });

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { serviceConfig } from '../../service/config.js';
+import { parseFetchAllow } from '../../lib/fetch/policy.js';
 import { openServices, startService, type RunningService } from '../../service/server.js';
 import type { GroupHandlers } from '../../service/context.js';
 import { SCOPES, type Scope } from '../../spec/index.js';
@@ -51,6 +52,8 @@ export async function startTestService(
     clock?: () => number;
     /** Fastify's logger options (a level and a stream to read the lines); default none */
     logger?: object;
+    /** what the service's fetch policy allows beyond public addresses (NEWSFLOW_FETCH_ALLOW's form); default: the environment's */
+    fetchAllow?: string;
   } = {},
 ): Promise<TestService> {
   const dataDir = tempDir();
@@ -64,6 +67,7 @@ export async function startTestService(
     logLevel: 'silent',
     validateResponses: opts.validateResponses ?? true,
     secretKeyFile: path.join(configDir, 'newsflow', 'secret.key'),
+    ...(opts.fetchAllow !== undefined ? { fetchPolicy: parseFetchAllow(opts.fetchAllow) } : {}),
   });
   const services = await openServices(config, undefined, { clock: opts.clock });
   await services.keys.createOrg({ name: 'acme', domains: ['acme.com', 'acme-news.co.uk'] });

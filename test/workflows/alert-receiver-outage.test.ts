@@ -22,6 +22,7 @@ import { repoRoot } from '../helpers/paths.js';
 import { holdFeed, releaseUntil } from '../helpers/pipeline.js';
 import { startTimeSkipping } from '../helpers/time-skipping.js';
 import type { AlertMinute, MinuteActivities } from './alert-minutes-harness.js';
+import { parseFetchAllow } from '../../lib/fetch/policy.js';
 
 const require = createRequire(import.meta.url);
 const QUEUE = 'alert-minutes-test';
@@ -86,10 +87,9 @@ const createAlert = async (body: Record<string, unknown>) => {
 
 beforeAll(async () => {
   // the receivers listen on loopback: the service (alert creation) and the deliveries allow it
-  process.env.NEWSFLOW_FETCH_ALLOW = '127.0.0.1';
   Runtime.install({ logger: new DefaultLogger('ERROR') }); // the refused deliveries' retries are expected, not news
   env = await startTimeSkipping();
-  svc = await startTestService({ limitsText: 'chat=1000:1000:50,news=1000:1000:50' });
+  svc = await startTestService({ limitsText: 'chat=1000:1000:50,news=1000:1000:50', fetchAllow: '127.0.0.1' });
   // the feed is held back: it arrives minute by minute once the alerts exist
   await holdFeed(svc, FEED);
   warehouse = await Warehouse.open(tempDir('newsflow-wh-'));
@@ -128,7 +128,14 @@ beforeAll(async () => {
       await down.up();
     },
   };
-  const activities = createAlertRunnerActivities({ client, warehouse, temporal: async () => env.client, taskQueue: QUEUE, smtpUrl: null });
+  const activities = createAlertRunnerActivities({
+    client,
+    warehouse,
+    temporal: async () => env.client,
+    taskQueue: QUEUE,
+    smtpUrl: null,
+    webhookFetch: { policy: parseFetchAllow('127.0.0.1') },
+  });
   const runner = await Worker.create({
     connection: env.nativeConnection,
     taskQueue: QUEUE,
@@ -160,7 +167,6 @@ afterAll(async () => {
   await client?.close();
   await svc?.stop();
   await env?.teardown();
-  delete process.env.NEWSFLOW_FETCH_ALLOW;
 });
 
 describe('scheduled alert runs while news arrives', () => {

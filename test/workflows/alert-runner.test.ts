@@ -3,7 +3,7 @@
  * Temporal schedule per active alert), triggers it cannot send, deliveries the fetch policy
  * refuses, and an alert the API refuses to run. Scheduled runs over minutes, with a webhook
  * receiver down for several of them, are in alert-receiver-outage.test.ts (time-skipping).
- * The receivers listen on 127.0.0.1, which NEWSFLOW_FETCH_ALLOW lists for this file.
+ * The receivers listen on 127.0.0.1, which the fetch policy of this file's service and workers allows (NEWSFLOW_FETCH_ALLOW's form).
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import path from 'node:path';
@@ -32,8 +32,7 @@ let temporal: Client;
 const REBOUND = 'hooks.public-receiver.com';
 
 beforeAll(async () => {
-  process.env.NEWSFLOW_FETCH_ALLOW = '127.0.0.1';
-  svc = await startTestService({ limitsText: LIMITS });
+  svc = await startTestService({ limitsText: LIMITS, fetchAllow: '127.0.0.1' });
   // the feed is held back: it arrives through replay once the alerts exist
   await holdFeed(svc, FEED);
   const client = new NewsClient({
@@ -45,6 +44,7 @@ beforeAll(async () => {
     namespace: NS,
     client,
     smtpUrl: null,
+    fetchAllow: '127.0.0.1',
     webhookFetch: { lookup: async (host) => (host === REBOUND ? [{ address: '127.0.0.2', family: 4 }] : dnsLookup(host, { all: true })) },
   });
   ({ warehouse, temporal } = h);
@@ -57,7 +57,6 @@ afterAll(async () => {
       .catch(() => undefined);
   await h?.stop();
   await svc?.stop();
-  delete process.env.NEWSFLOW_FETCH_ALLOW;
 });
 
 const sync = () =>
@@ -175,7 +174,7 @@ describe('triggers the runner cannot send', () => {
 
 describe('webhooks under the fetch policy', () => {
   it('a name resolving to loopback and a redirect to loopback are refused at delivery, in the ledger with the reason, never retried; nothing reaches the listener', async () => {
-    // the listener the refused deliveries aim at: loopback, outside NEWSFLOW_FETCH_ALLOW (127.0.0.1)
+    // the listener the refused deliveries aim at: loopback, outside the workers' allow list (127.0.0.1)
     const inside = await startPageServer('127.0.0.2');
     inside.routes.set('/hook', (_req, res) => res.writeHead(200).end('reached'));
     // an allowed receiver that bounces the POST to it

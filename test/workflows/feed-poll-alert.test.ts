@@ -18,6 +18,9 @@ import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import { startTimeSkipping } from '../helpers/time-skipping.js';
 import { waitUntil } from '../helpers/wait-until.js';
 import type { ClockActivities, Minute } from './feed-alert-harness.js';
+import { parseFetchAllow } from '../../lib/fetch/policy.js';
+
+const LOOPBACK = parseFetchAllow('127.0.0.1');
 
 const require = createRequire(import.meta.url);
 const QUEUE = 'feed-alert-test';
@@ -33,11 +36,10 @@ let query: string;
 let revealAt: number;
 
 beforeAll(async () => {
-  process.env.NEWSFLOW_FETCH_ALLOW = '127.0.0.1';
   Runtime.install({ logger: new DefaultLogger('WARN') });
   env = await startTimeSkipping();
   server = await startFeedServer({ files: ['rss2/guardian-us.rss', 'atom/heise-developer.atom'], stages: 2, pages: 0 });
-  svc = await startTestService({ limitsText: 'news=1000:1000:100,chat=1000:1000:50' });
+  svc = await startTestService({ limitsText: 'news=1000:1000:100,chat=1000:1000:50', fetchAllow: '127.0.0.1' });
   warehouse = await Warehouse.open(tempDir('newsflow-wh-'));
   client = new NewsClient({ baseUrl: svc.url, apiKey: svc.keys.org! });
   // the query: a word of an item that only stage 2 shows, in no item stage 1 shows
@@ -82,8 +84,15 @@ beforeAll(async () => {
     taskQueue: QUEUE,
     workflowsPath: require.resolve('./feed-alert-harness.ts'),
     activities: {
-      ...createFeedPollActivities({ client, warehouse, delayMs: 0 }),
-      ...createAlertRunnerActivities({ client, warehouse, temporal: async () => env.client, taskQueue: QUEUE, smtpUrl: null }),
+      ...createFeedPollActivities({ client, warehouse, delayMs: 0, fetch: { policy: LOOPBACK } }),
+      ...createAlertRunnerActivities({
+        client,
+        warehouse,
+        temporal: async () => env.client,
+        taskQueue: QUEUE,
+        smtpUrl: null,
+        webhookFetch: { policy: LOOPBACK },
+      }),
       ...clock,
     },
   });
@@ -103,7 +112,6 @@ afterAll(async () => {
   await svc?.stop();
   await server?.close();
   await env?.teardown();
-  delete process.env.NEWSFLOW_FETCH_ALLOW;
 });
 
 describe('an alert on items added to a feed', () => {

@@ -21,6 +21,7 @@ import { createFeedPollActivities } from '../../activities/feed-poll.js';
 import type { FeedPollResult } from '../../workflows/feed-poll.js';
 import { startTestService, tempDir, type TestService } from '../helpers/service.js';
 import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
+import { parseFetchAllow } from '../../lib/fetch/policy.js';
 
 const require = createRequire(import.meta.url);
 const NS = 'nf-feeds-hostile';
@@ -77,7 +78,7 @@ beforeAll(async () => {
   });
   warehouse = await Warehouse.open(tempDir('newsflow-wh-'));
   client = new NewsClient({ baseUrl: svc.url, apiKey: svc.keys.org! });
-  const poller = createFeedPollActivities({ client, warehouse, delayMs: 0 });
+  const poller = createFeedPollActivities({ client, warehouse, delayMs: 0, fetch: { policy: parseFetchAllow('127.0.0.1') } });
   const { SourceStore } = await import('../../warehouse/sources.js');
   await new SourceStore(warehouse).declare(
     [

@@ -4,7 +4,7 @@
  * from a stand-in ingestPage, its `_loads` rows from the real recordLoad into a real warehouse)
  * runs on its own worker; the notices' rounds (pipelineNotices) run on another worker, as the
  * schedule would start them, and POST to a local webhook receiver through postWebhook (the fetch
- * policy: NEWSFLOW_FETCH_ALLOW lists 127.0.0.1 for this file).
+ * policy of this file's activities allows 127.0.0.1).
  *
  * The pipeline lands, then its worker is stopped and time passes error_after: exactly one
  * "opened" notice arrives; later rounds send nothing more; a worker lands again: exactly one
@@ -29,6 +29,7 @@ import type { PipelineNoticesInput, PipelineNoticesResult } from '../../workflow
 import { TASK_QUEUES } from '../../workflows/queues.js';
 import { tempDir } from '../helpers/service.js';
 import { startTimeSkipping } from '../helpers/time-skipping.js';
+import { parseFetchAllow } from '../../lib/fetch/policy.js';
 
 const require = createRequire(import.meta.url);
 const PIPELINE_QUEUE = 'notices-test-pipeline';
@@ -56,7 +57,6 @@ let hookUrl: string;
 const pages = new Map<string, IngestPageResult>();
 
 beforeAll(async () => {
-  process.env.NEWSFLOW_FETCH_ALLOW = '127.0.0.1';
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   receiver = http.createServer((req, res) => {
     let b = '';
@@ -78,7 +78,7 @@ beforeAll(async () => {
   env = await startTimeSkipping();
   client = new Client({ connection: env.connection });
   warehouse = await Warehouse.open(tempDir('newsflow-wh-'));
-  const activities = { ...createNoticesActivities({ warehouse, smtpUrl: null }) };
+  const activities = { ...createNoticesActivities({ warehouse, smtpUrl: null, webhookFetch: { policy: parseFetchAllow('127.0.0.1') } }) };
   noticeWorkers = [
     await Worker.create({
       connection: env.nativeConnection,
@@ -97,7 +97,6 @@ afterAll(async () => {
   warehouse?.close();
   await env?.teardown();
   receiver?.close();
-  delete process.env.NEWSFLOW_FETCH_ALLOW;
 });
 
 /** The pipeline's worker: newsIngest with a stand-in ingestPage and the real recordLoad. */

@@ -12,6 +12,7 @@ import { FeedPoller } from '../../../activities/feed-poll.js';
 import { runCli } from '../../helpers/cli.js';
 import { startTestService, tempDir, type TestService } from '../../helpers/service.js';
 import { startFeedServer, type FeedServer } from '../../helpers/feed-server.js';
+import { parseFetchAllow } from '../../../lib/fetch/policy.js';
 
 let server: FeedServer;
 const env = { NEWSFLOW_FETCH_ALLOW: '127.0.0.1' };
@@ -110,7 +111,7 @@ describe('newsflow sources add, list, remove', () => {
     // one poll of all three, through a service
     const client = new NewsClient({ baseUrl: svc.url, apiKey: svc.keys.org! });
     process.env.NEWSFLOW_FETCH_ALLOW = '127.0.0.1';
-    const poller = new FeedPoller({ client, warehouse: wh, delayMs: 0 });
+    const poller = new FeedPoller({ client, warehouse: wh, delayMs: 0, fetch: { policy: parseFetchAllow('127.0.0.1') } });
     const { batches } = await poller.due({ at: Date.now() });
     for (const [i, s] of batches.entries()) await poller.pollBatch({ batchId: `cli-test/${i}`, at: Date.now(), sources: s });
     await poller.close();

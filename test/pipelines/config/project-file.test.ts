@@ -12,6 +12,7 @@ import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseProjectFile, resolveProject, STARTER_FILE } from '../../../pipelines/config/index.js';
 import { configurationReference, projectJsonSchema, SCHEMA_FILE } from '../../../pipelines/config/reference.js';
+import { fetchPolicyOf } from '../../../pipelines/config/current.js';
 import { repoRoot } from '../../helpers/paths.js';
 
 const errorsOf = (yaml: string, env: NodeJS.ProcessEnv = {}): string[] => {
@@ -233,5 +234,20 @@ pipelines:
     expect(() => resolveProject(file, null, '/proj', { NEWSFLOW_STORY_TRACKERS: '[{"query":"no name"}]' })).toThrow(/^NEWSFLOW_STORY_TRACKERS: .*name/);
     expect(() => resolveProject(file, null, '/proj', { NEWSFLOW_WORKERS: 'two' })).toThrow(/^NEWSFLOW_WORKERS: takes a positive integer/);
     expect(() => resolveProject(file, null, '/proj', { NEWSFLOW_INDEX_COUNT_SAMPLINGS: '2d' })).toThrow(/unknown sampling 2d/);
+    expect(() => resolveProject(file, null, '/proj', { NEWSFLOW_FETCH_ALLOW: '127.0.0.1, 10.0.0.0/33' })).toThrow(
+      /^NEWSFLOW_FETCH_ALLOW: "10.0.0.0\/33" is not a CIDR network .*; entries are host names, addresses or CIDR networks/,
+    );
+  });
+
+  it('NEWSFLOW_FETCH_ALLOW is read once, into the project: its entries as text (the cache keeps them), the policy made from them', () => {
+    const p = resolveProject(file, null, '/proj', { NEWSFLOW_FETCH_ALLOW: ' 127.0.0.1 ,feeds.internal, fd00::/8' });
+    expect(p.fetchAllow).toEqual(['127.0.0.1', 'feeds.internal', 'fd00::/8']);
+    expect(JSON.parse(JSON.stringify(p)).fetchAllow).toEqual(p.fetchAllow);
+    const policy = fetchPolicyOf(p);
+    expect(policy.networks.check('127.0.0.1', 'ipv4')).toBe(true);
+    expect(policy.networks.check('127.0.0.2', 'ipv4')).toBe(false);
+    expect(policy.networks.check('fd00::5', 'ipv6')).toBe(true);
+    expect([...policy.hosts]).toEqual(['feeds.internal']);
+    expect(resolveProject(file, null, '/proj', {}).fetchAllow).toEqual([]);
   });
 });

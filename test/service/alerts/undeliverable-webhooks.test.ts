@@ -8,8 +8,9 @@
 import { isIPv4 } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { X_RULES, type CrossFieldRule } from '../../../spec/index.js';
-import { refusedNetworks } from '../../../lib/fetch/policy.js';
+import { PUBLIC_ONLY, refusedNetworks } from '../../../lib/fetch/policy.js';
 import { refusedWebhookUrls } from '../../../service/alerts/webhooks.js';
+import { ServiceConfigError, serviceConfig } from '../../../service/config.js';
 import { api, startTestService, type TestService } from '../../helpers/service.js';
 import { startPageServer, type PageServer } from '../../helpers/page-server.js';
 
@@ -75,13 +76,22 @@ describe('webhook URLs that can never be delivered', () => {
     expect(now.body.triggers).toEqual([hook('https://hooks.example.com/ok')]);
   });
 
-  it('accepts a loopback URL the server allows (NEWSFLOW_FETCH_ALLOW), and a host name (judged at delivery)', async () => {
-    process.env.NEWSFLOW_FETCH_ALLOW = '127.0.0.1';
-    expect((await create([hook(`http://127.0.0.1:${listener.port}/hook`)])).status).toBe(201);
-    expect((await create([hook('http://169.254.169.254/')])).status).toBe(422);
-    delete process.env.NEWSFLOW_FETCH_ALLOW;
+  it('accepts a loopback URL a server allows (NEWSFLOW_FETCH_ALLOW, read once into its config), and a host name (judged at delivery)', async () => {
+    const allowing = await startTestService({ limitsText: 'chat=1000:1000:50', fetchAllow: '127.0.0.1' });
+    try {
+      const on = (url: string) => api(allowing.url, 'POST', '/v1/chat/alerts', allowing.keys.org, { query: 'floods', cron: '@hourly', triggers: [hook(url)] });
+      expect((await on(`http://127.0.0.1:${listener.port}/hook`)).status).toBe(201);
+      expect((await on('http://169.254.169.254/')).status).toBe(422);
+      // the setting is the server's, fixed at its start: the other server still refuses loopback
+      expect((await create([hook(`http://127.0.0.1:${listener.port}/hook`)])).status).toBe(422);
+    } finally {
+      await allowing.stop();
+    }
     expect((await create([hook('https://receiver.example.org/hook')])).status).toBe(201);
     expect(listener.requests).toBe(0);
+    // an entry that is no host, address or network stops the start, naming it
+    expect(() => serviceConfig({}, { NEWSFLOW_FETCH_ALLOW: '127.0.0.1,not a host!' })).toThrow(ServiceConfigError);
+    expect(() => serviceConfig({}, { NEWSFLOW_FETCH_ALLOW: '127.0.0.1,not a host!' })).toThrow(/^NEWSFLOW_FETCH_ALLOW: "not a host!" is neither/);
   });
 
   it('refuses a header with CR/LF in its value or a name that is no HTTP token, naming the header', async () => {
@@ -106,7 +116,7 @@ describe('webhook URLs that can never be delivered', () => {
       const first = toBig(net!);
       return { v4: width === 32, first, last: first + (1n << BigInt(width - Number(bits))) - 1n };
     });
-    const refused = (host: string) => refusedWebhookUrls([hook(`http://${host}/hook`)]).length === 1;
+    const refused = (host: string) => refusedWebhookUrls([hook(`http://${host}/hook`)], PUBLIC_ONLY).length === 1;
     const inList = (ip: string) => listed.some((n) => n.v4 === isIPv4(ip) && n.first <= toBig(ip) && toBig(ip) <= n.last);
     const disagree: string[] = [];
     for (const n of rule.hosts!) {
