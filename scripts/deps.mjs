@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const KNOWN = '.dependency-cruiser-known-violations.json';
 const DIRS = ['lib', 'spec', 'client', 'service', 'activities', 'workflows', 'warehouse', 'temporal', 'pipelines', 'bin', 'test', 'bench'];
-/** the house's ceiling of arrows up (issue #30); the known list holds more until service/ is untangled */
+/** the house's ceiling of arrows up (issue #30): the known list may hold at most this many */
 const MAX_ARROWS_UP = 3;
 
 const cli = path.join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
@@ -58,8 +58,11 @@ console.log(`deps: ${result.summary.totalCruised} modules, ${result.summary.tota
 if (still.length) {
   console.log(`known violations still there (${KNOWN}; ${byRule(still).join(', ')}):`);
   for (const v of still) console.log(`  ${show(v)}`);
-  const up = still.filter((v) => v.rule.name === 'no-arrow-up').length;
-  if (up > MAX_ARROWS_UP) console.log(`  (arrows up: ${up}, the house's ceiling is ${MAX_ARROWS_UP})`);
+}
+const up = still.filter((v) => v.rule.name === 'no-arrow-up').length;
+if (up > MAX_ARROWS_UP) {
+  console.log(`deps: ${up} arrows up are known, the house's ceiling is ${MAX_ARROWS_UP}: take one out before adding to ${KNOWN}`);
+  process.exit(1);
 }
 const comment = (name) => (result.summary.ruleSetUsed?.forbidden ?? []).find((r) => r.name === name)?.comment ?? '';
 for (const v of fresh) console.log(`NEW ${show(v)}\n  ${comment(v.rule.name)}`);

@@ -6,7 +6,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply, type F
 import { z } from 'zod';
 import { ERROR_CODES, OAUTH_TOKEN_PATH, ROUTES, buildOpenApi, planAtLeast, type RouteDef } from '../spec/index.js';
 import type { Principal } from './auth/principal.js';
-import { HttpError, badRequest, forbidden, methodNotAllowed, notFound, notImplemented, unauthorized } from './errors.js';
+import { HttpError, badRequest, forbidden, methodNotAllowed, notFound, notImplemented, unauthorized } from './errors/index.js';
 import { checkInputLimits, coerceQuery, parseOrThrow } from './validation.js';
 import { HANDLERS } from './routes/index.js';
 import { handlerOf, type GroupHandlers, type HandlerCtx, type Services } from './context.js';

@@ -20,6 +20,7 @@ import { Secrets, SecretsError, dataDirKeyFile, findKeys, parseMasterKey } from 
 import { ThreadStore } from './chat/threads.js';
 import { GraphService } from './graph/service.js';
 import { Charts } from './charts/index.js';
+import { indexCounts } from './counts/index-counts.js';
 import { ForumService } from './forum/service.js';
 import { HttpEmbedder, type Embedder } from './search/embedder.js';
 import { LocalEmbedder } from './search/local-embedder.js';
@@ -182,7 +183,7 @@ export async function openServices(config: ServiceConfig, db?: Db, opts: { clock
     news,
     seeder: new NewsSeeder(news),
     stories,
-    charts: new Charts(news),
+    charts: new Charts(news, indexCounts),
     llm: new ModelLayer(config, embedder),
     byok,
     threads: new ThreadStore(store),

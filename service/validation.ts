@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { INPUT_LIMITS } from '../spec/index.js';
-import { validationError, zodIssuesToItems } from './errors.js';
+import { validationError, zodIssuesToItems } from './errors/index.js';
 
 type Def = { type: string; innerType?: z.ZodType; in?: z.ZodType; element?: z.ZodType; options?: z.ZodType[]; shape?: Record<string, z.ZodType> };
 const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;

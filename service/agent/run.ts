@@ -13,7 +13,7 @@ import crypto from 'node:crypto';
 import { DEFAULT_DEEPNEWS_MODEL } from '../../spec/index.js';
 import type { Services } from '../context.js';
 import { ownerOf, type Principal } from '../auth/principal.js';
-import { notFound } from '../errors.js';
+import { notFound } from '../errors/index.js';
 import { toolCaller, type LlmMessage, type LlmProvider } from '../llm/index.js';
 import { byokKeys, recentTurns, requestTurns, type ChatLog } from '../chat/completion.js';
 import { searchParamsOf } from '../chat/retrieve.js';

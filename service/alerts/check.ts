@@ -18,7 +18,7 @@
 import { SEARCH_LIMITS, SearchParams, type AlertLog, type SearchParamsParsed } from '../../spec/index.js';
 import type { NewsService } from '../news/service.js';
 import type { NewsArticle } from '../article/model.js';
-import { conflict } from '../errors.js';
+import { conflict } from '../errors/index.js';
 import type { AlertRow } from './store.js';
 import { ownerOf } from '../auth/principal.js';
 import { ProviderError, complete, type LlmProvider } from '../llm/index.js';

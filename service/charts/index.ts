@@ -17,9 +17,9 @@
  *  - window: the question's time window, else the last 30 days to now (the service clock);
  *  - sampling: "hourly / daily / weekly / monthly", else by span: up to 3 days 1h, up to 120
  *    days 1d, up to 3 years 1w, longer 1m; coarsened until at most CHART_MAX_BUCKETS buckets.
- * Counts are the index-count capability (service/counts/index-counts.ts) with the series'
- * parameters parsed by the same schema as GET /v1/index_counts: a series' values equal that
- * endpoint's counts for the same parameters.
+ * Counts are the index-count capability (service/counts/index-counts.ts, given to `Charts` by
+ * service/server.ts) with the series' parameters parsed by the same schema as GET
+ * /v1/index_counts: a series' values equal that endpoint's counts for the same parameters.
  */
 import {
   CHART_MAX_SERIES,
@@ -32,12 +32,19 @@ import {
 } from '../../spec/index.js';
 import type { Principal } from '../auth/principal.js';
 import type { NewsService } from '../news/service.js';
-import { HttpError, validationError } from '../errors.js';
-import { indexCounts, type IndexCount } from '../counts/index-counts.js';
+import { HttpError, validationError } from '../errors/index.js';
 import { autofilter, validFilters, type FilterParamsOut } from '../autofilter/index.js';
 import { parseTimeWindow } from '../autofilter/time.js';
 
 type ChartType = ChartParameters['chart_type'];
+/** One bucket of a series: what GET /v1/index_counts answers per bucket. */
+export interface CountBucket {
+  start: string;
+  end: string;
+  count: number;
+}
+/** The index counts of parsed GET /v1/index_counts parameters as `principal` sees them (service/counts `indexCounts`). */
+export type CountSeries = (q: IndexCountsQueryParsed, news: NewsService, principal: Principal | null) => CountBucket[];
 type Sampling = IndexCountsQueryParsed['sampling'];
 
 const HOUR = 3_600_000;
@@ -179,7 +186,7 @@ export function seriesQuery(s: SeriesConfig): IndexCountsQueryParsed {
   return IndexCountsQuery.parse(params);
 }
 
-function figure(type: ChartType, title: string, series: SeriesConfig[], counts: IndexCount[][]): Record<string, unknown> {
+function figure(type: ChartType, title: string, series: SeriesConfig[], counts: CountBucket[][]): Record<string, unknown> {
   const data = series.map((s, i) => ({
     type: type === 'line' ? 'scatter' : 'bar',
     ...(type === 'line' ? { mode: 'lines+markers' } : {}),
@@ -201,34 +208,26 @@ function figure(type: ChartType, title: string, series: SeriesConfig[], counts: 
 }
 
 /**
- * The chart of a question: ChartParameters read from it, counted on the index, drawn as a
- * plotly figure. `filters` (search filter params) narrow every series. 422 for a question with
+ * The charts capability on Services (`services.charts`): POST /v1/chat/charts and the DeepNews
+ * charts tool. The chart of a question: ChartParameters read from it, counted on the index,
+ * drawn as a plotly figure. `filters` (search filter params) narrow every series; `cutoff`
+ * (epoch ms) stands in for now when earlier: nothing after it is drawn. 422 for a question with
  * nothing to chart is not raised: an empty subject charts all articles of the window.
  */
-export function chart(
-  question: string,
-  filters: FilterParamsOut | null,
-  services: { news?: NewsService },
-  principal: Principal | null,
-  opts: { cutoff?: number | null } = {},
-): ChartResponse {
-  return chartOn(services.news, question, filters, principal, opts.cutoff ?? null);
-}
-
-/**
- * The charts capability on Services (`services.charts`): what the DeepNews charts tool calls.
- * `cutoff` (epoch ms) stands in for now when earlier: nothing after it is drawn.
- */
 export class Charts {
-  constructor(private readonly news: NewsService | undefined) {}
+  constructor(
+    private readonly news: NewsService | undefined,
+    private readonly count: CountSeries,
+  ) {}
 
   async chart(question: string, opts: { filters?: FilterParamsOut | null; principal?: Principal | null; cutoff?: number | null } = {}): Promise<ChartResponse> {
-    return chartOn(this.news, question, opts.filters ?? null, opts.principal ?? null, opts.cutoff ?? null);
+    return chartOn(this.news, this.count, question, opts.filters ?? null, opts.principal ?? null, opts.cutoff ?? null);
   }
 }
 
 function chartOn(
   news: NewsService | undefined,
+  count: CountSeries,
   question: string,
   filters: FilterParamsOut | null,
   principal: Principal | null,
@@ -279,7 +278,7 @@ function chartOn(
 
   const counts = series.map((s) => {
     try {
-      return indexCounts(seriesQuery(s), news, principal);
+      return count(seriesQuery(s), news, principal);
     } catch (e) {
       // the window is clamped above, so this is a guard: the question's fault, named as such
       if (e instanceof HttpError && e.status === 422) {

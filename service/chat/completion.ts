@@ -11,7 +11,7 @@
 import crypto from 'node:crypto';
 import type { Services } from '../context.js';
 import type { Principal } from '../auth/principal.js';
-import { notFound } from '../errors.js';
+import { notFound } from '../errors/index.js';
 import { byokAllowed, ownerOf } from '../byok/store.js';
 import { citeView, isPassage, type ContextDoc, type LlmMessage, type LlmProvider, type LlmRequest, type PassageDoc, type SourceDoc } from '../llm/index.js';
 import { countTokens, promptTokens } from '../llm/tokens.js';

@@ -9,7 +9,7 @@ import type { FastifyRequest } from 'fastify';
 import { ERROR_CODES, SSE } from '../../spec/index.js';
 import { sseFrame } from '../../lib/sse.js';
 import type { RequestCtx } from '../context.js';
-import { HttpError } from '../errors.js';
+import { HttpError } from '../errors/index.js';
 import { ProviderError } from '../llm/index.js';
 import type { AnswerEvent } from './answer.js';
 import type { ChatLog } from './completion.js';

@@ -6,7 +6,7 @@
  */
 import { DATETIME_RANGE, INDEX_COUNTS_LIMITS, SearchParams, type IndexCountsQueryParsed, type SearchParamsParsed } from '../../spec/index.js';
 import { ownerOf, type Principal } from '../auth/principal.js';
-import { validationError } from '../errors.js';
+import { validationError } from '../errors/index.js';
 import type { NewsService } from '../news/service.js';
 import { compileFilter } from '../search/filters.js';
 

@@ -24,7 +24,6 @@
 import crypto from 'node:crypto';
 import { FetchRefused, PageFetcher, type FetchOptions, type FetchedBytes } from '../../lib/fetch/fetcher.js';
 import { stableUuid, type RawArticle } from '../corpus/read.js';
-import type { NewsService } from '../news/service.js';
 import type { WebIndex, WebPage } from './web-index.js';
 import { FEED_ITEM_METADATA_KEY, FeedItemMetadata, type IndexUrlsRequestParsed } from '../../spec/index.js';
 import { bodyHash, canonicalUrl, domainOf, normaliseUrl } from './canonical.js';
@@ -34,6 +33,15 @@ import type { ExtractedArticle } from '../fetch/extract.js';
 import { JobStore, type ItemOutcome, type Job, type JobItem, type JobStatus } from './jobs.js';
 import { FairQueue } from './fair-queue.js';
 import { ownerOf } from '../auth/principal.js';
+
+/**
+ * Where a read page goes as an article: the news service (NewsService.addArticles: enrichment,
+ * embedding, stories, the search index). The runner needs this one method, so it does not import
+ * the news service (which is built on the search and store rooms this folder also uses).
+ */
+export interface ArticleSink {
+  addArticles(raws: RawArticle[], at?: Date): Promise<unknown>;
+}
 
 /** concurrency: URLs fetched at once over all jobs; maxJobsPerOwner: unfinished jobs an owner may have. */
 export const INDEXER_DEFAULTS = { concurrency: 4, maxJobsPerOwner: 4 } as const;
@@ -108,7 +116,7 @@ export class UrlIndexer {
 
   constructor(
     jobs: JobStore,
-    private readonly news: NewsService,
+    private readonly news: ArticleSink,
     private readonly web: WebIndex,
     private readonly opts: IndexerOptions = {},
   ) {

@@ -6,7 +6,7 @@
  * unless filter_params names one.
  */
 import { SearchParams, type SearchParamsParsed } from '../../spec/index.js';
-import { validationError, zodIssuesToItems } from '../errors.js';
+import { validationError, zodIssuesToItems } from '../errors/index.js';
 
 export function filterSearchParams(
   filterParams: Record<string, unknown> | null | undefined,

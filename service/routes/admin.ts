@@ -6,7 +6,7 @@ import { ERROR_CODES } from '../../spec/index.js';
 import { AdminInputError, type KeyRow } from '../auth/keys.js';
 import type { Org } from '../auth/principal.js';
 import type { GroupHandlers } from '../context.js';
-import { HttpError, notFound } from '../errors.js';
+import { HttpError, notFound } from '../errors/index.js';
 import { secretsStatus } from '../byok/status.js';
 import { rotateSecrets } from '../byok/rotate.js';
 import { SecretsError } from '../auth/secrets.js';

@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import { ALERT_TYPE_EFFECT } from '../../spec/index.js';
 import type { GroupHandlers, RequestCtx } from '../context.js';
-import { notFound, validationError } from '../errors.js';
+import { notFound, validationError } from '../errors/index.js';
 import { AlertStore, alertBody, type AlertFields, type AlertRow } from '../alerts/store.js';
 import { checkAlert, newLog } from '../alerts/check.js';
 import { refusedWebhookUrls } from '../alerts/webhooks.js';

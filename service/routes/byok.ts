@@ -1,6 +1,6 @@
 /** GET/PUT/DELETE /v1/byok/{provider}: the caller's own provider keys (enterprise plan, checked by the route table). */
 import type { GroupHandlers, RequestCtx } from '../context.js';
-import { notFound } from '../errors.js';
+import { notFound } from '../errors/index.js';
 import { ownerOf, type ByokProviderName } from '../byok/store.js';
 
 const who = (ctx: RequestCtx & { params: { provider: ByokProviderName } }) => ({ owner: ownerOf(ctx.principal!), provider: ctx.params.provider });

@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import { DISTRIBUTION_LIMITS, normaliseDomain, type OperationId } from '../../spec/index.js';
 import type { GroupHandlers, Handler, HandlerCtx, RequestCtx } from '../context.js';
-import { forbidden, notFound } from '../errors.js';
+import { forbidden, notFound } from '../errors/index.js';
 import { DistributionStore } from '../store/distribution.js';
 import { stableUuid } from '../corpus/read.js';
 

@@ -1,7 +1,7 @@
 /** GET /v1/chat/forecast (spec/profile.ts `ForecastQuery`): evidence from the archive, judged by a model when the service has one (service/forecast/). */
 import { ERROR_CODES, parseCutoffDate } from '../../spec/index.js';
 import type { GroupHandlers } from '../context.js';
-import { HttpError } from '../errors.js';
+import { HttpError } from '../errors/index.js';
 import { ProviderError } from '../llm/index.js';
 import { forecast } from '../forecast/forecast.js';
 

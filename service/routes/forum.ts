@@ -9,7 +9,7 @@
  */
 import { ERROR_CODES } from '../../spec/index.js';
 import type { GroupHandlers, HandlerCtx, RequestCtx } from '../context.js';
-import { HttpError } from '../errors.js';
+import { HttpError } from '../errors/index.js';
 import { forumString } from '../forum/search.js';
 
 export const DEEP_HEADER = 'X-Forum-Deep';

@@ -5,7 +5,7 @@
 import { ERROR_CODES } from '../../spec/index.js';
 import type { GroupHandlers, RequestCtx } from '../context.js';
 import { publicBase } from '../config.js';
-import { HttpError, notFound } from '../errors.js';
+import { HttpError, notFound } from '../errors/index.js';
 import { toDict } from '../search/format.js';
 import type { GraphService } from '../graph/service.js';
 import { CAPABILITY_HEADERS, cytoscapeScript, graphPage, triplesCsv } from '../graph/render.js';

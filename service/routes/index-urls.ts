@@ -1,7 +1,7 @@
 /** POST /v1/news/index_urls (spec/news.ts) and GET /v1/news/index_urls/{job_id} (extension). */
 import { ERROR_CODES } from '../../spec/index.js';
 import type { GroupHandlers, RequestCtx } from '../context.js';
-import { HttpError, notFound, validationError } from '../errors.js';
+import { HttpError, notFound, validationError } from '../errors/index.js';
 import { TooManyJobs, countsOf, finalStatus, jobMessage, ownerOf } from '../indexing/runner.js';
 
 const web = (ctx: RequestCtx) => {

@@ -1,6 +1,6 @@
 /** GET /v1/news/search, GET /v1/news, GET /v1/news/{article_id}. */
 import type { GroupHandlers } from '../context.js';
-import { notFound } from '../errors.js';
+import { notFound } from '../errors/index.js';
 
 export const newsHandlers: GroupHandlers = {
   search_news: async (ctx) => {

@@ -9,7 +9,7 @@
  * forum store about the update's headline and keywords (service/forum/store.ts `related`).
  */
 import type { GroupHandlers, RequestCtx } from '../context.js';
-import { notFound } from '../errors.js';
+import { notFound } from '../errors/index.js';
 import { storyDict, type BuildOptions, type CitationMethod } from '../stories/build.js';
 import { listStories, UpdateTextIndex } from '../stories/query.js';
 import type { StoryService } from '../stories/service.js';

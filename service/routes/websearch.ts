@@ -2,7 +2,7 @@
 import { ERROR_CODES } from '../../spec/index.js';
 import type { GroupHandlers } from '../context.js';
 import { ownerOf } from '../auth/principal.js';
-import { HttpError, validationError } from '../errors.js';
+import { HttpError, validationError } from '../errors/index.js';
 import { WebSearchParamError } from '../websearch/service.js';
 import { WebSearchProviderError } from '../websearch/providers.js';
 

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import { ERROR_CODES } from '../../spec/index.js';
 import type { GroupHandlers, RequestCtx } from '../context.js';
-import { HttpError } from '../errors.js';
+import { HttpError } from '../errors/index.js';
 
 const store = (ctx: RequestCtx) => {
   if (!ctx.services.wiki) throw new HttpError(503, 503000, 'the encyclopedia store is not open in this service');

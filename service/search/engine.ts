@@ -10,7 +10,7 @@ import { VectorIndex } from './vectors.js';
 import { calibrated, cosineFor, type Embedder } from './embedder.js';
 import { compileFilter, type DocView } from './filters.js';
 import { terms } from '../text/tokenize.js';
-import { unavailable } from '../errors.js';
+import { unavailable } from '../errors/index.js';
 
 const HOUR = 3_600_000;
 /** RRF constant (Cormack et al. 2009). */

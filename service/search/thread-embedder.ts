@@ -12,7 +12,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { ERROR_CODES } from '../../spec/index.js';
-import { HttpError } from '../errors.js';
+import { HttpError } from '../errors/index.js';
 import type { Embedder } from './embedder.js';
 import { defaultMiniLmDir, uncasedKey } from './minilm-embedder.js';
 

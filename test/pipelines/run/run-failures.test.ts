@@ -7,7 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpError } from '../../../service/errors.js';
+import { HttpError } from '../../../service/errors/index.js';
 import type { HandlerCtx } from '../../../service/context.js';
 import { startTestService, tempDir, type TestService } from '../../helpers/service.js';
 import { bin, exitWithin, runCli } from '../../helpers/cli.js';

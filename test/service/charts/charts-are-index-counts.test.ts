@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChartResponse } from '../../../spec/index.js';
 import { NewsClient } from '../../../client/client.js';
-import { chart } from '../../../service/charts/index.js';
 import { api, type TestService } from '../../helpers/service.js';
 import { NOW, qs, startCorpusService, type Query } from '../../helpers/news.js';
+import type { Charts } from '../../../service/charts/index.js';
 
 interface Trace {
   type: string;
@@ -117,20 +117,22 @@ describe('charts are index counts', () => {
     await assertSeriesAreIndexCounts(all.body);
   });
 
-  it('is a capability: chart(question, filters, services, principal) answers what the route answers', async () => {
+  it('is a capability: services.charts.chart(question, {filters, principal}) answers what the route answers', async () => {
     const q = 'Ukraine vs Russia coverage over the last month';
-    const direct = chart(q, { languages: ['en'] }, svc.services, null);
+    const chart = (question: string, filters: NonNullable<Parameters<Charts['chart']>[1]>['filters']) =>
+      svc.services.charts!.chart(question, { filters, principal: null });
+    const direct = await chart(q, { languages: ['en'] });
     const viaHttp = await post({ query: q, filter_params: { languages: ['en'] } });
     expect(viaHttp.status).toBe(200);
     expect(direct.chart_json).toEqual(viaHttp.body.chart_json);
     expect(direct.parameters).toEqual(viaHttp.body.parameters);
     // a DeepNews caller may pass filters the index counts cannot take: they are dropped, not a 500
-    const odd = chart(q, { countries: ['GBR'], n_articles: 5, query: 'ignored' } as never, svc.services, null);
+    const odd = await chart(q, { countries: ['GBR'], n_articles: 5, query: 'ignored' } as never);
     expect(odd.success).toBe(true);
     expect((odd.parameters!.series as Series[])[0]!.countries).toBeUndefined();
     // windows at the ends of time are clamped to what a date-time can name, in at most 1,000 buckets
-    const last = chart('Tesla', { start_timestamp: 253402300799, end_timestamp: 253402300799 }, svc.services, null);
-    const first = chart('Tesla since 1850', null, svc.services, null);
+    const last = await chart('Tesla', { start_timestamp: 253402300799, end_timestamp: 253402300799 });
+    const first = await chart('Tesla since 1850', null);
     for (const c of [last, first]) {
       expect(ChartResponse.safeParse(c).success).toBe(true);
       expect((c.chart_json as { data: Trace[] }).data[0]!.y.length).toBeLessThanOrEqual(1000);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Db } from '../../../service/store/db.js';
 import { NewsService } from '../../../service/news/service.js';
-import { HttpError } from '../../../service/errors.js';
+import { HttpError } from '../../../service/errors/index.js';
 import { SearchParams } from '../../../spec/index.js';
 import { seededCorpusStore } from '../../helpers/corpus-store.js';
 import { tempDir } from '../../helpers/service.js';

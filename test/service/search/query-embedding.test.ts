@@ -9,7 +9,7 @@ import { MiniLmEmbedder } from '../../../service/search/minilm-embedder.js';
 import { ThreadEmbedder } from '../../../service/search/thread-embedder.js';
 import { rememberingQueries } from '../../../service/llm/query-vectors.js';
 import type { Embedder } from '../../../service/search/embedder.js';
-import { HttpError } from '../../../service/errors.js';
+import { HttpError } from '../../../service/errors/index.js';
 import { startCorpusService, qs } from '../../helpers/news.js';
 import { api, type TestService } from '../../helpers/service.js';
 import { inThread } from '../../../service/server.js';

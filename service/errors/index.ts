@@ -1,6 +1,6 @@
 /** HTTP errors with the `{code, detail}` body and the codes of spec/errors.ts. */
 import type { z } from 'zod';
-import { DEFAULT_DETAILS, ERROR_CODES, type ValidationErrorItem } from '../spec/index.js';
+import { DEFAULT_DETAILS, ERROR_CODES, type ValidationErrorItem } from '../../spec/index.js';
 
 export class HttpError extends Error {
   constructor(
