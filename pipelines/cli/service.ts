@@ -29,7 +29,10 @@ export function register(program: Command): void {
     .option('--seed <path>', 'load a news corpus first (default: $NEWSFLOW_CORPUS)')
     .option('--rebase-dates', 'shift dates so the newest article of each source is now')
     .option('--replay <speed>', 'release articles in publication order at SPEED x real time', floatArg('--replay'))
-    .option('--retention <days>', 'articles published longer ago leave the search index, e.g. 90d, or keep-all (default: $NEWSFLOW_RETENTION, else keep-all)')
+    .option(
+      '--retention <days>',
+      "articles published longer ago leave the search index, e.g. 90d, or keep-all (default: the project file's service.retention, $NEWSFLOW_RETENTION over it, else keep-all)",
+    )
     .option(
       '--archive',
       'past the retention, export articles to Parquet under <data dir>/archive/news and delete them from the store (default: the store keeps them)',
@@ -47,16 +50,18 @@ export function register(program: Command): void {
         archive?: boolean;
       }) => {
         const { serve } = await work();
+        const project = (await import('../config/index.js')).useProject();
         await serve({
           port: o.port,
           host: o.host,
           dataDir: o.dataDir,
           limitsText: o.limits,
-          seed: o.seed ?? (await import('../config/index.js')).useProject().corpus,
+          seed: o.seed ?? project.corpus,
           rebaseDates: o.rebaseDates,
           replay: o.replay,
-          retention: o.retention,
-          archive: o.archive,
+          // the flags win over the project's service: key (NEWSFLOW_RETENTION / NEWSFLOW_ARCHIVE over the file)
+          retention: o.retention ?? project.service.retention,
+          archive: o.archive ?? project.service.archive,
         });
       },
     );

@@ -36,6 +36,8 @@ export interface Project {
   smtpUrl: string | null;
   /** the news corpus the embedded service loads (NEWSFLOW_CORPUS) */
   corpus?: string;
+  /** the embedded service's retention (`<n>d` or keep-all; NEWSFLOW_RETENTION over the file's `service.retention`) and archive (NEWSFLOW_ARCHIVE=1) */
+  service: { retention: string; archive: boolean };
   limits: LimitsConfig;
   /**
    * What the fetch policy allows beyond public addresses (NEWSFLOW_FETCH_ALLOW's entries, checked):
@@ -86,6 +88,11 @@ export function resolveProject(f: ProjectFile, file: string | null, dir: string,
   } catch (e) {
     throw new ConfigError([`${(e as Error).message}; entries are host names, addresses or CIDR networks, comma-separated`]);
   }
+  const retention = envVar('NEWSFLOW_RETENTION')?.trim();
+  if (retention !== undefined && !/^([1-9]\d*d|keep-all)$/.test(retention))
+    throw new ConfigError([`NEWSFLOW_RETENTION: takes a number of days such as 90d, or keep-all, got ${JSON.stringify(retention)}`]);
+  const archive = envVar('NEWSFLOW_ARCHIVE');
+  if (archive !== undefined && archive !== '0' && archive !== '1') throw new ConfigError([`NEWSFLOW_ARCHIVE: takes 1 or 0, got ${JSON.stringify(archive)}`]);
   const workers = envVar('NEWSFLOW_WORKERS');
   if (workers !== undefined && !(Number.isInteger(Number(workers)) && Number(workers) >= 1))
     throw new ConfigError([`NEWSFLOW_WORKERS: takes a positive integer (the number of workers sharing one API key), got ${JSON.stringify(workers)}`]);
@@ -118,6 +125,7 @@ export function resolveProject(f: ProjectFile, file: string | null, dir: string,
     ...(envVar('NEWSFLOW_WAREHOUSE_DIR') ? { warehouseDir: path.resolve(envVar('NEWSFLOW_WAREHOUSE_DIR')!) } : {}),
     smtpUrl: envVar('NEWSFLOW_SMTP_URL') ?? null,
     ...(envVar('NEWSFLOW_CORPUS') ? { corpus: envVar('NEWSFLOW_CORPUS') } : {}),
+    service: { retention: retention ?? f.service.retention, archive: archive !== undefined ? archive === '1' : f.service.archive },
     limits: parsedLimits,
     fetchAllow,
     workers: workers !== undefined ? Number(workers) : f.workers,

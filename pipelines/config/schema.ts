@@ -127,6 +127,24 @@ const projectFile = (pipeline: typeof Pipeline) =>
         })
         .default({ host: '127.0.0.1' })
         .describe("the worker's metrics and health endpoint (docs/operations.md, Metrics)"),
+      service: z
+        .strictObject({
+          retention: z
+            .string()
+            .regex(/^([1-9]\d*d|keep-all)$/, 'a number of days such as 90d, or keep-all')
+            .default('keep-all')
+            .describe(
+              "how long an article of the embedded service's corpus stays searchable after its publication (90d), or keep-all; older ones leave the search index (docs/operations.md, Retention)",
+            )
+            .meta({ 'x-env': 'NEWSFLOW_RETENTION' }),
+          archive: z
+            .boolean()
+            .default(false)
+            .describe('past the retention, export articles to Parquet under <path>/archive/news and delete them from the store (default: the store keeps them)')
+            .meta({ 'x-env': 'NEWSFLOW_ARCHIVE' }),
+        })
+        .default({ retention: 'keep-all', archive: false })
+        .describe('the embedded service `newsflow start` and `newsflow serve` run (flags win over these)'),
       pipelines: z.array(pipeline).default([]).describe('named pipelines: each a kind with its parameters and a schedule'),
       notify: Notify.optional(),
       sources: z.array(SourceEntry).default([]).describe('feeds and sitemaps the service is filled from as they publish (see docs/pipelines.md, live news)'),

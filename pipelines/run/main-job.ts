@@ -8,11 +8,11 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { cacheDir } from '../../lib/cache-dir.js';
 import { SCOPES } from '../../spec/index.js';
-import { corpusCache, serviceConfig, startService, type CorpusCache, type RunningService, type SeedResult } from '../../service/index.js';
+import { corpusCache, parseRetention, serviceConfig, startService, type CorpusCache, type RunningService, type SeedResult } from '../../service/index.js';
 import { TASK_QUEUES } from '../../workflows/queues.js';
 import { applyFeedSchedule, applySchedules, declareSchedules, FEED_SCHEDULE_ID, pipelineScope } from '../schedules/index.js';
 import { noticesSchedules } from './notices.js';
-import { dataDirOf, useProject, warehouseDirOf, type Pipeline } from '../config/index.js';
+import { dataDirOf, useProject, warehouseDirOf, type Pipeline, type Project } from '../config/index.js';
 import { atShutdown, stopOnSignals, temporalEndpoint } from '../../temporal/index.js';
 import { startWorker, temporalClient } from '../worker/index.js';
 import { preflight, scheduledNeeds } from './preflight.js';
@@ -80,7 +80,7 @@ export async function mainJob(o: MainJobOptions) {
     if (!(apiUrl && apiKey)) {
       if (!o.corpus) throw new Error('mainJob: a corpus is needed without NEWSFLOW_API_URL and NEWSFLOW_API_KEY');
       void startEndpoint().catch(() => undefined);
-      svc = await startOwnService(o, dataDir, logs);
+      svc = await startOwnService(o, dataDir, logs, project.service);
       const keys = await serviceKeys(svc);
       status.push(...keys.status);
       apiKey = keys.workerKey;
@@ -152,10 +152,17 @@ export async function mainJob(o: MainJobOptions) {
 }
 
 /** Our own service; its request log goes to <data>/logs/service.log (JSON), on the terminal only with --verbose. */
-async function startOwnService(o: MainJobOptions, dataDir: string, logs: string): Promise<RunningService> {
+async function startOwnService(o: MainJobOptions, dataDir: string, logs: string, service: Project['service']): Promise<RunningService> {
   // the service (models, stores) is loaded only when we run it ourselves
   const logger = o.verbose ? undefined : { level: serviceConfig({}).logLevel, stream: fs.createWriteStream(path.join(logs, 'service.log'), { flags: 'a' }) };
-  const svc = await startService({ port: o.port, dataDir, logger });
+  // the project's retention (its service: key, NEWSFLOW_RETENTION over it), checked when the project was read
+  const svc = await startService({
+    port: o.port,
+    dataDir,
+    logger,
+    retentionDays: parseRetention(service.retention, 'service.retention'),
+    archive: service.archive,
+  });
   atShutdown(() => svc.close());
   return svc;
 }

@@ -64,6 +64,11 @@ describe('a broken project file: one line per problem, at its line and column', 
       'api:\n  key: sk-12345\n',
       'newsflow.yaml:2:8: api.key: write the key as ${ENV_VAR} (e.g. ${NEWSFLOW_API_KEY}); secrets never sit in the file',
     ],
+    [
+      'a retention that is no number of days',
+      'service:\n  retention: 90\n',
+      'newsflow.yaml:2:14: service.retention: a number of days such as 90d, or keep-all',
+    ],
     ['prototype-named key', 'api:\n  __proto__: {x: 1}\n', 'newsflow.yaml:2:3: api.__proto__: "__proto__" is not a field of the project file'],
     [
       'bad pipeline name',
@@ -237,6 +242,17 @@ pipelines:
     expect(() => resolveProject(file, null, '/proj', { NEWSFLOW_FETCH_ALLOW: '127.0.0.1, 10.0.0.0/33' })).toThrow(
       /^NEWSFLOW_FETCH_ALLOW: "10.0.0.0\/33" is not a CIDR network .*; entries are host names, addresses or CIDR networks/,
     );
+  });
+
+  it("the embedded service's retention: the file's service: key, NEWSFLOW_RETENTION and NEWSFLOW_ARCHIVE over it", () => {
+    expect(resolveProject(file, null, '/proj', {}).service).toEqual({ retention: 'keep-all', archive: false });
+    const kept = parseProjectFile('service:\n  retention: 90d\n  archive: true\n', 'newsflow.yaml', {});
+    expect(resolveProject(kept, null, '/proj', {}).service).toEqual({ retention: '90d', archive: true });
+    expect(resolveProject(kept, null, '/proj', { NEWSFLOW_RETENTION: '30d', NEWSFLOW_ARCHIVE: '0' }).service).toEqual({ retention: '30d', archive: false });
+    expect(() => resolveProject(kept, null, '/proj', { NEWSFLOW_RETENTION: '0d' })).toThrow(
+      /^NEWSFLOW_RETENTION: takes a number of days such as 90d, or keep-all, got "0d"/,
+    );
+    expect(() => resolveProject(kept, null, '/proj', { NEWSFLOW_ARCHIVE: 'yes' })).toThrow(/^NEWSFLOW_ARCHIVE: takes 1 or 0/);
   });
 
   it('NEWSFLOW_FETCH_ALLOW is read once, into the project: its entries as text (the cache keeps them), the policy made from them', () => {
