@@ -26,6 +26,7 @@ import { benchMix } from './mix.js';
 import { benchDay100 } from './day100.js';
 import { benchScale } from './scale.js';
 import { benchMetrics } from './metrics.js';
+import { benchNoisyNeighbour } from './noisy-neighbour.js';
 import { loadAvg1m, recordResult } from './results.js';
 
 const benches: [id: string, run: () => Promise<Record<string, unknown>>][] = [
@@ -50,6 +51,7 @@ const benches: [id: string, run: () => Promise<Record<string, unknown>>][] = [
   ['day100', benchDay100],
   ['scale', benchScale],
   ['metrics', benchMetrics],
+  ['noisy-neighbour', benchNoisyNeighbour],
 ];
 
 /** The result's key: the bench's id, and for the walk its rate factor (NEWSFLOW_BENCH_WALK_FACTOR), whose runs are kept apart. */
