@@ -30,9 +30,9 @@ const envKey = (env: NodeJS.ProcessEnv) =>
 
 function key(file: string | null): string {
   const h = crypto.createHash('sha1');
-  // the schema: schema.ts, the fields it shares and the kinds' entries
+  // the schema: schema.ts, the fields it shares and the kinds' entries; project.ts, the shape of what is cached
   const kindsDir = fileURLToPath(new URL('./kinds/', import.meta.url));
-  const files = [`./schema${SOURCE_EXT}`, `./fields${SOURCE_EXT}`].map((f) => fileURLToPath(new URL(f, import.meta.url)));
+  const files = [`./schema${SOURCE_EXT}`, `./fields${SOURCE_EXT}`, `./project${SOURCE_EXT}`].map((f) => fileURLToPath(new URL(f, import.meta.url)));
   for (const f of fs.readdirSync(kindsDir).sort()) files.push(path.join(kindsDir, f));
   for (const f of files) {
     const st = fs.statSync(f);
