@@ -8,7 +8,7 @@
  *   no sentence break (built in a graph thread), three in a row;
  * - finding 3: a JSON Feed whose content_text is 100,000 `<`, polled in this process as the worker's
  *   poller does beside its heartbeats (its figure is this process's event-loop delay and the search
- *   latency seen from it), ten polls in a row.
+ *   latency seen from it), fifty polls in a row.
  * Goal: each concurrent p99 under 100 ms, printed beside the idle p99. The machine's load is
  * printed with it: on 2 cores a concurrent thread shares them with the search.
  */
@@ -128,7 +128,7 @@ export async function benchNoisyNeighbour(): Promise<Record<string, unknown>> {
       const p = await pollFeed({ url: `${pages.origin}/feed.json` }, ctx);
       if (p.status !== 'ok') throw new Error(`the poll was ${p.status}`);
     };
-    const finding3 = await measure(svc, inTurn(10, poll), 30);
+    const finding3 = await measure(svc, inTurn(50, poll), 30);
     const windows = { finding1, finding2, finding3 };
     return {
       bench:

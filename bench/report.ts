@@ -69,6 +69,28 @@ const SECTIONS: Section[] = [
     ],
   },
   {
+    id: 'noisy-neighbour',
+    title: 'A noisy neighbour',
+    file: 'bench/noisy-neighbour.ts',
+    method:
+      'Another tenant’s kw search, one request after another over loopback HTTP to the service in a process of its own (`bench/serve.ts`), first idle, then while each of issue #32’s repros runs: (1) a text/html page of 8 bytes of 0xFF then 120,000 `<` posted to index_urls, three jobs in a row (charset detection and reading in a reader thread); (2) `POST /v1/news/graph` with one uploaded document of the 100,000-character cap and no sentence break, three in a row (a graph thread); (3) a JSON Feed whose content_text is 100,000 `<`, polled in the bench’s process as the worker’s poller does, fifty times (its figure is that process’s loop as well as the service’s).',
+    head: ['while', 'searches', 'p50', 'p99', 'longest', 'goal'],
+    rows: (f) =>
+      [
+        ['idle', 'idle'],
+        ['finding 1: hostile page to index_urls', 'finding1'],
+        ['finding 2: 100,000-character graph upload', 'finding2'],
+        ['finding 3: hostile feed polled', 'finding3'],
+      ].map(([label, k]) => [
+        label!,
+        cell(f, `${k}.searches`),
+        cell(f, `${k}.p50`, ' ms'),
+        cell(f, `${k}.p99`, ' ms'),
+        cell(f, `${k}.max`, ' ms'),
+        k === 'idle' ? '' : 'p99 < 100 ms',
+      ]),
+  },
+  {
     id: 'mix',
     title: 'Mixed load',
     file: 'bench/mix.ts',
