@@ -68,7 +68,10 @@ export async function serve(o: {
     const { key } = await svc.services.keys.createKey({ name: 'demo', org: org.name, scopes: [...SCOPES] });
     console.log(`\nDemo organization key (shown once, stored hashed):\n\n  export NEWSFLOW_API_KEY=${key}\n  export NEWSFLOW_API_URL=${svc.url}\n`);
   }
-  console.log(`newsflow service listening on ${svc.url}  (docs: ${svc.url}/docs, OpenAPI: ${svc.url}/openapi.json, data: ${svc.services.config.dataDir})`);
+  const kept = news.retentionDays === null ? 'keep-all' : `${news.retentionDays}d${news.archiveDir ? ', then archived' : ''}`;
+  console.log(
+    `newsflow service listening on ${svc.url}  (docs: ${svc.url}/docs, OpenAPI: ${svc.url}/openapi.json, data: ${svc.services.config.dataDir}, retention: ${kept})`,
+  );
   const stop = async (signal: string) => {
     log.info({ signal }, 'shutting down');
     await svc.close();
