@@ -66,8 +66,8 @@ describe('a broken project file: one line per problem, at its line and column', 
     ],
     [
       'a retention that is no number of days',
-      'service:\n  retention: 90\n',
-      'newsflow.yaml:2:14: service.retention: a number of days such as 90d, or keep-all',
+      'service:\n  retention: 3 months\n',
+      'newsflow.yaml:2:14: service.retention: takes a number of days such as 90d, or keep-all',
     ],
     ['prototype-named key', 'api:\n  __proto__: {x: 1}\n', 'newsflow.yaml:2:3: api.__proto__: "__proto__" is not a field of the project file'],
     [
