@@ -27,6 +27,7 @@ import { benchDay100 } from './day100.js';
 import { benchScale } from './scale.js';
 import { benchMetrics } from './metrics.js';
 import { benchNoisyNeighbour } from './noisy-neighbour.js';
+import { benchAnn } from './ann.js';
 import { loadAvg1m, recordResult } from './results.js';
 
 const benches: [id: string, run: () => Promise<Record<string, unknown>>][] = [
@@ -52,6 +53,7 @@ const benches: [id: string, run: () => Promise<Record<string, unknown>>][] = [
   ['scale', benchScale],
   ['metrics', benchMetrics],
   ['noisy-neighbour', benchNoisyNeighbour],
+  ['ann', benchAnn],
 ];
 
 /** The result's key: the bench's id, and for the walk its rate factor (NEWSFLOW_BENCH_WALK_FACTOR), whose runs are kept apart. */
