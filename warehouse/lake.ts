@@ -159,8 +159,11 @@ export function isLakeConflict(e: unknown): boolean {
   const m = e instanceof Error ? e.message : String(e);
   // "Failed to commit DuckLake transaction … Table entry X does not have any columns": a commit
   // that read the catalog while another process was creating the same tables (seen with three
-  // workers opening one new lake at once)
-  return /conflict|database is locked|database table is locked|SQLITE_BUSY|could not serialize|deadlock detected|duplicate key value violates unique constraint|Failed to commit DuckLake transaction/i.test(
+  // workers opening one new lake at once). "Failed to delete flushed inlined data ... Current
+  // transaction is aborted": a flush whose catalog transaction a concurrent landing's commit
+  // aborted (seen in CI: maintenance run again and again beside two landing workers); nothing of
+  // it was committed, so it runs again
+  return /conflict|database is locked|database table is locked|SQLITE_BUSY|could not serialize|deadlock detected|duplicate key value violates unique constraint|Failed to commit DuckLake transaction|Failed to delete flushed inlined data|Current transaction is aborted/i.test(
     m,
   );
 }

@@ -215,7 +215,13 @@ export async function maintainLake(
     log,
     run: async (name, sql, count, detail) => {
       const t = performance.now();
-      const r = await step(() => withLakeRetry(() => rows(conn, sql), { tries: 20, baseMs: 50 }));
+      const r = await step(() =>
+        withLakeRetry(
+          // a step that failed inside a transaction left it aborted: roll it back before the next try (none open: ignored)
+          (attempt) => (attempt > 1 ? conn.run('ROLLBACK').catch(() => undefined) : Promise.resolve()).then(() => rows(conn, sql)),
+          { tries: 20, baseMs: 50 },
+        ),
+      );
       const s: MaintainStep = { step: name, ms: Math.round(performance.now() - t), count: count(r), detail: detail(r) };
       steps.push(s);
       log(`${name.padEnd(8)} ${String(s.ms).padStart(6)} ms  ${s.detail}`);
