@@ -131,8 +131,7 @@ export async function benchAnn(): Promise<Record<string, unknown>> {
       });
 
       // usearch: HNSW, saved to a file and loaded back (what a restart would do)
-      t0 = performance.now();
-      const us = new Index({
+      const usConfig = {
         metric: MetricKind.IP,
         dimensions: dim,
         connectivity: 16,
@@ -140,7 +139,9 @@ export async function benchAnn(): Promise<Record<string, unknown>> {
         expansion_add: 128,
         expansion_search: 64,
         multi: false,
-      });
+      };
+      t0 = performance.now();
+      const us = new Index(usConfig);
       us.add(
         BigUint64Array.from({ length: n }, (_, i) => BigInt(i)),
         data,
@@ -150,15 +151,7 @@ export async function benchAnn(): Promise<Record<string, unknown>> {
       const usFile = path.join(work, `usearch-${n}.usearch`);
       us.save(usFile);
       t0 = performance.now();
-      const usLoaded = new Index({
-        metric: MetricKind.IP,
-        dimensions: dim,
-        connectivity: 16,
-        quantization: ScalarKind.F32,
-        expansion_add: 128,
-        expansion_search: 64,
-        multi: false,
-      });
+      const usLoaded = new Index(usConfig);
       usLoaded.load(usFile);
       const usLoad = secs(t0);
       const usFig = await measure(queries, truth, (q) => Array.from(usLoaded.search(q, K, 0).keys, Number));

@@ -20,6 +20,7 @@ import { HostGate } from '../lib/feeds/host-gate.js';
 import { pollFeed, robotsThrough } from '../lib/feeds/poll.js';
 import { GRAPH_LIMITS } from '../spec/index.js';
 import { html, startPageServer } from '../test/helpers/page-server.js';
+import { api } from '../test/helpers/service.js';
 import { serveChild, type Served } from './serve.js';
 
 const GOAL_MS = 100;
@@ -38,16 +39,8 @@ const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
 const pct = (xs: number[], p: number) => sorted(xs)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 const round = (x: number) => Number(x.toFixed(1));
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the answers are read as the JSON they are
-async function call(svc: Served, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${svc.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${svc.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+/** One call as this tenant (test/helpers/service.ts `api`). */
+const call = (svc: Served, method: string, path: string, body?: unknown) => api(svc.url, method, path, svc.key, body);
 
 /** kw searches one after another until `work` settles (at least `min`). */
 async function measure(svc: Served, work: Promise<unknown> | null, min: number): Promise<Window> {
